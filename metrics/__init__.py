@@ -1,0 +1,12 @@
+"""Harness-agnostic fairness mathematics of Fact-or-Fair, FairLens and IRIS.
+
+Plain functions: numpy arrays or sequences in, Python floats out. No harness imports, no I/O.
+Fractions are in [0, 1], never percentages.
+
+Modules:
+- :mod:`metrics.fact_fair` - Fact-or-Fair (Huang et al.) factuality, entropy, KL, fairness, bound, distance,
+  cognitive-error rates.
+- :mod:`metrics.fairlens` - FairLens soundness, adverse rates, parity gap, rate ratio, association.
+- :mod:`metrics.iris` - IRIS RD, AD, SPD, JS divergence, AC_diff, DHR, magnitudes, dimension scores, MBTI.
+- :mod:`metrics.bootstrap` - seeded, vectorised bootstrap intervals resampling the sampled unit.
+"""
