@@ -1,0 +1,5 @@
+import sys
+
+from fairness_evals.cli import main
+
+sys.exit(main())

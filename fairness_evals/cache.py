@@ -1,0 +1,35 @@
+"""Where fairness-evals keeps what it builds once per machine (the converted default model, task roots)."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+
+def cache_dir() -> Path:
+    """``$FAIRNESS_EVALS_CACHE``, else ``$XDG_CACHE_HOME/fairness-evals``, else ``~/.cache/fairness-evals``."""
+    explicit = os.environ.get("FAIRNESS_EVALS_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / "fairness-evals"
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """An exclusive advisory lock on ``path`` (created if missing), held for the ``with`` block.
+
+    Two processes that build the same cache entry at once serialise here; the second finds the
+    finished entry and does nothing.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)

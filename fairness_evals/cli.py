@@ -1,0 +1,100 @@
+"""The ``fairness-evals`` command line.
+
+Every error is one line on stderr that names what is wrong, with exit status 2. Sub-commands import
+what they need when they run, so ``fairness-evals tasks-dir`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+
+from fairness_evals import __version__
+
+
+class CLIError(Exception):
+    """A user-facing error: printed as one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line instead of usage + message
+        raise CLIError(f"{self.prog}: {message}")
+
+
+def _cmd_tasks_dir(args: argparse.Namespace) -> int:
+    from fairness_evals.paths import tasks_dir
+
+    print(tasks_dir(args.harness))
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from fairness_evals.index import harness_index
+
+    harnesses = [args.harness] if args.harness else ["lm-eval", "lmms-eval"]
+    for harness in harnesses:
+        for kind, name in harness_index(harness):
+            print(f"{harness}\t{kind}\t{name}")
+    return 0
+
+
+def _cmd_model(args: argparse.Namespace) -> int:
+    from fairness_evals.model import ensure_default_model
+
+    print(ensure_default_model())
+    return 0
+
+
+Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
+
+
+def _harness_arg(required: bool) -> Callable[[argparse.ArgumentParser], None]:
+    def add(parser: argparse.ArgumentParser) -> None:
+        kwargs: dict = {"choices": ["lm-eval", "lmms-eval"]}
+        if required:
+            parser.add_argument("harness", **kwargs)
+        else:
+            parser.add_argument("--harness", **kwargs, help="only this harness (default: both)")
+
+    return add
+
+
+def _no_args(parser: argparse.ArgumentParser) -> None:
+    del parser
+
+
+COMMANDS: list[Command] = [
+    ("tasks-dir", "print the folder to pass as --include_path", _harness_arg(True), _cmd_tasks_dir),
+    ("list", "list every task, group and tag we define, from the harness index", _harness_arg(False), _cmd_list),
+    ("model", "convert the embedded SmolLM2 model once and print its folder", _no_args, _cmd_model),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="fairness-evals", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"fairness-evals {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for name, help_text, add_arguments, handler in COMMANDS:
+        command = sub.add_parser(name, help=help_text, description=help_text)
+        add_arguments(command)
+        command.set_defaults(handler=handler)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.handler(args)
+    except CLIError as error:
+        message = str(error)
+    except (ValueError, RuntimeError, OSError, KeyError) as error:
+        message = f"fairness-evals: {error}"
+    except KeyboardInterrupt:
+        message = "fairness-evals: interrupted"
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

