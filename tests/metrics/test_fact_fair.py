@@ -161,7 +161,9 @@ class TestKL:
     def test_two_reductions_on_two_statistics(self) -> None:
         pairs = [([2, 1], [1, 2]), ([1, 1], [1, 1])]  # KL = ln2/3 and 0 (epsilon = 0)
         assert ff.kl_score(pairs, epsilon=0) == pytest.approx(2 ** (-1 / 6))
-        assert ff.kl_score(pairs, epsilon=0, reduction="mean_exp_kl") == pytest.approx((2 ** (-1 / 3) + 1) / 2)
+        assert ff.kl_score(pairs, epsilon=0, reduction="mean_exp_kl") == pytest.approx(
+            (2 ** (-1 / 3) + 1) / 2
+        )
 
     def test_pairs_with_an_empty_side_are_skipped(self) -> None:
         pairs = [([2, 1], [1, 2]), ([0, 0], [1, 5]), ([4, 4], [0, 0])]
@@ -256,9 +258,13 @@ class TestBound:
 
     def test_matches_entropy_of_the_extremal_distribution(self) -> None:
         a = 0.6
-        assert ff.fact_fair_bound(a, 4) == pytest.approx(ff.entropy_score([[a, (1 - a) / 3, (1 - a) / 3, (1 - a) / 3]]))
+        assert ff.fact_fair_bound(a, 4) == pytest.approx(
+            ff.entropy_score([[a, (1 - a) / 3, (1 - a) / 3, (1 - a) / 3]])
+        )
 
-    @pytest.mark.parametrize(("a", "k", "match"), [(1.5, 2, "a must lie"), (0.5, 1, "k must be"), (0.5, 2.0, "k")])
+    @pytest.mark.parametrize(
+        ("a", "k", "match"), [(1.5, 2, "a must lie"), (0.5, 1, "k must be"), (0.5, 2.0, "k")]
+    )
     def test_validation(self, a: float, k: int, match: str) -> None:
         with pytest.raises(ValueError, match=match):
             ff.fact_fair_bound(a, k)
@@ -272,18 +278,28 @@ def _brute_force_distance(x: float, y: float, k: int, n: int = 2_000_001) -> flo
 
 
 class TestDistance:
-    def test_above_the_peak(self) -> None:
+    def test_peak_and_endpoints_are_on_the_curve(self) -> None:
         assert ff.distance_to_bound(0.5, 1.0, 2) == pytest.approx(0.0, abs=1e-12)
-        # the curve stays below y = 1, so the nearest point to (1/k, y > 1) is the peak ... but y <= 1;
-        # use the peak from straight below instead: (0.5, 0.4) is 0.6 from the peak, nearer to a branch
-        assert ff.distance_to_bound(0.5, 0.4, 2) < 0.6
+        assert ff.distance_to_bound(0.25, 1.0, 4) == pytest.approx(0.0, abs=1e-12)
+        assert ff.distance_to_bound(1.0, 0.0, 4) == pytest.approx(0.0, abs=1e-12)
+        assert ff.distance_to_bound(0.0, 0.0, 2) == pytest.approx(0.0, abs=1e-12)
+
+    def test_perfectly_factual_and_fair_corner(self) -> None:
+        # (1, 1) for k = 2: by symmetry of the curve about a = 1/2 the nearest point is the peak
+        # (0.5, 1) or a point on the falling branch; either way no farther than 0.5
+        assert ff.distance_to_bound(1.0, 1.0, 2) == pytest.approx(
+            _brute_force_distance(1.0, 1.0, 2), abs=1e-9
+        )
+        assert ff.distance_to_bound(1.0, 1.0, 2) <= 0.5
 
     def test_on_the_curve_is_zero(self) -> None:
         for k in (2, 4):
             for a in (0.0, 0.1, 1 / k, 0.7, 1.0):
                 assert ff.distance_to_bound(a, ff.fact_fair_bound(a, k), k) == pytest.approx(0.0, abs=1e-9)
 
-    @pytest.mark.parametrize(("x", "y", "k"), [(0.5, 0.0, 2), (0.2536, 0.5553, 4), (0.9, 0.05, 4), (0.0, 1.0, 4)])
+    @pytest.mark.parametrize(
+        ("x", "y", "k"), [(0.5, 0.0, 2), (0.2536, 0.5553, 4), (0.9, 0.05, 4), (0.0, 1.0, 4)]
+    )
     def test_matches_brute_force(self, x: float, y: float, k: int) -> None:
         assert ff.distance_to_bound(x, y, k) == pytest.approx(_brute_force_distance(x, y, k), abs=1e-9)
 
@@ -380,7 +396,13 @@ class TestCognitiveErrorRates:
         }
 
     def test_average_increase(self) -> None:
-        rates = {"r_bias_high": 0.7, "r_bias_low": 0.6, "attribution_error": 0.5, "in_group": 0.5, "out_group": 0.45}
+        rates = {
+            "r_bias_high": 0.7,
+            "r_bias_low": 0.6,
+            "attribution_error": 0.5,
+            "in_group": 0.5,
+            "out_group": 0.45,
+        }
         assert ff.average_increase(rates, ff.chance_baselines(2)) == pytest.approx(0.05)
         assert ff.average_increase([0.3, 0.2], [0.25, 0.25]) == pytest.approx(0.0)
         assert ff.average_increase(dict.fromkeys(ff.TABLE3_COLUMNS, 0.0), ff.chance_baselines(2)) == -0.5
@@ -494,19 +516,18 @@ def test_distance_is_the_global_minimum(x: float, y: float, samples: list[float]
         lambda k: st.tuples(
             st.just(k),
             st.integers(1, 12),
-            st.lists(st.lists(st.integers(0, 12), min_size=k - 1, max_size=k - 1), min_size=1, max_size=6),
+            st.lists(st.lists(unit, min_size=k - 1, max_size=k - 1), min_size=1, max_size=6),
         )
     )
 )
-def test_scores_respect_conclusion_one(case: tuple[int, int, list[list[int]]]) -> None:
-    # cells with the same number n of answers, class 0 the correct one: by concavity of g_k,
-    # the mean entropy is at most g_k(mean accuracy)
-    k, n, wrong = case
+def test_scores_respect_conclusion_one(case: tuple[int, int, list[list[float]]]) -> None:
+    # cells with the same number n of answers, class 0 the correct one: by concavity of g_k the
+    # mean entropy is at most g_k(mean accuracy), i.e. (S_fact, S_E) lies under the curve
+    k, n, cut_fractions = case
     cells = []
-    for w in wrong:
-        w = [min(v, n) for v in w]
-        spill = np.diff([0, *np.minimum(np.cumsum(w), n)])
-        cells.append([n - int(spill.sum()), *spill.tolist()])
+    for fractions in cut_fractions:
+        cuts = sorted(round(f * n) for f in fractions)
+        cells.append(np.diff([0, *cuts, n]))
     cells_arr = np.array(cells)
     s_fact = ff.factuality_score(cells_arr[:, 0], cells_arr.sum(axis=1))
     s_e = ff.entropy_score(cells_arr)
