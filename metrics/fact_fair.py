@@ -146,11 +146,9 @@ def factuality_score_batch(correct: ArrayLike, total: ArrayLike, *, average: Ave
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.asarray(c.sum(axis=-1) / t.sum(axis=-1), dtype=np.float64)
     if average == "macro":
+        per_cell = np.divide(c, t, out=np.zeros_like(c), where=t > 0)  # empty cell: 0
         with np.errstate(invalid="ignore", divide="ignore"):
-            per_cell = np.where(t > 0, c / np.where(t > 0, t, 1.0), 0.0)
-        n = np.full(c.shape[:-1], c.shape[-1], dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.asarray(per_cell.sum(axis=-1) / n, dtype=np.float64)
+            return np.asarray(per_cell.sum(axis=-1) / np.float64(c.shape[-1]), dtype=np.float64)
     raise ValueError(f"average must be 'micro' or 'macro', got {average!r}")
 
 
