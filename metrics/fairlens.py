@@ -92,10 +92,17 @@ def _flags(values: ArrayLike, name: str) -> NDArray[np.float64]:
 
 def _labels(values: ArrayLike | Sequence[Hashable], name: str) -> list[Hashable]:
     """A list of hashable, non-missing group labels."""
-    arr = np.asarray(values, dtype=object)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    out: list[Hashable] = arr.tolist()
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a one-dimensional sequence of labels, not a string")
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
+        out: list[Hashable] = values.tolist()
+    else:
+        try:
+            out = list(values)  # keeps tuple labels (intersections) intact
+        except TypeError:
+            raise ValueError(f"{name} must be a one-dimensional sequence of labels") from None
     for i, label in enumerate(out):
         if label is None or (isinstance(label, float) and np.isnan(label)):
             raise ValueError(f"{name} has a missing label at position {i}")
@@ -153,6 +160,10 @@ def _fraction_mapping(values: Mapping[Hashable, float], name: str) -> NDArray[np
 
 def rates_from_counts(events: ArrayLike, totals: ArrayLike) -> NDArray[np.float64]:
     """Per-group rates ``events / totals``; NaN where a group is empty (vectorised core).
+
+    ``r_g = N_event,g / N_g``: the adverse-outcome rate of FairLens Eq. 3, the association rate of
+    Eq. 5, or per-group soundness, depending on what ``events`` counts. An empty group has no rate
+    (NaN); the released code only ever sees groups that have answers.
 
     Parameters
     ----------
@@ -231,7 +242,7 @@ def ratio_from_rates(rates: ArrayLike) -> NDArray[np.float64]:
     lo = np.where(present, r, np.inf).min(axis=-1)
     hi = np.where(any_present, hi, 0.0)
     lo = np.where(any_present, lo, 0.0)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ratio = np.where(lo > 0, hi / np.where(lo > 0, lo, 1.0), np.where(hi > 0, np.inf, 1.0))
     return np.where(any_present, ratio, np.nan)
 
@@ -338,6 +349,10 @@ def group_counts(
     group_names: Sequence[Hashable] | None = None,
 ) -> tuple[list[Hashable], NDArray[np.float64], NDArray[np.float64]]:
     """Per-group event and response counts from per-response indicators.
+
+    ``events_g = sum_{i in g} flag_i`` and ``totals_g = |g|``: the inputs of the count cores
+    (:func:`rates_from_counts` ...), pooled the way the released FairLens scripts pool a (model,
+    domain): every answer of every image of the group, unparsed answers included.
 
     Parameters
     ----------
@@ -607,14 +622,12 @@ def association_gaps(
         raise ValueError("attributes must be a non-empty mapping from attribute name to group labels")
     out = {}
     for attribute, labels in attributes.items():
-        names, events, totals = group_counts(non_neutral, labels)
+        _, events, totals = group_counts(non_neutral, labels)
         out[attribute] = float(association_gap_from_counts(events, totals))
     return out
 
 
-def domain_association_gap(
-    gaps_by_attribute: Mapping[str, float], *, reduce: Literal["mean", "max"] = "mean"
-) -> float:
+def domain_association_gap(gaps_by_attribute: Mapping[str, float], *, reduce: Literal["mean", "max"] = "mean") -> float:
     """One association gap per (model, domain) from the per-attribute gaps.
 
     The paper reports one "association gap" per (model, domain) without saying how the three

@@ -42,10 +42,17 @@ UNMAPPABLE = "unmappable"
 
 def labels_1d(values: ArrayLike | Sequence[Hashable], name: str) -> list[Hashable]:
     """A list of hashable, non-missing labels from a one-dimensional input."""
-    arr = np.asarray(values, dtype=object)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    out: list[Hashable] = arr.tolist()
+    if isinstance(values, (str, bytes)):
+        raise ValueError(f"{name} must be a one-dimensional sequence of labels, not a string")
+    if isinstance(values, np.ndarray):
+        if values.ndim != 1:
+            raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
+        out: list[Hashable] = values.tolist()
+    else:
+        try:
+            out = list(values)  # keeps tuple labels (intersections) intact
+        except TypeError:
+            raise ValueError(f"{name} must be a one-dimensional sequence of labels") from None
     for i, label in enumerate(out):
         if label is None or (isinstance(label, float) and np.isnan(label)):
             raise ValueError(f"{name} has a missing label at position {i}")

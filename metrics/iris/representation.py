@@ -391,9 +391,7 @@ def js_divergence(p: ArrayLike, q: ArrayLike) -> float:
     return float(js_divergence_from_counts(a, b))
 
 
-def mean_js_divergence(
-    model_counts: Mapping[Hashable, ArrayLike], reference: Mapping[Hashable, ArrayLike]
-) -> float:
+def mean_js_divergence(model_counts: Mapping[Hashable, ArrayLike], reference: Mapping[Hashable, ArrayLike]) -> float:
     """Granular RFS metric: JSD per occupation, averaged over the occupations in the reference.
 
     ``JSD_X = (1/|O'|) sum_{o in O'} JSD(P_model,o, P_real,o)`` where ``O'`` are the occupations
@@ -484,8 +482,9 @@ def attribute_js_divergences(
         categories = list(next(iter(rows.values())))
         for o, dist in rows.items():
             if set(dist) != set(categories):
-                raise ValueError(f"reference[{o!r}][{attribute!r}] has categories {sorted(dist)}, "
-                                 f"expected {sorted(categories)}")
+                raise ValueError(
+                    f"reference[{o!r}][{attribute!r}] has categories {sorted(dist)}, expected {sorted(categories)}"
+                )
         check_categories(labels, categories, f"attributes[{attribute!r}]")
         cat_index = {c: i for i, c in enumerate(categories)}
         model: dict[Hashable, NDArray[np.float64]] = {}
@@ -496,4 +495,3 @@ def attribute_js_divergences(
         ref = {o: np.asarray([dist[c] for c in categories], dtype=np.float64) for o, dist in rows.items()}
         out[attribute] = mean_js_divergence(model, ref)
     return out
-
