@@ -33,7 +33,7 @@ def enabled() -> bool:
 def debug(message: str) -> None:
     """Print ``message`` to stderr when ``FAIRNESS_EVALS_AUTOLOAD_DEBUG`` is set; never raise."""
     if os.environ.get("FAIRNESS_EVALS_AUTOLOAD_DEBUG"):
-        try:
+        try:  # noqa: SIM105 - contextlib is not imported at start-up; keep it that way
             print(f"fairness-evals autoload: {message}", file=sys.stderr)
         except Exception:
             pass
@@ -46,10 +46,10 @@ class _PatchingLoader:
         self._inner = inner
         self._harness = harness
 
-    def create_module(self, spec):  # noqa: ANN001, ANN201 - importlib protocol
+    def create_module(self, spec):
         return self._inner.create_module(spec)
 
-    def exec_module(self, module) -> None:  # noqa: ANN001
+    def exec_module(self, module) -> None:
         self._inner.exec_module(module)
         try:
             from fairness_evals import _patch
@@ -58,14 +58,14 @@ class _PatchingLoader:
         except Exception as error:
             debug(f"could not register tasks with {self._harness}: {error!r}")
 
-    def __getattr__(self, name: str):  # noqa: ANN204 - get_source, get_filename, is_package, ...
+    def __getattr__(self, name: str):
         return getattr(self._inner, name)
 
 
 class HarnessFinder:
     """A ``sys.meta_path`` finder that only acts on the harnesses' task-manager modules."""
 
-    def find_spec(self, fullname, path=None, target=None):  # noqa: ANN001, ANN201
+    def find_spec(self, fullname, path=None, target=None):
         harness = _WATCHED.get(fullname)
         if harness is None:
             return None

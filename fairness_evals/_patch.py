@@ -16,7 +16,7 @@ _PACKAGES = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
 _MARK = "__fairness_evals_wrapped__"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def native_task_plugins(harness: str) -> bool:
     """True when ``harness`` itself discovers task folders from installed packages.
 
@@ -30,7 +30,7 @@ def native_task_plugins(harness: str) -> bool:
     if module is None or not getattr(module, "__file__", None):
         return False
     root = Path(module.__file__).parent
-    quoted = re.compile(r"""["']%s\.tasks["']""" % re.escape(package))
+    quoted = re.compile(r"""["']""" + re.escape(f"{package}.tasks") + r"""["']""")
     candidates = [*sorted((root / "tasks").glob("*.py")), root / "api" / "registry.py"]
     return any(source_mentions(path, quoted) for path in candidates)
 
