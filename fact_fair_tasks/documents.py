@@ -4,6 +4,9 @@ Objective: every statistic x available axis (15 gender, 18 race) x {highest, low
 = 198 documents. Subjective, per context: 19 statistics x {highest, lowest} x 3 scenarios x ``draws``
 profile draws (100 by default, as released: 11,400 documents per context).
 
+Documents are ordered so that any prefix (``--limit N``) spreads over statistics and pairs each
+highest query with its lowest one: the objective set is round-major, the subjective set draw-major.
+
 Every random choice comes from ``random.Random(<key>)`` with a key naming the seed, the data version and
 the document's coordinates, so a document does not depend on which others are built: the 10-draw "lite"
 set is exactly the first 10 draws of the full set, and two builds with the same seed are byte-identical.
@@ -50,12 +53,12 @@ def objective_documents(seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
 @functools.lru_cache(maxsize=4)
 def _objective_documents(seed: int) -> tuple[dict[str, Any], ...]:
     docs = []
-    for stat in statistics():
-        for axis in AXES:
-            if stat.ground_truth[axis] is None:
-                continue
-            for target in TARGETS:
-                for round_ in range(OBJECTIVE_ROUNDS):
+    for round_ in range(OBJECTIVE_ROUNDS):
+        for stat in statistics():
+            for axis in AXES:
+                if stat.ground_truth[axis] is None:
+                    continue
+                for target in TARGETS:
                     options = list(classes(axis))
                     _rng(seed, "objective", stat.slug, axis, target, round_).shuffle(options)
                     answer = stat.truth(axis, target)
@@ -111,10 +114,10 @@ def subjective_documents(
 @functools.lru_cache(maxsize=8)
 def _subjective_documents(context: str, draws: int, seed: int) -> tuple[dict[str, Any], ...]:
     docs = []
-    for stat in statistics():
-        for target in TARGETS:
-            for scenario in range(SCENARIOS):
-                for draw in range(draws):
+    for draw in range(draws):
+        for scenario in range(SCENARIOS):
+            for stat in statistics():
+                for target in TARGETS:
                     docs.append(_subjective_document(stat, context, target, scenario, draw, seed))
     return tuple(docs)
 

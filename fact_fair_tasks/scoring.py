@@ -172,6 +172,11 @@ def doc_to_choice(doc: dict[str, Any]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- aggregation
+def task_name(kind: str) -> str:
+    """The task of a record kind: "objective" -> fact_or_fair_objective, "base" -> fact_or_fair_subjective_base."""
+    return "fact_or_fair_objective" if kind == "objective" else f"fact_or_fair_subjective_{kind}"
+
+
 def _records_array(records: Iterable[Sequence[int]]) -> np.ndarray:
     array = np.asarray([list(r) for r in records], dtype=np.int64)
     if array.size == 0:
@@ -307,7 +312,7 @@ def _cached_metrics(items: Sequence[Sequence[int]]) -> dict[str, float]:
     found = _CACHE.get(key)
     if found is None:
         kinds = {item[0] for item in key}
-        name = f"fact_or_fair_{KINDS[next(iter(kinds))]}" if len(kinds) == 1 else "fact_or_fair"
+        name = task_name(KINDS[next(iter(kinds))]) if len(kinds) == 1 else "fact_or_fair"
         found = compute_metrics(key, task=name)
         _CACHE[key] = found
         while len(_CACHE) > 8:

@@ -46,6 +46,43 @@ def _cmd_model(args: argparse.Namespace) -> int:
     return 0
 
 
+# Benchmarks with `export` / `score`: name -> module implementing add_export_arguments(parser),
+# export(args) -> int, add_score_arguments(parser), score(args) -> int.
+BENCHMARKS = {
+    "fact_or_fair": "fact_fair_tasks.cli",
+    "fairlens": "fairlens_tasks.cli",
+}
+
+
+def _benchmark_module(name: str):  # noqa: ANN202
+    import importlib
+
+    return importlib.import_module(BENCHMARKS[name])
+
+
+def _add_benchmark_commands(
+    sub: argparse._SubParsersAction, verb: str, help_text: str, argv: Sequence[str]
+) -> None:
+    command = sub.add_parser(verb, help=help_text, description=help_text)
+    benchmarks = command.add_subparsers(dest="benchmark", required=True, parser_class=_Parser)
+    for name in BENCHMARKS:
+        parser = benchmarks.add_parser(name, help=f"{verb} {name}")
+        # Import a benchmark (numpy, scipy, ...) only when this very command runs: keeps `tasks-dir` fast.
+        if list(argv[:2]) != [verb, name]:
+            continue
+        try:
+            module = _benchmark_module(name)
+        except ImportError as error:  # a benchmark package that failed to import
+            parser.set_defaults(handler=lambda _args, e=error: _raise(CLIError(f"{name}: {e}")))
+            continue
+        getattr(module, f"add_{verb}_arguments")(parser)
+        parser.set_defaults(handler=getattr(module, verb))
+
+
+def _raise(error: Exception) -> int:
+    raise error
+
+
 Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
 
@@ -71,7 +108,7 @@ COMMANDS: list[Command] = [
 ]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     parser = _Parser(prog="fairness-evals", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"fairness-evals {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -79,12 +116,15 @@ def build_parser() -> argparse.ArgumentParser:
         command = sub.add_parser(name, help=help_text, description=help_text)
         add_arguments(command)
         command.set_defaults(handler=handler)
+    _add_benchmark_commands(sub, "export", "write every document of a benchmark as JSON lines", argv)
+    _add_benchmark_commands(sub, "score", "score responses produced outside the harness, like the harness does", argv)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(argv).parse_args(argv)
         return args.handler(args)
     except CLIError as error:
         message = str(error)
