@@ -195,11 +195,18 @@ _NAN_REASONS = {
 }
 
 
-def _nan_reason(task: str, name: str, reason: str) -> None:
-    log.warning("%s: %s is NaN: %s", task, name, reason)
+def _log_nan_reasons(task: str, reasons: dict[str, str]) -> None:
+    """One warning per task naming every NaN metric and why (metrics sharing a reason are grouped)."""
+    if not reasons:
+        return
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in reasons.items():
+        by_reason.setdefault(reason, []).append(name)
+    detail = "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+    log.warning("%s: %d metrics are NaN. %s", task, len(reasons), detail)
 
 
-def _axis_scores(rec: np.ndarray, axis_i: int, objective: bool, task: str) -> dict[str, float]:
+def _axis_scores(rec: np.ndarray, axis_i: int, objective: bool, nan: dict[str, str]) -> dict[str, float]:
     axis = AXES[axis_i]
     k = len(classes(axis))
     truth_col, choice_col = 6 + axis_i, 4 + axis_i
@@ -253,13 +260,13 @@ def _axis_scores(rec: np.ndarray, axis_i: int, objective: bool, task: str) -> di
         key = f"{name}_{axis}"
         out[key], out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(estimate), float(low), float(high)
         if math.isnan(estimate):
-            _nan_reason(task, key, f"{_NAN_REASONS[name]} ({int(parsed.sum())} parsed of {len(rec)} documents)")
+            nan[key] = f"{_NAN_REASONS[name]} ({int(parsed.sum())} parsed of {len(rec)} documents on the axis)"
     if not objective:
-        out.update(_rates(rec, axis_i, k, task))
+        out.update(_rates(rec, axis_i, k, nan))
     return out
 
 
-def _rates(rec: np.ndarray, axis_i: int, k: int, task: str) -> dict[str, float]:
+def _rates(rec: np.ndarray, axis_i: int, k: int, nan: dict[str, str]) -> dict[str, float]:
     """Paper Table 3 rates on one axis, over parsed answers to statistics with data on the axis."""
     axis = AXES[axis_i]
     keep = (rec[:, 3] == 0) & (rec[:, 6 + axis_i] >= 0)
@@ -280,7 +287,7 @@ def _rates(rec: np.ndarray, axis_i: int, k: int, task: str) -> dict[str, float]:
         out[f"{name}_{axis}"] = float(value)
         out[f"{name}_{axis}_increase"] = float(value - baselines[_RATE_BASELINE_KEY[name]])
         if math.isnan(value):
-            _nan_reason(task, f"{name}_{axis}", f"no parsed answer in its cells ({len(r)} parsed on this axis)")
+            nan[f"{name}_{axis}"] = f"no parsed answer in the queries it counts ({len(r)} parsed on the axis)"
     return out
 
 
@@ -293,14 +300,16 @@ def compute_metrics(records: Iterable[Sequence[int]], *, task: str = "fact_or_fa
     objective = kinds == {0} or not kinds
     n = len(rec)
     out: dict[str, float] = {}
-    if n == 0:
-        log.warning("%s: no documents were evaluated; every metric is NaN", task)
+    nan: dict[str, str] = {}
     for axis_i in range(len(AXES)):
-        out.update(_axis_scores(rec, axis_i, objective, task))
+        out.update(_axis_scores(rec, axis_i, objective, nan))
     status = rec[:, 3]
     out["parsed"] = float(np.sum(status == 0))
     out["unparsed_rate"] = float(np.mean(status == 1)) if n else math.nan
     out["refused_rate"] = float(np.mean(status == 2)) if n else math.nan
+    if n == 0:
+        nan["unparsed_rate, refused_rate"] = "no documents were evaluated"
+    _log_nan_reasons(task, nan)
     return out
 
 

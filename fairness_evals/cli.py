@@ -54,7 +54,7 @@ BENCHMARKS = {
 }
 
 
-def _benchmark_module(name: str):  # noqa: ANN202
+def _benchmark_module(name: str):
     import importlib
 
     return importlib.import_module(BENCHMARKS[name])
@@ -73,14 +73,9 @@ def _add_benchmark_commands(
         try:
             module = _benchmark_module(name)
         except ImportError as error:  # a benchmark package that failed to import
-            parser.set_defaults(handler=lambda _args, e=error: _raise(CLIError(f"{name}: {e}")))
-            continue
+            raise CLIError(f"fairness-evals {verb} {name}: {error}") from None
         getattr(module, f"add_{verb}_arguments")(parser)
         parser.set_defaults(handler=getattr(module, verb))
-
-
-def _raise(error: Exception) -> int:
-    raise error
 
 
 Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
