@@ -99,9 +99,7 @@ def _draw_profiles(rng: random.Random) -> list[dict[str, str]]:
     ]
 
 
-def subjective_documents(
-    context: str, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED
-) -> list[dict[str, Any]]:
+def subjective_documents(context: str, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED) -> list[dict[str, Any]]:
     """The subjective documents of one context: 19 x 2 x 3 x ``draws``."""
     if context not in CONTEXTS:
         raise ValueError(f"unknown context {context!r}; expected one of {', '.join(CONTEXTS)}")

@@ -60,9 +60,7 @@ def _benchmark_module(name: str):
     return importlib.import_module(BENCHMARKS[name])
 
 
-def _add_benchmark_commands(
-    sub: argparse._SubParsersAction, verb: str, help_text: str, argv: Sequence[str]
-) -> None:
+def _add_benchmark_commands(sub: argparse._SubParsersAction, verb: str, help_text: str, argv: Sequence[str]) -> None:
     command = sub.add_parser(verb, help=help_text, description=help_text)
     benchmarks = command.add_subparsers(dest="benchmark", required=True, parser_class=_Parser)
     for name in BENCHMARKS:

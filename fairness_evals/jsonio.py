@@ -68,9 +68,5 @@ def harness_sample_files(directory: Path, prefix: str) -> list[Path]:
 
     lm-eval names them ``samples_<task>_<date>.jsonl``; lmms-eval ``<date>_samples_<task>.jsonl``.
     """
-    files = [
-        p
-        for p in sorted(directory.rglob("*.jsonl"))
-        if f"samples_{prefix}" in p.name
-    ]
+    files = [p for p in sorted(directory.rglob("*.jsonl")) if f"samples_{prefix}" in p.name]
     return files
