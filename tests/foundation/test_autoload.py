@@ -1,0 +1,153 @@
+"""The start-up hook's finder and patch, in-process, on fake task managers."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fairness_evals import _autoload, _patch
+from fairness_evals.paths import task_paths
+
+PTH = Path(_autoload.__file__).with_name("fairness_evals_autoload.pth")
+
+
+class FakeTaskManager:
+    def __init__(self, verbosity: str | None = None, include_path=None, include_defaults: bool = True) -> None:
+        self.include_path = include_path
+        self.include_defaults = include_defaults
+
+
+def _fake_module(name: str = "fake_tm") -> object:
+    module = type(sys)(name)
+    module.TaskManager = type("TaskManager", (FakeTaskManager,), {})
+    return module
+
+
+@pytest.fixture(autouse=True)
+def _no_native_plugins(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_patch, "native_task_plugins", lambda harness: False)
+    monkeypatch.delenv("FAIRNESS_EVALS_AUTOLOAD", raising=False)
+
+
+def test_lm_eval_order_puts_user_paths_last_so_they_win(tmp_path: Path) -> None:
+    module = _fake_module()
+    _patch.patch_task_manager(module, "lm-eval")
+    manager = module.TaskManager(include_path=str(tmp_path))
+    assert manager.include_path == [*task_paths("lm-eval"), str(tmp_path)]
+    assert module.TaskManager(None, [str(tmp_path)]).include_path[-1] == str(tmp_path)  # positional too
+
+
+def test_lmms_eval_order_puts_user_paths_first_so_they_win(tmp_path: Path) -> None:
+    module = _fake_module()
+    _patch.patch_task_manager(module, "lmms-eval")
+    manager = module.TaskManager("INFO", include_path=[str(tmp_path)])
+    assert manager.include_path == [str(tmp_path), *task_paths("lmms-eval")]
+
+
+def test_our_folder_given_explicitly_is_not_added_twice() -> None:
+    module = _fake_module()
+    _patch.patch_task_manager(module, "lm-eval")
+    ours = task_paths("lm-eval")[0]
+    assert module.TaskManager(include_path=ours + "/").include_path == [ours + "/"]
+
+
+def test_include_defaults_false_and_env_off_leave_the_call_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    module = _fake_module()
+    _patch.patch_task_manager(module, "lm-eval")
+    assert module.TaskManager(include_path="/x", include_defaults=False).include_path == "/x"
+    monkeypatch.setenv("FAIRNESS_EVALS_AUTOLOAD", "0")
+    assert module.TaskManager(include_path="/x").include_path == "/x"
+
+
+def test_native_plugins_make_the_hook_step_aside(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_patch, "native_task_plugins", lambda harness: True)
+    module = _fake_module()
+    _patch.patch_task_manager(module, "lm-eval")
+    assert module.TaskManager(include_path=None).include_path is None
+
+
+def test_native_plugin_detection_reads_the_harness_source(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the real detector
+    detect = _patch.native_task_plugins.__wrapped__
+    package = tmp_path / "lm_eval"
+    (package / "tasks").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "tasks" / "manager.py").write_text("class TaskManager: pass\n")
+    fake = type(sys)("lm_eval")
+    fake.__file__ = str(package / "__init__.py")
+    monkeypatch.setitem(sys.modules, "lm_eval", fake)
+    assert detect("lm-eval") is False
+    (package / "tasks" / "plugins.py").write_text("eps = entry_points(group='lm_eval.tasks')\n")
+    assert detect("lm-eval") is True
+    # the installed harnesses have no native task plugins
+    monkeypatch.delitem(sys.modules, "lm_eval")
+    import lm_eval
+
+    assert lm_eval is not None and detect("lm-eval") is False
+
+
+def test_patch_is_idempotent_and_never_raises() -> None:
+    module = _fake_module()
+    _patch.patch_task_manager(module, "lm-eval")
+    wrapped = module.TaskManager.__init__
+    _patch.patch_task_manager(module, "lm-eval")
+    assert module.TaskManager.__init__ is wrapped
+    odd = type(sys)("odd")
+
+    class TaskManager:  # no include_path parameter at all: binding fails, the call goes through
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            self.args, self.kwargs = args, kwargs
+
+    odd.TaskManager = TaskManager
+    _patch.patch_task_manager(odd, "lm-eval")
+    assert odd.TaskManager(1, b=2).kwargs == {"b": 2}
+    _patch.patch_task_manager(type(sys)("empty"), "lm-eval")  # no TaskManager: nothing happens
+
+
+def test_finder_ignores_other_modules_and_patches_watched_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    finder = _autoload.HarnessFinder()
+    assert finder.find_spec("json") is None and finder.find_spec("lm_eval") is None
+    (tmp_path / "fake_harness_manager.py").write_text(
+        "class TaskManager:\n"
+        "    def __init__(self, include_path=None, include_defaults=True):\n"
+        "        self.include_path = include_path\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setitem(_autoload._WATCHED, "fake_harness_manager", "lm-eval")
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    sys.modules.pop("fake_harness_manager", None)
+    module = importlib.import_module("fake_harness_manager")
+    try:
+        assert isinstance(module.__spec__.loader, _autoload._PatchingLoader)
+        assert module.__loader__.get_filename("fake_harness_manager").endswith("fake_harness_manager.py")
+        assert module.TaskManager(include_path="/user").include_path == [*task_paths("lm-eval"), "/user"]
+    finally:
+        sys.modules.pop("fake_harness_manager", None)
+
+
+def _run_pth(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """Execute the .pth line the way ``site`` does, in a clean interpreter."""
+    code = f"exec(compile(open({str(PTH)!r}).read(), 'pth', 'exec')); import sys; print(type(sys.meta_path[0]).__name__)"
+    return subprocess.run(
+        [sys.executable, "-S", "-c", code], env={**os.environ, **env}, capture_output=True, text=True, cwd=tmp_path
+    )
+
+
+def test_pth_line_installs_the_finder_and_stays_silent_when_broken(tmp_path: Path) -> None:
+    assert PTH.read_text().startswith("import ") and PTH.read_text().count("\n") == 1
+    ok = _run_pth(tmp_path, PYTHONPATH=str(Path(_autoload.__file__).parents[1]))
+    assert ok.returncode == 0 and ok.stdout.strip() == "HarnessFinder" and ok.stderr == ""
+    broken = tmp_path / "broken"
+    (broken / "fairness_evals").mkdir(parents=True)
+    (broken / "fairness_evals" / "__init__.py").write_text("raise RuntimeError('boom')\n")
+    quiet = _run_pth(tmp_path, PYTHONPATH=str(broken))
+    assert quiet.returncode == 0 and quiet.stderr == ""
+    loud = _run_pth(tmp_path, PYTHONPATH=str(broken), FAIRNESS_EVALS_AUTOLOAD_DEBUG="1")
+    assert loud.returncode == 0 and "fairness-evals autoload" in loud.stderr and "boom" in loud.stderr
+    off = _run_pth(tmp_path, PYTHONPATH=str(Path(_autoload.__file__).parents[1]), FAIRNESS_EVALS_AUTOLOAD="0")
+    assert off.returncode == 0 and off.stdout.strip() != "HarnessFinder"

