@@ -143,3 +143,21 @@ def test_lmms_eval_user_task_of_the_same_name_wins(installed_bin: Path, tmp_path
     )  # fmt: skip
     results = load_results(out)
     assert results["results"][name]["user_metric,none"] == 1.0
+
+
+def test_lm_eval_config_sweep_with_an_include_path_list(installed_bin: Path, tmp_path: Path) -> None:
+    env = offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0")
+    folder = run([str(installed_bin / "fairness-evals"), "tasks-dir", "lm-eval"], env=env, cwd=tmp_path).stdout.strip()
+    example = (Path(__file__).resolve().parents[2] / "examples" / "lm_eval_sweep.yaml").read_text()
+    (tmp_path / "mine").mkdir()
+    config = (
+        example.replace("/path/from/fairness-evals/tasks-dir/lm-eval", folder)
+        .replace("/path/to/your/own/tasks", str(tmp_path / "mine"))
+        .replace("model: hf", "model: dummy")
+        .replace("apply_chat_template: true", "apply_chat_template: false")  # the dummy model has no tokenizer
+        .replace("output_path: results", f"output_path: {tmp_path / 'out'}")
+    )
+    (tmp_path / "sweep.yaml").write_text(config)
+    run([str(installed_bin / "lm_eval"), "--config", str(tmp_path / "sweep.yaml"), "--limit", "2"], env=env, cwd=tmp_path)
+    results = load_results(tmp_path / "out")
+    assert "fact_or_fair_objective" in results["results"] and "fact_or_fair_subjective" in results["groups"]
