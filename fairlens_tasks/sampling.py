@@ -1,0 +1,95 @@
+"""Seeded stratified sampling over gender x race x age band.
+
+The paper samples 10% of the UTKFace adults aged 25-65 "using stratified sampling with a fixed random
+seed", jointly over gender, race and age band (section 3, Appendix A); the seed and the call are not
+published. Here:
+
+1. Each stratum ``s`` (one of 2 x 5 x 3 = 30 cells) with ``N_s`` eligible images gets the quota
+   ``q_s = f * N_s``; it keeps ``floor(q_s)`` images, **at least one** when ``N_s > 0`` (every stratum
+   represented when possible).
+2. The images still missing to reach ``round(f * N)`` go to the strata with the largest remainders
+   ``q_s - floor(q_s)`` (ties: stratum order). The total is ``max(round(f * N), sum of step 1)``: the
+   at-least-one rule can add at most one image per stratum whose quota is below one.
+3. Within a stratum, ``random.Random("fairlens/sample/seed-<seed>/<gender>/<race>/<band>").sample``
+   draws from the images sorted by id, so the draw does not depend on file-system order or on the
+   other strata.
+
+The sample is returned round-robin over strata (first image of every stratum, then the second, ...):
+the documents follow this order, so a ``--limit`` prefix spans as many groups as it can.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES, Demographics
+
+T = TypeVar("T")
+
+STRATA: tuple[tuple[str, str, str], ...] = tuple((g, r, b) for g in GENDERS for r in RACES for b in AGE_BANDS)
+
+
+def stratum(demographics: Demographics) -> tuple[str, str, str]:
+    return (demographics.gender, demographics.race, demographics.age_band)
+
+
+def allocate(sizes: Sequence[int], fraction: float) -> list[int]:
+    """Images to draw from each stratum of the given sizes (steps 1 and 2 of the module docstring)."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
+    total_size = sum(sizes)
+    quotas = [fraction * n for n in sizes]
+    counts = [min(n, max(1, math.floor(q + 1e-9))) if n > 0 else 0 for n, q in zip(sizes, quotas, strict=True)]
+    target = min(total_size, math.floor(fraction * total_size + 0.5))
+    missing = target - sum(counts)
+    if missing > 0:
+        order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - math.floor(quotas[i] + 1e-9)), i))
+        for i in order:
+            if missing == 0:
+                break
+            if counts[i] < sizes[i]:
+                counts[i] += 1
+                missing -= 1
+    return counts
+
+
+def stratified_sample(
+    items: Sequence[T],
+    demographics: Callable[[T], Demographics],
+    key: Callable[[T], str],
+    fraction: float,
+    seed: int,
+) -> list[T]:
+    """A seeded stratified sample of ``items``, round-robin over strata (see the module docstring)."""
+    by_stratum: dict[tuple[str, str, str], list[T]] = {s: [] for s in STRATA}
+    for item in items:
+        by_stratum[stratum(demographics(item))].append(item)
+    for members in by_stratum.values():
+        members.sort(key=key)
+    counts = allocate([len(by_stratum[s]) for s in STRATA], fraction)
+    drawn: list[list[T]] = []
+    for s, count in zip(STRATA, counts, strict=True):
+        rng = random.Random(f"fairlens/sample/seed-{seed}/{'/'.join(s)}")
+        drawn.append(rng.sample(by_stratum[s], count) if count < len(by_stratum[s]) else list(by_stratum[s]))
+    return round_robin(drawn)
+
+
+def round_robin(groups: Sequence[Sequence[T]]) -> list[T]:
+    out: list[T] = []
+    depth = max((len(g) for g in groups), default=0)
+    for i in range(depth):
+        out.extend(g[i] for g in groups if i < len(g))
+    return out
+
+
+def composition(items: Sequence[Demographics]) -> dict[str, dict[str, int]]:
+    """Counts per group of each attribute (paper Table 1 layout)."""
+    out = {"gender": dict.fromkeys(GENDERS, 0), "race": dict.fromkeys(RACES, 0), "age": dict.fromkeys(AGE_BANDS, 0)}
+    for d in items:
+        out["gender"][d.gender] += 1
+        out["race"][d.race] += 1
+        out["age"][d.age_band] += 1
+    return out

@@ -1,0 +1,204 @@
+"""How a FairLens run is configured: which face corpus, which sample, what to do with bad input.
+
+lmms-eval 0.7.3 has no task-argument flag (no ``--metadata``; ``lmms_eval_specific_kwargs`` reach only
+``doc_to_text``/``doc_to_visual``, after the documents exist), so the tasks read environment
+variables, which lmms-eval passes through unchanged and which its ``--config`` file can set in an
+``env:`` block. ``fairness-evals export/score fairlens`` take the same settings as options.
+
+========================== ======================== =========================================================
+environment variable       command-line option      meaning (default)
+========================== ======================== =========================================================
+FAIRLENS_CORPUS            --corpus                 UTKFace folder, CSV / JSON-lines manifest, or hf:NAME (required)
+FAIRLENS_SAMPLE_FRACTION   --sample-fraction        stratified sample fraction in (0, 1] (0.1, the paper's 10%)
+FAIRLENS_SEED              --seed                   sampling seed (0)
+FAIRLENS_IMAGE_LIST        --image-list             FairLens images_metadata.json: use exactly these images
+FAIRLENS_ON_BAD_INPUT      --skip-bad-input         "stop" (default): bad input stops the run; "skip": skip and count
+FAIRLENS_HF_SPLIT          --hf-split               dataset split (the only split, else "test")
+FAIRLENS_HF_COLUMNS        --hf-columns             column mapping, e.g. "image=img,gender=sex,race=race,age=age"
+FAIRLENS_LABEL_MAP         --label-map              JSON (text or file): {"race": {"East Asian": "Asian"}, ...}
+FAIRLENS_IMAGE_CACHE       (environment only)       decoded images kept in memory (8)
+========================== ======================== =========================================================
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SAMPLE_FRACTION = 0.1
+DEFAULT_SEED = 0
+HF_PREFIX = "hf:"
+HF_ROLES = ("image", "gender", "race", "age")
+
+ENV = {
+    "corpus": "FAIRLENS_CORPUS",
+    "sample_fraction": "FAIRLENS_SAMPLE_FRACTION",
+    "seed": "FAIRLENS_SEED",
+    "image_list": "FAIRLENS_IMAGE_LIST",
+    "on_bad_input": "FAIRLENS_ON_BAD_INPUT",
+    "hf_split": "FAIRLENS_HF_SPLIT",
+    "hf_columns": "FAIRLENS_HF_COLUMNS",
+    "label_map": "FAIRLENS_LABEL_MAP",
+}
+CLI = {
+    "corpus": "--corpus",
+    "sample_fraction": "--sample-fraction",
+    "seed": "--seed",
+    "image_list": "--image-list",
+    "on_bad_input": "--skip-bad-input",
+    "hf_split": "--hf-split",
+    "hf_columns": "--hf-columns",
+    "label_map": "--label-map",
+}
+
+HOW_TO_CONFIGURE = (
+    "set FAIRLENS_CORPUS to a UTKFace folder, a CSV or JSON-lines manifest (columns path, gender, race, age) "
+    "or hf:NAME, e.g. `FAIRLENS_CORPUS=/data/UTKFace lmms-eval --tasks fairlens ...`, or put it under `env:` "
+    "in an lmms-eval --config file (see fairlens_tasks/README.md, 'Corpus configuration')"
+)
+
+
+class SettingsError(ValueError):
+    """A missing or malformed setting; the message names the variable or option."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides which images a FairLens run evaluates."""
+
+    corpus: str
+    sample_fraction: float = DEFAULT_SAMPLE_FRACTION
+    seed: int = DEFAULT_SEED
+    image_list: str | None = None
+    skip_bad_input: bool = False
+    hf_split: str | None = None
+    hf_columns: tuple[tuple[str, str], ...] = tuple((role, role) for role in HF_ROLES)
+    label_map: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    names: Mapping[str, str] = field(default_factory=lambda: ENV, compare=False, hash=False, repr=False)
+
+    @property
+    def is_hf(self) -> bool:
+        return self.corpus.startswith(HF_PREFIX)
+
+    @property
+    def hf_name(self) -> str:
+        return self.corpus[len(HF_PREFIX) :]
+
+    def column(self, role: str) -> str:
+        return dict(self.hf_columns)[role]
+
+    def label_map_dict(self) -> dict[str, dict[str, str]]:
+        return {attribute: dict(pairs) for attribute, pairs in self.label_map}
+
+
+def _fraction(raw: Any, name: str) -> float:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{name}={raw!r} is not a number; give a fraction in (0, 1], e.g. 0.1") from None
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise SettingsError(f"{name}={raw!r} must lie in (0, 1] (1 keeps every image)")
+    return value
+
+
+def _seed(raw: Any, name: str) -> int:
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise SettingsError(f"{name}={raw!r} is not a whole number") from None
+    if value < 0:
+        raise SettingsError(f"{name}={raw!r} must be 0 or more")
+    return value
+
+
+def _columns(raw: str | None, name: str) -> tuple[tuple[str, str], ...]:
+    columns = {role: role for role in HF_ROLES}
+    if raw:
+        for part in raw.split(","):
+            if not part.strip():
+                continue
+            role, sep, column = part.partition("=")
+            role, column = role.strip(), column.strip()
+            if not sep or role not in HF_ROLES or not column:
+                raise SettingsError(
+                    f"{name}={raw!r}: each entry must be ROLE=COLUMN with ROLE one of {', '.join(HF_ROLES)}"
+                )
+            columns[role] = column
+    return tuple((role, columns[role]) for role in HF_ROLES)
+
+
+def _label_map(raw: str | None, name: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    if not raw or not raw.strip():
+        return ()
+    text = raw.strip()
+    if not text.startswith("{"):
+        path = Path(text).expanduser()
+        if not path.is_file():
+            raise SettingsError(f"{name}={raw!r} is neither JSON text nor an existing JSON file")
+        text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise SettingsError(f'{name} must be an object like {{"race": {{"East Asian": "Asian"}}}}')
+    unknown = sorted(set(data) - {"gender", "race", "age"})
+    if unknown:
+        raise SettingsError(f"{name}: unknown attribute {unknown[0]!r}; use gender, race or age")
+    return tuple(
+        (attribute, tuple(sorted((str(k), str(v)) for k, v in data[attribute].items()))) for attribute in sorted(data)
+    )
+
+
+def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Settings:
+    """Settings from raw ``values`` (keys as in :data:`ENV`); ``names`` says how to name them in errors."""
+    corpus = values.get("corpus")
+    if corpus is None or not str(corpus).strip():
+        raise SettingsError(f"FairLens has no face corpus to evaluate: {HOW_TO_CONFIGURE}")
+    corpus = str(corpus).strip()
+    if not corpus.startswith(HF_PREFIX):
+        corpus = str(Path(corpus).expanduser().resolve())
+    elif not corpus[len(HF_PREFIX) :].strip():
+        raise SettingsError(f"{names['corpus']}={corpus!r} names no dataset; write hf:NAME")
+    bad = values.get("on_bad_input")
+    if isinstance(bad, bool):
+        skip = bad
+    else:
+        mode = str(bad or "stop").strip().lower()
+        if mode not in ("stop", "skip"):
+            raise SettingsError(f"{names['on_bad_input']}={bad!r} must be 'stop' or 'skip'")
+        skip = mode == "skip"
+    image_list = values.get("image_list")
+    if image_list:
+        if corpus.startswith(HF_PREFIX) or not Path(corpus).is_dir():
+            raise SettingsError(f"{names['image_list']} needs {names['corpus']} to be a UTKFace folder")
+        image_list = str(Path(str(image_list)).expanduser().resolve())
+        if not Path(image_list).is_file():
+            raise SettingsError(f"{names['image_list']}={values.get('image_list')!r}: no such file")
+    fraction = values.get("sample_fraction")
+    seed = values.get("seed")
+    split = values.get("hf_split")
+    return Settings(
+        corpus=corpus,
+        sample_fraction=DEFAULT_SAMPLE_FRACTION
+        if fraction in (None, "")
+        else _fraction(fraction, names["sample_fraction"]),
+        seed=DEFAULT_SEED if seed in (None, "") else _seed(seed, names["seed"]),
+        image_list=image_list or None,
+        skip_bad_input=skip,
+        hf_split=str(split).strip() if split else None,
+        hf_columns=_columns(values.get("hf_columns"), names["hf_columns"]),
+        label_map=_label_map(values.get("label_map"), names["label_map"]),
+        names=names,
+    )
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings in ``environ`` (default ``os.environ``)."""
+    env = os.environ if environ is None else environ
+    return build_settings({key: env.get(var) for key, var in ENV.items()}, ENV)

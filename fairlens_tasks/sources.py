@@ -1,0 +1,295 @@
+"""Reading the three kinds of face corpus into labelled entries, noting every bad item by name.
+
+- a **UTKFace folder**: every image file below it (``.jpg .jpeg .png .bmp .webp``, any case), labels
+  parsed from the file name; or exactly the images of a FairLens ``images_metadata.json``;
+- a **manifest**: CSV (header row) or JSON lines (``.jsonl``; ``.json`` holds a list of objects) with
+  ``path, gender, race, age`` and any extra attributes; relative paths are relative to the manifest;
+- a **Hugging Face dataset** ``hf:NAME``: image and label columns mapped by ``FAIRLENS_HF_COLUMNS``.
+
+A reader returns the entries it could label and a :class:`Problem` for each one it could not.
+Image bytes are not read here (see :mod:`fairlens_tasks.corpus`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fairlens_tasks.labels import Demographics, LabelError, parse_demographics, parse_utkface_name
+from fairlens_tasks.settings import Settings, SettingsError
+
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
+MANIFEST_SUFFIXES = (".csv", ".jsonl", ".json")
+MANIFEST_LABELS = ("gender", "race", "age")
+_LIST_NAME_FIELDS = ("filename", "file_name", "file", "image", "image_path", "path", "name")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One labelled image of a corpus: a file (``path``) or a dataset row (``index``)."""
+
+    image_id: str
+    demographics: Demographics
+    path: str | None = None
+    index: int | None = None
+    attributes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A bad item: ``item`` names it (file, manifest line, dataset row), ``message`` says what is wrong."""
+
+    item: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.item}: {self.message}"
+
+
+@dataclass
+class Scan:
+    kind: str
+    entries: list[Entry]
+    problems: list[Problem]
+    found: int
+    from_list: bool = False
+
+
+def corpus_kind(settings: Settings) -> str:
+    if settings.is_hf:
+        return "hf"
+    path = Path(settings.corpus)
+    if path.is_dir():
+        return "utkface"
+    if path.is_file():
+        if path.suffix.lower() in MANIFEST_SUFFIXES:
+            return "manifest"
+        raise SettingsError(
+            f"{settings.names['corpus']}={settings.corpus}: a manifest must end in {', '.join(MANIFEST_SUFFIXES)}"
+        )
+    raise SettingsError(f"{settings.names['corpus']}={settings.corpus}: no such folder or file")
+
+
+def scan(settings: Settings) -> Scan:
+    kind = corpus_kind(settings)
+    if kind == "hf":
+        return scan_hf(settings)
+    if kind == "manifest":
+        return scan_manifest(settings)
+    if settings.image_list:
+        return scan_image_list(settings)
+    return scan_utkface(settings)
+
+
+# --------------------------------------------------------------------------- UTKFace folder
+def _image_files(root: Path) -> list[Path]:
+    return sorted(
+        (p for p in root.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
+        key=lambda p: p.relative_to(root).as_posix(),
+    )
+
+
+def scan_utkface(settings: Settings) -> Scan:
+    root = Path(settings.corpus)
+    entries, problems = [], []
+    files = _image_files(root)
+    for path in files:
+        relative = path.relative_to(root).as_posix()
+        try:
+            demographics = parse_utkface_name(path.name)
+        except LabelError as error:
+            problems.append(Problem(relative, str(error)))
+            continue
+        entries.append(Entry(image_id=relative, demographics=demographics, path=str(path)))
+    return Scan("utkface", entries, problems, found=len(files))
+
+
+def _list_records(data: Any) -> list[Any]:
+    if isinstance(data, list):
+        return data
+    if isinstance(data, dict):
+        for key in ("images", "data", "records", "items"):
+            if isinstance(data.get(key), list):
+                return data[key]
+        if all(isinstance(v, dict) for v in data.values()):
+            return [{"filename": k, **v} for k, v in data.items()]
+    raise SettingsError("the image list must be a JSON list of file names or of objects with a file name")
+
+
+def scan_image_list(settings: Settings) -> Scan:
+    """Exactly the images named in a FairLens ``images_metadata.json``, found in the UTKFace folder."""
+    root = Path(settings.corpus)
+    list_path = Path(settings.image_list or "")
+    try:
+        records = _list_records(json.loads(list_path.read_text(encoding="utf-8")))
+    except json.JSONDecodeError as error:
+        raise SettingsError(f"{settings.names['image_list']}={list_path}: not valid JSON ({error.msg})") from None
+    except SettingsError as error:
+        raise SettingsError(f"{settings.names['image_list']}={list_path}: {error}") from None
+    by_name: dict[str, list[Path]] = {}
+    for path in _image_files(root):
+        by_name.setdefault(path.name, []).append(path)
+    entries, problems, seen = [], [], set()
+    label_map = settings.label_map_dict()
+    for number, record in enumerate(records, start=1):
+        item = f"{list_path.name} entry {number}"
+        if isinstance(record, str):
+            record = {"filename": record}
+        name = next((record.get(f) for f in _LIST_NAME_FIELDS if isinstance(record, dict) and record.get(f)), None)
+        if not name:
+            problems.append(Problem(item, "names no image file"))
+            continue
+        name = str(name)
+        item = f"{list_path.name} entry {number} ({name})"
+        candidates = [root / name] if (root / name).is_file() else by_name.get(Path(name).name, [])
+        if not candidates:
+            problems.append(Problem(item, f"no such image under {root}"))
+            continue
+        if len(candidates) > 1:
+            problems.append(Problem(item, f"ambiguous: {len(candidates)} files of that name under {root}"))
+            continue
+        path = candidates[0]
+        relative = path.relative_to(root).as_posix()
+        if relative in seen:
+            problems.append(Problem(item, "listed twice"))
+            continue
+        seen.add(relative)
+        try:
+            if all(record.get(k) is not None for k in MANIFEST_LABELS):
+                demographics = parse_demographics(record["gender"], record["race"], record["age"], label_map)
+            else:
+                demographics = parse_utkface_name(path.name)
+        except LabelError as error:
+            problems.append(Problem(item, str(error)))
+            continue
+        entries.append(Entry(image_id=relative, demographics=demographics, path=str(path)))
+    return Scan("utkface", entries, problems, found=len(records), from_list=True)
+
+
+# --------------------------------------------------------------------------- manifests
+def _manifest_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
+    """(item name, row or None, error) for each data row."""
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        with open(path, newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            header = [h.strip() for h in (reader.fieldnames or [])]
+            missing = [c for c in ("path", *MANIFEST_LABELS) if c not in header]
+            if missing:
+                raise SettingsError(
+                    f"manifest {path} has no {', '.join(missing)} column (columns: {', '.join(header)})"
+                )
+            for row in reader:
+                clean = {(k or "").strip(): v for k, v in row.items() if k is not None}
+                yield f"{path.name} line {reader.line_num}", clean, None
+        return
+    text = path.read_text(encoding="utf-8")
+    if suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise SettingsError(f"manifest {path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+        if not isinstance(data, list):
+            raise SettingsError(f"manifest {path}: a .json manifest must hold a list of objects (use .jsonl for lines)")
+        for number, row in enumerate(data, start=1):
+            if isinstance(row, dict):
+                yield f"{path.name} item {number}", row, None
+            else:
+                yield f"{path.name} item {number}", None, "not a JSON object"
+        return
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as error:
+            yield f"{path.name} line {number}", None, f"not valid JSON ({error.msg})"
+            continue
+        if isinstance(row, dict):
+            yield f"{path.name} line {number}", row, None
+        else:
+            yield f"{path.name} line {number}", None, "not a JSON object"
+
+
+def scan_manifest(settings: Settings) -> Scan:
+    manifest = Path(settings.corpus)
+    base = manifest.parent
+    entries, problems = [], []
+    first_line: dict[str, str] = {}
+    label_map = settings.label_map_dict()
+    found = 0
+    for item, row, error in _manifest_rows(manifest):
+        found += 1
+        if row is None:
+            problems.append(Problem(item, error or "unreadable row"))
+            continue
+        raw_path = row.get("path")
+        if raw_path is None or not str(raw_path).strip():
+            problems.append(Problem(item, "missing path"))
+            continue
+        written = str(raw_path).strip()
+        if written in first_line:
+            problems.append(Problem(item, f"{written} is listed again (first at {first_line[written]})"))
+            continue
+        first_line[written] = item
+        try:
+            demographics = parse_demographics(row.get("gender"), row.get("race"), row.get("age"), label_map)
+        except LabelError as error:
+            problems.append(Problem(f"{item} ({written})", str(error)))
+            continue
+        path = Path(written).expanduser()
+        path = path if path.is_absolute() else base / path
+        extra = tuple(
+            sorted((str(k), "" if v is None else str(v)) for k, v in row.items() if k not in ("path", *MANIFEST_LABELS))
+        )
+        entries.append(Entry(image_id=written, demographics=demographics, path=str(path), attributes=extra))
+    return Scan("manifest", entries, problems, found=found)
+
+
+# --------------------------------------------------------------------------- Hugging Face datasets
+def scan_hf(settings: Settings) -> Scan:
+    import datasets
+
+    from fairlens_tasks.images import hf_dataset
+
+    name = settings.hf_name
+    try:
+        dataset = hf_dataset(name, settings.hf_split)
+    except (FileNotFoundError, ConnectionError, OSError) as error:
+        raise SettingsError(f"{settings.names['corpus']}=hf:{name}: cannot open the dataset ({error})") from None
+    except ValueError as error:
+        raise SettingsError(str(error)) from None
+    columns = {role: settings.column(role) for role in ("image", *MANIFEST_LABELS)}
+    missing = [f"{role}={col}" for role, col in columns.items() if col not in dataset.column_names]
+    if missing:
+        raise SettingsError(
+            f"hf:{name} lacks the column(s) {', '.join(missing)} (it has {', '.join(dataset.column_names)}); "
+            f"map them with {settings.names['hf_columns']}"
+        )
+    labels = dataset.select_columns([columns[r] for r in MANIFEST_LABELS]).to_dict()
+    decoded: dict[str, list[Any]] = {}
+    for role in MANIFEST_LABELS:
+        values = labels[columns[role]]
+        feature = dataset.features[columns[role]]
+        if isinstance(feature, datasets.ClassLabel):
+            values = [
+                feature.int2str(v) if isinstance(v, int) and 0 <= v < feature.num_classes else None for v in values
+            ]
+        decoded[role] = values
+    entries, problems = [], []
+    label_map = settings.label_map_dict()
+    for index in range(len(dataset)):
+        image_id = f"row-{index}"
+        try:
+            demographics = parse_demographics(
+                decoded["gender"][index], decoded["race"][index], decoded["age"][index], label_map
+            )
+        except LabelError as error:
+            problems.append(Problem(f"hf:{name} {image_id}", str(error)))
+            continue
+        entries.append(Entry(image_id=image_id, demographics=demographics, index=index))
+    return Scan("hf", entries, problems, found=len(dataset))
