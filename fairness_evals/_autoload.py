@@ -1,39 +1,36 @@
 """Zero-flag discovery: make ``lm_eval --tasks fact_or_fair`` and ``lmms-eval --tasks fairlens`` just work.
 
 Neither harness version we support lets an installed package add task folders (lm-eval PR #4015 is
-open; lmms-eval's ``LMMS_EVAL_PLUGINS`` is read after its task index is built). So the wheel ships a
-one-line ``fairness_evals_autoload.pth`` that ``site`` runs at start-up and that calls :func:`install`.
+open; lmms-eval's ``LMMS_EVAL_PLUGINS`` is read after its task index is built). So the wheel ships two
+files at the top of site-packages: ``fairness_evals_autoload.pth``, one line that ``site`` runs at start-up,
+and the module it imports, ``_fairness_evals_hook``, which puts itself on ``sys.meta_path``. That finder
+returns ``None`` after one set lookup for every import except ``lm_eval.tasks.manager`` and
+``lmms_eval.tasks``; for those it calls :func:`harness_spec` here (this module is imported only then).
 
-:func:`install` only appends a meta-path finder. The finder answers for exactly two module names,
-``lm_eval.tasks.manager`` and ``lmms_eval.tasks``; for every other import it returns ``None`` after one
-dict lookup. When a harness imports its task manager, the finder lets the normal import happen and then
-(in :mod:`fairness_evals._patch`, imported only then) wraps ``TaskManager.__init__`` so that our task
-folders are indexed with lower precedence than the user's own ``--include_path``.
+:func:`harness_spec` lets the normal finders locate the module and wraps its loader so that, right after
+the harness module has executed, :func:`fairness_evals._patch.patch_task_manager` wraps
+``TaskManager.__init__`` to index our task folders with lower precedence than the user's ``--include_path``.
 
-Guarantees: nothing is imported at start-up beyond this module (``os`` and ``sys`` are already loaded);
-no exception ever leaves the hook (set ``FAIRNESS_EVALS_AUTOLOAD_DEBUG=1`` to see them on stderr);
-``FAIRNESS_EVALS_AUTOLOAD=0`` switches it off, read both at start-up and each time a ``TaskManager`` is
-built; and it steps aside when the harness discovers task plugins natively.
+Guarantees: nothing new is imported at start-up; no exception leaves the hook (``FAIRNESS_EVALS_AUTOLOAD_DEBUG=1``
+prints them to stderr); ``FAIRNESS_EVALS_AUTOLOAD=0`` switches it off, read at start-up and again each time a
+``TaskManager`` is built; and it steps aside when the harness discovers task plugins natively.
 """
-
-from __future__ import annotations
 
 import os
 import sys
 
-_OFF = frozenset({"0", "false", "no", "off"})
-_WATCHED = {"lm_eval.tasks.manager": "lm-eval", "lmms_eval.tasks": "lmms-eval"}
+_HARNESSES = {"lm_eval.tasks.manager": "lm-eval", "lmms_eval.tasks": "lmms-eval"}
 
 
 def enabled() -> bool:
     """False when ``FAIRNESS_EVALS_AUTOLOAD`` is 0/false/no/off."""
-    return os.environ.get("FAIRNESS_EVALS_AUTOLOAD", "1").strip().lower() not in _OFF
+    return os.environ.get("FAIRNESS_EVALS_AUTOLOAD", "1").strip().lower() not in ("0", "false", "no", "off")
 
 
 def debug(message: str) -> None:
     """Print ``message`` to stderr when ``FAIRNESS_EVALS_AUTOLOAD_DEBUG`` is set; never raise."""
     if os.environ.get("FAIRNESS_EVALS_AUTOLOAD_DEBUG"):
-        try:  # noqa: SIM105 - contextlib is not imported at start-up; keep it that way
+        try:  # noqa: SIM105 - keep this module free of imports
             print(f"fairness-evals autoload: {message}", file=sys.stderr)
         except Exception:
             pass
@@ -62,40 +59,39 @@ class _PatchingLoader:
         return getattr(self._inner, name)
 
 
-class HarnessFinder:
-    """A ``sys.meta_path`` finder that only acts on the harnesses' task-manager modules."""
+def _is_our_finder(finder: object) -> bool:
+    return getattr(finder, "__name__", None) == "_fairness_evals_hook" or getattr(finder, "_fairness_evals", False)
 
-    def find_spec(self, fullname, path=None, target=None):
-        harness = _WATCHED.get(fullname)
-        if harness is None:
+
+def harness_spec(name: str, path=None, target=None):
+    """The spec the other finders give for a harness task-manager module, with a patching loader.
+
+    ``None`` (let the import system continue) for modules we do not watch or that nobody can find.
+    """
+    harness = _HARNESSES.get(name)
+    if harness is None:
+        return None
+    try:
+        for finder in sys.meta_path:
+            if _is_our_finder(finder):
+                continue
+            find = getattr(finder, "find_spec", None)
+            spec = find(name, path, target) if find is not None else None
+            if spec is not None:
+                break
+        else:
             return None
-        try:
-            for finder in sys.meta_path:
-                if finder is self or isinstance(finder, HarnessFinder):
-                    continue
-                find = getattr(finder, "find_spec", None)
-                spec = find(fullname, path, target) if find is not None else None
-                if spec is not None:
-                    break
-            else:
-                return None
-            if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                spec.loader = _PatchingLoader(spec.loader, harness)
-            return spec
-        except Exception as error:
-            debug(f"finder failed for {fullname}: {error!r}")
-            return None
+        if spec.loader is not None and hasattr(spec.loader, "exec_module"):
+            spec.loader = _PatchingLoader(spec.loader, harness)
+        return spec
+    except Exception as error:
+        debug(f"finder failed for {name}: {error!r}")
+        return None
 
 
-def install() -> None:
-    """Put the finder first on ``sys.meta_path`` (once), unless switched off."""
-    if not enabled():
-        return
-    if any(isinstance(finder, HarnessFinder) for finder in sys.meta_path):
-        return
-    sys.meta_path.insert(0, HarnessFinder())
-    # A harness imported before the hook ran (unusual: another .pth) is patched directly.
-    for name, harness in _WATCHED.items():
+def patch_loaded_harnesses() -> None:
+    """Patch harness task managers imported before the hook was installed (e.g. from an interactive session)."""
+    for name, harness in _HARNESSES.items():
         module = sys.modules.get(name)
         if module is not None:
             try:

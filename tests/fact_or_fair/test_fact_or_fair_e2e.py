@@ -51,7 +51,12 @@ def _check_task(results: dict, task: str, expected: tuple[str, ...]) -> None:
             for suffix in ("", "_ci_low", "_ci_high"):
                 assert math.isfinite(metrics[f"s_e_{axis}{suffix}"]), (task, axis, suffix)
     for name, value in metrics.items():
-        if isinstance(value, float) and math.isfinite(value) and name not in ("parsed", "seed") and "increase" not in name:
+        if (
+            isinstance(value, float)
+            and math.isfinite(value)
+            and name not in ("parsed", "seed")
+            and "increase" not in name
+        ):
             assert 0.0 <= value <= 1.0 + 1e-9, (task, name, value)
 
 

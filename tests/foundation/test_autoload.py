@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import _fairness_evals_hook as hook
 from fairness_evals import _autoload, _patch
 from fairness_evals.paths import task_paths
 
-PTH = Path(_autoload.__file__).with_name("fairness_evals_autoload.pth")
+REPO = Path(__file__).resolve().parents[2]
+PTH = REPO / "fairness_evals_autoload.pth"
 
 
 class FakeTaskManager:
@@ -110,16 +112,16 @@ def test_patch_is_idempotent_and_never_raises() -> None:
 
 
 def test_finder_ignores_other_modules_and_patches_watched_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    finder = _autoload.HarnessFinder()
-    assert finder.find_spec("json") is None and finder.find_spec("lm_eval") is None
+    assert hook.find_spec("json") is None and hook.find_spec("lm_eval") is None
     (tmp_path / "fake_harness_manager.py").write_text(
         "class TaskManager:\n"
         "    def __init__(self, include_path=None, include_defaults=True):\n"
         "        self.include_path = include_path\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.setitem(_autoload._WATCHED, "fake_harness_manager", "lm-eval")
-    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    monkeypatch.setattr(hook, "WATCHED", hook.WATCHED | {"fake_harness_manager"})
+    monkeypatch.setitem(_autoload._HARNESSES, "fake_harness_manager", "lm-eval")
+    monkeypatch.setattr(sys, "meta_path", [hook, *[f for f in sys.meta_path if f is not hook]])
     sys.modules.pop("fake_harness_manager", None)
     module = importlib.import_module("fake_harness_manager")
     try:
@@ -128,11 +130,12 @@ def test_finder_ignores_other_modules_and_patches_watched_ones(tmp_path: Path, m
         assert module.TaskManager(include_path="/user").include_path == [*task_paths("lm-eval"), "/user"]
     finally:
         sys.modules.pop("fake_harness_manager", None)
+    assert _autoload.harness_spec("no_such_module_anywhere") is None
 
 
 def _run_pth(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """Execute the .pth line the way ``site`` does, in a clean interpreter."""
-    code = f"exec(compile(open({str(PTH)!r}).read(), 'pth', 'exec')); import sys; print(type(sys.meta_path[0]).__name__)"
+    code = f"exec(compile(open({str(PTH)!r}).read(), 'pth', 'exec')); import sys; print(getattr(sys.meta_path[0], '__name__', ''))"
     return subprocess.run(
         [sys.executable, "-S", "-c", code], env={**os.environ, **env}, capture_output=True, text=True, cwd=tmp_path
     )
@@ -140,14 +143,22 @@ def _run_pth(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
 
 def test_pth_line_installs_the_finder_and_stays_silent_when_broken(tmp_path: Path) -> None:
     assert PTH.read_text().startswith("import ") and PTH.read_text().count("\n") == 1
-    ok = _run_pth(tmp_path, PYTHONPATH=str(Path(_autoload.__file__).parents[1]))
-    assert ok.returncode == 0 and ok.stdout.strip() == "HarnessFinder" and ok.stderr == ""
+    ok = _run_pth(tmp_path, PYTHONPATH=str(REPO))
+    assert ok.returncode == 0 and ok.stdout.strip() == "_fairness_evals_hook" and ok.stderr == ""
     broken = tmp_path / "broken"
-    (broken / "fairness_evals").mkdir(parents=True)
-    (broken / "fairness_evals" / "__init__.py").write_text("raise RuntimeError('boom')\n")
+    broken.mkdir()
+    (broken / "_fairness_evals_hook.py").write_text("raise RuntimeError('boom')\n")
     quiet = _run_pth(tmp_path, PYTHONPATH=str(broken))
     assert quiet.returncode == 0 and quiet.stderr == ""
     loud = _run_pth(tmp_path, PYTHONPATH=str(broken), FAIRNESS_EVALS_AUTOLOAD_DEBUG="1")
     assert loud.returncode == 0 and "fairness-evals autoload" in loud.stderr and "boom" in loud.stderr
-    off = _run_pth(tmp_path, PYTHONPATH=str(Path(_autoload.__file__).parents[1]), FAIRNESS_EVALS_AUTOLOAD="0")
-    assert off.returncode == 0 and off.stdout.strip() != "HarnessFinder"
+    off = _run_pth(tmp_path, PYTHONPATH=str(REPO), FAIRNESS_EVALS_AUTOLOAD="0")
+    assert off.returncode == 0 and off.stdout.strip() != "_fairness_evals_hook"
+
+
+def test_a_broken_autoload_module_never_breaks_a_harness_import(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(*args: object) -> None:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(_autoload, "harness_spec", boom)
+    assert hook.find_spec("lm_eval.tasks.manager") is None  # the import system carries on without us

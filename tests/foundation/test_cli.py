@@ -73,7 +73,9 @@ def test_list_prints_the_harness_index(capsys: pytest.CaptureFixture) -> None:
 def test_model_conversion_is_idempotent_and_safe_when_two_processes_ask_at_once(tmp_path: Path) -> None:
     env = {**os.environ, "FAIRNESS_EVALS_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
     command = [sys.executable, "-m", "fairness_evals", "model"]
-    procs = [subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [
+        subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)
+    ]
     outputs = [p.communicate(timeout=600) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outputs]
     folders = {out.strip().splitlines()[-1] for out, _ in outputs}

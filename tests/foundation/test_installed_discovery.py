@@ -19,17 +19,19 @@ def _names(harness: str, kind: str | None = None) -> list[str]:
 
 def test_startup_hook_is_installed_and_lazy(installed_bin: Path, tmp_path: Path) -> None:
     code = (
-        "import sys, json; print(json.dumps([[type(f).__name__ for f in sys.meta_path],"
-        " 'fairness_evals._patch' in sys.modules, sys.modules['fairness_evals'].__file__]))"
+        "import sys, json; print(json.dumps([[getattr(f, '__name__', type(f).__name__) for f in sys.meta_path],"
+        " sorted(m for m in sys.modules if 'fairness' in m), sys.modules['_fairness_evals_hook'].__file__]))"
     )
     out = run([str(installed_bin / "python"), "-c", code], env=offline_env(tmp_path), cwd=tmp_path).stdout
-    finders, patched, location = json.loads(out)
-    assert finders[0] == "HarnessFinder" and patched is False
-    assert "site-packages" in location and "/work/" not in location.replace(str(tmp_path), "")
+    finders, loaded, location = json.loads(out)
+    assert finders[0] == "_fairness_evals_hook" and loaded == ["_fairness_evals_hook"]  # nothing else at start-up
+    assert location.startswith(str(installed_bin.parent))
     off = run(
-        [str(installed_bin / "python"), "-c", code], env=offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0"), cwd=tmp_path
+        [str(installed_bin / "python"), "-c", code],
+        env=offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0"),
+        cwd=tmp_path,
     ).stdout
-    assert "HarnessFinder" not in json.loads(off)[0]
+    assert "_fairness_evals_hook" not in json.loads(off)[0]
 
 
 def test_lm_eval_ls_tasks_lists_ours_with_no_flags(installed_bin: Path, tmp_path: Path) -> None:
@@ -108,7 +110,9 @@ def test_lmms_eval_lists_ours_with_no_flags_and_hook_off_hides_them(installed_bi
     ).stdout
     assert not set(ours) & set(off.split())
     env = offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0")
-    folder = run([str(installed_bin / "fairness-evals"), "tasks-dir", "lmms-eval"], env=env, cwd=tmp_path).stdout.strip()
+    folder = run(
+        [str(installed_bin / "fairness-evals"), "tasks-dir", "lmms-eval"], env=env, cwd=tmp_path
+    ).stdout.strip()
     explicit = run(
         [str(installed_bin / "lmms-eval"), "tasks", "list", "--include-path", folder], env=env, cwd=tmp_path
     ).stdout
@@ -158,6 +162,10 @@ def test_lm_eval_config_sweep_with_an_include_path_list(installed_bin: Path, tmp
         .replace("output_path: results", f"output_path: {tmp_path / 'out'}")
     )
     (tmp_path / "sweep.yaml").write_text(config)
-    run([str(installed_bin / "lm_eval"), "--config", str(tmp_path / "sweep.yaml"), "--limit", "2"], env=env, cwd=tmp_path)
+    run(
+        [str(installed_bin / "lm_eval"), "--config", str(tmp_path / "sweep.yaml"), "--limit", "2"],
+        env=env,
+        cwd=tmp_path,
+    )
     results = load_results(tmp_path / "out")
     assert "fact_or_fair_objective" in results["results"] and "fact_or_fair_subjective" in results["groups"]
