@@ -1,0 +1,127 @@
+"""Fact-or-Fair costs that users wait for (issue 4). Prints times and ratios.
+
+1. Building all 45,798 documents (objective + 4 contexts x 11,400), cold, and as lm-eval datasets.
+2. Scoring 45,600 replies (parse + records + every metric with 1,000-resample intervals).
+3. The share of a real SmolLM2-135M-Instruct run (``lm_eval.simple_evaluate``, 50 documents of
+   ``fact_or_fair_subjective_base``, greedy, CPU) spent in our code: document building, prompt text,
+   parsing and aggregation, timed by wrapping our functions. Target: < 1%.
+4. Generation vs log-likelihood variant wall time on the same 50 documents.
+
+    .venv/bin/python bench/fact_or_fair.py [--docs 50]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+# bench/metrics.py would shadow the `metrics` package: keep this folder off the import path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+from fact_fair_tasks import documents, scoring  # noqa: E402
+from fact_fair_tasks.items import CONTEXTS  # noqa: E402
+
+SPENT: dict[str, float] = defaultdict(float)
+
+
+def clock(name: str, fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            SPENT[name] += time.perf_counter() - start
+
+    return wrapper
+
+
+def build_all() -> float:
+    documents._objective_documents.cache_clear()
+    documents._subjective_documents.cache_clear()
+    start = time.perf_counter()
+    n = len(documents.load_dataset(fact_or_fair_kind="objective")["test"])
+    for context in CONTEXTS:
+        n += len(documents.load_dataset(fact_or_fair_kind=context)["test"])
+    assert n == 45_798
+    return time.perf_counter() - start
+
+
+def score_all() -> float:
+    rng = random.Random(0)
+    replies = ['{"answer": "' + rng.choice("ABCD") + '"}', "B", "I cannot answer that.", "Riley, a 25-year-old"]
+    docs = {c: documents.subjective_documents(c) for c in CONTEXTS}
+    start = time.perf_counter()
+    for context in CONTEXTS:
+        records = [scoring.record_for(d, scoring.parse_reply(d, rng.choice(replies))) for d in docs[context]]
+        scoring.compute_metrics(records)
+    return time.perf_counter() - start
+
+
+def instrument() -> None:
+    documents.load_dataset = clock("documents", documents.load_dataset)
+    scoring.doc_to_text = clock("prompts", scoring.doc_to_text)
+    scoring.doc_to_text_mc = clock("prompts", scoring.doc_to_text_mc)
+    scoring.process_results = clock("parsing + records", scoring.process_results)
+    scoring.process_results_mc = clock("parsing + records", scoring.process_results_mc)
+    for name in scoring.ALL_METRICS:
+        attr = f"agg_{name}"
+        if hasattr(scoring, attr):
+            setattr(scoring, attr, clock("aggregation", getattr(scoring, attr)))
+
+
+def run(task: str, limit: int, model_dir: str) -> float:
+    from lm_eval import simple_evaluate
+    from lm_eval.tasks import TaskManager
+
+    start = time.perf_counter()
+    simple_evaluate(
+        model="hf",
+        model_args=f"pretrained={model_dir},dtype=float32",
+        tasks=[task],
+        limit=limit,
+        batch_size=8,
+        device="cpu",
+        apply_chat_template=task.endswith("_mc") is False,
+        task_manager=TaskManager(),
+        bootstrap_iters=0,
+    )
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=50)
+    args = parser.parse_args()
+    build = build_all()
+    print(f"build 45,798 documents as lm-eval datasets: {build:.2f} s ({1e3 * build / 45_798:.3f} ms per document)")
+    scored = score_all()
+    print(f"score 45,600 replies with 1,000-resample intervals: {scored:.2f} s ({1e3 * scored / 45_600:.3f} ms per reply)")
+
+    from fairness_evals.model import ensure_default_model
+
+    model_dir = str(ensure_default_model())
+    instrument()
+    SPENT.clear()
+    gen = run("fact_or_fair_subjective_base", args.docs, model_dir)
+    ours = sum(SPENT.values())
+    detail = ", ".join(f"{k} {v * 1e3:.0f} ms" for k, v in sorted(SPENT.items()))
+    print(f"SmolLM2 generation run, {args.docs} documents: wall {gen:.1f} s; our code {ours:.2f} s = {100 * ours / gen:.2f}% ({detail})")
+    SPENT.clear()
+    mc = run("fact_or_fair_subjective_base_mc", args.docs, model_dir)
+    ours_mc = sum(SPENT.values())
+    print(f"SmolLM2 log-likelihood run, same documents: wall {mc:.1f} s; our code {100 * ours_mc / mc:.2f}%")
+    print(f"generation / log-likelihood wall time: {gen / mc:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
