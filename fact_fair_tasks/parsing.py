@@ -72,13 +72,29 @@ def _letters(matches: list[str]) -> set[int]:
     return {ord(m.upper()) - ord("A") for m in matches}
 
 
-def _bounded(text: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![\w-])" + re.escape(text.lower()) + r"(?![\w-])")
+def _word_char(ch: str) -> bool:
+    return ch.isalnum() or ch in "_-"
+
+
+def contains_bounded(haystack: str, needle: str) -> bool:
+    """``needle`` occurs in ``haystack`` with no word character or hyphen right before or after it.
+
+    ("female" does not contain a bounded "male"; "non-urgent" does not contain "urgent".) Both lowercase.
+    A string search, not a regex: the options change with every document, so compiled patterns would
+    not be reused.
+    """
+    start = haystack.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        if (start == 0 or not _word_char(haystack[start - 1])) and (end == len(haystack) or not _word_char(haystack[end])):
+            return True
+        start = haystack.find(needle, start + 1)
+    return False
 
 
 def _option_mentions(reply: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
     lowered = reply.lower()
-    return {i for i, texts in enumerate(option_texts) if any(_bounded(t).search(lowered) for t in texts if t)}
+    return {i for i, texts in enumerate(option_texts) if any(contains_bounded(lowered, t.lower()) for t in texts if t)}
 
 
 def parse_answer(reply: object, option_texts: Sequence[Sequence[str]], n_options: int | None = None) -> Parse:
