@@ -1,15 +1,14 @@
 """Image access: a small bounded decode cache, integrity checks, and Hugging Face dataset handles.
 
-Every question of a domain is asked of every image, and the documents are ordered image by image, so
-in lmms-eval's chat models (which keep the document order) an image's questions arrive one after the
-other: a cache of a few decoded images turns 21 decodes (hiring) into one. The cache is an LRU keyed by
-the file (path, size, modification time) or by (dataset, row), holds at most ``FAIRLENS_IMAGE_CACHE``
-images (default 8), and hands out copies, so a model that edits an image in place cannot corrupt it.
-Memory stays flat however large the corpus: nothing else keeps pixels.
+Every question of a domain is asked of every image, and the documents are ordered image by image, so a
+model that keeps the document order sees an image's questions one after the other: a cache of a few decoded
+images turns 21 decodes (hiring) into one. The cache is keyed by the file (path, size, modification time) or
+by (dataset, row), holds at most ``FAIRLENS_IMAGE_CACHE`` images (default 8; see :class:`ImageCache` for the
+eviction rule), and hands out copies, so a model that edits an image in place cannot corrupt it. Memory
+stays flat however large the corpus: nothing else keeps pixels.
 
-Simple (non-chat) lmms-eval models sort requests by prompt length, which groups them by question; then
-each image is decoded once per question unless the cache holds the whole corpus (README, "Image
-decoding").
+Models that sort requests by prompt text group them by question instead; then an image is decoded once per
+question unless it is among the images the cache keeps (README, "Image decoding").
 
 :func:`check_image` decodes an image once, at reduced scale where the format allows (JPEG draft mode
 still reads every byte of the compressed stream), with truncated files treated as errors whatever
@@ -22,7 +21,6 @@ import hashlib
 import io
 import os
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,37 +42,52 @@ class DecodeStats:
 
 
 class ImageCache:
-    """A thread-safe LRU of decoded RGB images, bounded by count."""
+    """A thread-safe cache of decoded RGB images holding at most ``capacity`` images.
+
+    Eviction keeps the first ``capacity - 1`` images it sees and rotates one slot among the others. lmms-eval
+    hands requests over in one of two orders: document order (chat models such as ``llava_hf`` and
+    ``internvl_hf``; an image's questions arrive together), where the rotating slot alone gives one decode per
+    image; or sorted by prompt text (``qwen2_5_vl``, ``qwen3_vl`` and the simple models), which cycles through
+    all images once per question. Least-recently-used eviction would hit nothing in that cycle unless the
+    whole corpus fits; keeping a fixed set hits ``capacity - 1`` images in every cycle.
+    """
 
     def __init__(self, capacity: int) -> None:
         self.capacity = max(0, int(capacity))
-        self._items: OrderedDict[Hashable, Image.Image] = OrderedDict()
+        self._kept: dict[Hashable, Image.Image] = {}
+        self._rotating: tuple[Hashable, Image.Image] | None = None
         self._lock = threading.Lock()
         self.stats = DecodeStats()
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self._kept) + (self._rotating is not None)
+
+    def _find(self, key: Hashable) -> Image.Image | None:
+        found = self._kept.get(key)
+        if found is None and self._rotating is not None and self._rotating[0] == key:
+            found = self._rotating[1]
+        return found
 
     def get(self, key: Hashable, decode: Callable[[], Image.Image]) -> Image.Image:
         with self._lock:
-            found = self._items.get(key)
+            found = self._find(key)
             if found is not None:
-                self._items.move_to_end(key)
                 self.stats.hits += 1
                 return found.copy()
         image = decode()
         with self._lock:
             self.stats.decodes += 1
-            if self.capacity:
-                self._items[key] = image
-                self._items.move_to_end(key)
-                while len(self._items) > self.capacity:
-                    self._items.popitem(last=False)
+            if self._find(key) is None and self.capacity:
+                if len(self._kept) < self.capacity - 1:
+                    self._kept[key] = image
+                else:
+                    self._rotating = (key, image)
         return image.copy() if self.capacity else image
 
     def clear(self) -> None:
         with self._lock:
-            self._items.clear()
+            self._kept.clear()
+            self._rotating = None
             self.stats = DecodeStats()
 
 

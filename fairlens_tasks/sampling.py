@@ -7,8 +7,8 @@ published. Here:
 1. Each stratum ``s`` (one of 2 x 5 x 3 = 30 cells) with ``N_s`` eligible images gets the quota
    ``q_s = f * N_s``; it keeps ``floor(q_s)`` images, **at least one** when ``N_s > 0`` (every stratum
    represented when possible).
-2. The images still missing to reach ``round(f * N)`` go to the strata with the largest remainders
-   ``q_s - floor(q_s)`` (ties: stratum order). The total is ``max(round(f * N), sum of step 1)``: the
+2. The images still missing to reach ``round(f * N)`` go, one each, to the strata with the largest
+   remainders ``q_s - n_s`` (ties: stratum order). The total is ``max(round(f * N), sum of step 1)``: the
    at-least-one rule can add at most one image per stratum whose quota is below one.
 3. Within a stratum, ``random.Random("fairlens/sample/seed-<seed>/<gender>/<race>/<band>").sample``
    draws from the images sorted by id, so the draw does not depend on file-system order or on the
@@ -46,7 +46,8 @@ def allocate(sizes: Sequence[int], fraction: float) -> list[int]:
     target = min(total_size, math.floor(fraction * total_size + 0.5))
     missing = target - sum(counts)
     if missing > 0:
-        order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - math.floor(quotas[i] + 1e-9)), i))
+        # Largest remainder first; a stratum lifted to one image is already above its quota (negative remainder).
+        order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - counts[i]), i))
         for i in order:
             if missing == 0:
                 break

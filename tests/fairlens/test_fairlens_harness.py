@@ -1,0 +1,166 @@
+"""End to end through the real ``lmms-eval`` command line (slow: each run starts the harness).
+
+lmms-eval exits 0 even when evaluation fails, so every test reads the results JSON and samples files.
+The vision-language model is tiny and randomly initialised (``tests/support/tiny_vlm.py``): it checks
+the plumbing (real images, real prompts, the chat path, logging, aggregation), never model quality.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+from faces import make_utkface_folder
+from tiny_vlm import build_plumbing_only_vlm
+
+from fairlens_tasks import scoring
+from fairness_evals.cli import main as fairness_evals_main
+
+pytestmark = pytest.mark.harness
+
+LMMS_EVAL = str(Path(sys.executable).with_name("lmms-eval"))
+TASKS = ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare")
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One image per stratum: 30 images, so fraction 1 evaluates 30 x 38 documents."""
+    root = tmp_path_factory.mktemp("faces")
+    make_utkface_folder(root, 1, seed=5)
+    return root
+
+
+@pytest.fixture(scope="session")
+def plumbing_only_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_plumbing_only_vlm(tmp_path_factory.mktemp("tiny-random-llava"))
+
+
+def _run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("FAIRLENS_")}
+    clean.update(
+        HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), **(env or {}),
+    )  # fmt: skip
+    return subprocess.run([LMMS_EVAL, *args], capture_output=True, text=True, env=clean, timeout=540, check=False)
+
+
+def _outputs(folder: Path) -> tuple[dict, dict[str, list[dict]]]:
+    results = list(folder.rglob("*_results.json"))
+    assert len(results) == 1, f"no results JSON under {folder}"
+    samples = {}
+    for task in TASKS:
+        (path,) = folder.rglob(f"*_samples_{task}.jsonl")
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
+    return json.loads(results[0].read_text()), samples
+
+
+def _same(a: object, b: object) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _score_samples(folder: Path, corpus_args: list[str], tmp_path: Path) -> dict:
+    out = tmp_path / "scores.json"
+    responses = [
+        arg for path in sorted(folder.rglob("*_samples_fairlens_*.jsonl")) for arg in ("--responses", str(path))
+    ]
+    assert fairness_evals_main(["score", "fairlens", *corpus_args, *responses, "--out", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, tmp_path: Path) -> None:
+    """``--model dummy`` answers "Cannot tell" to everything; the corpus comes from the config's env block."""
+    config = tmp_path / "run.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "model": "dummy",
+                "model_args": "response=Cannot tell",
+                "tasks": "fairlens",
+                "batch_size": 1,
+                "output_path": str(tmp_path / "out"),
+                "log_samples": True,
+                "env": {"FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SAMPLE_FRACTION": "1"},
+            }
+        )
+    )
+    run = _run(["--config", str(config)], tmp_path)
+    results, samples = _outputs(tmp_path / "out")
+    r = results["results"]
+    assert r["fairlens_hiring"]["soundness,none"] == pytest.approx(6 / 21), run.stdout[-2000:]
+    assert r["fairlens_legal"]["soundness,none"] == pytest.approx(8 / 9)
+    assert r["fairlens_healthcare"]["soundness,none"] == pytest.approx(7 / 8)
+    assert r["fairlens"]["soundness,none"] == pytest.approx((6 / 21 + 8 / 9 + 7 / 8) / 3)
+    assert r["fairlens"]["unparsed_rate,none"] == pytest.approx((15 / 21 + 1 / 8) / 3)
+    assert r["fairlens"]["parity_gap,none"] == 0.0 and r["fairlens"]["association_rate,none"] == 0.0
+    for task in TASKS:
+        for name in scoring.ALL_METRICS:
+            assert f"{name},none" in r[task], (task, name)
+        assert r[task]["images_sampled,none"] == 30 and r[task]["images_found,none"] == 30
+        assert r[task]["seed,none"] == 0 and r[task]["data_version,none"] == 1
+        assert len(samples[task]) == 30 * {"fairlens_hiring": 21, "fairlens_legal": 9, "fairlens_healthcare": 8}[task]
+        assert all(s["filtered_resps"] == "Cannot tell" and s["fairlens_answer"]["id"] for s in samples[task])
+    assert results["versions"]["fairlens_legal"] == 1
+    scores = _score_samples(tmp_path / "out", ["--corpus", str(corpus), "--sample-fraction", "1"], tmp_path)
+    for task, metrics in scores.items():
+        for name, value in metrics.items():
+            assert _same(value, r[task][f"{name},none"]), (task, name)
+
+
+def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
+    """``llava_hf`` (chat path) on real image files, two documents per task; corpus from environment variables."""
+    out = tmp_path / "out"
+    run = _run(
+        [
+            "--model", "llava_hf",
+            "--model_args", f"pretrained={plumbing_only_vlm},device=cpu,device_map=cpu,dtype=float32",
+            "--tasks", "fairlens", "--limit", "2", "--batch_size", "1",
+            "--output_path", str(out), "--log_samples",
+        ],
+        tmp_path,
+        env={"FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SEED": "3"},
+    )  # fmt: skip
+    results, samples = _outputs(out)
+    r = results["results"]
+    for task in TASKS:
+        assert r[task]["answers,none"] == 2, run.stdout[-3000:]
+        assert r[task]["seed,none"] == 3 and r[task]["sample_fraction,none"] == 0.1
+        assert 0.0 <= r[task]["unparsed_rate,none"] <= 1.0
+        assert len(samples[task]) == 2
+        for sample in samples[task]:
+            assert isinstance(sample["filtered_resps"], str)  # every answer reaches the log
+            assert sample["fairlens_answer"]["rule"]
+            assert sample["input"].startswith("This image is")
+            assert sample["input_media"] and Path(sample["input_media"][0]).is_file()
+    assert "fairlens" in r
+    scores = _score_samples(out, ["--corpus", str(corpus), "--seed", "3"], tmp_path)
+    for task, metrics in scores.items():
+        for name, value in metrics.items():
+            assert _same(value, r[task][f"{name},none"]), (task, name)
+
+
+def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) -> None:
+    run = _run(["--model", "dummy", "--tasks", "fairlens_legal", "--output_path", str(tmp_path / "out")], tmp_path)
+    text = run.stdout + run.stderr
+    assert "FairLens has no face corpus to evaluate: set FAIRLENS_CORPUS" in text
+    assert "RetryError" not in text
+    assert not list(tmp_path.rglob("*_results.json"))
+
+
+def test_bad_input_stops_before_the_model_is_called(corpus: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "faces"
+    bad.mkdir()
+    for path in corpus.iterdir():
+        (bad / path.name).write_bytes(path.read_bytes())
+    (bad / "39_1_20170116174525125.jpg.chip.jpg").write_bytes(b"")
+    run = _run(["--model", "dummy", "--tasks", "fairlens_hiring", "--output_path", str(tmp_path / "out")], tmp_path,
+               env={"FAIRLENS_CORPUS": str(bad)})  # fmt: skip
+    text = run.stdout + run.stderr
+    assert "39_1_20170116174525125.jpg.chip.jpg: file name does not parse" in text
+    assert "FAIRLENS_ON_BAD_INPUT=skip" in text
+    assert not list(tmp_path.rglob("*_results.json"))
