@@ -159,7 +159,14 @@ def score_documents(
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """Metrics per task for the documents that have a reply; also the number of documents left unanswered."""
     from fairlens_tasks.normalise import normalise
-    from fairlens_tasks.scoring import ROLLUPS, compute_metrics, model_level_mean, provenance_values, record_for
+    from fairlens_tasks.scoring import (
+        PROVENANCE,
+        ROLLUPS,
+        compute_metrics,
+        model_level_mean,
+        provenance_value,
+        record_for,
+    )
 
     out: dict[str, dict[str, Any]] = {}
     missing: dict[str, int] = {}
@@ -170,7 +177,8 @@ def score_documents(
             continue
         records = [record_for(doc, normalise(replies[doc["id"]], doc["options"])) for doc in answered]
         metrics: dict[str, Any] = dict(compute_metrics(records, task=task))
-        metrics.update(provenance_values([doc["provenance"] for doc in answered], task=task))
+        for name in PROVENANCE:
+            metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
         out[task] = metrics
     domain_tasks = [t for t in docs_by_task if t in out]
     if len(domain_tasks) == 3:

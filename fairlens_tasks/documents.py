@@ -5,8 +5,8 @@ images come in the sampler's round-robin order and each image's questions are co
 order, so an lmms-eval chat model decodes each image once per domain (:mod:`fairlens_tasks.images`).
 
 A document is flat (Arrow-friendly) and carries no pixels: the image is a file path or a dataset row
-index that ``doc_to_visual`` opens on demand. ``provenance`` is a compact JSON string with the seed,
-sample fraction, corpus fingerprint, data version and image accounting.
+index that ``doc_to_visual`` opens on demand; the prompt is looked up from the question id; the provenance
+(seed, sample fraction, corpus fingerprint, data version, image accounting) is in typed columns.
 
 lmms-eval entry points: ``process_docs: !function fairlens_tasks.documents.hiring_docs`` (and
 ``legal_docs``, ``healthcare_docs``). They read the corpus settings from the environment
@@ -18,13 +18,14 @@ task at once with the message itself.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from collections.abc import Iterator
 from typing import Any
 
 from fairlens_tasks.corpus import Corpus, CorpusImage, load_corpus
-from fairlens_tasks.prompts import prompt_text
+from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import DOMAINS, Question, domain_questions
 from fairlens_tasks.settings import Settings, settings_from_env
 
@@ -42,15 +43,10 @@ def doc_id(image: CorpusImage, question: Question) -> str:
     return f"{image.entry.image_id}/{question.id}"
 
 
-def _provenance(corpus: Corpus) -> str:
-    return json.dumps(corpus.provenance(), sort_keys=True, separators=(",", ":"))
-
-
 def iter_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
     """The documents of ``domain`` for ``corpus``, image-major."""
     questions = domain_questions(domain)
-    prompts = {q.id: prompt_text(q) for q in questions}
-    provenance = _provenance(corpus)
+    provenance = corpus.provenance()
     settings = corpus.settings
     hf = corpus.kind == "hf"
     for image in corpus.images:
@@ -64,7 +60,6 @@ def iter_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
                 "domain": domain,
                 "question_id": question.id,
                 "question_index": question.index,
-                "prompt": prompts[question.id],
                 "options": list(question.options),
                 "sound_answer": question.expected,
                 "adverse": list(question.adverse),
@@ -82,12 +77,51 @@ def iter_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
                 "age": d.age,
                 "age_band": d.age_band,
                 "attributes": attributes,
-                "provenance": provenance,
+                **provenance,
             }
 
 
 def documents(settings: Settings, domain: str) -> list[dict[str, Any]]:
     return list(iter_documents(load_corpus(settings), domain))
+
+
+_STRING, _INT = "string", "int64"
+COLUMN_TYPES: dict[str, str] = {
+    "id": _STRING, "task": _STRING, "domain": _STRING, "question_id": _STRING, "question_index": _INT,
+    "options": "list<string>", "sound_answer": _STRING, "adverse": "list<string>", "association": "bool",
+    "association_tag": _STRING, "image": _STRING, "image_index": _INT, "image_id": _STRING, "image_unit": _INT,
+    "hf_dataset": _STRING, "hf_split": _STRING, "hf_image_column": _STRING, "gender": _STRING, "race": _STRING,
+    "age": _INT, "age_band": _STRING, "attributes": _STRING, "seed": _INT, "sample_fraction": "double",
+    "corpus_sha256": _STRING, "data_version": _INT, "images_found": _INT, "images_loaded": _INT,
+    "images_skipped": _INT, "images_eligible": _INT, "images_sampled": _INT, "groups_empty": _INT,
+}  # fmt: skip
+CHUNK = 4096
+
+
+def _schema() -> Any:
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64(), "bool": pa.bool_()}
+    types["list<string>"] = pa.list_(pa.string())
+    return pa.schema([(name, types[kind]) for name, kind in COLUMN_TYPES.items()])
+
+
+def document_table(corpus: Corpus, domain: str) -> Any:
+    """The documents of ``domain`` as an Arrow table, built in chunks of :data:`CHUNK` documents with a fixed
+    schema: the Python objects of at most one chunk exist at a time, so the peak is about the table itself."""
+    import pyarrow as pa
+
+    schema = _schema()
+    batches = []
+    chunk: list[dict[str, Any]] = []
+    for doc in iter_documents(corpus, domain):
+        chunk.append(doc)
+        if len(chunk) == CHUNK:
+            batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))
+            chunk = []
+    if chunk:
+        batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))
+    return pa.Table.from_batches(batches, schema=schema)
 
 
 def _error_dataset(message: str) -> Any:
@@ -106,11 +140,13 @@ def _process_docs(dataset: Any, domain: str) -> Any:
     if shipped != {q.id for q in closed_questions()}:
         return _error_dataset("fairlens_tasks: the question file lmms-eval loaded differs from the package's")
     try:
-        docs = documents(settings_from_env(), domain)
+        corpus = load_corpus(settings_from_env())
     except ValueError as error:  # SettingsError, CorpusError, LabelError: user input, explained
         log.error("%s: %s", task_name(domain), error)
         return _error_dataset(str(error))
-    return datasets.Dataset.from_list(docs)
+    # An explicit fingerprint: without one, datasets hashes the whole table (a transient copy of it).
+    fingerprint = hashlib.sha256(f"fairlens/{domain}/{corpus.fingerprint}/{corpus.provenance()}".encode()).hexdigest()
+    return datasets.Dataset(document_table(corpus, domain), fingerprint=fingerprint[:16])
 
 
 def hiring_docs(dataset: Any) -> Any:
@@ -142,7 +178,13 @@ def export_record(doc: dict[str, Any]) -> dict[str, Any]:
     if doc["attributes"]:
         meta["attributes"] = json.loads(doc["attributes"])
     image: str | int = doc["image_index"] if doc["hf_dataset"] else doc["image"]
-    return {"task": doc["task"], "id": doc["id"], "prompt": doc["prompt"], "image": image, "meta": meta}
+    return {
+        "task": doc["task"],
+        "id": doc["id"],
+        "prompt": prompt_for(doc["question_id"]),
+        "image": image,
+        "meta": meta,
+    }
 
 
 __all__ = ["DOMAINS", "documents", "export_record", "healthcare_docs", "hiring_docs", "iter_documents", "legal_docs"]

@@ -8,9 +8,21 @@ letters. One image, one fresh single-turn conversation per question.
 
 from __future__ import annotations
 
-from fairlens_tasks.questions import Question, instruction, system_prompt
+import functools
+
+from fairlens_tasks.questions import Question, closed_questions, instruction, system_prompt
 
 
 def prompt_text(question: Question) -> str:
     """The exact text sent with the image for ``question``."""
     return system_prompt(question.domain) + question.text + "\n\n" + instruction()
+
+
+@functools.lru_cache(maxsize=1)
+def _prompts() -> dict[str, str]:
+    return {q.id: prompt_text(q) for q in closed_questions()}
+
+
+def prompt_for(question_id: str) -> str:
+    """The prompt of the closed item ``question_id`` (documents store the id, not the 300-character text)."""
+    return _prompts()[question_id]

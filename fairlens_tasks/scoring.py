@@ -2,7 +2,7 @@
 
 ``process_results`` normalises one reply (:mod:`fairlens_tasks.normalise`) into a *record*, a list of
 nine small integers (:data:`RECORD_FIELDS`), and returns it under every metric name of the task; the
-provenance metrics get the document's provenance string instead. lmms-eval hands each metric's
+provenance metrics get the document's provenance value, as a one-element list. lmms-eval hands each metric's
 aggregation the list of its items; :func:`compute_metrics` computes every metric of a domain once, from
 :mod:`metrics.fairlens` (rates, gaps, ratios) and :mod:`metrics.bootstrap` (seeded intervals that
 resample images), and each ``agg_<metric>`` picks its value. ``fairness-evals score fairlens`` calls
@@ -28,7 +28,6 @@ Metric definitions (fractions in [0, 1]; README "Metrics" has the formulas and s
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 import threading
@@ -39,6 +38,7 @@ import numpy as np
 
 from fairlens_tasks.labels import ATTRIBUTES, GROUPS, metric_group
 from fairlens_tasks.normalise import Normalised, normalise
+from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import CANNOT_TELL, DOMAINS, closed_questions
 from metrics import bootstrap
 from metrics import fairlens as fl
@@ -152,9 +152,8 @@ def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, An
         log.error("fairlens: cannot score document %s: %r", doc.get("id"), error)
         record = [int(doc.get("question_index", 0)), 1, 0, -1, -1, 0, 0, 0, int(doc.get("image_unit", 0))]
     out: dict[str, Any] = dict.fromkeys(RECORD_METRICS, record)
-    provenance = doc.get("provenance", "")
-    for name in PROVENANCE:
-        out[name] = provenance
+    for name in PROVENANCE:  # a list, so that lmms-eval does not add a meaningless *_stderr_clt
+        out[name] = [doc.get(name)]
     # Log-only (no aggregation): shows in --log_samples how the reply was read.
     out["fairlens_answer"] = {"id": doc.get("id"), "option": answer.option, "rule": answer.rule}
     return out
@@ -165,7 +164,7 @@ def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] |
     error = doc.get("fairlens_error")
     if error:
         raise ValueError(error)
-    return doc["prompt"]
+    return prompt_for(doc["question_id"])
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -371,15 +370,16 @@ def compute_metrics(records: Sequence[Sequence[int]], *, task: str | None = None
     return {name: out[name] for name in RECORD_METRICS}
 
 
-def provenance_values(items: Sequence[str], *, task: str = "fairlens") -> dict[str, Any]:
-    """The provenance metrics from the documents' provenance strings (all equal in one run)."""
-    distinct = sorted({str(item) for item in items if item})
+def provenance_value(name: str, items: Sequence[Any], *, task: str = "fairlens") -> Any:
+    """One provenance metric from its items (``[value]`` per document; all equal in one run)."""
+    distinct = {item[0] if isinstance(item, (list, tuple)) and item else item for item in items}
     if len(distinct) != 1:
         if distinct:
-            log.warning("%s: documents from %d different corpora or settings were mixed", task, len(distinct))
-        return dict.fromkeys(PROVENANCE, math.nan)
-    data = json.loads(distinct[0])
-    return {name: data.get(name, math.nan) for name in PROVENANCE}
+            shown = ", ".join(sorted(map(str, distinct))[:5])
+            log.warning("%s: %s differs between documents (%s); reported as NaN", task, name, shown)
+        return math.nan
+    value = next(iter(distinct))
+    return math.nan if value is None else value
 
 
 # --------------------------------------------------------------------------- lmms-eval aggregations
@@ -405,7 +405,7 @@ def _make_aggregation(name: str) -> Callable[[list[Any]], Any]:
     if name in PROVENANCE:
 
         def aggregate(items: list[Any]) -> Any:
-            return _cached(items, provenance_values)[name]
+            return provenance_value(name, items)
 
     else:
 
@@ -456,6 +456,6 @@ __all__ = [
     "doc_to_visual",
     "model_level_mean",
     "process_results",
-    "provenance_values",
+    "provenance_value",
     "record_for",
 ]

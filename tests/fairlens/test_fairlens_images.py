@@ -10,6 +10,7 @@ from faces import corrupt, make_utkface_folder, real_photo
 
 from fairlens_tasks import images
 from fairlens_tasks.documents import documents
+from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.scoring import doc_to_messages, doc_to_visual
 from fairlens_tasks.settings import ENV, build_settings
 
@@ -30,7 +31,7 @@ def test_each_image_is_decoded_once_in_document_order(utk_folder: Path) -> None:
 
 def _prompt_sorted(docs: list[dict]) -> list[dict]:
     """The order of models that sort requests by prompt text (qwen2_5_vl chat, simple models): stable."""
-    return sorted(docs, key=lambda doc: doc["prompt"])
+    return sorted(docs, key=lambda doc: prompt_for(doc["question_id"]))
 
 
 def test_prompt_sorted_order_cycles_through_the_images(utk_folder: Path) -> None:
@@ -121,4 +122,4 @@ def test_messages_put_the_image_where_asked(utk_folder: Path, position: str, fir
     doc = _docs(utk_folder)[0]
     (turn,) = doc_to_messages(doc, {"image_position": position})
     assert turn["role"] == "user" and next(part["type"] for part in turn["content"]) == first
-    assert [p["text"] for p in turn["content"] if p["type"] == "text"] == [doc["prompt"]]
+    assert [p["text"] for p in turn["content"] if p["type"] == "text"] == [prompt_for(doc["question_id"])]

@@ -1,0 +1,257 @@
+"""FairLens: the cost of documents and scoring, image decodes with and without the cache, memory vs corpus size.
+
+1. **Documents and scoring** for the paper's size, 1,505 synthetic 200x200 JPEG faces x 38 questions = 57,190
+   documents: reading and checking the corpus, building the three domain datasets as lmms-eval's
+   ``process_docs`` does, ``process_results`` on one reply per document, and every aggregation as lmms-eval
+   calls them (78 per domain, each with its own item list). Printed per document and as a ratio to one image
+   decode (the cheapest thing the model side does per document).
+2. **Image decodes per run** of the ``fairlens`` group, in the two request orders lmms-eval models use
+   (document order; sorted by prompt text), with no cache, the default cache (8) and a cache as large as the
+   corpus.
+3. **Peak memory** of a whole run without the model (corpus, datasets, every image fetched, scoring,
+   aggregation), in a fresh process per corpus size, from 100 to 5,000 images.
+
+    .venv/bin/python bench/fairlens.py            # about three minutes on two cores
+    .venv/bin/python bench/fairlens.py --quick    # smaller corpora, for a smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# bench/metrics.py would shadow the `metrics` package: keep this script's folder off the import path.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+
+from PIL import Image, ImageDraw  # noqa: E402
+
+GENDERS, RACES = 2, 5
+BANDS = ((25, 29), (30, 59), (60, 65))
+
+
+def write_faces(root: Path, count: int, seed: int = 0) -> list[Path]:
+    """``count`` 200x200 JPEGs with UTKFace names, strata drawn uniformly (seeded)."""
+    rng = random.Random(seed)
+    root.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(count):
+        low, high = BANDS[rng.randrange(3)]
+        name = f"{rng.randint(low, high)}_{rng.randrange(GENDERS)}_{rng.randrange(RACES)}_{20170101000000000 + i}.jpg.chip.jpg"
+        image = Image.new("RGB", (200, 200), tuple(rng.randrange(256) for _ in range(3)))
+        draw = ImageDraw.Draw(image)
+        for _ in range(6):  # some structure, so the JPEG is not trivially small
+            x, y = rng.randrange(180), rng.randrange(180)
+            draw.ellipse(
+                (x, y, x + rng.randrange(10, 60), y + rng.randrange(10, 60)),
+                fill=tuple(rng.randrange(256) for _ in range(3)),
+            )
+        path = root / name
+        image.save(path, format="JPEG", quality=90)
+        paths.append(path)
+    return paths
+
+
+def manifest(folder: Path, paths: list[Path], out: Path) -> Path:
+    from fairlens_tasks.labels import parse_utkface_name
+
+    lines = []
+    for path in paths:
+        d = parse_utkface_name(path.name)
+        lines.append(json.dumps({"path": str(path), "gender": d.gender, "race": d.race, "age": d.age}))
+    out.write_text("\n".join(lines) + "\n")
+    return out
+
+
+def seconds(fn) -> tuple[float, object]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def fetch_all(docs: list[dict]) -> None:
+    """Fetch every document's image as a model would, keeping none (the model drops each after use)."""
+    from fairlens_tasks import scoring
+
+    for doc in docs:
+        scoring.doc_to_visual(doc)
+
+
+# ----------------------------------------------------------------------------- 1. documents and scoring
+def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
+    import datasets
+
+    from fairlens_tasks import documents, images, scoring
+    from fairlens_tasks.corpus import load_corpus
+    from fairlens_tasks.documents import iter_documents
+    from fairlens_tasks.settings import ENV, build_settings
+
+    datasets.disable_progress_bars()
+    settings = build_settings({"corpus": str(corpus_path), "sample_fraction": 1}, ENV)
+    t_corpus, corpus = seconds(lambda: load_corpus(settings))
+    questions = datasets.Dataset.from_json(
+        str(Path(documents.__file__).parent / "data" / "questions.json"), field="questions"
+    )
+
+    def _process_docs(domain: str):
+        os.environ["FAIRLENS_CORPUS"], os.environ["FAIRLENS_SAMPLE_FRACTION"] = str(corpus_path), "1"
+        return getattr(documents, f"{domain}_docs")(questions)
+
+    n_images = corpus.sampled
+    t_docs, tables = seconds(lambda: {d: _process_docs(d) for d in ("hiring", "legal", "healthcare")})
+    docs = {d: list(iter_documents(corpus, d)) for d in tables}
+    n_docs = sum(len(v) for v in docs.values())
+    rng = random.Random(1)
+
+    def reply(doc: dict) -> str:
+        roll = rng.random()
+        if roll < 0.7:
+            return rng.choice(doc["options"])
+        if roll < 0.9:
+            return f"The answer is {rng.choice(doc['options']).lower()}."
+        return "I'm sorry, I can't help with that."
+
+    replies = {d: [reply(doc) for doc in v] for d, v in docs.items()}
+    t_score, results = seconds(
+        lambda: {
+            d: [scoring.process_results(doc, [r]) for doc, r in zip(docs[d], replies[d], strict=True)] for d in docs
+        }
+    )
+
+    def aggregate() -> None:
+        for d in docs:
+            for name in scoring.ALL_METRICS:
+                getattr(scoring, f"agg_{name}")([r[name] for r in results[d]])
+
+    scoring._CACHE.clear()
+    t_agg, _ = seconds(aggregate)
+    scoring._CACHE.clear()
+    t_once, _ = seconds(lambda: [scoring.compute_metrics([r["soundness"] for r in results[d]]) for d in docs])
+    cache = images.reset_image_cache(0)
+    sample = [v[0] for v in docs.values()][:1] + [doc for doc in docs["hiring"][::21][:300]]
+    t_decode, _ = seconds(lambda: fetch_all(sample))
+    per_decode = t_decode / cache.stats.decodes
+
+    per_doc = {
+        "read, sample and check the corpus": t_corpus / n_docs,
+        "build the three datasets": t_docs / n_docs,
+        "process_results": t_score / n_docs,
+        f"aggregate ({len(scoring.ALL_METRICS)} metrics x 3 tasks, as lmms-eval calls them)": t_agg / n_docs,
+    }
+    print(f"1. Documents and scoring: {n_images:,} images x 38 questions = {n_docs:,} documents")
+    for label, value in per_doc.items():
+        print(f"   {label:<68} {value * 1e6:8.1f} us/doc")
+    total = sum(per_doc.values())
+    print(f"   {'total':<68} {total * 1e6:8.1f} us/doc   ({total * n_docs:.1f} s for the run)")
+    print(f"   one full image decode (200x200 JPEG)                                 {per_decode * 1e6:8.1f} us")
+    print(f"   ratio  everything per document / one image decode:                   {total / per_decode:8.2f}")
+    print(f"   ratio  aggregation as called / one compute_metrics per task:         {t_agg / t_once:8.2f}"
+          f"   (the memo makes {len(scoring.ALL_METRICS)} calls cost about one)")  # fmt: skip
+    return docs
+
+
+# ----------------------------------------------------------------------------- 2. decodes per run
+def bench_decodes(docs: dict[str, list[dict]], n_images: int) -> None:
+    from fairlens_tasks import images
+    from fairlens_tasks.prompts import prompt_for
+
+    document_order = [doc for domain in ("hiring", "legal", "healthcare") for doc in docs[domain]]
+    prompt_sorted = sorted(document_order, key=lambda doc: prompt_for(doc["question_id"]))  # stable, like Collator
+    print(f"\n2. Image decodes per run of the group ({len(document_order):,} documents, {n_images:,} images)")
+    print(f"   {'request order':<36}{'cache':>8}{'decodes':>10}{'per image':>11}{'vs no cache':>13}{'time':>8}")
+    for label, order in (
+        ("document order (llava_hf, internvl)", document_order),
+        ("prompt-sorted (qwen, simple models)", prompt_sorted),
+    ):
+        baseline = None
+        for capacity in (0, images.DEFAULT_CACHE_SIZE, n_images):
+            cache = images.reset_image_cache(capacity)
+            elapsed, _ = seconds(lambda order=order: fetch_all(order))
+            decodes = cache.stats.decodes
+            baseline = baseline or decodes
+            print(
+                f"   {label:<36}{capacity:>8}{decodes:>10,}{decodes / n_images:>11.2f}{baseline / decodes:>12.1f}x{elapsed:>7.1f}s"
+            )
+
+
+# ----------------------------------------------------------------------------- 3. memory
+CHILD = r"""
+import json, os, sys
+
+def hwm_kb():  # VmHWM: this process image's peak RSS (ru_maxrss would include the parent's, from before exec)
+    for line in open("/proc/self/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+
+import datasets
+datasets.disable_progress_bars()
+from fairlens_tasks import images, scoring
+from fairlens_tasks.corpus import load_corpus
+from fairlens_tasks import documents
+from fairlens_tasks.settings import ENV, build_settings
+questions = datasets.Dataset.from_json(os.path.join(os.path.dirname(documents.__file__), "data", "questions.json"), field="questions")
+os.environ["FAIRLENS_CORPUS"], os.environ["FAIRLENS_SAMPLE_FRACTION"] = sys.argv[1], "1"
+base = hwm_kb()
+corpus = load_corpus(build_settings({"corpus": sys.argv[1], "sample_fraction": 1}, ENV))
+images.reset_image_cache(images.DEFAULT_CACHE_SIZE)
+for domain in ("hiring", "legal", "healthcare"):
+    table = getattr(documents, domain + "_docs")(questions)  # lmms-eval's process_docs
+    items = []
+    for doc in table:
+        scoring.doc_to_visual(doc)
+        items.append(scoring.process_results(doc, ["Cannot tell"])["soundness"])
+    scoring.compute_metrics(items)
+    del table, items
+peak = hwm_kb()
+print(json.dumps({"images": corpus.sampled, "base_kb": base, "peak_kb": peak}))
+"""
+
+
+def bench_memory(root: Path, sizes: list[int]) -> None:
+    paths = write_faces(root / "memory-faces", max(sizes), seed=2)
+    rows = []
+    for size in sizes:
+        listing = manifest(root, paths[:size], root / f"faces-{size}.jsonl")
+        proc = subprocess.run([sys.executable, "-c", CHILD, str(listing)], capture_output=True, text=True, check=True)
+        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    print("\n3. Peak memory of a run without the model (fresh process per size; growth over the imported baseline)")
+    print(f"   {'images':>7}{'documents':>11}{'peak growth':>13}{'per image':>11}{'decoded pixels if held':>24}")
+    for row in rows:
+        growth = (row["peak_kb"] - row["base_kb"]) / 1024
+        pixels = row["images"] * 200 * 200 * 3 / 2**20
+        print(
+            f"   {row['images']:>7,}{row['images'] * 38:>11,}{growth:>10.1f} MB{growth * 1024 / row['images']:>8.1f} KB{pixels:>20.1f} MB"
+        )
+    first, last = rows[0], rows[-1]
+    g0 = max(1.0, (first["peak_kb"] - first["base_kb"]) / 1024)
+    g1 = (last["peak_kb"] - last["base_kb"]) / 1024
+    print(f"   ratio  corpus {last['images'] / first['images']:.0f}x larger -> peak growth {g1 / g0:.1f}x;"
+          f" total peak {last['peak_kb'] / first['peak_kb']:.2f}x"
+          f" ({first['peak_kb'] / 1024:.0f} -> {last['peak_kb'] / 1024:.0f} MB)")  # fmt: skip
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller corpora (a smoke run, not the published numbers)")
+    args = parser.parse_args()
+    n_images = 300 if args.quick else 1505
+    sizes = [100, 300, 1000] if args.quick else [100, 500, 1000, 2000, 5000]
+    with tempfile.TemporaryDirectory(prefix="fairlens-bench-") as tmp:
+        root = Path(tmp)
+        paths = write_faces(root / "faces", n_images)
+        docs = bench_documents(manifest(root, paths, root / "faces.jsonl"))
+        bench_decodes(docs, n_images)
+        bench_memory(root, sizes)
+    print(f"\npeak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
