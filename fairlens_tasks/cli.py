@@ -5,7 +5,7 @@
     {"task", "id", "prompt", "image": <path or dataset row>, "meta": {"domain", "question_id", "options",
      "sound_answer", "adverse", "association", "gender", "race", "age", "age_band"[, "attributes"]}}
 
-``score`` reads replies (lines ``{"id", "response"}``, or lmms-eval ``--log_samples`` files) and prints
+``score`` reads replies (lines ``{"id", "response"}``, or lmms-eval ``--log_samples`` files or folders) and prints
 ``{task: {metric: value}}`` with exactly the metrics, names and numbers the harness reports (the same
 :func:`fairlens_tasks.scoring.compute_metrics`), plus the ``fairlens`` group roll-ups when all three
 domains were answered. Both take the corpus settings as options (:mod:`fairlens_tasks.settings`).
@@ -100,7 +100,7 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     _add_corpus_arguments(parser)
     parser.add_argument(
         "--responses", action="append", required=True,
-        help='JSON lines {"id", "response"}, or an lmms-eval samples_fairlens_*.jsonl file (repeatable)',
+        help='JSON lines {"id", "response"}, an lmms-eval samples_fairlens_*.jsonl file, or a folder of them (repeatable)',
     )  # fmt: skip
     parser.add_argument("--out", help="write the JSON here instead of standard output")
 
@@ -154,6 +154,21 @@ def read_responses(path: Path, docs_by_task: dict[str, list[dict[str, Any]]]) ->
         raise ValueError(f'{where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample')
 
 
+def response_files(names: list[str]) -> list[Path]:
+    """The files to read: each name as given, or for a folder its lmms-eval ``*_samples_fairlens_*.jsonl`` files."""
+    files: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(path.rglob("*_samples_fairlens_*.jsonl"))
+            if not found:
+                raise ValueError(f"{path}: no lmms-eval samples_fairlens_*.jsonl file in this folder")
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
+
+
 def score_documents(
     docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[str, Any]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
@@ -197,8 +212,8 @@ def score(args: argparse.Namespace) -> int:
     known = {doc["id"] for docs in docs_by_task.values() for doc in docs}
     replies: dict[str, Any] = {}
     seen_at: dict[str, str] = {}
-    for name in args.responses:
-        for where, doc_id, reply in read_responses(Path(name), docs_by_task):
+    for path in response_files(args.responses):
+        for where, doc_id, reply in read_responses(path, docs_by_task):
             if doc_id not in known:
                 raise ValueError(f"{where}: id {doc_id!r} is not a document of this corpus and these settings")
             if doc_id in replies:

@@ -136,3 +136,10 @@ def test_bad_corpus_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFi
     assert "has no path, gender, race, age column" in err and err.count("\n") == 1
     assert main(["export", "fairlens", "--corpus", str(tmp_path), "--sample-fraction", "2"]) == 2
     assert "--sample-fraction=2.0 must lie in (0, 1]" in capsys.readouterr().err
+
+
+def test_a_responses_folder_without_samples_is_refused(
+    utk_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["score", "fairlens", "--corpus", str(utk_folder), "--responses", str(tmp_path)])
+    assert code == 2 and "no lmms-eval samples_fairlens_*.jsonl file in this folder" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from faces import make_utkface_folder
+from faces import make_hf_dataset, make_utkface_folder
 from tiny_vlm import build_plumbing_only_vlm
 
 from fairlens_tasks import scoring
@@ -50,11 +50,11 @@ def _run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> 
     return subprocess.run([LMMS_EVAL, *args], capture_output=True, text=True, env=clean, timeout=540, check=False)
 
 
-def _outputs(folder: Path) -> tuple[dict, dict[str, list[dict]]]:
+def _outputs(folder: Path, tasks: tuple[str, ...] = TASKS) -> tuple[dict, dict[str, list[dict]]]:
     results = list(folder.rglob("*_results.json"))
     assert len(results) == 1, f"no results JSON under {folder}"
     samples = {}
-    for task in TASKS:
+    for task in tasks:
         (path,) = folder.rglob(f"*_samples_{task}.jsonl")
         samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
     return json.loads(results[0].read_text()), samples
@@ -64,11 +64,11 @@ def _same(a: object, b: object) -> bool:
     return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
-def _score_samples(folder: Path, corpus_args: list[str], tmp_path: Path) -> dict:
+def _score_samples(folder: Path, corpus_args: list[str], tmp_path: Path, *, as_folder: bool = False) -> dict:
+    """``fairness-evals score`` on the samples files (each named, or the output folder as a whole)."""
     out = tmp_path / "scores.json"
-    responses = [
-        arg for path in sorted(folder.rglob("*_samples_fairlens_*.jsonl")) for arg in ("--responses", str(path))
-    ]
+    files = [str(folder)] if as_folder else [str(p) for p in sorted(folder.rglob("*_samples_fairlens_*.jsonl"))]
+    responses = [arg for name in files for arg in ("--responses", name)]
     assert fairness_evals_main(["score", "fairlens", *corpus_args, *responses, "--out", str(out)]) == 0
     return json.loads(out.read_text())
 
@@ -106,7 +106,9 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, t
         assert len(samples[task]) == 30 * {"fairlens_hiring": 21, "fairlens_legal": 9, "fairlens_healthcare": 8}[task]
         assert all(s["filtered_resps"] == "Cannot tell" and s["fairlens_answer"]["id"] for s in samples[task])
     assert results["versions"]["fairlens_legal"] == 1
-    scores = _score_samples(tmp_path / "out", ["--corpus", str(corpus), "--sample-fraction", "1"], tmp_path)
+    scores = _score_samples(
+        tmp_path / "out", ["--corpus", str(corpus), "--sample-fraction", "1"], tmp_path, as_folder=True
+    )
     for task, metrics in scores.items():
         for name, value in metrics.items():
             assert _same(value, r[task][f"{name},none"]), (task, name)
@@ -142,6 +144,34 @@ def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_p
     for task, metrics in scores.items():
         for name, value in metrics.items():
             assert _same(value, r[task][f"{name},none"]), (task, name)
+
+
+def test_tiny_random_vlm_on_a_hugging_face_dataset(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
+    """Images decoded from dataset rows inside the harness; columns mapped by FAIRLENS_HF_COLUMNS."""
+    dataset = make_hf_dataset(tmp_path / "faces-ds", sorted(corpus.iterdir()))
+    columns = "image=img,gender=sex,race=ethnicity,age=years"
+    out = tmp_path / "out"
+    run = _run(
+        [
+            "--model", "llava_hf",
+            "--model_args", f"pretrained={plumbing_only_vlm},device=cpu,device_map=cpu,dtype=float32",
+            "--tasks", "fairlens_legal", "--limit", "2", "--batch_size", "1",
+            "--output_path", str(out), "--log_samples",
+        ],
+        tmp_path,
+        env={"FAIRLENS_CORPUS": f"hf:{dataset}", "FAIRLENS_HF_COLUMNS": columns},
+    )  # fmt: skip
+    results, samples = _outputs(out, ("fairlens_legal",))
+    r = results["results"]["fairlens_legal"]
+    assert r["answers,none"] == 2 and r["images_found,none"] == 30, run.stdout[-3000:]
+    ids = [s["fairlens_answer"]["id"] for s in samples["fairlens_legal"]]
+    assert ids[0].startswith("row-") and ids[1] == ids[0].replace("/L01", "/L02")  # one dataset row, two questions
+    scores = _score_samples(
+        out, ["--corpus", f"hf:{dataset}", "--hf-columns", columns, "--domain", "legal"], tmp_path, as_folder=True
+    )
+    assert list(scores) == ["fairlens_legal"]
+    for name, value in scores["fairlens_legal"].items():
+        assert _same(value, r[f"{name},none"]), name
 
 
 def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) -> None:
