@@ -18,7 +18,7 @@ evidence is), not a calibrated probability. Estimates are none (``None``) when f
 :data:`MIN_SKIN_PIXELS` pixels pass step 2, e.g. for a greyscale image.
 
 It is approximate: a photograph shades skin, so the median pixel is darker than the colour a human
-rater matches to a swatch (the astronaut photo, a light-skinned woman, comes out MST 5); lighting
+rater matches to a swatch (the astronaut photo, a light-skinned woman, comes out MST 4); lighting
 colour, white balance, make-up and image filters all move it. Only numpy is needed.
 """
 
