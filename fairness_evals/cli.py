@@ -78,6 +78,29 @@ def _add_benchmark_commands(sub: argparse._SubParsersAction, verb: str, help_tex
 
 Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
+# Commands that live in other packages: name -> (help, module implementing add_arguments(parser) and
+# run(args) -> int). Imported only when that command runs.
+MODULE_COMMANDS = {
+    "judge": ("judge saved FairLens open-ended answers with an LLM (resumable)", "fairlens_tasks.judging.cli"),
+    "report": ("HTML or Markdown report of harness output folders, the papers' views", "fairness_evals.report.cli"),
+    "iris-profile": ("combine IRIS results into the fairness-space profile and IRIS-MBTI", "iris_tasks.profile_cli"),
+}
+
+
+def _add_module_commands(sub: argparse._SubParsersAction, argv: Sequence[str]) -> None:
+    import importlib
+
+    for name, (help_text, module_name) in MODULE_COMMANDS.items():
+        parser = sub.add_parser(name, help=help_text, description=help_text)
+        if argv[:1] != [name]:
+            continue
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as error:
+            raise CLIError(f"fairness-evals {name}: {error}") from None
+        module.add_arguments(parser)
+        parser.set_defaults(handler=module.run)
+
 
 def _harness_arg(required: bool) -> Callable[[argparse.ArgumentParser], None]:
     def add(parser: argparse.ArgumentParser) -> None:
@@ -111,6 +134,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         command.set_defaults(handler=handler)
     _add_benchmark_commands(sub, "export", "write every document of a benchmark as JSON lines", argv)
     _add_benchmark_commands(sub, "score", "score responses produced outside the harness, like the harness does", argv)
+    _add_module_commands(sub, list(argv))
     return parser
 
 
