@@ -1,0 +1,27 @@
+"""``fairness-evals report FOLDER... [--out FILE] [--format html|markdown]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fairness_evals.report.build import build_report
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("folders", nargs="+", help="lm-eval / lmms-eval --output_path folders or results files")
+    parser.add_argument("--out", help="write here (default: report.html or report.md); '-' for standard output")
+    parser.add_argument("--format", choices=["html", "markdown"], default="html")
+    parser.add_argument("--title", default="Fairness evaluation report")
+
+
+def run(args: argparse.Namespace) -> int:
+    text = build_report(args.folders, fmt=args.format, title=args.title)
+    out = args.out or ("report.html" if args.format == "html" else "report.md")
+    if out == "-":
+        sys.stdout.write(text)
+    else:
+        Path(out).write_text(text, encoding="utf-8")
+        print(out)
+    return 0

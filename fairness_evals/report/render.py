@@ -1,0 +1,113 @@
+"""One self-contained HTML file (inline CSS and SVG; no scripts, fonts or links to fetch) or Markdown."""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+from fairness_evals import __version__
+from fairness_evals.report.model import Cell, Section, Table
+
+CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
+h1{font-size:1.6rem}h2{margin-top:2.5rem;border-bottom:2px solid #1b6ca8;padding-bottom:.2rem}
+h3{font-size:1.05rem;margin-top:1.6rem}
+table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}
+th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap}
+th{background:#eef3f8}td:first-child,th:first-child{text-align:left}
+td.missing{color:#999}td.text{text-align:left}td[title]{cursor:help}
+.caption,.intro,.meta{color:#555;font-size:.85rem;max-width:70rem}
+figure{margin:1rem 0}figcaption{color:#555;font-size:.85rem;max-width:560px}
+.sources li{font-size:.8rem;color:#555}
+""".strip()
+
+
+def _cell_html(cell: Cell, header: bool = False) -> str:
+    tag = "th" if header else "td"
+    attrs = []
+    if cell.value is not None:
+        attrs.append(f'data-value="{_raw(cell.value)}"')
+        if cell.low is not None and cell.high is not None:
+            attrs.append(f'data-low="{_raw(cell.low)}" data-high="{_raw(cell.high)}"')
+    if cell.source:
+        attrs.append(f'data-source="{escape(cell.source)}"')
+    if cell.missing:
+        attrs.append('class="missing"')
+    elif cell.value is None:
+        attrs.append('class="text"')
+    if cell.note:
+        attrs.append(f'title="{escape(cell.note)}"')
+    return f"<{tag} {' '.join(attrs)}>{escape(cell.text)}</{tag}>" if attrs else f"<{tag}>{escape(cell.text)}</{tag}>"
+
+
+def _raw(value: float) -> str:
+    """The exact value of the results file, as Python writes it (repr round-trips)."""
+    if math.isnan(value):
+        return "NaN"
+    return repr(float(value))
+
+
+def _table_html(table: Table) -> str:
+    head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+    body = "".join("<tr>" + "".join(_cell_html(c) for c in row) + "</tr>" for row in table.rows)
+    caption = f'<p class="caption">{escape(table.caption)}</p>' if table.caption else ""
+    return f"<h3>{escape(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{caption}"
+
+
+def html(title: str, sections: list[Section], sources: list[str], notes: list[str]) -> str:
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="meta">fairness-evals {__version__}. Numbers are copied from the results files (never recomputed '
+        "except where a caption says so); values are x100 as in the papers; brackets are 95% bootstrap intervals; hover "
+        "a cell for its denominator. A dash means undefined (no answer to count).</p>",
+    ]
+    parts += [f'<p class="meta">{escape(n)}</p>' for n in notes]
+    for section in sections:
+        parts.append(f"<h2>{escape(section.title)}</h2>")
+        if section.intro:
+            parts.append(f'<p class="intro">{escape(section.intro)}</p>')
+        for figure in section.figures:
+            caption = f"<figcaption>{escape(figure.caption)}</figcaption>" if figure.caption else ""
+            parts.append(f"<figure><h3>{escape(figure.title)}</h3>{figure.svg}{caption}</figure>")
+        parts += [_table_html(t) for t in section.tables]
+    parts.append(
+        '<h2>Sources</h2><ul class="sources">'
+        + "".join(f'<li data-run="{i}">{escape(s)}</li>' for i, s in enumerate(sources))
+        + "</ul>"
+    )
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _md_escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(title: str, sections: list[Section], sources: list[str], notes: list[str]) -> str:
+    lines = [
+        f"# {title}",
+        "",
+        f"fairness-evals {__version__}. Values x100 as in the papers; brackets are 95% bootstrap intervals; "
+        "a dash means undefined. Figures are in the HTML report (`--format html`).",
+        "",
+    ]
+    lines += [f"> {n}" for n in notes]
+    for section in sections:
+        lines += ["", f"## {section.title}", ""]
+        if section.intro:
+            lines += [section.intro, ""]
+        for table in section.tables:
+            lines += [f"### {table.title}", ""]
+            lines.append("| " + " | ".join(_md_escape(c) for c in table.columns) + " |")
+            lines.append("|" + "|".join("---" for _ in table.columns) + "|")
+            for row in table.rows:
+                lines.append("| " + " | ".join(_md_escape(c.text) for c in row) + " |")
+            if table.caption:
+                lines += ["", f"*{table.caption}*"]
+            lines.append("")
+    lines += ["## Sources", ""] + [f"- `{s}`" for s in sources]
+    return "\n".join(lines) + "\n"
