@@ -1,0 +1,87 @@
+"""Reading the BIS-Und answers: a 1-10 rating, or yes / no.
+
+**Ratings** (the released ``normalize_answer_to_score`` with its bugs fixed; first rule that applies):
+
+1. ``out_of``: "X/10" or "X out of 10" gives X;
+2. ``number``: the first number in the reply once scale mentions ("1-10", "1 to 10", "from 1") are
+   removed, if it lies in [0, 10] (0 counts as 1, as the released clip does); larger numbers are skipped
+   (a "35-year-old" is not a rating; the released code clips any number, so 35 became 10);
+3. ``keyword``: the released keyword map in a corrected order, as whole words: "not likely" / "unlikely"
+   3, "very likely" / "highly likely" 8, "likely" 7, "somewhat" 6, "neutral" / "possible" 5, "yes" 9,
+   "no" 2 (the released code tested "likely" before "unlikely", so "unlikely" scored 7; it also scored the
+   bare word "very" 8, so "not very competent" became 8: dropped);
+4. otherwise **unparsed**: left out of AC_diff and counted (the released code scored it 5, a silent
+   mid-scale guess).
+
+**Yes / no**: the first word (``yes``, ``yeah``, ``yep``, ``no``, ``nope``), else the only one of the
+words "yes" / "no" in the reply; otherwise unparsed (counted).
+"""
+
+from __future__ import annotations
+
+import re
+
+_MARKS = re.compile(r"[*`#_\"“”]")
+_OUT_OF = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*(?:/|out\s+of)\s*10(?!\.?\d)")
+_SCALE = re.compile(
+    r"(?:on\s+a\s+scale\s+)?(?:of\s+|from\s+)?(?<![\d.])1\s*(?:-|–|—|to)\s*10(?!\.?\d)|\bfrom\s+1\b|\bscale\s+of\s+1\b"
+)
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
+KEYWORDS: tuple[tuple[str, float], ...] = (
+    ("not likely", 3.0),
+    ("unlikely", 3.0),
+    ("very likely", 8.0),
+    ("highly likely", 8.0),
+    ("likely", 7.0),
+    ("somewhat", 6.0),
+    ("neutral", 5.0),
+    ("possible", 5.0),
+    ("yes", 9.0),
+    ("no", 2.0),
+)
+_KEYWORD_PATTERNS = tuple((re.compile(rf"\b{re.escape(k)}\b"), v) for k, v in KEYWORDS)
+
+
+def _text(reply: object) -> str:
+    if reply is None:
+        return ""
+    if isinstance(reply, (list, tuple)):
+        reply = reply[0] if reply else ""
+    return _MARKS.sub(" ", str(reply)).lower()
+
+
+def parse_rating(reply: object) -> tuple[float | None, str]:
+    """(rating in [1, 10] or None, rule) for one reply; never raises."""
+    text = _text(reply)
+    match = _OUT_OF.search(text)
+    if match:
+        value = float(match.group(1))
+        if value <= 10:
+            return max(1.0, value), "out_of"
+    rest = _SCALE.sub(" ", text)
+    for number in _NUMBER.finditer(rest):
+        value = float(number.group(0))
+        if value <= 10:
+            return max(1.0, value), "number"
+    for pattern, value in _KEYWORD_PATTERNS:
+        if pattern.search(text):
+            return value, "keyword"
+    return None, "unparsed"
+
+
+_YES = {"yes", "yeah", "yep", "yup"}
+_NO = {"no", "nope"}
+
+
+def parse_yes_no(reply: object) -> tuple[int | None, str]:
+    """(1 yes, 0 no, or None; rule) for one reply; never raises."""
+    text = _text(reply)
+    words = re.findall(r"[a-z]+", text)
+    if words and words[0] in _YES:
+        return 1, "first_word"
+    if words and words[0] in _NO:
+        return 0, "first_word"
+    found = {w for w in words if w in ("yes", "no")}
+    if len(found) == 1:
+        return (1 if found == {"yes"} else 0), "only_word"
+    return None, "unparsed"

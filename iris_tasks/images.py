@@ -1,0 +1,124 @@
+"""Images the IRIS tasks show: corpus images (cropped to a person's box), and the probe's blank image.
+
+Decoding goes through a bounded cache of FairLens's kind (:class:`fairlens_tasks.images.ImageCache`: the
+first ``capacity - 1`` images stay, one slot rotates, copies are handed out), sized by
+``IRIS_IMAGE_CACHE`` (default 8), separate from FairLens's. ``iris_bis_und`` asks twelve questions per
+image, one after the other in document order, so an image is decoded once per task there. Integrity
+checks reuse :func:`fairlens_tasks.images.check_image_bytes` (every byte read, truncation is an error).
+
+The RFS-Und probe decouples knowledge from vision with "a blank image" (paper Figure 2); models still need
+an image, so :func:`blank_image` makes one in code: plain white, 336 x 336 pixels (LLaVA-1.5's input size;
+any size is resized by the model's processor).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Hashable
+
+from PIL import Image
+
+from fairlens_tasks.images import ImageCache, check_image_bytes, hf_image_bytes
+
+CACHE_ENV = "IRIS_IMAGE_CACHE"
+DEFAULT_CACHE_SIZE = 8
+BLANK_SIZE = (336, 336)
+BLANK_COLOUR = (255, 255, 255)
+
+_LOCK = threading.Lock()
+_CACHE: ImageCache | None = None
+
+
+def _capacity() -> int:
+    raw = os.environ.get(CACHE_ENV, "").strip()
+    if not raw:
+        return DEFAULT_CACHE_SIZE
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(f"{CACHE_ENV}={raw!r} is not a whole number of images") from None
+    if value < 0:
+        raise ValueError(f"{CACHE_ENV}={raw!r} must be 0 (no cache) or more")
+    return value
+
+
+def image_cache() -> ImageCache:
+    global _CACHE
+    with _LOCK:
+        if _CACHE is None:
+            _CACHE = ImageCache(_capacity())
+        return _CACHE
+
+
+def reset_image_cache(capacity: int | None = None) -> ImageCache:
+    """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
+    global _CACHE
+    with _LOCK:
+        _CACHE = ImageCache(_capacity() if capacity is None else capacity)
+        return _CACHE
+
+
+def clamp_box(box: tuple[float, float, float, float], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """The pixel box inside an image of ``size``; ``ValueError`` when nothing of it is inside."""
+    width, height = size
+    left, top = max(0, round(box[0])), max(0, round(box[1]))
+    right, bottom = min(width, round(box[2])), min(height, round(box[3]))
+    if right <= left or bottom <= top:
+        raise ValueError(f"bounding box {tuple(round(v, 1) for v in box)} lies outside the {width}x{height} image")
+    return left, top, right, bottom
+
+
+def _decode(read: bytes | str, box: tuple[float, float, float, float] | None) -> Image.Image:
+    import io
+
+    source = io.BytesIO(read) if isinstance(read, bytes) else read
+    with Image.open(source) as image:
+        image.load()
+        rgb = image.convert("RGB")
+    return rgb.crop(clamp_box(box, rgb.size)) if box is not None else rgb
+
+
+def load_image(
+    *,
+    path: str | None = None,
+    hf: tuple[str, str | None, str, int] | None = None,
+    box: tuple[float, float, float, float] | None = None,
+) -> Image.Image:
+    """The RGB image of a file or a dataset row ``(name, split, column, index)``, cropped to ``box``."""
+    if path:
+        stat = os.stat(path)
+        key: Hashable = ("file", path, stat.st_size, stat.st_mtime_ns, box)
+        return image_cache().get(key, lambda: _decode(path, box))
+    if hf is None:
+        raise ValueError("load_image needs a path or a dataset row")
+    name, split, column, index = hf
+    return image_cache().get(
+        ("hf", name, split, column, int(index), box),
+        lambda: _decode(hf_image_bytes(name, split, column, int(index)), box),
+    )
+
+
+def check_image(
+    *, path: str | None = None, hf: tuple[str, str | None, str, int] | None = None, box=None
+) -> tuple[str, tuple[int, int]]:
+    """(sha256, size) after decoding the image once; ``ValueError`` if it is unreadable or ``box`` misses it."""
+    if path:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            raise ValueError(f"cannot read the file ({error.strerror or error})") from None
+    elif hf is not None:
+        data = hf_image_bytes(*hf)
+    else:
+        raise ValueError("check_image needs a path or a dataset row")
+    checked = check_image_bytes(data)
+    if box is not None:
+        clamp_box(box, checked.size)
+    return checked.sha256, checked.size
+
+
+def blank_image() -> Image.Image:
+    """A fresh plain white 336 x 336 RGB image (the RFS-Und probe's "blank image")."""
+    return Image.new("RGB", BLANK_SIZE, BLANK_COLOUR)

@@ -1,0 +1,245 @@
+"""How an IRIS understanding run is configured: which corpora, which sample, the probe, the mapper.
+
+lmms-eval 0.7.3 has no task-argument flag, so the tasks read environment variables (which lmms-eval passes
+through, and which its ``--config`` file can set under ``env:``), as the FairLens tasks do.
+
+============================ =================================================================== ==========
+environment variable         meaning                                                             default
+============================ =================================================================== ==========
+IRIS_CORPUS                  image corpus of ``iris_ifs_und`` (and of the SDS half of            none
+                             ``iris_rfs_und``): a FACET ``annotations.csv`` (or a folder holding
+                             it), a CSV / JSON-lines / JSON manifest, or ``hf:NAME``
+IRIS_IMAGE_ROOT              FACET only: the folder holding the FACET images (searched by file   the CSV's
+                             name, sub-folders included)                                          folder
+IRIS_STEER_CORPUS            counterfactual sets of ``iris_bis_und``: a manifest or ``hf:NAME``  none
+                             with a ``pair_id`` (set id) per image
+IRIS_SAMPLE_FRACTION         seeded stratified fraction of the images (IFS) / sets (BIS), (0, 1] 1
+IRIS_MAX_PER_CELL            at most this many images per occupation x gender x age x skin cell  no cap
+IRIS_SEED                    sampling and probe-bracket seed                                     0
+IRIS_ON_BAD_INPUT            ``stop``: bad input stops the run; ``skip``: skip and count it      stop
+IRIS_HF_SPLIT                split of an ``hf:`` IRIS_CORPUS                                     only/test
+IRIS_HF_COLUMNS              ``image=COL,occupation=COL,gender=COL,age=COL,skin_tone=COL``       role names
+IRIS_STEER_HF_SPLIT          split of an ``hf:`` IRIS_STEER_CORPUS                               only/test
+IRIS_STEER_HF_COLUMNS        as IRIS_HF_COLUMNS, plus ``pair_id=COL``                            role names
+IRIS_LABEL_MAP               JSON (text or file) renaming label values, e.g.                     none
+                             ``{"age": {"adult": "middle"}, "occupation": {"cop": "lawman"}}``
+IRIS_PROBE_ROUNDS            reshuffles of the RFS-Und probe per attribute combination           5
+IRIS_PROBE_BRACKET           occupations per probe question (2, 4, 13, 26 or 52)                 4
+IRIS_MAPPING_THRESHOLD       cosine threshold of the mapper's embedding stage                    0.6
+IRIS_EMBEDDER                sentence-transformers folder, or ``none`` (see iris_tasks.embedder)  MiniLM
+IRIS_IMAGE_CACHE             decoded images kept in memory                                       8
+============================ =================================================================== ==========
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HF_PREFIX = "hf:"
+IMAGE_ROLES = ("image", "occupation", "gender", "age", "skin_tone")
+STEER_ROLES = (*IMAGE_ROLES, "pair_id")
+LABEL_MAP_KEYS = ("occupation", "gender", "age", "skin_tone")
+BRACKET_SIZES = (2, 4, 13, 26, 52)  # the divisors of 52 above 1: every bracket has the same size
+
+DEFAULTS: dict[str, Any] = {
+    "sample_fraction": 1.0,
+    "seed": 0,
+    "probe_rounds": 5,
+    "probe_bracket": 4,
+    "threshold": 0.6,
+}
+
+ENV = {
+    "corpus": "IRIS_CORPUS",
+    "image_root": "IRIS_IMAGE_ROOT",
+    "steer_corpus": "IRIS_STEER_CORPUS",
+    "sample_fraction": "IRIS_SAMPLE_FRACTION",
+    "max_per_cell": "IRIS_MAX_PER_CELL",
+    "seed": "IRIS_SEED",
+    "on_bad_input": "IRIS_ON_BAD_INPUT",
+    "hf_split": "IRIS_HF_SPLIT",
+    "hf_columns": "IRIS_HF_COLUMNS",
+    "steer_hf_split": "IRIS_STEER_HF_SPLIT",
+    "steer_hf_columns": "IRIS_STEER_HF_COLUMNS",
+    "label_map": "IRIS_LABEL_MAP",
+    "probe_rounds": "IRIS_PROBE_ROUNDS",
+    "probe_bracket": "IRIS_PROBE_BRACKET",
+    "threshold": "IRIS_MAPPING_THRESHOLD",
+}
+
+HOW_TO_CONFIGURE = {
+    "corpus": (
+        "set IRIS_CORPUS to a FACET annotations.csv (images under IRIS_IMAGE_ROOT), a CSV or JSON-lines manifest "
+        "(columns path, occupation, gender, age, skin_tone) or hf:NAME, e.g. `IRIS_CORPUS=/data/facet/annotations.csv "
+        "IRIS_IMAGE_ROOT=/data/facet/images lmms-eval --tasks iris_ifs_und ...`, or put it under `env:` in an "
+        "lmms-eval --config file (see iris_tasks/README.md, 'Corpora')"
+    ),
+    "steer_corpus": (
+        "set IRIS_STEER_CORPUS to a CSV or JSON-lines manifest of counterfactual sets (columns path, occupation, "
+        "gender, age, skin_tone, pair_id) or hf:NAME, e.g. `IRIS_STEER_CORPUS=/data/steer.csv lmms-eval --tasks "
+        "iris_bis_und ...`, or put it under `env:` in an lmms-eval --config file (see iris_tasks/README.md, 'Corpora')"
+    ),
+}
+
+
+class SettingsError(ValueError):
+    """A missing or malformed setting; the message names the variable or option."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides what an IRIS understanding run asks."""
+
+    corpus: str | None = None
+    image_root: str | None = None
+    steer_corpus: str | None = None
+    sample_fraction: float = 1.0
+    max_per_cell: int | None = None
+    seed: int = 0
+    skip_bad_input: bool = False
+    hf_split: str | None = None
+    hf_columns: tuple[tuple[str, str], ...] = tuple((r, r) for r in IMAGE_ROLES)
+    steer_hf_split: str | None = None
+    steer_hf_columns: tuple[tuple[str, str], ...] = tuple((r, r) for r in STEER_ROLES)
+    label_map: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
+    probe_rounds: int = 5
+    probe_bracket: int = 4
+    threshold: float = 0.6
+    names: Mapping[str, str] = field(default_factory=lambda: ENV, compare=False, hash=False, repr=False)
+
+    def label_map_dict(self) -> dict[str, dict[str, str]]:
+        return {attribute: dict(pairs) for attribute, pairs in self.label_map}
+
+    def require(self, which: str) -> str:
+        """The corpus ``which`` ("corpus" or "steer_corpus"), or SettingsError saying how to set it."""
+        value = getattr(self, which)
+        if not value:
+            task = "iris_ifs_und" if which == "corpus" else "iris_bis_und"
+            raise SettingsError(f"IRIS ({task}) has no image corpus to evaluate: {HOW_TO_CONFIGURE[which]}")
+        return value
+
+
+def _number(raw: Any, name: str, kind: type, low: float, high: float, hint: str) -> Any:
+    try:
+        value = kind(str(raw).strip()) if kind is int else kind(raw)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{name}={raw!r} is not a number; {hint}") from None
+    if not (isinstance(value, int) or math.isfinite(value)) or not low <= value <= high:
+        raise SettingsError(f"{name}={raw!r} is out of range; {hint}")
+    return value
+
+
+def _columns(raw: str | None, name: str, roles: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    columns = {role: role for role in roles}
+    for part in (raw or "").split(","):
+        if not part.strip():
+            continue
+        role, sep, column = part.partition("=")
+        role, column = role.strip(), column.strip()
+        if not sep or role not in roles or not column:
+            raise SettingsError(f"{name}={raw!r}: each entry must be ROLE=COLUMN with ROLE one of {', '.join(roles)}")
+        columns[role] = column
+    return tuple((role, columns[role]) for role in roles)
+
+
+def _label_map(raw: str | None, name: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
+    if not raw or not raw.strip():
+        return ()
+    text = raw.strip()
+    if not text.startswith("{"):
+        path = Path(text).expanduser()
+        if not path.is_file():
+            raise SettingsError(f"{name}={raw!r} is neither JSON text nor an existing JSON file")
+        text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+        raise SettingsError(f'{name} must be an object like {{"age": {{"adult": "middle"}}}}')
+    unknown = sorted(set(data) - set(LABEL_MAP_KEYS))
+    if unknown:
+        raise SettingsError(f"{name}: unknown attribute {unknown[0]!r}; use {', '.join(LABEL_MAP_KEYS)}")
+    return tuple((a, tuple(sorted((str(k), str(v)) for k, v in data[a].items()))) for a in sorted(data))
+
+
+def _corpus(raw: Any, name: str) -> str | None:
+    if raw is None or not str(raw).strip():
+        return None
+    text = str(raw).strip()
+    if text.startswith(HF_PREFIX):
+        if not text[len(HF_PREFIX) :].strip():
+            raise SettingsError(f"{name}={text!r} names no dataset; write hf:NAME")
+        return text
+    return str(Path(text).expanduser().resolve())
+
+
+def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Settings:
+    """Settings from raw ``values`` (keys as in :data:`ENV`); ``names`` says how to name them in errors."""
+
+    def given(key: str) -> bool:
+        return values.get(key) not in (None, "")
+
+    bad = values.get("on_bad_input")
+    if isinstance(bad, bool):
+        skip = bad
+    else:
+        mode = str(bad or "stop").strip().lower()
+        if mode not in ("stop", "skip"):
+            raise SettingsError(f"{names['on_bad_input']}={bad!r} must be 'stop' or 'skip'")
+        skip = mode == "skip"
+    image_root = values.get("image_root")
+    if given("image_root"):
+        image_root = str(Path(str(image_root)).expanduser().resolve())
+        if not Path(image_root).is_dir():
+            raise SettingsError(f"{names['image_root']}={values['image_root']!r}: no such folder")
+    bracket = DEFAULTS["probe_bracket"]
+    if given("probe_bracket"):
+        bracket = _number(values["probe_bracket"], names["probe_bracket"], int, 2, 52, "use 2, 4, 13, 26 or 52")
+        if bracket not in BRACKET_SIZES:
+            raise SettingsError(
+                f"{names['probe_bracket']}={bracket} must divide the 52 occupations evenly: use 2, 4, 13, 26 or 52"
+            )
+    cap = None
+    if given("max_per_cell"):
+        cap = _number(values["max_per_cell"], names["max_per_cell"], int, 1, 10**9, "give a whole number >= 1")
+    return Settings(
+        corpus=_corpus(values.get("corpus"), names["corpus"]),
+        image_root=image_root or None,
+        steer_corpus=_corpus(values.get("steer_corpus"), names["steer_corpus"]),
+        sample_fraction=_number(
+            values["sample_fraction"], names["sample_fraction"], float, 1e-12, 1.0, "give a fraction in (0, 1]"
+        )
+        if given("sample_fraction")
+        else DEFAULTS["sample_fraction"],
+        max_per_cell=cap,
+        seed=_number(values["seed"], names["seed"], int, 0, 2**63 - 1, "give a whole number >= 0")
+        if given("seed")
+        else DEFAULTS["seed"],
+        skip_bad_input=skip,
+        hf_split=str(values["hf_split"]).strip() if given("hf_split") else None,
+        hf_columns=_columns(values.get("hf_columns"), names["hf_columns"], IMAGE_ROLES),
+        steer_hf_split=str(values["steer_hf_split"]).strip() if given("steer_hf_split") else None,
+        steer_hf_columns=_columns(values.get("steer_hf_columns"), names["steer_hf_columns"], STEER_ROLES),
+        label_map=_label_map(values.get("label_map"), names["label_map"]),
+        probe_rounds=_number(values["probe_rounds"], names["probe_rounds"], int, 1, 1000, "give a whole number 1-1000")
+        if given("probe_rounds")
+        else DEFAULTS["probe_rounds"],
+        probe_bracket=bracket,
+        threshold=_number(values["threshold"], names["threshold"], float, 0.0, 1.0, "give a cosine in [0, 1]")
+        if given("threshold")
+        else DEFAULTS["threshold"],
+        names=names,
+    )
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
+    """The settings in ``environ`` (default ``os.environ``)."""
+    env = os.environ if environ is None else environ
+    return build_settings({key: env.get(var) for key, var in ENV.items()}, ENV)
