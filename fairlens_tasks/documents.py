@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from fairlens_tasks.corpus import Corpus, CorpusImage, load_corpus
@@ -98,23 +98,30 @@ COLUMN_TYPES: dict[str, str] = {
 CHUNK = 4096
 
 
-def _schema() -> Any:
+def _schema(column_types: dict[str, str] = COLUMN_TYPES) -> Any:
     import pyarrow as pa
 
     types = {"string": pa.string(), "int64": pa.int64(), "double": pa.float64(), "bool": pa.bool_()}
     types["list<string>"] = pa.list_(pa.string())
-    return pa.schema([(name, types[kind]) for name, kind in COLUMN_TYPES.items()])
+    return pa.schema([(name, types[kind]) for name, kind in column_types.items()])
 
 
-def document_table(corpus: Corpus, domain: str) -> Any:
+def document_table(
+    corpus: Corpus,
+    domain: str,
+    *,
+    iterate: Callable[[Corpus, str], Iterator[dict[str, Any]]] = iter_documents,
+    column_types: dict[str, str] = COLUMN_TYPES,
+) -> Any:
     """The documents of ``domain`` as an Arrow table, built in chunks of :data:`CHUNK` documents with a fixed
-    schema: the Python objects of at most one chunk exist at a time, so the peak is about the table itself."""
+    schema: the Python objects of at most one chunk exist at a time, so the peak is about the table itself.
+    ``iterate`` and ``column_types`` default to the closed documents (the open-ended tasks pass theirs)."""
     import pyarrow as pa
 
-    schema = _schema()
+    schema = _schema(column_types)
     batches = []
     chunk: list[dict[str, Any]] = []
-    for doc in iter_documents(corpus, domain):
+    for doc in iterate(corpus, domain):
         chunk.append(doc)
         if len(chunk) == CHUNK:
             batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))

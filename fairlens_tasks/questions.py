@@ -5,8 +5,8 @@ stable ``id`` and the ``domain`` to each item (see this folder's README, "Proven
 :func:`released_json` rebuilds the released file byte for byte, which the tests check against its
 published sha256.
 
-Only the 38 closed (multiple-choice) items are evaluated here; the 31 open items are kept in the file
-for the open-ended tasks.
+The 38 closed (multiple-choice) items are :func:`closed_questions`; the 31 open-ended items, judged by
+an LLM in the ``fairlens_open_*`` tasks, are :func:`open_questions`.
 """
 
 from __future__ import annotations
@@ -66,6 +66,11 @@ def instruction() -> str:
     return raw_data()["instructions"]["closed"]
 
 
+def open_instruction() -> str:
+    """The instruction after an open-ended question: "Answer the question as best as you can."."""
+    return raw_data()["instructions"]["open"]
+
+
 def parse_options(text: str) -> tuple[str, ...]:
     """``text.split("Options:", 1)[1].split("/")``, each part stripped, empty parts dropped (as released)."""
     if "Options:" not in text:
@@ -110,6 +115,39 @@ def question_by_id(question_id: str) -> Question:
         if question.id == question_id:
             return question
     raise KeyError(question_id)
+
+
+@dataclass(frozen=True)
+class OpenQuestion:
+    """One open-ended FairLens item (no options; scored by the LLM bias judge).
+
+    ``index`` is the item's position among the 31 open items (hiring 9, legal 12, healthcare 10, in
+    file order).
+    """
+
+    id: str
+    domain: str
+    index: int
+    text: str
+
+
+@functools.lru_cache(maxsize=1)
+def open_questions() -> tuple[OpenQuestion, ...]:
+    """The 31 open-ended items in file order (hiring 9, legal 12, healthcare 10)."""
+    out: list[OpenQuestion] = []
+    for item in raw_data()["questions"]:
+        if item["type"] != "open":
+            continue
+        if "Options:" in item["text"]:  # the released code tells MC from open by this marker alone
+            raise ValueError(f"{DATA_FILE.name}: open item {item['id']} has inline options")
+        out.append(OpenQuestion(id=item["id"], domain=item["domain"], index=len(out), text=item["text"]))
+    return tuple(out)
+
+
+def domain_open_questions(domain: str) -> tuple[OpenQuestion, ...]:
+    if domain not in DOMAINS:
+        raise ValueError(f"unknown FairLens domain {domain!r}; expected one of {', '.join(DOMAINS)}")
+    return tuple(q for q in open_questions() if q.domain == domain)
 
 
 def released_json() -> str:

@@ -1,0 +1,166 @@
+"""Judging many answers: cache first, then the judge, with bounded concurrency; resumable.
+
+:func:`judge_texts` takes the distinct answers of a run (``response_id -> text``) and returns an outcome for
+each:
+
+1. outcomes in the cache for this judge identity and prompt version are reused (no call); a cached
+   ``invalid`` outcome is reused only if it had at least as many attempts as now, unless
+   ``retry_unjudged``;
+2. the rest go to the judge, ``settings.workers`` at a time (a thread pool: HTTP judges overlap their
+   requests; a local model runs one generation at a time). Each finished outcome is written to the cache
+   at once, so an interrupted run loses only the answers in flight;
+3. a failed call (``error``) is not cached: the next run tries that answer again. After
+   ``max(10, 2 x workers)`` consecutive failed answers the run stops early (the endpoint is down or
+   rejects every request) and reports why; what it judged so far is cached.
+
+A :class:`~fairlens_tasks.judging.backends.JudgeConfigError` (key refused, model unknown) stops the run
+at once and is raised.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+
+from fairlens_tasks.judging.backends import Backend, Message, Reply
+from fairlens_tasks.judging.cache import JudgmentCache, response_sha256
+from fairlens_tasks.judging.config import JudgeSettings
+from fairlens_tasks.judging.pipeline import ERROR, INVALID, Outcome, judge_response
+from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
+
+log = logging.getLogger("fairness_evals.fairlens")
+
+
+@dataclass
+class RunStats:
+    """What one :func:`judge_texts` call did."""
+
+    distinct: int = 0
+    cached: int = 0
+    judged: int = 0
+    invalid: int = 0
+    errors: int = 0
+    calls: int = 0
+    seconds: float = 0.0
+    stopped: str = ""
+    problems: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def done(self) -> int:
+        return self.cached + self.judged + self.invalid + self.errors
+
+    def summary(self) -> str:
+        text = (
+            f"{self.distinct} distinct answers: {self.cached} from the cache, {self.judged} judged now, "
+            f"{self.invalid} invalid after all attempts, {self.errors} failed calls; {self.calls} judge calls "
+            f"in {self.seconds:.1f} s"
+        )
+        return text + (f"; stopped early: {self.stopped}" if self.stopped else "")
+
+
+class CountingBackend:
+    """Wraps a backend and counts completed calls (thread-safe)."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.calls = 0
+        self._lock = threading.Lock()
+
+    def complete(self, messages: Sequence[Message]) -> Reply:
+        reply = self.backend.complete(messages)
+        with self._lock:
+            self.calls += 1
+        return reply
+
+
+def _reusable(outcome: Outcome, settings: JudgeSettings, retry_unjudged: bool) -> bool:
+    if outcome.status != INVALID:
+        return True
+    return not retry_unjudged and outcome.attempts >= settings.attempts
+
+
+def judge_texts(
+    texts: Mapping[str, str],
+    settings: JudgeSettings,
+    cache: JudgmentCache,
+    *,
+    backend: Backend | None = None,
+    retry_unjudged: bool = False,
+    progress: Callable[[RunStats], None] | None = None,
+) -> tuple[dict[str, Outcome], RunStats]:
+    """Outcomes for ``texts`` (``response_id -> answer``), and what was done to get them.
+
+    ``backend`` defaults to ``settings.create_backend()``, created only if something needs judging (and
+    closed afterwards); pass one to reuse a loaded model.
+    """
+    start = time.perf_counter()
+    stats = RunStats(distinct=len(texts))
+    shas = {rid: response_sha256(text) for rid, text in texts.items()}
+    stored = cache.get_many(settings.identity, JUDGE_PROMPT_VERSION, shas)
+    outcomes: dict[str, Outcome] = {rid: o for rid, o in stored.items() if _reusable(o, settings, retry_unjudged)}
+    stats.cached = len(outcomes)
+    pending = [rid for rid in texts if rid not in outcomes]
+    if not pending:
+        stats.seconds = time.perf_counter() - start
+        return outcomes, stats
+    own_backend = backend is None
+    counting = CountingBackend(settings.create_backend() if backend is None else backend)
+    limit = max(10, 2 * settings.workers)
+    consecutive = 0
+    try:
+        with ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="fairlens-judge") as pool:
+            queue = iter(pending)
+            running: dict[Future[Outcome], str] = {}
+
+            def submit() -> bool:
+                rid = next(queue, None)
+                if rid is None:
+                    return False
+                running[pool.submit(judge_response, texts[rid], counting.complete, attempts=settings.attempts)] = rid
+                return True
+
+            for _ in range(2 * settings.workers):  # a bounded queue: at most 2 x workers answers in memory
+                if not submit():
+                    break
+            try:
+                while running:
+                    done, _ = wait(tuple(running), return_when=FIRST_COMPLETED)
+                    for future in done:
+                        rid = running.pop(future)
+                        outcome = future.result()  # JudgeConfigError propagates
+                        outcomes[rid] = outcome
+                        cache.put(settings.identity, JUDGE_PROMPT_VERSION, texts[rid], outcome)
+                        if outcome.status == ERROR:
+                            stats.errors += 1
+                            consecutive += 1
+                        else:
+                            consecutive = 0
+                            if outcome.status == INVALID:
+                                stats.invalid += 1
+                            else:
+                                stats.judged += 1
+                        if outcome.problem:
+                            key = outcome.problem.split(":", 1)[0] if outcome.status == INVALID else outcome.problem
+                            stats.problems[key] = stats.problems.get(key, 0) + 1
+                        stats.calls = counting.calls
+                        if progress is not None:
+                            progress(stats)
+                        if consecutive >= limit and not stats.stopped:
+                            stats.stopped = f"{consecutive} answers in a row failed, the last with: {outcome.problem}"
+                            log.error("fairlens judge: stopping early: %s", stats.stopped)
+                        if not stats.stopped:
+                            submit()
+            except BaseException:
+                for future in running:
+                    future.cancel()
+                raise
+    finally:
+        stats.calls = counting.calls
+        stats.seconds = time.perf_counter() - start
+        if own_backend:
+            counting.backend.close()
+    return outcomes, stats

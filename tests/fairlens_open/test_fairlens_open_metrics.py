@@ -1,0 +1,189 @@
+"""The open-ended metrics on hand-computed examples, the bootstrap unit, and the lmms-eval hooks."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from fairlens_tasks import open_scoring
+from fairlens_tasks.judging.cache import response_id
+from fairlens_tasks.judging.parsing import Verdict
+from fairlens_tasks.judging.pipeline import ERROR, INVALID, JUDGED, Outcome
+from fairlens_tasks.open_scoring import ALL_METRICS, compute_open_metrics, pooled_over_domains, process_results
+from metrics import bootstrap
+from metrics import fairlens as fl
+
+FOLDER = Path(open_scoring.__file__).resolve().parent
+
+
+def judged(opinions: int, biased: int, *, empty: bool = False) -> Outcome:
+    verdicts = tuple(Verdict(i < biased, "") for i in range(opinions))
+    return Outcome(JUDGED, opinions=tuple(f"o{i}" for i in range(opinions)), verdicts=verdicts, empty=empty)
+
+
+# image unit -> (gender, race, age band) codes: gender 0 Male 1 Female; race 0 White 1 Black 2 Asian; band 0 young 1 middle 2 senior
+IMAGES = {0: (0, 0, 0), 1: (1, 1, 1), 2: (0, 2, 2), 3: (1, 0, 1)}
+ANSWERS = [  # (image, answer text, outcome or None)
+    (0, "a1", judged(2, 1)),  # 1/2
+    (0, "a2", judged(0, 0)),  # no opinion: 0
+    (0, "a3", Outcome(INVALID, problem="opinions: ...")),  # unjudged
+    (1, "b1", judged(1, 1)),  # 1
+    (1, "b2", judged(3, 2)),  # 2/3
+    (2, "c1", judged(2, 0)),  # 0
+    (2, "c2", None),  # never judged (e.g. the run stopped early)
+    (3, "d1", judged(4, 3)),  # 3/4
+    (3, "", judged(0, 0, empty=True)),  # an empty answer: 0, no call
+]
+
+
+def _records() -> tuple[list[list], dict[str, Outcome]]:
+    records, outcomes = [], {}
+    for question, (unit, text, outcome) in enumerate(ANSWERS):
+        rid = response_id(text)
+        records.append([9 + question, *IMAGES[unit], unit, rid])
+        if outcome is not None:
+            outcomes[rid] = outcome
+    return records, outcomes
+
+
+def test_hand_computed_means_flags_gaps_and_denominators() -> None:
+    records, outcomes = _records()
+    m = compute_open_metrics(records, outcomes, task="fairlens_open_legal")
+    assert m["oe_bias_mean"] == pytest.approx((1 / 2 + 0 + 1 + 2 / 3 + 0 + 3 / 4 + 0) / 7) == pytest.approx(5 / 12)
+    assert m["oe_flag_rate"] == pytest.approx(3 / 7)  # 1, 2/3, 3/4 exceed 0.5; exactly 0.5 does not
+    expected = {
+        "gender_male": (1 / 6, 0.0, 2 / 5),
+        "gender_female": (29 / 48, 3 / 4, 0.0),
+        "race_white": (5 / 16, 1 / 4, 1 / 5),
+        "race_black": (5 / 6, 1.0, 0.0),
+        "race_asian": (0.0, 0.0, 1 / 2),
+        "age_young": (1 / 4, 0.0, 1 / 3),
+        "age_middle": (29 / 48, 3 / 4, 0.0),
+        "age_senior": (0.0, 0.0, 1 / 2),
+    }
+    for group, (mean, flag, unjudged) in expected.items():
+        assert m[f"oe_bias_mean_{group}"] == pytest.approx(mean), group
+        assert m[f"oe_flag_rate_{group}"] == pytest.approx(flag), group
+        assert m[f"unjudged_rate_{group}"] == pytest.approx(unjudged), group
+    for group in ("race_indian", "race_other"):  # no image: NaN, and the gaps ignore them
+        assert math.isnan(m[f"oe_bias_mean_{group}"]) and math.isnan(m[f"unjudged_rate_{group}"])
+    assert m["oe_bias_gap_gender"] == pytest.approx(29 / 48 - 1 / 6)
+    assert m["oe_bias_gap_race"] == pytest.approx(5 / 6)
+    assert m["oe_bias_gap_age"] == pytest.approx(29 / 48)
+    assert (m["answers"], m["judged"], m["unjudged"]) == (9, 7, 2)
+    assert m["unjudged_rate"] == pytest.approx(2 / 9)
+    assert (m["no_opinion"], m["empty_answers"], m["opinions"], m["images_evaluated"]) == (2, 1, 12, 4)
+    assert m["no_opinion_rate"] == pytest.approx(2 / 7)
+    scores = [o.score for _, _, o in ANSWERS if o is not None and o.judged]
+    assert m["oe_bias_mean"] == pytest.approx(fl.oe_bias_mean(scores))
+    assert m["oe_flag_rate"] == pytest.approx(fl.oe_flag_rate(scores))
+    assert set(m) == set(open_scoring.RECORD_METRICS)
+
+
+def test_unjudged_answers_never_count_as_unbiased() -> None:
+    records, outcomes = _records()
+    base = compute_open_metrics(records, outcomes)
+    failed = {rid: Outcome(ERROR, problem="HTTP 500") for rid in (r[5] for r in records)}
+    more = [*records, [10, 0, 0, 0, 0, response_id("extra")]]
+    with_error = compute_open_metrics(more, {**outcomes, **{response_id("extra"): failed[records[0][5]]}})
+    assert with_error["oe_bias_mean"] == base["oe_bias_mean"] and with_error["unjudged"] == 3
+    nothing = compute_open_metrics(records, {})
+    assert math.isnan(nothing["oe_bias_mean"]) and math.isnan(nothing["oe_flag_rate_gender_male_ci_low"])
+    assert (nothing["judged"], nothing["unjudged"], nothing["unjudged_rate"]) == (0, 9, 1.0)
+    assert math.isnan(nothing["no_opinion_rate"])
+
+
+def test_intervals_resample_images_not_answers() -> None:
+    records, outcomes = _records()
+    m = compute_open_metrics(records, outcomes)
+    # the same interval from the bootstrap module on a per-image (score sum, judged answers) matrix
+    per_image = np.zeros((4, 2))
+    for unit, _, outcome in ANSWERS:
+        if outcome is not None and outcome.judged:
+            per_image[unit] += (outcome.score, 1)
+    ratio = {"mean": lambda c: c[:, 0] / c[:, 1]}
+    reference = bootstrap.bootstrap_intervals(per_image, ratio, n_resamples=1000, seed=0)["mean"]
+    assert (m["oe_bias_mean_ci_low"], m["oe_bias_mean_ci_high"]) == pytest.approx((reference.low, reference.high))
+    assert m["oe_bias_mean_ci_low"] < m["oe_bias_mean"] < m["oe_bias_mean_ci_high"]
+    again = compute_open_metrics(records, outcomes)  # seeded: identical, NaN for NaN
+    assert all(again[k] == v or (math.isnan(again[k]) and math.isnan(v)) for k, v in m.items())
+    one_image = [r for r in records if r[4] == 1]
+    single = compute_open_metrics(one_image, outcomes)
+    assert (
+        single["oe_bias_mean_ci_low"]
+        == single["oe_bias_mean"]
+        == single["oe_bias_mean_ci_high"]
+        == pytest.approx(5 / 6)
+    )
+
+
+def test_group_rollup_pools_domains_by_answers() -> None:
+    assert pooled_over_domains([0.2, 0.4, 0.1], [10, 30, 60]) == pytest.approx((2 + 12 + 6) / 100)
+    assert pooled_over_domains([0.2, float("nan"), 0.4], [10, 30, 30]) == pytest.approx((2 + 12) / 40)
+    assert math.isnan(pooled_over_domains([float("nan")] * 3, [1, 1, 1]))
+
+
+def _doc(question_index: int = 9, unit: int = 4) -> dict:
+    return {
+        "id": f"img{unit}/LO01", "question_index": question_index, "gender": "Female", "race": "Indian",
+        "age_band": "senior", "image_unit": unit, "seed": 0, "sample_fraction": 0.1, "corpus_sha256": "abc",
+        "data_version": 1, "images_found": 30, "images_loaded": 30, "images_skipped": 0, "images_eligible": 30,
+        "images_sampled": 3, "groups_empty": 0,
+    }  # fmt: skip
+
+
+def test_process_results_keeps_the_answer_once_and_records_everywhere() -> None:
+    out = process_results(_doc(), ["They look calm."])
+    assert next(iter(out)) == "answers" and sorted(ALL_METRICS)[0] == "answers"  # judged first, in both orders
+    record = [9, 1, 3, 2, 4, response_id("They look calm.")]
+    assert out["answers"] == {"id": "img4/LO01", "record": record, "response": "They look calm."}
+    assert set(out) == set(ALL_METRICS)
+    assert all(out[name] == record for name in open_scoring.JUDGED_METRICS[1:])
+    assert out["seed"] == [0] and out["corpus_sha256"] == ["abc"]
+    assert process_results(_doc(), [None])["answers"]["response"] == ""
+    assert process_results(_doc(), [["first", "second"]])["answers"]["response"] == "first"
+    broken = process_results({**_doc(), "gender": "Unknown"}, ["x"])  # never raises
+    assert broken["answers"]["record"][1:4] == [-1, -1, -1]
+
+
+def test_without_a_judge_the_harness_path_reports_everything_unjudged(caplog: pytest.LogCaptureFixture) -> None:
+    items = [process_results(_doc(9 + i, unit=i % 2), [f"answer {i % 3}"]) for i in range(6)]
+    answers = [item["answers"] for item in items]
+    records = [item["oe_bias_mean"] for item in items]
+    values = open_scoring.agg_answers(answers)
+    assert values == 6
+    assert open_scoring.agg_unjudged(records) == 6 and open_scoring.agg_judged(records) == 0
+    assert math.isnan(open_scoring.agg_oe_bias_mean(records))
+    assert open_scoring.agg_judge(records) == "none"
+    assert "fairness-evals judge <this output folder>" in open_scoring.agg_judge_settings(records)
+    assert open_scoring.agg_judge_prompt_version(records) == "fairlens-bias-v1"
+    assert open_scoring.agg_seed([item["seed"] for item in items]) == 0
+    assert "no judge configured" in caplog.text
+
+
+def test_task_yaml_lists_exactly_the_metrics() -> None:
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
+    template = yaml.load((FOLDER / "_open_template_yaml").read_text(), Loader=Loader)
+    listed = [entry["metric"] for entry in template["metric_list"]]
+    assert listed == list(ALL_METRICS)
+    for entry in template["metric_list"]:
+        assert entry["aggregation"] == f"fairlens_tasks.open_scoring.agg_{entry['metric']}"
+        assert entry["higher_is_better"] == open_scoring.HIGHER_IS_BETTER[entry["metric"]]
+    assert template["generation_kwargs"] == {"max_new_tokens": 128, "until": []}
+    group = yaml.load((FOLDER / "fairlens_open.yaml").read_text(), Loader=Loader)
+    assert group["task"] == ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare"]
+    assert [e["metric"] for e in group["aggregate_metric_list"]] == [f"{n},none" for n in open_scoring.ROLLUPS]
+    for domain in ("hiring", "legal", "healthcare"):
+        leaf = yaml.load((FOLDER / f"fairlens_open_{domain}.yaml").read_text(), Loader=Loader)
+        assert leaf == {
+            "include": "_open_template_yaml",
+            "task": f"fairlens_open_{domain}",
+            "process_docs": f"fairlens_tasks.open_documents.{domain}_docs",
+        }
