@@ -12,3 +12,78 @@ sys.path.insert(0, str(TESTS / "support"))
 # Tests never reach a model or dataset hub; anything that tries must fail fast, not hang.
 for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_name, "1")
+
+
+# ----------------------------------------------------------------------------- shared harness runs
+# Real harness runs that several test modules read (the end-to-end checks and the report). With pytest-xdist
+# each worker has its own session, so a run is built once per test session under a file lock in the
+# directory that all workers share, and reused by the others.
+import pytest  # noqa: E402
+from filelock import FileLock  # noqa: E402
+
+
+def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
+    """``build(folder) -> Path`` once per test session (across xdist workers); later callers reuse it."""
+    base = tmp_path_factory.getbasetemp()
+    root = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / f"shared-{name}"
+    with FileLock(str(root) + ".lock"):
+        done = root / "done"
+        if done.exists():
+            return Path(done.read_text())
+        root.mkdir(parents=True, exist_ok=True)
+        out = build(root)
+        done.write_text(str(out))
+        return out
+
+
+def _run_lm_eval(tmp: Path, tasks: str, limit: int, *extra: str) -> Path:
+    from harness import DEV_BIN, offline_env, run
+    from models import smollm2
+
+    out = tmp / "out"
+    run(
+        [str(DEV_BIN / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={smollm2()},dtype=float32",
+         "--device", "cpu", "--tasks", tasks, "--limit", str(limit), "--batch_size", "8",
+         "--output_path", str(out), "--log_samples", *extra],
+        env=offline_env(tmp), cwd=tmp, timeout=900,
+    )  # fmt: skip
+    return out
+
+
+@pytest.fixture(scope="session")
+def fact_or_fair_generation_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lm_eval + SmolLM2-135M-Instruct, `fact_or_fair` and the base lite task, 4 documents each, chat template."""
+    return shared_run(
+        tmp_path_factory,
+        "fact-or-fair-generation",
+        lambda tmp: _run_lm_eval(tmp, "fact_or_fair,fact_or_fair_subjective_base_lite", 4, "--apply_chat_template"),
+    )
+
+
+@pytest.fixture(scope="session")
+def fact_or_fair_loglikelihood_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lm_eval + SmolLM2-135M-Instruct, the log-likelihood group `fact_or_fair_mc`, 8 documents per task."""
+    return shared_run(tmp_path_factory, "fact-or-fair-mc", lambda tmp: _run_lm_eval(tmp, "fact_or_fair_mc", 8))
+
+
+def _run_fairlens_dummy(tmp: Path) -> Path:
+    from faces import make_utkface_folder
+    from harness import DEV_BIN, offline_env, run
+
+    corpus = tmp / "faces"
+    make_utkface_folder(corpus, 1, seed=11)
+    out = tmp / "out"
+    env = offline_env(tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1")
+    run(
+        [str(DEV_BIN / "lmms-eval"), "--model", "dummy", "--model_args", "response=Yes", "--tasks", "fairlens",
+         "--batch_size", "1", "--output_path", str(out), "--log_samples"],
+        env=env, cwd=tmp, timeout=600,
+    )  # fmt: skip
+    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
+    return out
+
+
+@pytest.fixture(scope="session")
+def fairlens_dummy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lmms-eval, the weight-free ``dummy`` model answering "Yes" to everything, FairLens on 30 synthetic faces."""
+    return shared_run(tmp_path_factory, "fairlens-dummy", _run_fairlens_dummy)

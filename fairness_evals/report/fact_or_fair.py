@@ -47,13 +47,7 @@ class Entry:
         return self.run.metric(self.task(kind), name)
 
     def cell(self, kind: str, name: str):
-        task = self.task(kind)
-        return number(
-            self.run.metric(task, name),
-            self.run.metric(task, f"{name}_ci_low") if self.run.has(task) else None,
-            self.run.metric(task, f"{name}_ci_high") if self.run.has(task) else None,
-            note=self.denominator(kind),
-        )
+        return self.run.cell(self.task(kind), name, note=self.denominator(kind))
 
     def denominator(self, kind: str) -> str:
         task = self.task(kind)

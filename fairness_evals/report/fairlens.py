@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from fairness_evals.report.load import Run
-from fairness_evals.report.model import Figure, Section, Table, number, text
+from fairness_evals.report.model import Figure, Section, Table, text
 from fairness_evals.report.svg import interval_bars
 
 DOMAINS = ("hiring", "legal", "healthcare")
@@ -22,9 +22,7 @@ def _runs(runs: list[Run]) -> list[Run]:
 
 
 def _cell(run: Run, task: str, name: str, note: str = ""):
-    return number(
-        run.metric(task, name), run.metric(task, f"{name}_ci_low"), run.metric(task, f"{name}_ci_high"), note=note
-    )
+    return run.cell(task, name, note=note)
 
 
 def _denominator(run: Run, task: str) -> str:

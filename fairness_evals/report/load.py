@@ -38,7 +38,9 @@ class Run:
         """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one."""
         from fairness_evals.report.model import number
 
-        low, high = self.metric(task, f"{name}_ci_low"), self.metric(task, f"{name}_ci_high")
+        has_interval = f"{name}_ci_low" in self.results.get(task, {})
+        low = self.metric(task, f"{name}_ci_low") if has_interval else None
+        high = self.metric(task, f"{name}_ci_high") if has_interval else None
         return number(self.metric(task, name), low, high, note=note, scale=scale, source=self.source_of(task, name))
 
     def metric(self, task: str, name: str) -> float:

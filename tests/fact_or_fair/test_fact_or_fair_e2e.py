@@ -10,8 +10,7 @@ import math
 from pathlib import Path
 
 import pytest
-from harness import DEV_BIN, load_results, offline_env, run, sample_lines
-from models import smollm2
+from harness import load_results, sample_lines
 
 from fact_fair_tasks import scoring
 
@@ -26,14 +25,7 @@ GENERATION = [
 ]
 
 
-def _lm_eval(tmp_path: Path, tasks: str, limit: int, *extra: str) -> dict:
-    out = tmp_path / "out"
-    run(
-        [str(DEV_BIN / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={smollm2()},dtype=float32",
-         "--device", "cpu", "--tasks", tasks, "--limit", str(limit), "--batch_size", "8",
-         "--output_path", str(out), "--log_samples", *extra],
-        env=offline_env(tmp_path), cwd=tmp_path, timeout=900,
-    )  # fmt: skip
+def _results(out: Path) -> dict:
     return load_results(out) | {"_out": out}
 
 
@@ -60,8 +52,8 @@ def _check_task(results: dict, task: str, expected: tuple[str, ...]) -> None:
             assert 0.0 <= value <= 1.0 + 1e-9, (task, name, value)
 
 
-def test_generation_group_with_smollm2(tmp_path: Path) -> None:
-    results = _lm_eval(tmp_path, "fact_or_fair,fact_or_fair_subjective_base_lite", 4, "--apply_chat_template")
+def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> None:
+    results = _results(fact_or_fair_generation_run)
     _check_task(results, "fact_or_fair_objective", scoring.OBJECTIVE_METRICS)
     for task in [*GENERATION[1:], "fact_or_fair_subjective_base_lite"]:
         _check_task(results, task, scoring.SUBJECTIVE_METRICS)
@@ -86,8 +78,8 @@ def test_generation_group_with_smollm2(tmp_path: Path) -> None:
                 assert harness[name] == value, (task, name)
 
 
-def test_loglikelihood_group_with_smollm2(tmp_path: Path) -> None:
-    results = _lm_eval(tmp_path, "fact_or_fair_mc", 8)
+def test_loglikelihood_group_with_smollm2(fact_or_fair_loglikelihood_run: Path) -> None:
+    results = _results(fact_or_fair_loglikelihood_run)
     _check_task(results, "fact_or_fair_objective_mc", scoring.OBJECTIVE_METRICS)
     for context in ("base", "representativeness", "attribution", "ingroup"):
         task = f"fact_or_fair_subjective_{context}_mc"
