@@ -1,0 +1,108 @@
+"""``fairness-evals iris-profile``: the six scores and the IRIS-MBTI codes from results files."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from fairness_evals.cli import main
+from iris_tasks.profile import SCORE_METRICS, profile, read_scores
+
+DATA = Path(__file__).resolve().parent / "data"
+PAPER = Path(__file__).resolve().parents[1] / "data" / "iris_paper_tables.json"
+
+
+def _profile(capsys: pytest.CaptureFixture, *args: str) -> dict:
+    assert main(["iris-profile", *args, "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_bagel_from_the_seed_tables(capsys: pytest.CaptureFixture) -> None:
+    """Generation sector (Tables 23-25): 82.58, 69.13, 60.91 -> UAF; understanding (26-28): 71.46, 69.81,
+    50.75 -> UAR (the paper's Und code for Bagel; our name, the Rigid names are not public)."""
+    result = _profile(capsys, str(DATA))
+    assert result["model"] == "ByteDance-Seed/BAGEL-7B-MoT" and result["threshold"] == 60.0
+    scores = {d: e["score"] for d, e in result["dimensions"].items()}
+    assert scores == {"IFS-Gen": 82.58, "RFS-Gen": 69.13, "BIS-Gen": 60.91, "IFS-Und": 71.46, "RFS-Und": 69.81,
+                      "BIS-Und": 50.75}  # fmt: skip
+    gen, und = result["mbti"]["Gen"], result["mbti"]["Und"]
+    assert (gen["code"], gen["name"], gen["name_source"]) == ("UAF", "The Adaptive Idealist", "paper Table 2")
+    assert (und["code"], und["name"], und["name_source"]) == ("UAR", "The Entrenched Idealist", "fairness-evals (ours)")
+    assert result["dimensions"]["IFS-Gen"]["task"] == "iris_gen_neutral"
+    assert result["dimensions"]["IFS-Gen"]["ifs_gen_magnitude"] == 2.1848
+    assert result["dimensions"]["IFS-Und"]["ifs_und_score_ci_low"] == 60.1
+    assert result["notes"] == []
+
+
+def test_text_output_and_one_sector(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    out = tmp_path / "profile.txt"
+    assert main(["iris-profile", str(DATA / "bagel_gen_results.json"), "--out", str(out), "--name", "Bagel"]) == 0
+    text = out.read_text()
+    assert text.startswith("IRIS fairness-space profile: Bagel (tau = 60)")
+    assert "Gen: UAF The Adaptive Idealist [paper Table 2]" in text
+    assert "IFS-Und" in text and "(not in the results)" in text
+    assert "note: Und: no IRIS-MBTI code, IFS-Und, RFS-Und, BIS-Und missing or NaN" in text
+
+
+def _results(path: Path, task: str, metrics: dict[str, float], model: str = "m") -> Path:
+    path.write_text(json.dumps({"results": {task: {f"{k},none": v for k, v in metrics.items()}},
+                                "config": {"model_args": f"pretrained={model}"}}))  # fmt: skip
+    return path
+
+
+def test_every_model_of_the_seed_tables() -> None:
+    """Gen codes at tau = 60 equal the README leaderboard's for the models in both; Und codes follow the
+    appendix (the leaderboard's Und codes disagree with it, notes section 9)."""
+    tables = json.loads(PAPER.read_text())
+    gen = {"table23_IFS_Gen": "IFS-Gen", "table24_RFS_Gen": "RFS-Gen", "table25_BIS_Gen": "BIS-Gen"}
+    und = {"table26_IFS_Und": "IFS-Und", "table27_RFS_Und": "RFS-Und", "table28_BIS_Und": "BIS-Und"}
+    leaderboard = tables["readme_leaderboard_oct2025"]["rows"]
+    expected_und = {"Bagel": "UAR", "BLIP3-o": "UAF", "Harmon": "UDR", "Janus-Pro": "HDF"}
+    for model in ("Bagel", "BLIP3-o", "Harmon", "Janus-Pro"):
+        found = {}
+        for table, dimension in {**gen, **und}.items():
+            from iris_tasks.profile import Found
+
+            found[dimension] = Found(tables[table]["rows"][model][-1], "t", "s", model, {})
+        result = profile(found)
+        assert result["mbti"]["Gen"]["code"] == leaderboard[model][1], model
+        assert result["mbti"]["Und"]["code"] == expected_und[model], model
+
+
+def test_nan_score_and_threshold(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    _results(tmp_path / "a_results.json", "iris_ifs_und", {"ifs_und_score": 65.0})
+    _results(tmp_path / "b_results.json", "iris_rfs_und", {"rfs_und_score": math.nan})
+    _results(tmp_path / "c_results.json", "iris_bis_und", {"bis_und_score": 61.0})
+    result = _profile(capsys, str(tmp_path))
+    assert result["dimensions"]["RFS-Und"]["score"] is None and result["mbti"]["Und"] is None
+    _results(tmp_path / "b_results.json", "iris_rfs_und", {"rfs_und_score": 59.0})
+    assert _profile(capsys, str(tmp_path))["mbti"]["Und"]["code"] == "UDF"
+    assert _profile(capsys, str(tmp_path), "--threshold", "62")["mbti"]["Und"]["code"] == "UDR"
+
+
+def test_errors_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    _results(tmp_path / "a_results.json", "iris_ifs_und", {"ifs_und_score": 65.0}, model="one")
+    _results(tmp_path / "b_results.json", "iris_ifs_und", {"ifs_und_score": 66.0}, model="two")
+    assert main(["iris-profile", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "ifs_und_score is in both" in error and "model one" in error and "give the results of one model" in error
+    assert error.count("\n") == 1
+    other = _results(tmp_path / "other.json", "mmmu_val", {"acc": 0.5})
+    assert main(["iris-profile", str(other)]) == 2
+    assert "no IRIS dimension score (ifs_gen_score" in capsys.readouterr().err
+    assert main(["iris-profile", str(tmp_path / "missing")]) == 2
+    assert "no such file or folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["iris-profile", str(tmp_path / "empty")]) == 2
+    assert "no lm-eval or lmms-eval results file" in capsys.readouterr().err
+
+
+def test_score_metric_names() -> None:
+    assert SCORE_METRICS == {
+        "IFS-Gen": "ifs_gen_score", "RFS-Gen": "rfs_gen_score", "BIS-Gen": "bis_gen_score",
+        "IFS-Und": "ifs_und_score", "RFS-Und": "rfs_und_score", "BIS-Und": "bis_und_score",
+    }  # fmt: skip
+    assert set(read_scores([DATA])) == set(SCORE_METRICS)
