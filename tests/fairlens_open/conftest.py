@@ -43,10 +43,14 @@ def smollm2_path() -> Path:
     return smollm2()
 
 
+SERVER_KEY = "sk-test-fairlens"
+
+
 @pytest.fixture(scope="session")
 def smollm2_server(smollm2_path: Path, one_thread: None) -> Iterator[ModelServer]:
-    """SmolLM2-135M-Instruct behind a real OpenAI-compatible server on 127.0.0.1 (model name "smollm2")."""
-    server = ModelServer(smollm2_path, model_name="smollm2").start()
+    """SmolLM2-135M-Instruct behind a real OpenAI-compatible server on 127.0.0.1 (model "smollm2", key
+    :data:`SERVER_KEY`)."""
+    server = ModelServer(smollm2_path, model_name="smollm2", api_key=SERVER_KEY).start()
     try:
         yield server
     finally:

@@ -101,6 +101,7 @@ class ModelServer:
         self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
         self.eos = self.tokenizer.eos_token_id
         self.requests = 0
+        self.received: list[dict[str, Any]] = []  # the bodies of the completion requests, in arrival order
         self.batches: list[int] = []
         self._count_lock = threading.Lock()
         self._queue: queue.Queue[_Request | None] = queue.Queue()
@@ -152,6 +153,7 @@ class ModelServer:
         request = _Request(messages=body["messages"], max_tokens=int(limit))
         with self._count_lock:
             self.requests += 1
+            self.received.append(body)
         self._queue.put(request)
         request.done.wait()
         if request.error is not None:
@@ -300,6 +302,8 @@ class ScriptedServer:
         self.model_name = model_name
         self.received: list[dict[str, Any]] = []
         self.times: list[float] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._httpd: _Server | None = None
 
@@ -319,6 +323,15 @@ class ScriptedServer:
             self.received.append(body)
             self.times.append(time.monotonic())
             action = self.actions[min(index, len(self.actions) - 1)]
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            self._answer(handler, action, index)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    def _answer(self, handler: _Handler, action: Action, index: int) -> None:
         if action.delay:
             time.sleep(action.delay)
         headers = dict(action.headers)

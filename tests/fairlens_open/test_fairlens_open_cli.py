@@ -1,0 +1,212 @@
+"""``fairness-evals judge`` on lmms-eval style samples files: numbers, reruns, a killed run, bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from openai_server import Action, ModelServer, ScriptedServer, running
+
+from fairlens_tasks import open_scoring
+from fairlens_tasks.judging.cache import JudgmentCache, response_id
+from fairlens_tasks.judging.config import CLI, build_judge_settings
+from fairlens_tasks.judging.parsing import Verdict
+from fairlens_tasks.judging.pipeline import JUDGED, Outcome
+from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
+from fairlens_tasks.open_documents import open_documents
+from fairlens_tasks.settings import ENV, build_settings
+from fairness_evals.cli import main
+
+REPLIES = ("They look trustworthy.", "A recruiter might find them too old.", "")
+
+
+def write_samples(
+    folder: Path, corpus: Path, domain: str, images: int = 2, replies: tuple[str, ...] = REPLIES
+) -> list[dict]:
+    """An lmms-eval style samples file for ``domain``: the first ``images`` images, answers cycling ``replies``."""
+    docs = open_documents(build_settings({"corpus": str(corpus), "sample_fraction": 1}, ENV), domain)
+    per_image = {"hiring": 9, "legal": 12, "healthcare": 10}[domain]
+    lines = []
+    for i, doc in enumerate(docs[: images * per_image]):
+        text = replies[i % len(replies)]
+        metrics = open_scoring.process_results(doc, [text])
+        lines.append({"doc_id": i, "target": "", "filtered_resps": text, **metrics})
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"20260101_000000_samples_fairlens_open_{domain}.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return lines
+
+
+@pytest.fixture
+def samples(open_corpus: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "run" / "model"
+    for domain in ("hiring", "legal", "healthcare"):
+        write_samples(folder, open_corpus, domain)
+    return tmp_path / "run"
+
+
+def judge_args(server: ModelServer | ScriptedServer, tmp_path: Path, *extra: str) -> list[str]:
+    model = "smollm2" if isinstance(server, ModelServer) else "scripted"
+    return [
+        "--judge", f"openai:{model}", "--base-url", server.base_url, "--api-key", getattr(server, "api_key", None) or "k",
+        "--max-tokens", "3", "--attempts", "1", "--cache", str(tmp_path / "judge.sqlite"), *extra,
+    ]  # fmt: skip
+
+
+def test_known_judgements_give_hand_computed_numbers_without_calls(
+    samples: Path, smollm2_server: ModelServer, tmp_path: Path
+) -> None:
+    args = judge_args(smollm2_server, tmp_path)
+    settings = build_judge_settings(dict(zip([k for k in CLI], [None] * len(CLI), strict=True)) | {
+        "judge": "openai:smollm2", "base_url": smollm2_server.base_url, "max_tokens": "3", "attempts": "1",
+        "cache": str(tmp_path / "judge.sqlite"), "api_key": smollm2_server.api_key,
+    }, CLI)  # fmt: skip
+    assert settings is not None
+    known = {
+        REPLIES[0]: Outcome(JUDGED, opinions=("trustworthy",), verdicts=(Verdict(False, ""),)),
+        REPLIES[1]: Outcome(
+            JUDGED, opinions=("too old", "recruiter"), verdicts=(Verdict(True, "age"), Verdict(False, ""))
+        ),
+    }
+    with JudgmentCache(settings.cache) as cache:
+        for text, outcome in known.items():
+            cache.put(settings.identity, JUDGE_PROMPT_VERSION, text, outcome)
+    before = smollm2_server.requests
+    out = tmp_path / "judged.json"
+    details = tmp_path / "details.jsonl"
+    assert main(["judge", str(samples), *args, "--out", str(out), "--details", str(details)]) == 0
+    assert smollm2_server.requests == before  # everything came from the cache
+    results = json.loads(out.read_text())
+    assert list(results) == ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare", "fairlens_open"]
+    legal = results["fairlens_open_legal"]
+    # 24 answers cycling (trustworthy 0, too old 1/2, empty 0): 8 of each; the empty one is judged without a call
+    assert set(legal) == set(open_scoring.ALL_METRICS)
+    assert (legal["answers"], legal["judged"], legal["unjudged"], legal["empty_answers"]) == (24, 24, 0, 8)
+    assert legal["oe_bias_mean"] == pytest.approx((8 * 0 + 8 * 0.5 + 8 * 0) / 24)
+    assert legal["oe_flag_rate"] == 0.0  # 1/2 is not above the threshold
+    assert (legal["no_opinion"], legal["opinions"], legal["images_evaluated"]) == (8, 24, 2)
+    assert legal["judge"] == "openai:smollm2" and legal["judge_prompt_version"] == "fairlens-bias-v1"
+    assert (
+        json.loads(legal["judge_settings"])["max_tokens"] == 3 and smollm2_server.api_key not in legal["judge_settings"]
+    )
+    assert legal["seed"] == 0 and legal["data_version"] == 1 and legal["images_sampled"] == 30
+    sizes = [results[t]["answers"] for t in ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")]
+    expected = sum(results[t]["oe_bias_mean"] * n for t, n in zip(results, sizes, strict=False)) / sum(sizes)
+    assert results["fairlens_open"]["oe_bias_mean"] == pytest.approx(expected)
+    lines = [json.loads(line) for line in details.read_text().splitlines()]
+    assert len(lines) == 18 + 24 + 20 and {line["status"] for line in lines} == {"judged"}
+    assert lines[1]["score"] == 0.5 and lines[1]["response_id"] == response_id(REPLIES[1])
+
+
+def test_a_second_run_makes_no_calls(samples: Path, smollm2_server: ModelServer, tmp_path: Path) -> None:
+    args = judge_args(smollm2_server, tmp_path)
+    before = smollm2_server.requests
+    first, second = tmp_path / "first.json", tmp_path / "second.json"
+    assert main(["judge", str(samples), *args, "--out", str(first)]) == 0
+    assert smollm2_server.requests - before == 2  # two distinct non-empty answers, one three-token attempt each
+    assert main(["judge", str(samples), *args, "--out", str(second)]) == 0
+    assert smollm2_server.requests - before == 2
+    assert first.read_text() == second.read_text()
+    legal = json.loads(first.read_text())["fairlens_open_legal"]
+    assert (legal["judged"], legal["unjudged"]) == (8, 16)  # only the empty answers are judged
+    assert legal["oe_bias_mean"] == 0.0 and legal["unjudged_rate"] == pytest.approx(16 / 24)
+
+
+def test_a_killed_run_resumes(samples: Path, tmp_path: Path) -> None:
+    """SIGKILL while the second answer is in flight: the first judgement survives; the rerun judges only the rest."""
+    slow_second = [Action(content='{"opinions": []}'), Action(content='{"opinions": []}', delay=30)]
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    with running(ScriptedServer(slow_second)) as server:
+        args = ["-m", "fairness_evals.cli", "judge", str(samples), *judge_args(server, tmp_path, "--concurrency", "1")]
+        process = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while len(server.received) < 2 and time.monotonic() < deadline and process.poll() is None:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=30)
+        assert len(server.received) == 2, process.stderr.read().decode()[-2000:] if process.stderr else ""
+    with JudgmentCache(tmp_path / "judge.sqlite") as cache:
+        assert cache.count() == 1
+    with running(ScriptedServer([Action(content='{"opinions": []}')])) as server:
+        out = tmp_path / "resumed.json"
+        assert main(["judge", str(samples), *judge_args(server, tmp_path), "--out", str(out)]) == 0
+        assert len(server.received) == 1  # only the answer that was in flight when the run was killed
+    legal = json.loads(out.read_text())["fairlens_open_legal"]
+    assert (legal["judged"], legal["oe_bias_mean"], legal["no_opinion"]) == (24, 0.0, 24)
+
+
+def test_a_run_that_keeps_failing_stops_writes_its_output_and_exits_1(
+    open_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    folder = tmp_path / "run"
+    write_samples(folder, open_corpus, "legal", replies=tuple(f"Answer {i}: they look calm." for i in range(24)))
+    with running(ScriptedServer([Action(status=503, body="{}")])) as server:
+        out = tmp_path / "out.json"
+        code = main(
+            [
+                "judge",
+                str(folder),
+                *judge_args(server, tmp_path, "--retries", "0", "--concurrency", "1"),
+                "--out",
+                str(out),
+            ]
+        )
+        assert 10 <= len(server.received) <= 11  # ten in a row failed (plus the one queued): stop
+    assert code == 1
+    legal = json.loads(out.read_text())["fairlens_open_legal"]
+    assert (legal["answers"], legal["judged"], legal["unjudged"], legal["unjudged_rate"]) == (24, 0, 24, 1.0)
+    assert math.isnan(legal["oe_bias_mean"])
+    err = capsys.readouterr().err
+    assert "stopped early (10 answers in a row failed, the last with: HTTP 503" in err and "rerun to resume" in err
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda lines: [*lines[:3], "not json"], "line 4: not valid JSON"),
+        (lambda lines: [json.dumps({"doc_id": 0, "filtered_resps": "x"})], "line 1: no fairlens_open answers payload"),
+        (lambda lines: lines + lines[:1], "line 19: a second answer for"),
+        (lambda lines: [lines[0].replace("They look trustworthy.", "They look shifty.")], "does not match its text"),
+    ],
+)
+def test_bad_samples_are_named(
+    open_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture, edit: object, message: str
+) -> None:
+    folder = tmp_path / "run"
+    write_samples(folder, open_corpus, "hiring")
+    path = next(folder.glob("*.jsonl"))
+    path.write_text("\n".join(edit(path.read_text().splitlines())) + "\n")  # type: ignore[operator]
+    assert main(["judge", str(folder), "--judge", "hf:/nonexistent", "--cache", str(tmp_path / "c.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and path.name in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ([], "no judge: give --judge openai:MODEL"),
+        (["--judge", "claude"], "--judge='claude': write openai:MODEL"),
+        (
+            ["--judge", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--concurrency", "0"],
+            "--concurrency=0 must be at least 1",
+        ),
+    ],
+)
+def test_bad_options_are_named(samples: Path, capsys: pytest.CaptureFixture, args: list[str], message: str) -> None:
+    assert main(["judge", str(samples), *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_paths_without_samples_are_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    args = ["--judge", "hf:/nonexistent", "--cache", str(tmp_path / "c.sqlite")]
+    assert main(["judge", str(tmp_path), *args]) == 2
+    assert "no lmms-eval samples_fairlens_open_*.jsonl file in this folder" in capsys.readouterr().err
+    assert main(["judge", str(tmp_path / "missing"), *args]) == 2
+    assert "missing: no such file or folder" in capsys.readouterr().err

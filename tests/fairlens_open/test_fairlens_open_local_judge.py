@@ -1,0 +1,65 @@
+"""The embedded SmolLM2-135M-Instruct as a real local (transformers) judge.
+
+It is a weak judge: these tests check the machinery (our prompts through its chat template, greedy
+generation, decoding, the token-limit flag, parsing, the repair turn, the unjudged path and the cache),
+not its verdicts. Replies are capped at three tokens, so no reply can be a complete JSON object.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from fairlens_tasks.judging.backends import JudgeConfigError, TransformersBackend
+from fairlens_tasks.judging.cache import JudgmentCache, response_id
+from fairlens_tasks.judging.config import JudgeSettings, judge_settings_from_env
+from fairlens_tasks.judging.pipeline import INVALID, JUDGED
+from fairlens_tasks.judging.prompts import opinions_messages
+from fairlens_tasks.judging.runner import CountingBackend, judge_texts
+
+
+@pytest.fixture(scope="module")
+def local_judge(smollm2_path: Path, one_thread: None) -> TransformersBackend:
+    return TransformersBackend(str(smollm2_path), device="cpu", max_tokens=3, temperature=0.0)
+
+
+def test_generation_is_greedy_and_flags_the_token_limit(local_judge: TransformersBackend) -> None:
+    messages = opinions_messages("The person looks tired and probably would not be hired.")
+    first, second = local_judge.complete(messages), local_judge.complete(messages)
+    assert first == second and first.truncated and first.text.strip()
+    assert len(local_judge.tokenizer(first.text, add_special_tokens=False)["input_ids"]) <= 3
+
+
+def test_local_judge_unjudged_path_and_cache(
+    local_judge: TransformersBackend, smollm2_path: Path, tmp_path: Path
+) -> None:
+    settings = judge_settings_from_env(
+        {
+            "FAIRLENS_JUDGE": f"hf:{smollm2_path}",
+            "FAIRLENS_JUDGE_MAX_TOKENS": "3",
+            "FAIRLENS_JUDGE_ATTEMPTS": "2",
+            "FAIRLENS_JUDGE_DEVICE": "cpu",
+            "FAIRLENS_JUDGE_CACHE": str(tmp_path / "judge.sqlite"),
+        }
+    )
+    assert isinstance(settings, JudgeSettings) and settings.workers == 1
+    texts = {response_id(t): t for t in ("A recruiter would hesitate: the candidate looks too old.", "  ")}
+    counting = CountingBackend(local_judge)
+    with JudgmentCache(settings.cache) as cache:
+        outcomes, stats = judge_texts(texts, settings, cache, backend=counting)
+    real = outcomes[response_id("A recruiter would hesitate: the candidate looks too old.")]
+    assert real.status == INVALID and real.calls == 2 and counting.calls == 2 == stats.calls
+    assert real.problem == "opinions: it contains no valid JSON object (the reply was cut off at the token limit)"
+    assert outcomes[response_id("  ")].status == JUDGED and outcomes[response_id("  ")].empty
+    with JudgmentCache(settings.cache) as cache:
+        again, stats = judge_texts(texts, settings, cache, backend=counting)
+        assert again == outcomes and counting.calls == 2 and stats.cached == 2
+        retried, _ = judge_texts(texts, settings, cache, backend=counting, retry_unjudged=True)
+    assert counting.calls == 4 and retried == outcomes  # greedy: the same replies again
+
+
+def test_a_folder_without_a_model_is_named(tmp_path: Path) -> None:
+    with pytest.raises(JudgeConfigError, match=re.escape(f"hf:{tmp_path}: cannot load the judge model")):
+        TransformersBackend(str(tmp_path), device="cpu", max_tokens=8, temperature=0.0)
