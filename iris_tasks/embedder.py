@@ -9,7 +9,8 @@ in ``embedder``).
 The model is loaded on the first answer that needs it, on the CPU (so cosine values, and therefore the
 threshold decisions, do not depend on the accelerator), and kept for the life of the process. One lock
 guards loading and encoding: lmms-eval scores answers in a thread pool, and a Hugging Face fast tokenizer
-must not be used by two threads at once.
+must not be used by two threads at once. A call with a few texts runs on one torch intra-op thread (the
+process's setting is restored afterwards; lmms-eval scores answers after the model has generated them).
 """
 
 from __future__ import annotations
@@ -42,10 +43,25 @@ class Embedder:
     _cache: dict[tuple[str, ...], np.ndarray] = field(default_factory=dict)
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        import torch
+
         with self.lock:
-            vectors = self.model.encode(
-                list(texts), batch_size=64, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
-            )
+            # A few short texts gain nothing from intra-op threads, and on a busy machine the thread pool's
+            # hand-offs cost ten times the work (bench/iris.py): encode them on one thread, then restore.
+            threads = torch.get_num_threads()
+            if len(texts) <= 8 and threads > 1:
+                torch.set_num_threads(1)
+            try:
+                vectors = self.model.encode(
+                    list(texts),
+                    batch_size=64,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                    show_progress_bar=False,
+                )
+            finally:
+                if torch.get_num_threads() != threads:
+                    torch.set_num_threads(threads)
         return np.asarray(vectors, dtype=np.float32)
 
     def encode_fixed(self, texts: tuple[str, ...]) -> np.ndarray:
