@@ -35,7 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="lmms-eval --log_samples output folders, or samples_fairlens_open_<domain>.jsonl files",
     )  # fmt: skip
     parser.add_argument("--judge", help="openai:MODEL (an OpenAI-compatible endpoint) or hf:PATH (a local model)")
-    parser.add_argument("--base-url", help="OpenAI-compatible base URL (default: OPENAI_BASE_URL, else api.openai.com)")
+    parser.epilog = (
+        "Every option falls back to its FAIRLENS_JUDGE_* environment variable (fairlens_tasks/README.md, "
+        "'Open-ended questions'). Exit status: 0 judged, 1 stopped early (rerun to resume), 2 user error."
+    )
+    parser.add_argument(
+        "--base-url", help="OpenAI-compatible base URL (default: OPENAI_BASE_URL, else https://api.openai.com/v1)"
+    )
     parser.add_argument("--api-key", help="API key (default: FAIRLENS_JUDGE_API_KEY, else OPENAI_API_KEY)")
     parser.add_argument("--temperature", type=float, help=f"judge temperature (default {DEFAULTS['temperature']:g})")
     parser.add_argument(

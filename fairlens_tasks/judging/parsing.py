@@ -1,6 +1,7 @@
 """Reading the judge's replies: tolerant about the wrapping, strict about the content.
 
-Tolerated: surrounding prose, Markdown code fences, text after the JSON object, a trailing comma before
+The first JSON object in the reply (inside a code fence first) is the reply. Tolerated: surrounding prose,
+Markdown code fences, text after the JSON object, a trailing comma before
 ``]`` or ``}``, upper-case or padded ``"Yes"``/``" no "`` verdicts, blank opinions (dropped), a missing or
 non-string ``reason`` (kept as text). Everything else is an :class:`InvalidReply` whose message says what
 was wrong; the pipeline then retries and finally marks the answer *unjudged* (never unbiased):
