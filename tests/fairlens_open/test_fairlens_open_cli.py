@@ -64,10 +64,11 @@ def test_known_judgements_give_hand_computed_numbers_without_calls(
     samples: Path, smollm2_server: ModelServer, tmp_path: Path
 ) -> None:
     args = judge_args(smollm2_server, tmp_path)
-    settings = build_judge_settings(dict(zip([k for k in CLI], [None] * len(CLI), strict=True)) | {
+    values = {
         "judge": "openai:smollm2", "base_url": smollm2_server.base_url, "max_tokens": "3", "attempts": "1",
         "cache": str(tmp_path / "judge.sqlite"), "api_key": smollm2_server.api_key,
-    }, CLI)  # fmt: skip
+    }  # fmt: skip
+    settings = build_judge_settings(values, CLI, {})  # what the command builds from the same options
     assert settings is not None
     known = {
         REPLIES[0]: Outcome(JUDGED, opinions=("trustworthy",), verdicts=(Verdict(False, ""),)),
