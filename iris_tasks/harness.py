@@ -16,7 +16,7 @@ from typing import Any
 from iris_tasks import bis_und, ifs_und, rfs_und
 from iris_tasks.answers import parse_rating, parse_yes_no
 from iris_tasks.documents import ERROR_FIELD
-from iris_tasks.mapping import Mapped, map_answer
+from iris_tasks.mapping import STAGES, map_answer
 
 log = logging.getLogger("fairness_evals.iris")
 
@@ -55,19 +55,27 @@ def read_reply(doc: dict[str, Any], reply: object) -> tuple[list[Any], dict[str,
 
 
 def _fallback(doc: dict[str, Any], error: Exception) -> tuple[list[Any], dict[str, Any]]:
-    """A record marking the answer unreadable (mapping ``error`` / unparsed), for a malformed document."""
+    """A record marking the answer as a mapping error (IFS/RFS) or unparsed (BIS), for a malformed document."""
     log.error("iris: cannot score document %s: %r", doc.get("id"), error)
-    failed = Mapped(None, "error", normalised=repr(error))
-    task, kind = doc.get("task"), doc.get("kind")
-    if task == "iris_bis_und":
-        return bis_und.steer_record(doc, None), {"id": doc.get("id"), "error": repr(error)}
-    if kind == "probe":
-        return rfs_und.probe_record(doc, failed), {"id": doc.get("id"), "error": repr(error)}
-    record = ifs_und.recognition_record(doc, failed)
-    return ([rfs_und.RECOGNITION, *record] if task == "iris_rfs_und" else record), {
-        "id": doc.get("id"),
-        "error": repr(error),
-    }
+    entry = {"id": doc.get("id"), "kind": doc.get("kind"), "error": repr(error)}
+    error_stage = STAGES.index("error")
+
+    def number(name: str, default: int = 0) -> int:
+        try:
+            return int(doc.get(name, default))
+        except (TypeError, ValueError):
+            return default
+
+    if doc.get("task") == "iris_bis_und":
+        kind = float(bis_und.RATING if doc.get("kind") == "rating" else bis_und.YES_NO)
+        stored = 0.0 if kind == bis_und.RATING else 2.0
+        unit = float(number("set_unit"))
+        return [unit, float(number("image_unit")), float(number("question_index")), kind, 0.0, 0.0, 0.0, stored, 1.0,
+                -1.0], entry  # fmt: skip
+    if doc.get("kind") == "probe":
+        return [rfs_und.PROBE, number("image_unit"), number("combination_index"), -2, error_stage, 0, 0, 0], entry
+    record = [number("image_unit"), 0, -1, 0, 0, 0, error_stage]
+    return ([rfs_und.RECOGNITION, *record] if doc.get("task") == "iris_rfs_und" else record), entry
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:

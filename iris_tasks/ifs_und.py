@@ -185,8 +185,8 @@ def recognition_metrics(rec: np.ndarray, task: str) -> dict[str, Any]:
         return {**out, **dict.fromkeys(nan_names, math.nan)}
     if stages["error"]:
         log.error(
-            "%s: %d answer(s) could not be mapped because the sentence embedder failed to load (see the samples' "
-            "iris_answer); the disparities and the score are NaN",
+            "%s: %d answer(s) could not be mapped (the sentence embedder failed to load, or a document was malformed; "
+            "see the samples' iris_answer); the disparities and the score are NaN",
             task, stages["error"],
         )  # fmt: skip
         out.update(dict.fromkeys(nan_names, math.nan))

@@ -267,7 +267,11 @@ def compute_metrics(records: Sequence[Sequence[int]]) -> dict[str, Any]:
     )
     out["unmappable_rate"] = out["unmappable"] / len(rec) if len(rec) else math.nan
     if errors or out["mapping_errors"]:
-        log.error("%s: the sentence embedder failed to load (see the samples' iris_answer); every value is NaN", TASK)
+        log.error(
+            "%s: answers could not be mapped (the sentence embedder failed to load, or a document was malformed; see "
+            "the samples' iris_answer); every value is NaN",
+            TASK,
+        )
         return out
     if n_probe == 0:
         log.warning("%s: no probe answers were evaluated; every JSD is NaN", TASK)

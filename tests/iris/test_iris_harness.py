@@ -7,6 +7,7 @@ model of the last test is tiny and randomly initialised (``tests/support/tiny_vl
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -72,6 +73,20 @@ def _outputs(folder: Path, tasks) -> tuple[dict, dict[str, list[dict]]]:
     return json.loads(results[0].read_text()), samples
 
 
+def _same(a: object, b: object) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
+def _score(tmp_path: Path, argv: list[str]) -> dict:
+    from iris_tasks import cli as iris_cli
+
+    parser = argparse.ArgumentParser()
+    iris_cli.add_score_arguments(parser)
+    out = tmp_path / "scores.json"
+    assert iris_cli.score(parser.parse_args([*argv, "--out", str(out)])) == 0
+    return json.loads(out.read_text())
+
+
 def _jsd(p, q) -> float:
     return float(jensenshannon(p, q) ** 2)
 
@@ -125,6 +140,12 @@ def test_fixed_reply_through_lmms_eval_by_hand(
     assert bis["bis_und_score"] == 340.0 and bis["ac_unparsed"] == 0 and bis["dhr_unparsed_rate"] == 1.0
     assert (bis["pairs_single"], bis["sets_sampled"]) == (48, 4)
     assert results["versions"]["iris_bis_und"] == 1
+    # `score` (the export/score module) reproduces every number from the samples files
+    scores = _score(tmp_path, ["--corpus", str(manifest_corpus), "--steer-corpus", str(steer_corpus),
+                               "--probe-rounds", "1", "--responses", str(tmp_path / "out")])  # fmt: skip
+    for task in TASKS:
+        for name, value in scores[task].items():
+            assert _same(value, r[task][name]), (task, name)
     # the profile reads the real output folder
     assert fairness_evals_main(["iris-profile", str(tmp_path / "out"), "--format", "json"]) == 0
     profile = json.loads(capsys.readouterr().out)
@@ -174,3 +195,22 @@ def test_plumbing_only_tiny_random_vlm(
     probe = next(s for s in samples["iris_rfs_und"] if s["iris_answer"]["kind"] == "probe")
     assert probe["input"].startswith("This is a male, young, light-skinned adult.")
     assert Path(samples["iris_ifs_und"][0]["input_media"][0]).is_file()
+
+
+@pytest.mark.parametrize(
+    ("doc", "metric"),
+    [
+        ({"task": "iris_ifs_und", "kind": "recognition", "id": "x"}, "ifs_und_score"),
+        ({"task": "iris_rfs_und", "kind": "probe", "id": "x"}, "rfs_und_score"),
+        ({"task": "iris_rfs_und", "kind": "recognition", "id": "x"}, "rfs_und_score"),
+        ({"task": "iris_bis_und", "kind": "yes_no", "id": "x"}, "bis_und_score"),
+    ],
+)
+def test_process_results_never_raises_on_a_malformed_document(doc: dict, metric: str) -> None:
+    from iris_tasks import harness
+
+    out = harness.process_results(doc, [None])
+    assert out["iris_answer"]["error"].startswith("KeyError") and out["iris_answer"]["reply"] == "None"
+    module = TASKS[doc["task"]]
+    values = module.compute_metrics([out[metric]])
+    assert math.isnan(values[metric])  # counted as an error / unparsed, never a silent answer

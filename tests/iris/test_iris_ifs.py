@@ -154,7 +154,7 @@ def test_mapping_errors_make_the_disparities_nan(caplog: pytest.LogCaptureFixtur
     m = ifs_und.compute_metrics(records)
     assert m["mapping_errors"] == 1
     assert math.isnan(m["ifs_und_score"]) and math.isnan(m["AD_single_gender"])
-    assert "sentence embedder failed to load" in caplog.text
+    assert "the sentence embedder failed to load" in caplog.text
 
 
 def test_no_records() -> None:

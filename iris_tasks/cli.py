@@ -1,0 +1,267 @@
+"""``fairness-evals export iris`` and ``fairness-evals score iris``: the IRIS tasks outside the harness.
+
+``export`` writes one JSON line per document, in the harness's document order::
+
+    {"tasks": [...], "id", "prompt", "image": <path, dataset row, or null for the blank probe image>,
+     "box": [left, top, right, bottom] or null, "meta": {...}}
+
+A document that two tasks share (the occupation question on a corpus image: ``iris_ifs_und`` and the SDS half
+of ``iris_rfs_und``) is written once, with both tasks: one answer serves both. ``score`` reads replies
+(lines ``{"id", "response"}``, or lmms-eval ``--log_samples`` files or folders) and prints ``{task: {metric:
+value}}`` with the harness's metrics, names and numbers (the same records and ``compute_metrics``). Both take
+the corpus settings as options (:mod:`iris_tasks.settings`); the embedder is ``IRIS_EMBEDDER``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from iris_tasks.settings import Settings, build_settings
+
+TASK_NAMES = ("iris_ifs_und", "iris_rfs_und", "iris_bis_und")
+CLI = {
+    "corpus": "--corpus",
+    "image_root": "--image-root",
+    "steer_corpus": "--steer-corpus",
+    "sample_fraction": "--sample-fraction",
+    "max_per_cell": "--max-per-cell",
+    "seed": "--seed",
+    "on_bad_input": "--skip-bad-input",
+    "hf_split": "--hf-split",
+    "hf_columns": "--hf-columns",
+    "steer_hf_split": "--steer-hf-split",
+    "steer_hf_columns": "--steer-hf-columns",
+    "label_map": "--label-map",
+    "probe_rounds": "--probe-rounds",
+    "probe_bracket": "--probe-bracket",
+    "threshold": "--mapping-threshold",
+}
+
+
+def _add_settings(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--corpus", help="FACET annotations.csv, CSV/JSON-lines manifest, or hf:NAME (IFS, RFS SDS)")
+    parser.add_argument("--image-root", help="FACET image folder (default: the CSV's folder)")
+    parser.add_argument("--steer-corpus", help="counterfactual sets: manifest or hf:NAME with pair_id (BIS)")
+    parser.add_argument("--sample-fraction", help="stratified fraction of images / sets in (0, 1] (default 1)")
+    parser.add_argument("--max-per-cell", help="at most N images per occupation x gender x age x skin cell")
+    parser.add_argument("--seed", help="sampling and probe seed (default 0)")
+    parser.add_argument("--skip-bad-input", action="store_true", help="skip and count bad items instead of stopping")
+    parser.add_argument("--hf-split", help="split of an hf: --corpus")
+    parser.add_argument("--hf-columns", help="image=COL,occupation=COL,gender=COL,age=COL,skin_tone=COL")
+    parser.add_argument("--steer-hf-split", help="split of an hf: --steer-corpus")
+    parser.add_argument("--steer-hf-columns", help="as --hf-columns, plus pair_id=COL")
+    parser.add_argument("--label-map", help='JSON text or file, e.g. {"age": {"adult": "middle"}}')
+    parser.add_argument("--probe-rounds", help="probe reshuffles per attribute combination (default 5)")
+    parser.add_argument("--probe-bracket", help="occupations per probe question: 2, 4, 13, 26 or 52 (default 4)")
+    parser.add_argument("--mapping-threshold", help="cosine threshold of the embedding stage (default 0.6)")
+    parser.add_argument(
+        "--task", action="append", choices=TASK_NAMES,
+        help="only this task (repeatable; default: iris_rfs_und, plus iris_ifs_und with --corpus and iris_bis_und "
+        "with --steer-corpus)",
+    )  # fmt: skip
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    values = {key: getattr(args, option.lstrip("-").replace("-", "_")) for key, option in CLI.items()}
+    values["on_bad_input"] = bool(args.skip_bad_input)
+    return build_settings(values, CLI)
+
+
+def _tasks(args: argparse.Namespace, settings: Settings) -> list[str]:
+    if args.task:
+        return [t for t in TASK_NAMES if t in args.task]
+    return [
+        t
+        for t in TASK_NAMES
+        if t == "iris_rfs_und"
+        or (t == "iris_ifs_und" and settings.corpus)
+        or (t == "iris_bis_und" and settings.steer_corpus)
+    ]
+
+
+def _documents(args: argparse.Namespace) -> tuple[Settings, dict[str, list[dict[str, Any]]]]:
+    from iris_tasks.documents import build
+
+    settings = _settings(args)
+    return settings, {task: build(task, settings) for task in _tasks(args, settings)}
+
+
+_META = ("kind", "question_id", "occupation", "gender", "age", "skin_tone", "set_id", "candidates", "truth")
+
+
+def export_records(docs_by_task: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The export lines: documents in task then document order, shared ones once."""
+    lines: dict[str, dict[str, Any]] = {}
+    for task, docs in docs_by_task.items():
+        for doc in docs:
+            found = lines.get(doc["id"])
+            if found is not None and found["prompt"] == doc["prompt"]:
+                found["tasks"].append(task)
+                continue
+            image: str | int | None = (
+                None if doc["kind"] == "probe" else (doc["image_index"] if doc["hf_dataset"] else doc["image"])
+            )
+            meta = {k: doc[k] for k in _META if doc.get(k) not in ("", None, [], -1)}
+            lines[doc["id"]] = {
+                "tasks": [task],
+                "id": doc["id"],
+                "prompt": doc["prompt"],
+                "image": image,
+                "box": doc["box"] or None,
+                "meta": meta,
+            }
+    return list(lines.values())
+
+
+def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_settings(parser)
+    parser.add_argument("--out", help="write here instead of standard output")
+
+
+def export(args: argparse.Namespace) -> int:
+    _, docs_by_task = _documents(args)
+    records = export_records(docs_by_task)
+    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    counts = ", ".join(f"{task} {len(docs)}" for task, docs in docs_by_task.items())
+    print(f"iris: {len(records)} lines ({counts} documents){' to ' + args.out if args.out else ''}", file=sys.stderr)
+    return 0
+
+
+def add_score_arguments(parser: argparse.ArgumentParser) -> None:
+    _add_settings(parser)
+    parser.add_argument(
+        "--responses", action="append", required=True,
+        help='JSON lines {"id", "response"}, an lmms-eval samples_iris_*.jsonl file, or a folder of them (repeatable)',
+    )  # fmt: skip
+    parser.add_argument("--out", help="write the JSON here instead of standard output")
+
+
+_SAMPLES_TASK = re.compile(r"samples_(iris_[a-z]+_und)")
+
+
+def _reply(row: dict[str, Any]) -> Any:
+    for key in ("filtered_resps", "resps"):
+        if key in row:
+            value = row[key]
+            while isinstance(value, list):
+                value = value[0] if value else ""
+            return value
+    return None
+
+
+def response_files(names: list[str]) -> list[Path]:
+    files: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(path.rglob("*_samples_iris_*.jsonl"))
+            if not found:
+                raise ValueError(f"{path}: no lmms-eval samples_iris_*.jsonl file in this folder")
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
+
+
+def read_replies(paths: list[Path]) -> list[tuple[str, str | None, str, Any]]:
+    """(where, task or None, document id, reply) per line: lmms-eval samples name their task (from the file
+    name), a plain ``{"id", "response"}`` line does not (it answers that id in every task that has it)."""
+    out = []
+    for path in paths:
+        match = _SAMPLES_TASK.search(path.name)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"{path}: cannot read the responses ({error.strerror or error})") from None
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path.name} line {number}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+            if isinstance(row, dict) and "id" in row and "response" in row:
+                out.append((where, None, str(row["id"]), row["response"]))
+            elif isinstance(row, dict) and isinstance(row.get("iris_answer"), dict) and match:
+                out.append((where, match.group(1), str(row["iris_answer"].get("id")), _reply(row)))
+            else:
+                raise ValueError(f'{where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
+    return out
+
+
+def assign(
+    lines: list[tuple[str, str | None, str, Any]], docs_by_task: dict[str, list[dict[str, Any]]]
+) -> dict[tuple[str, str], Any]:
+    """(task, document id) -> reply; unknown ids and second replies are errors naming the line."""
+    ids = {task: {doc["id"] for doc in docs} for task, docs in docs_by_task.items()}
+    replies: dict[tuple[str, str], Any] = {}
+    seen: dict[tuple[str, str], str] = {}
+    for where, task, doc_id, reply in lines:
+        tasks = (
+            [t for t in ids if doc_id in ids[t]] if task is None else ([task] if doc_id in ids.get(task, ()) else [])
+        )
+        if not tasks:
+            scope = task or ", ".join(ids) or "the tasks"
+            raise ValueError(f"{where}: id {doc_id!r} is not a document of {scope} for this corpus and these settings")
+        for t in tasks:
+            if (t, doc_id) in seen:
+                raise ValueError(f"{where}: a second response for {doc_id!r} of {t} (first at {seen[(t, doc_id)]})")
+            seen[(t, doc_id)] = where
+            replies[(t, doc_id)] = reply
+    return replies
+
+
+def score_documents(
+    docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[tuple[str, str], Any]
+) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
+    """Metrics per task for the documents with a reply, and the number left unanswered per task."""
+    from iris_tasks import bis_und, ifs_und, rfs_und
+    from iris_tasks.aggregation import provenance_value
+    from iris_tasks.harness import read_reply
+
+    modules = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}
+    out: dict[str, dict[str, Any]] = {}
+    missing: dict[str, int] = {}
+    for task, docs in docs_by_task.items():
+        answered = [doc for doc in docs if (task, doc["id"]) in replies]
+        missing[task] = len(docs) - len(answered)
+        if not answered:
+            continue
+        module = modules[task]
+        records = [read_reply(doc, replies[(task, doc["id"])])[0] for doc in answered]
+        metrics: dict[str, Any] = dict(module.compute_metrics(records))
+        for name in module.PROVENANCE:
+            metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
+        out[task] = metrics
+    return out, missing
+
+
+def score(args: argparse.Namespace) -> int:
+    _, docs_by_task = _documents(args)
+    replies = assign(read_replies(response_files(args.responses)), docs_by_task)
+    if not replies:
+        raise ValueError(f"no responses in {', '.join(args.responses)}")
+    results, missing = score_documents(docs_by_task, replies)
+    for task, count in missing.items():
+        if count:
+            total = len(docs_by_task[task])
+            print(
+                f"iris: {task}: scored {total - count} of {total} documents ({count} without a response)",
+                file=sys.stderr,
+            )
+    text = json.dumps(results, indent=2) + "\n"
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return 0
