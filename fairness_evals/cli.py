@@ -51,6 +51,7 @@ def _cmd_model(args: argparse.Namespace) -> int:
 BENCHMARKS = {
     "fact_or_fair": "fact_fair_tasks.cli",
     "fairlens": "fairlens_tasks.cli",
+    "iris": "iris_tasks.cli",
 }
 
 
