@@ -17,7 +17,7 @@ from fairlens_tasks.open_scoring import ALL_METRICS, compute_open_metrics, poole
 from metrics import bootstrap
 from metrics import fairlens as fl
 
-FOLDER = Path(open_scoring.__file__).resolve().parent
+FOLDER = Path(open_scoring.__file__).resolve().parent / "open_ended"
 
 
 def judged(opinions: int, biased: int, *, empty: bool = False) -> Outcome:
