@@ -1,10 +1,12 @@
 # The start-up half of fairness-evals' zero-flag task discovery (the rest: fairness_evals/_autoload.py).
 #
-# fairness_evals_autoload.pth imports this module when Python starts. It must cost next to nothing, so it
-# imports nothing new (os and sys are loaded by `site` already), defines no class, and is itself the
-# meta-path finder: `find_spec` below returns None after one set lookup for every module except the two
-# harness task managers. For those it hands over to fairness_evals._autoload, imported only then.
-# FAIRNESS_EVALS_AUTOLOAD=0 (or false/no/off) keeps it off sys.meta_path. Nothing here may raise.
+# fairness_evals_autoload.pth imports this module when Python starts (one plain `import` line: a line that
+# `site` has to compile, such as a try/except, costs more than the import itself). It must cost next to
+# nothing, so it imports nothing new (os and sys are loaded by `site` already), defines no class, and is
+# itself the meta-path finder: `find_spec` below returns None after one set lookup for every module except
+# the two harness task managers. For those it hands over to fairness_evals._autoload, imported only then.
+# FAIRNESS_EVALS_AUTOLOAD=0 (or false/no/off) keeps it off sys.meta_path. Nothing here raises; should the
+# file itself be broken (a corrupt install), `site` prints the error and the interpreter carries on.
 import os
 import sys
 
