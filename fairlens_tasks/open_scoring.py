@@ -363,7 +363,7 @@ def _judge_outcomes(
     from fairlens_tasks.judging.cache import JudgmentCache
     from fairlens_tasks.judging.config import judge_settings_from_env
     from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
-    from fairlens_tasks.judging.runner import _reusable, judge_texts
+    from fairlens_tasks.judging.runner import judge_texts, reusable
 
     provenance: dict[str, Any] = {"judge": "none", "judge_prompt_version": JUDGE_PROMPT_VERSION}
     try:
@@ -379,7 +379,7 @@ def _judge_outcomes(
         with JudgmentCache(settings.cache) as cache:
             if texts is None:  # only records: read the cache, cannot judge
                 stored = cache.get_many(settings.identity, JUDGE_PROMPT_VERSION, dict.fromkeys(ids))
-                outcomes = {k: o for k, o in stored.items() if _reusable(o, settings, False)}
+                outcomes = {k: o for k, o in stored.items() if reusable(o, settings, False)}
                 complete = len(outcomes) == len(set(ids))
                 if not complete:
                     log.warning(

@@ -77,7 +77,7 @@ class CountingBackend:
         return reply
 
 
-def _reusable(outcome: Outcome, settings: JudgeSettings, retry_unjudged: bool) -> bool:
+def reusable(outcome: Outcome, settings: JudgeSettings, retry_unjudged: bool) -> bool:
     if outcome.status != INVALID:
         return True
     return not retry_unjudged and outcome.attempts >= settings.attempts
@@ -101,7 +101,7 @@ def judge_texts(
     stats = RunStats(distinct=len(texts))
     shas = {rid: response_sha256(text) for rid, text in texts.items()}
     stored = cache.get_many(settings.identity, JUDGE_PROMPT_VERSION, shas)
-    outcomes: dict[str, Outcome] = {rid: o for rid, o in stored.items() if _reusable(o, settings, retry_unjudged)}
+    outcomes: dict[str, Outcome] = {rid: o for rid, o in stored.items() if reusable(o, settings, retry_unjudged)}
     stats.cached = len(outcomes)
     pending = [rid for rid in texts if rid not in outcomes]
     if not pending:
