@@ -128,6 +128,11 @@ def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
         assert recorded["base_url"] == smollm2_server.base_url and recorded["max_tokens"] == 3
         assert str(smollm2_server.api_key) not in r["judge_settings,none"]
     assert results["fairlens_open"]["oe_bias_mean,none"] == pytest.approx(2 / 3)
+    # `answers` was aggregated first in every task: had another metric come first, it would have filled the memo
+    # from the cache and `answers` would not have judged (nor logged its summary)
+    for task in TASKS:
+        assert f"{task}: judge openai:smollm2: 1 distinct answers: 1 from the cache, 0 judged now" in log
+    assert "aggregated before `answers`" not in log
     judged = tmp_path / "judged.json"
     args = [
         "--judge", "openai:smollm2", "--base-url", smollm2_server.base_url, "--api-key", str(smollm2_server.api_key),
