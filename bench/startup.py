@@ -59,6 +59,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         with_hook = make_installed_env(Path(tmp) / "with") / "python"
         without = plain_env(Path(tmp) / "without") / "python"
+        control = plain_env(Path(tmp) / "control") / "python"
+        site_dir = subprocess.run(
+            [str(control), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+        (Path(site_dir) / "zz_noop.pth").write_text("import sys\n")  # any .pth with an import line: the floor
+        c, b, rc = paired([str(control), "-c", "pass"], [str(without), "-c", "pass"], args.runs)
+        print(f"control, a no-op .pth ('import sys'): {c * 1e3:.2f} ms vs {b * 1e3:.2f} ms, ratio {rc:.4f}")
         a, b, r = paired([str(with_hook), "-c", "pass"], [str(without), "-c", "pass"], args.runs)
         print(
             f"python -c pass: with fairness-evals {a * 1e3:.2f} ms, without {b * 1e3:.2f} ms (medians of {args.runs})"
