@@ -69,6 +69,7 @@ PROVENANCE = (
 COUNTS = ("unparsed_rate", "unparsed", "answers", "images_evaluated")
 WITH_INTERVALS = (
     "soundness",
+    *[f"adverse_rate_{a}_{metric_group(g)}" for a in ATTRIBUTES for g in GROUPS[a]],
     *[f"parity_gap_{a}" for a in ATTRIBUTES],
     "parity_gap",
     "association_rate",
@@ -91,7 +92,8 @@ def _metric_names() -> tuple[str, ...]:
 
     add("soundness")
     names.extend(_per_group("soundness"))
-    names.extend(_per_group("adverse_rate"))
+    for name in _per_group("adverse_rate"):
+        add(name)
     for a in ATTRIBUTES:
         add(f"parity_gap_{a}")
     add("parity_gap")
@@ -294,9 +296,16 @@ def _statistics() -> dict[str, Callable[[np.ndarray], np.ndarray]]:
             c[:, LAYOUT.pooled("non_neutral")], c[:, LAYOUT.pooled("assoc_answers")]
         ),
     }
+    def adverse_rate(attribute: str, index: int) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda c: fl.rates_from_counts(
+            cells(c, attribute, "adverse")[:, index], cells(c, attribute, "adverse_answers")[:, index]
+        )
+
     for a in ATTRIBUTES:
         stats[f"parity_gap_{a}"] = parity(a)
         stats[f"association_gap_{a}"] = assoc_gap(a)
+        for i, g in enumerate(GROUPS[a]):
+            stats[f"adverse_rate_{a}_{metric_group(g)}"] = adverse_rate(a, i)
     stats["parity_gap"] = mean_of([stats[f"parity_gap_{a}"] for a in ATTRIBUTES])
     stats["association_gap"] = mean_of([stats[f"association_gap_{a}"] for a in ATTRIBUTES])
     return stats
