@@ -1,0 +1,167 @@
+"""The folder layout that ``from_folder`` reads, ``diffusers_t2i`` writes and ``export --t2i-layout`` creates.
+
+::
+
+    <root>/
+      README.md                  what to put where, and the command that scores it
+      manifest.jsonl             one line per prompt: task, folder, doc_index, id, prompt, meta
+      <task>/<folder>/           one folder per prompt (document) of the task
+          prompt.txt             the exact prompt (for people and for a check by the backend)
+          *.png | *.jpg | ...    the images generated for that prompt, any names, read in name order
+          seeds.json             optional: {"<file name>": <seed>, ...}, recorded with each image
+
+``<folder>`` is the document's ``t2i_folder`` field (e.g. ``03-crime_rate-highest``, ``doctor``,
+``doctor-counter-skin``); a task without that field uses lmms-eval's document index. Files other than
+images, ``prompt.txt``, ``seeds.json`` and ``README*`` are skipped and named. Pure Python.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from generation_backends.contract import IMAGE_EXTENSIONS
+
+#: The document field naming its folder (our T2I tasks set it; other tasks fall back to the doc index).
+FOLDER_FIELD = "t2i_folder"
+PROMPT_FILE = "prompt.txt"
+SEEDS_FILE = "seeds.json"
+MANIFEST_FILE = "manifest.jsonl"
+README_FILE = "README.md"
+#: Files of a prompt folder that are not images and are not reported as skipped.
+_KNOWN_FILES = {PROMPT_FILE, SEEDS_FILE, "generation.json"}
+
+
+def folder_name(doc: Mapping[str, Any] | None, doc_id: int | str) -> str:
+    """The folder of one document: its ``t2i_folder`` field, else the document index as a string."""
+    if isinstance(doc, Mapping):
+        name = doc.get(FOLDER_FIELD)
+        if isinstance(name, str) and name.strip():
+            return name.strip()
+    return str(doc_id)
+
+
+def task_folder(task: str) -> str:
+    """A task name as a folder name (``/`` and spaces replaced, as lmms-eval's generators do)."""
+    return str(task).replace("/", "_").replace(" ", "_")
+
+
+def list_images(folder: Path) -> tuple[list[Path], list[str]]:
+    """The image files of a prompt folder in name order, and the names of the other files it skipped.
+
+    Hidden files, ``prompt.txt``, ``seeds.json``, ``generation.json`` and ``README*`` are neither.
+    """
+    images: list[Path] = []
+    skipped: list[str] = []
+    for path in sorted(folder.iterdir(), key=lambda p: p.name):
+        name = path.name
+        if name.startswith(".") or name in _KNOWN_FILES or name.upper().startswith("README"):
+            continue
+        if path.is_file() and path.suffix.lower() in IMAGE_EXTENSIONS:
+            images.append(path)
+        else:
+            skipped.append(name + ("/" if path.is_dir() else ""))
+    return images, skipped
+
+
+def read_seeds(folder: Path) -> tuple[dict[str, int], str | None]:
+    """``seeds.json`` of a prompt folder as ``{file name: seed}``, and a note when it cannot be used."""
+    path = folder / SEEDS_FILE
+    if not path.exists():
+        return {}, None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return {}, f"{path}: not readable JSON ({error}); seeds not recorded"
+    if not isinstance(data, dict):
+        return {}, f"{path}: expected an object {{file name: seed}}; seeds not recorded"
+    seeds = {}
+    for name, value in data.items():
+        if isinstance(value, int) and not isinstance(value, bool):
+            seeds[str(name)] = value
+    ignored = len(data) - len(seeds)
+    return seeds, (f"{path}: {ignored} entries are not integer seeds" if ignored else None)
+
+
+def _line(record: Mapping[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def write_layout(
+    root: Path,
+    documents: Iterable[Mapping[str, Any]],
+    *,
+    title: str,
+    score_command: str,
+    images_per_prompt: int,
+    notes: Sequence[str] = (),
+    meta_fields: Sequence[str] = (),
+) -> dict[str, int]:
+    """Create the layout under ``root`` for ``documents`` (each with ``task``, ``t2i_folder``, ``prompt``).
+
+    Writes ``README.md``, ``manifest.jsonl`` and one folder with ``prompt.txt`` per document, in document
+    order per task (``doc_index`` counts within a task). Existing images are left alone, so re-exporting into
+    a filled layout is safe; a ``prompt.txt`` whose text differs is an error (the layout belongs to other
+    prompts). Returns ``{task: number of folders}``.
+    """
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    counts: dict[str, int] = {}
+    lines: list[str] = []
+    seen: set[tuple[str, str]] = set()
+    for doc in documents:
+        task, name, prompt = str(doc["task"]), str(doc[FOLDER_FIELD]), str(doc["prompt"])
+        if (task, name) in seen:
+            raise ValueError(f"two documents of {task} share the folder {name!r}")
+        seen.add((task, name))
+        folder = root / task_folder(task) / name
+        folder.mkdir(parents=True, exist_ok=True)
+        prompt_path = folder / PROMPT_FILE
+        if prompt_path.exists() and prompt_path.read_text(encoding="utf-8").strip() != prompt.strip():
+            raise ValueError(f"{prompt_path} holds a different prompt: this layout was made for other documents")
+        prompt_path.write_text(prompt + "\n", encoding="utf-8")
+        index = counts.get(task, 0)
+        counts[task] = index + 1
+        meta = {k: doc[k] for k in meta_fields if k in doc}
+        lines.append(
+            _line({"task": task, "folder": f"{task_folder(task)}/{name}", "doc_index": index, "id": doc.get("id"),
+                   "prompt": prompt, "meta": meta})
+        )  # fmt: skip
+    (root / MANIFEST_FILE).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    (root / README_FILE).write_text(
+        _readme(title, counts, score_command, images_per_prompt, notes, root), encoding="utf-8"
+    )
+    return counts
+
+
+def _readme(
+    title: str, counts: Mapping[str, int], command: str, per_prompt: int, notes: Sequence[str], root: Path
+) -> str:
+    tasks = "\n".join(f"| `{task}` | {n} | `{task_folder(task)}/` |" for task, n in counts.items())
+    extensions = ", ".join(IMAGE_EXTENSIONS)
+    extra = "".join(f"- {note}\n" for note in notes)
+    return f"""# {title}: images generated outside lmms-eval
+
+One folder per prompt. Generate **{per_prompt} images per prompt** (the paper's number) with your model
+(an API such as DALL-E or Midjourney, your own pipeline) and put them in that prompt's folder.
+`manifest.jsonl` lists every folder with its prompt; each folder's `prompt.txt` holds the exact prompt.
+
+| task | prompts | folder |
+|---|---|---|
+{tasks}
+
+- Image files: {extensions} (any names; read in name order). Other files are skipped and reported.
+- Optional `seeds.json` per folder, `{{"image-file-name.png": 1234, ...}}`: the seeds are recorded with each
+  image in the samples log.
+- A missing folder, an empty folder, fewer images than asked for, an unreadable image and an image without a
+  face are each counted and named in the results and samples; none stops the run.
+{extra}
+Score the folder with lmms-eval (the `from_folder` model reads `<root>/<task>/<folder>/`):
+
+```bash
+{command.format(root=os.fspath(root.resolve()))}
+```
+"""
