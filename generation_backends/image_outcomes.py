@@ -163,6 +163,37 @@ class ResponseOutcome:
         }
 
 
+def integrity_problem(path: str) -> str | None:
+    """Why the image file at ``path`` is incomplete, or None (also None when it does not exist or is no image:
+    reading it then fails with its own reason).
+
+    lmms-eval sets Pillow's ``ImageFile.LOAD_TRUNCATED_IMAGES = True`` process-wide (``api/task.py``), so a
+    truncated file would decode as a partly grey picture instead of failing. We check what Pillow can check
+    without decoding: ``Image.verify()`` (PNG: every chunk's CRC and the end chunk) and, for JPEG, the
+    end-of-image marker ``FF D9`` in the last kilobyte (it cannot occur inside entropy-coded data).
+    """
+    from PIL import Image, UnidentifiedImageError
+
+    file = Path(path)
+    if not file.is_file():
+        return None
+    try:
+        with Image.open(file) as image:
+            kind = image.format
+            image.verify()
+    except UnidentifiedImageError:
+        return None
+    except Exception as error:  # Pillow reports a bad or cut file as OSError / SyntaxError / struct.error...
+        return f"incomplete or corrupt image file ({type(error).__name__}: {error})"
+    if kind == "JPEG":
+        with open(file, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, size - 1024))
+            if b"\xff\xd9" not in handle.read():
+                return "truncated JPEG (no end-of-image marker)"
+    return None
+
+
 def classify_response(response: object, spec: str, *, doc_index: int | None = None) -> ResponseOutcome:
     """Read ``response`` and classify each of its images with the classifier of ``spec``; never raises.
 
@@ -185,6 +216,13 @@ def classify_response(response: object, spec: str, *, doc_index: int | None = No
         return ResponseOutcome(images, generated, spec, "unavailable")
     outcomes = []
     for i, (path, seed) in enumerate(zip(generated.images, generated.seeds, strict=True)):
+        try:
+            problem = integrity_problem(path)
+        except OSError as error:
+            problem = f"cannot read the file ({error})"
+        if problem:
+            outcomes.append(ImageOutcome(i, path, seed, "failed", error=problem))
+            continue
         result: ImageResult = classify_one(classifier, path, i)
         outcomes.append(ImageOutcome(i, path, seed, result.status, tuple(result.faces), result.error))
     return ResponseOutcome(tuple(outcomes), generated, name, version)

