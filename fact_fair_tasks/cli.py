@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -65,9 +66,43 @@ def export_records(kinds: list[str], seed: int, draws: int) -> list[dict[str, An
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     _add_common(parser)
+    parser.add_argument(
+        "--t2i-layout", metavar="DIR",
+        help="instead of the LLM documents, create the text-to-image folder layout in DIR (one folder per "
+        "prompt of fact_or_fair_t2i_objective and _subjective, a manifest and a README) for images generated "
+        "elsewhere, scored by lmms-eval's from_folder model",
+    )  # fmt: skip
+
+
+T2I_SCORE_COMMAND = (
+    "lmms-eval --model from_folder --model_args root={root} --tasks fact_or_fair_t2i "
+    "--batch_size 1 --output_path results/ --log_samples"
+)
+
+
+def export_t2i_layout(folder: str) -> dict[str, int]:
+    """Create the T2I image layout (:mod:`generation_backends.layout`) for both Fact-or-Fair T2I tasks."""
+    from fact_fair_tasks.t2i_documents import IMAGES_PER_PROMPT, all_documents
+    from generation_backends.layout import write_layout
+
+    return write_layout(
+        Path(folder), all_documents(), title="Fact-or-Fair text-to-image", score_command=T2I_SCORE_COMMAND,
+        images_per_prompt=IMAGES_PER_PROMPT,
+        images_per_prompt_source="the paper's number",
+        meta_fields=("statistic", "target", "truth_gender", "truth_race"),
+        notes=(
+            "The paper counts every detected face: several people in one image each count; an image without a "
+            "face is left out (and counted).",
+        ),
+    )  # fmt: skip
 
 
 def export(args: argparse.Namespace) -> int:
+    if args.t2i_layout:
+        counts = export_t2i_layout(args.t2i_layout)
+        summary = ", ".join(f"{task} {n}" for task, n in counts.items())
+        print(f"fact_or_fair: {summary} prompt folders in {args.t2i_layout}", file=sys.stderr)
+        return 0
     write_lines(export_records(_kinds(args.tasks), args.seed, args.draws), args.out)
     return 0
 

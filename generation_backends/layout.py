@@ -97,6 +97,7 @@ def write_layout(
     title: str,
     score_command: str,
     images_per_prompt: int,
+    images_per_prompt_source: str,
     notes: Sequence[str] = (),
     meta_fields: Sequence[str] = (),
 ) -> dict[str, int]:
@@ -132,20 +133,26 @@ def write_layout(
         )  # fmt: skip
     (root / MANIFEST_FILE).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     (root / README_FILE).write_text(
-        _readme(title, counts, score_command, images_per_prompt, notes, root), encoding="utf-8"
+        _readme(title, counts, score_command, (images_per_prompt, images_per_prompt_source), notes, root),
+        encoding="utf-8",
     )
     return counts
 
 
 def _readme(
-    title: str, counts: Mapping[str, int], command: str, per_prompt: int, notes: Sequence[str], root: Path
+    title: str,
+    counts: Mapping[str, int],
+    command: str,
+    per_prompt: tuple[int, str],
+    notes: Sequence[str],
+    root: Path,
 ) -> str:
     tasks = "\n".join(f"| `{task}` | {n} | `{task_folder(task)}/` |" for task, n in counts.items())
     extensions = ", ".join(IMAGE_EXTENSIONS)
     extra = "".join(f"- {note}\n" for note in notes)
     return f"""# {title}: images generated outside lmms-eval
 
-One folder per prompt. Generate **{per_prompt} images per prompt** (the paper's number) with your model
+One folder per prompt. Generate **{per_prompt[0]} images per prompt** ({per_prompt[1]}) with your model
 (an API such as DALL-E or Midjourney, your own pipeline) and put them in that prompt's folder.
 `manifest.jsonl` lists every folder with its prompt; each folder's `prompt.txt` holds the exact prompt.
 

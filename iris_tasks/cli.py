@@ -121,9 +121,43 @@ def export_records(docs_by_task: dict[str, list[dict[str, Any]]]) -> list[dict[s
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     _add_settings(parser)
     parser.add_argument("--out", help="write here instead of standard output")
+    parser.add_argument(
+        "--t2i-layout", metavar="DIR",
+        help="instead of the understanding documents, create the text-to-image folder layout in DIR (one folder "
+        "per prompt of iris_gen_neutral and iris_gen_steer, a manifest and a README) for images generated "
+        "elsewhere, scored by lmms-eval's from_folder model; needs no corpus",
+    )  # fmt: skip
+
+
+T2I_SCORE_COMMAND = (
+    "lmms-eval --model from_folder --model_args root={root} --tasks iris_gen "
+    "--batch_size 1 --output_path results/ --log_samples"
+)
+
+
+def export_t2i_layout(folder: str) -> dict[str, int]:
+    """Create the T2I image layout (:mod:`generation_backends.layout`) for both IRIS generation tasks."""
+    from generation_backends.layout import write_layout
+    from iris_tasks.gen_documents import IMAGES_PER_PROMPT, all_documents
+
+    return write_layout(
+        Path(folder), all_documents(), title="IRIS generation", score_command=T2I_SCORE_COMMAND,
+        images_per_prompt=IMAGES_PER_PROMPT,
+        images_per_prompt_source="our default; the paper does not publish its number",
+        meta_fields=("occupation", "prompt_type", "flipped", "target_gender", "target_age", "target_skin_tone"),
+        notes=(
+            "IRIS labels an image by its largest face; an image without a face has no label (and counts as a "
+            "failed instruction in iris_gen_steer).",
+        ),
+    )  # fmt: skip
 
 
 def export(args: argparse.Namespace) -> int:
+    if args.t2i_layout:
+        counts = export_t2i_layout(args.t2i_layout)
+        summary = ", ".join(f"{task} {n}" for task, n in counts.items())
+        print(f"iris: {summary} prompt folders in {args.t2i_layout}", file=sys.stderr)
+        return 0
     _, docs_by_task = _documents(args)
     records = export_records(docs_by_task)
     text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
