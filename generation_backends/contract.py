@@ -229,8 +229,12 @@ def _read(response: object, doc_index: int | None) -> GeneratedImages:
             return _from_list(items, "list")
     if "\n" not in text:
         path = Path(os.path.expanduser(text))
-        if path.is_dir():
+        try:
+            is_dir, exists = path.is_dir(), path.exists()
+        except OSError:  # e.g. a sentence too long to be a file name: it is text
+            is_dir = exists = False
+        if is_dir:
             return _from_folder(path, doc_index)
-        if path.suffix.lower() in IMAGE_EXTENSIONS or path.exists():
+        if path.suffix.lower() in IMAGE_EXTENSIONS or exists:
             return GeneratedImages(images=(str(path),), seeds=(None,), form="file")
     return GeneratedImages(error=f"the model returned text, not an image output: {_quote(text)}", form="text")
