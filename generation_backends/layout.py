@@ -3,8 +3,9 @@
 ::
 
     <root>/
-      README.md                  what to put where, and the command that scores it
+      README.md                  what to put where, and the commands that score it
       manifest.jsonl             one line per prompt: task, folder, doc_index, id, prompt, meta
+      layout.json                the exports written here (several benchmarks can share a root)
       <task>/<folder>/           one folder per prompt (document) of the task
           prompt.txt             the exact prompt (for people and for a check by the backend)
           *.png | *.jpg | ...    the images generated for that prompt, any names, read in name order
@@ -31,6 +32,7 @@ PROMPT_FILE = "prompt.txt"
 SEEDS_FILE = "seeds.json"
 MANIFEST_FILE = "manifest.jsonl"
 README_FILE = "README.md"
+INDEX_FILE = "layout.json"
 #: Files of a prompt folder that are not images and are not reported as skipped.
 _KNOWN_FILES = {PROMPT_FILE, SEEDS_FILE, "generation.json"}
 
@@ -103,10 +105,12 @@ def write_layout(
 ) -> dict[str, int]:
     """Create the layout under ``root`` for ``documents`` (each with ``task``, ``t2i_folder``, ``prompt``).
 
-    Writes ``README.md``, ``manifest.jsonl`` and one folder with ``prompt.txt`` per document, in document
-    order per task (``doc_index`` counts within a task). Existing images are left alone, so re-exporting into
-    a filled layout is safe; a ``prompt.txt`` whose text differs is an error (the layout belongs to other
-    prompts). Returns ``{task: number of folders}``.
+    Writes one folder with ``prompt.txt`` per document, the documents' lines of ``manifest.jsonl`` (in document
+    order per task; ``doc_index`` counts within a task) and ``README.md``. Several exports can share a root
+    (one ``from_folder`` run then scores them all): lines of other tasks are kept in the manifest, and the
+    README has one section per export ``title`` (kept in ``layout.json``). Existing images are left alone, so
+    re-exporting into a filled layout is safe; a ``prompt.txt`` whose text differs is an error (the layout
+    belongs to other prompts). Returns ``{task: number of folders}``.
     """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
@@ -131,44 +135,63 @@ def write_layout(
             _line({"task": task, "folder": f"{task_folder(task)}/{name}", "doc_index": index, "id": doc.get("id"),
                    "prompt": prompt, "meta": meta})
         )  # fmt: skip
-    (root / MANIFEST_FILE).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    (root / README_FILE).write_text(
-        _readme(title, counts, score_command, (images_per_prompt, images_per_prompt_source), notes, root),
-        encoding="utf-8",
-    )
+    manifest = root / MANIFEST_FILE
+    kept = []
+    if manifest.exists():
+        for line in manifest.read_text(encoding="utf-8").splitlines():
+            try:
+                if line.strip() and json.loads(line).get("task") not in counts:
+                    kept.append(line)
+            except json.JSONDecodeError:
+                continue
+    manifest.write_text("".join(line + "\n" for line in [*kept, *lines]), encoding="utf-8")
+    index_path = root / INDEX_FILE
+    try:
+        exports = json.loads(index_path.read_text(encoding="utf-8")) if index_path.exists() else {}
+    except json.JSONDecodeError:
+        exports = {}
+    exports[title] = {
+        "tasks": counts,
+        "command": score_command.format(root=os.fspath(root.resolve())),
+        "images_per_prompt": images_per_prompt,
+        "images_per_prompt_source": images_per_prompt_source,
+        "notes": list(notes),
+    }
+    index_path.write_text(json.dumps(exports, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (root / README_FILE).write_text(_readme(exports), encoding="utf-8")
     return counts
 
 
-def _readme(
-    title: str,
-    counts: Mapping[str, int],
-    command: str,
-    per_prompt: tuple[int, str],
-    notes: Sequence[str],
-    root: Path,
-) -> str:
-    tasks = "\n".join(f"| `{task}` | {n} | `{task_folder(task)}/` |" for task, n in counts.items())
+def _readme(exports: Mapping[str, Mapping[str, Any]]) -> str:
     extensions = ", ".join(IMAGE_EXTENSIONS)
-    extra = "".join(f"- {note}\n" for note in notes)
-    return f"""# {title}: images generated outside lmms-eval
+    sections = []
+    for title, entry in exports.items():
+        tasks = "\n".join(f"| `{task}` | {n} | `{task_folder(task)}/` |" for task, n in entry["tasks"].items())
+        notes = "".join(f"- {note}\n" for note in entry["notes"])
+        sections.append(f"""## {title}
 
-One folder per prompt. Generate **{per_prompt[0]} images per prompt** ({per_prompt[1]}) with your model
-(an API such as DALL-E or Midjourney, your own pipeline) and put them in that prompt's folder.
-`manifest.jsonl` lists every folder with its prompt; each folder's `prompt.txt` holds the exact prompt.
+Generate **{entry["images_per_prompt"]} images per prompt** ({entry["images_per_prompt_source"]}).
 
 | task | prompts | folder |
 |---|---|---|
 {tasks}
+
+{notes}
+```bash
+{entry["command"]}
+```
+""")
+    return f"""# Images generated outside lmms-eval
+
+One folder per prompt, `<task>/<folder>/`: generate the images with your model (an API such as DALL-E or
+Midjourney, your own pipeline) and put them in that prompt's folder. `manifest.jsonl` lists every folder with its
+prompt; each folder's `prompt.txt` holds the exact prompt. lmms-eval's `from_folder` model reads
+`<root>/<task>/<folder>/` and answers each prompt with its images (commands below).
 
 - Image files: {extensions} (any names; read in name order). Other files are skipped and reported.
 - Optional `seeds.json` per folder, `{{"image-file-name.png": 1234, ...}}`: the seeds are recorded with each
   image in the samples log.
 - A missing folder, an empty folder, fewer images than asked for, an unreadable image and an image without a
   face are each counted and named in the results and samples; none stops the run.
-{extra}
-Score the folder with lmms-eval (the `from_folder` model reads `<root>/<task>/<folder>/`):
 
-```bash
-{command.format(root=os.fspath(root.resolve()))}
-```
-"""
+{chr(10).join(sections)}"""

@@ -172,6 +172,22 @@ def test_write_layout(tmp_path: Path) -> None:
     assert (tmp_path / "t_a" / "one" / "img.png").exists()
 
 
+def test_two_exports_share_a_root(tmp_path: Path) -> None:
+    first, second = _docs()[:2], _docs()[2:]
+    write_layout(tmp_path, first, title="One", score_command="run one {root}", images_per_prompt=20,
+                 images_per_prompt_source="a")  # fmt: skip
+    write_layout(tmp_path, second, title="Two", score_command="run two {root}", images_per_prompt=5,
+                 images_per_prompt_source="b")  # fmt: skip
+    # Exporting the first again replaces its lines and section, never duplicates them.
+    write_layout(tmp_path, first, title="One", score_command="run one {root}", images_per_prompt=20,
+                 images_per_prompt_source="a")  # fmt: skip
+    tasks = [json.loads(line)["task"] for line in (tmp_path / "manifest.jsonl").read_text().splitlines()]
+    assert tasks == ["t_b", "t_a", "t_a"]
+    readme = (tmp_path / "README.md").read_text()
+    assert "## One" in readme and "## Two" in readme and "**5 images per prompt** (b)" in readme
+    assert f"run two {tmp_path.resolve()}" in readme
+
+
 def test_write_layout_refuses_a_layout_of_other_prompts(tmp_path: Path) -> None:
     write_layout(
         tmp_path, _docs(), title="Demo", score_command="run", images_per_prompt=1, images_per_prompt_source="x"
