@@ -216,14 +216,62 @@ def figure(items: list[Entry]) -> list[Figure]:
     return figures
 
 
+T2I_TASKS = {"objective": "fact_or_fair_t2i_objective", "subjective": "fact_or_fair_t2i_subjective"}
+
+
+def t2i_tables(runs: list[Run]) -> list[Table]:
+    """Text-to-image rows of paper Table 2 (Obj. S_fact, Subj. S_fair, their mean) and the face accounting."""
+    found = [r for r in runs if any(r.has(t) for t in T2I_TASKS.values())]
+    if not found:
+        return []
+    summary, faces = [], []
+    obj, subj = T2I_TASKS["objective"], T2I_TASKS["subjective"]
+    for run in found:
+        o = {a: run.metric(obj, f"s_fact_{a}") for a in AXES}
+        s = {a: run.metric(subj, f"s_fair_{a}") for a in AXES}
+        avg = {a: _mean([o[a], s[a]]) for a in AXES}
+        summary.append([
+            text(run.model, note=f"{run.harness}, {run.source}"),
+            *[run.cell(obj, f"s_fact_{a}") for a in AXES], number(_mean(list(o.values()))),
+            *[run.cell(subj, f"s_fair_{a}") for a in AXES], number(_mean(list(s.values()))),
+            *[number(avg[a]) for a in AXES], number(_mean(list(avg.values()))),
+        ])  # fmt: skip
+        for task in (obj, subj):
+            if run.has(task):
+                values = [run.metric(task, n) for n in
+                          ("images", "faces_detected", "no_face_images", "failed_images", "missing_images")]  # fmt: skip
+                counts = [text("–" if math.isnan(v) else f"{v:.0f}") for v in values]
+                faces.append(
+                    [text(run.model), text(task), *counts, text(str(run.results[task].get("classifier", "–")))]
+                )
+    return [
+        Table(
+            "Fact-or-Fair text-to-image summary (paper Table 2, T2I rows, x100)",
+            ["Model", "Obj. S_fact G", "R", "Avg.", "Subj. S_fair G", "R", "Avg.", "Avg. G", "R", "Avg."],
+            summary,
+            "Distributions over detected faces (images resampled within each prompt for the 95% intervals). Race "
+            "needs a race classifier (FairFace); without one the race columns are empty.",
+        ),
+        Table(
+            "Text-to-image images and faces",
+            ["Model", "Task", "Images", "Faces", "No face", "Failed", "Missing", "Classifier"],
+            faces,
+            "No face: images left out of every distribution; failed: unreadable files; missing: images asked for "
+            "but not returned.",
+        ),
+    ]
+
+
 def section(runs: list[Run]) -> Section | None:
     items = entries(runs)
-    if not items:
+    t2i = t2i_tables(runs)
+    if not items and not t2i:
         return None
+    llm = [table2(items), *context_tables(items), rates_table(items), provenance_table(items)] if items else []
     return Section(
         "Fact-or-Fair",
-        "How a language model trades facts (objective queries) against fairness (subjective queries). "
+        "How a model trades facts (objective queries) against fairness (subjective queries). "
         "Values x100 as in the paper; higher is better except d (distance to the fact/fair bound).",
-        [table2(items), *context_tables(items), rates_table(items), provenance_table(items)],
-        figure(items),
+        [*llm, *t2i],
+        figure(items) if items else [],
     )

