@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from fairlens_tasks.settings import CLI, DEFAULT_SAMPLE_FRACTION, DEFAULT_SEED, Settings, build_settings
+from fairness_evals import jsonio
+from fairness_evals.jsonio import response_lines, sample_reply, write_text
 
 
 def _add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
@@ -108,31 +110,10 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 _SAMPLES_TASK = re.compile(r"samples_(fairlens_[a-z]+)")
 
 
-def _response_of(row: dict[str, Any]) -> Any:
-    for key in ("filtered_resps", "resps"):
-        if key in row:
-            value = row[key]
-            while isinstance(value, list):
-                value = value[0] if value else ""
-            return value
-    return None
-
-
 def read_responses(path: Path, docs_by_task: dict[str, list[dict[str, Any]]]) -> Iterator[tuple[str, str, Any]]:
     """(where, document id, reply) for each line of ``path`` (our format or lmms-eval samples)."""
     task_match = _SAMPLES_TASK.search(path.name)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ValueError(f"{path}: cannot read the responses ({error.strerror or error})") from None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        where = f"{path.name} line {number}"
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+    for where, row in response_lines(path):
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object")
         if "id" in row and "response" in row:
@@ -140,7 +121,7 @@ def read_responses(path: Path, docs_by_task: dict[str, list[dict[str, Any]]]) ->
             continue
         answer = row.get("fairlens_answer")
         if isinstance(answer, dict) and answer.get("id"):
-            yield where, str(answer["id"]), _response_of(row)
+            yield where, str(answer["id"]), sample_reply(row)
             continue
         if "doc_id" in row and task_match and task_match.group(1) in docs_by_task:
             docs = docs_by_task[task_match.group(1)]
@@ -149,24 +130,14 @@ def read_responses(path: Path, docs_by_task: dict[str, list[dict[str, Any]]]) ->
                 raise ValueError(
                     f"{where}: doc_id {index} is beyond the {len(docs)} documents of {task_match.group(1)}"
                 )
-            yield where, docs[index]["id"], _response_of(row)
+            yield where, docs[index]["id"], sample_reply(row)
             continue
         raise ValueError(f'{where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample')
 
 
 def response_files(names: list[str]) -> list[Path]:
     """The files to read: each name as given, or for a folder its lmms-eval ``*_samples_fairlens_*.jsonl`` files."""
-    files: list[Path] = []
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            found = sorted(path.rglob("*_samples_fairlens_*.jsonl"))
-            if not found:
-                raise ValueError(f"{path}: no lmms-eval samples_fairlens_*.jsonl file in this folder")
-            files.extend(found)
-        else:
-            files.append(path)
-    return files
+    return jsonio.response_files(names, "fairlens_")
 
 
 def score_documents(
@@ -230,9 +201,5 @@ def score(args: argparse.Namespace) -> int:
                 f"fairlens: {task}: scored {total - count} of {total} documents ({count} without a response)",
                 file=sys.stderr,
             )
-    text = json.dumps(results, indent=2) + "\n"
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    write_text(json.dumps(results, indent=2) + "\n", args.out)
     return 0

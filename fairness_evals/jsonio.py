@@ -1,4 +1,8 @@
-"""JSON-lines reading and writing shared by the ``export`` and ``score`` commands."""
+"""JSON-lines reading and writing shared by the ``export`` and ``score`` commands.
+
+Also the pieces of reading lmms-eval ``--log_samples`` replies that the FairLens and IRIS ``score`` commands
+(and the FairLens judge command) share: which files to read, their numbered lines, and a sample's reply.
+"""
 
 from __future__ import annotations
 
@@ -70,3 +74,59 @@ def harness_sample_files(directory: Path, prefix: str) -> list[Path]:
     """
     files = [p for p in sorted(directory.rglob("*.jsonl")) if f"samples_{prefix}" in p.name]
     return files
+
+
+def write_text(text: str, out: str | None) -> None:
+    """Write ``text`` to ``out`` (a path) or, without one, to standard output."""
+    if out:
+        Path(out).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+def sample_reply(row: dict[str, Any]) -> Any:
+    """The reply of an lmms-eval ``--log_samples`` line: ``filtered_resps`` (else ``resps``), out of its lists."""
+    for key in ("filtered_resps", "resps"):
+        if key in row:
+            value = row[key]
+            while isinstance(value, list):
+                value = value[0] if value else ""
+            return value
+    return None
+
+
+def response_files(names: list[str], prefix: str) -> list[Path]:
+    """The files to read: each name as given, or for a folder its lmms-eval ``*_samples_<prefix>*.jsonl`` files."""
+    files: list[Path] = []
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            found = sorted(path.rglob(f"*_samples_{prefix}*.jsonl"))
+            if not found:
+                raise ValueError(f"{path}: no lmms-eval samples_{prefix}*.jsonl file in this folder")
+            files.extend(found)
+        else:
+            files.append(path)
+    return files
+
+
+def numbered_json_lines(name: str, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
+    """``(where, value)`` for each non-blank line, ``where`` being "<name> line <n>"; bad JSON is an error there."""
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{name} line {number}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+        yield where, value
+
+
+def response_lines(path: Path) -> Iterator[tuple[str, Any]]:
+    """:func:`numbered_json_lines` of a responses file; a file that cannot be read is an error naming it."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read the responses ({error.strerror or error})") from None
+    yield from numbered_json_lines(path.name, text.splitlines())

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from fairness_evals import jsonio
+from fairness_evals.jsonio import response_lines, sample_reply, write_text
 from iris_tasks.settings import Settings, build_settings
 
 TASK_NAMES = ("iris_ifs_und", "iris_rfs_und", "iris_bis_und")
@@ -160,11 +162,7 @@ def export(args: argparse.Namespace) -> int:
         return 0
     _, docs_by_task = _documents(args)
     records = export_records(docs_by_task)
-    text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), args.out)
     counts = ", ".join(f"{task} {len(docs)}" for task, docs in docs_by_task.items())
     print(f"iris: {len(records)} lines ({counts} documents){' to ' + args.out if args.out else ''}", file=sys.stderr)
     return 0
@@ -182,28 +180,9 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 _SAMPLES_TASK = re.compile(r"samples_(iris_[a-z]+_und)")
 
 
-def _reply(row: dict[str, Any]) -> Any:
-    for key in ("filtered_resps", "resps"):
-        if key in row:
-            value = row[key]
-            while isinstance(value, list):
-                value = value[0] if value else ""
-            return value
-    return None
-
-
 def response_files(names: list[str]) -> list[Path]:
-    files: list[Path] = []
-    for name in names:
-        path = Path(name)
-        if path.is_dir():
-            found = sorted(path.rglob("*_samples_iris_*.jsonl"))
-            if not found:
-                raise ValueError(f"{path}: no lmms-eval samples_iris_*.jsonl file in this folder")
-            files.extend(found)
-        else:
-            files.append(path)
-    return files
+    """The files to read: each name as given, or for a folder its lmms-eval ``*_samples_iris_*.jsonl`` files."""
+    return jsonio.response_files(names, "iris_")
 
 
 def read_replies(paths: list[Path]) -> list[tuple[str, str | None, str, Any]]:
@@ -212,22 +191,11 @@ def read_replies(paths: list[Path]) -> list[tuple[str, str | None, str, Any]]:
     out = []
     for path in paths:
         match = _SAMPLES_TASK.search(path.name)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as error:
-            raise ValueError(f"{path}: cannot read the responses ({error.strerror or error})") from None
-        for number, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path.name} line {number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+        for where, row in response_lines(path):
             if isinstance(row, dict) and "id" in row and "response" in row:
                 out.append((where, None, str(row["id"]), row["response"]))
             elif isinstance(row, dict) and isinstance(row.get("iris_answer"), dict) and match:
-                out.append((where, match.group(1), str(row["iris_answer"].get("id")), _reply(row)))
+                out.append((where, match.group(1), str(row["iris_answer"].get("id")), sample_reply(row)))
             else:
                 raise ValueError(f'{where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
     return out
@@ -293,9 +261,5 @@ def score(args: argparse.Namespace) -> int:
                 f"iris: {task}: scored {total - count} of {total} documents ({count} without a response)",
                 file=sys.stderr,
             )
-    text = json.dumps(results, indent=2) + "\n"
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    write_text(json.dumps(results, indent=2) + "\n", args.out)
     return 0

@@ -8,7 +8,6 @@ items (``"seed": [0]``...), which is all the judge and the metrics need: no corp
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.open_scoring import OPEN_RECORD_FIELDS
 from fairlens_tasks.scoring import PROVENANCE
+from fairness_evals.jsonio import numbered_json_lines
 
 _SAMPLES = re.compile(r"samples_(fairlens_open_(?:hiring|legal|healthcare))\.jsonl$")
 
@@ -75,14 +75,7 @@ def read_answers(paths: list[str]) -> dict[str, TaskAnswers]:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as error:
             raise ValueError(f"{path}: cannot read it ({error})") from None
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
-                continue
-            where = f"{path.name} line {number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+        for where, row in numbered_json_lines(path.name, lines):
             payload = row.get("answers") if isinstance(row, dict) else None
             if not isinstance(payload, dict) or not {"id", "record", "response"} <= set(payload):
                 raise ValueError(f"{where}: no fairlens_open answers payload (id, record, response)")
