@@ -22,7 +22,6 @@ FAIRLENS_IMAGE_CACHE       (environment only)       decoded images kept in memor
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -30,9 +29,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from image_corpus.settings import (
+    HF_PREFIX,
+    SettingsError,
+    corpus_location,
+    hf_columns,
+    label_map,
+    skip_bad_input,
+)
+
 DEFAULT_SAMPLE_FRACTION = 0.1
 DEFAULT_SEED = 0
-HF_PREFIX = "hf:"
 HF_ROLES = ("image", "gender", "race", "age")
 
 ENV = {
@@ -61,10 +68,6 @@ HOW_TO_CONFIGURE = (
     "or hf:NAME, e.g. `FAIRLENS_CORPUS=/data/UTKFace lmms-eval --tasks fairlens ...`, or put it under `env:` "
     "in an lmms-eval --config file (see fairlens_tasks/README.md, 'Corpus configuration')"
 )
-
-
-class SettingsError(ValueError):
-    """A missing or malformed setting; the message names the variable or option."""
 
 
 @dataclass(frozen=True)
@@ -117,41 +120,12 @@ def _seed(raw: Any, name: str) -> int:
 
 
 def _columns(raw: str | None, name: str) -> tuple[tuple[str, str], ...]:
-    columns = {role: role for role in HF_ROLES}
-    if raw:
-        for part in raw.split(","):
-            if not part.strip():
-                continue
-            role, sep, column = part.partition("=")
-            role, column = role.strip(), column.strip()
-            if not sep or role not in HF_ROLES or not column:
-                raise SettingsError(
-                    f"{name}={raw!r}: each entry must be ROLE=COLUMN with ROLE one of {', '.join(HF_ROLES)}"
-                )
-            columns[role] = column
-    return tuple((role, columns[role]) for role in HF_ROLES)
+    return hf_columns(raw, name, HF_ROLES)
 
 
 def _label_map(raw: str | None, name: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
-    if not raw or not raw.strip():
-        return ()
-    text = raw.strip()
-    if not text.startswith("{"):
-        path = Path(text).expanduser()
-        if not path.is_file():
-            raise SettingsError(f"{name}={raw!r} is neither JSON text nor an existing JSON file")
-        text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise SettingsError(f'{name} must be an object like {{"race": {{"East Asian": "Asian"}}}}')
-    unknown = sorted(set(data) - {"gender", "race", "age"})
-    if unknown:
-        raise SettingsError(f"{name}: unknown attribute {unknown[0]!r}; use gender, race or age")
-    return tuple(
-        (attribute, tuple(sorted((str(k), str(v)) for k, v in data[attribute].items()))) for attribute in sorted(data)
+    return label_map(
+        raw, name, ("gender", "race", "age"), example='{"race": {"East Asian": "Asian"}}', use="gender, race or age"
     )
 
 
@@ -160,19 +134,8 @@ def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Setti
     corpus = values.get("corpus")
     if corpus is None or not str(corpus).strip():
         raise SettingsError(f"FairLens has no face corpus to evaluate: {HOW_TO_CONFIGURE}")
-    corpus = str(corpus).strip()
-    if not corpus.startswith(HF_PREFIX):
-        corpus = str(Path(corpus).expanduser().resolve())
-    elif not corpus[len(HF_PREFIX) :].strip():
-        raise SettingsError(f"{names['corpus']}={corpus!r} names no dataset; write hf:NAME")
-    bad = values.get("on_bad_input")
-    if isinstance(bad, bool):
-        skip = bad
-    else:
-        mode = str(bad or "stop").strip().lower()
-        if mode not in ("stop", "skip"):
-            raise SettingsError(f"{names['on_bad_input']}={bad!r} must be 'stop' or 'skip'")
-        skip = mode == "skip"
+    corpus = corpus_location(str(corpus).strip(), names["corpus"])
+    skip = skip_bad_input(values.get("on_bad_input"), names["on_bad_input"])
     image_list = values.get("image_list")
     if image_list:
         if corpus.startswith(HF_PREFIX) or not Path(corpus).is_dir():

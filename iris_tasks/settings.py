@@ -33,7 +33,6 @@ IRIS_IMAGE_CACHE             decoded images kept in memory                      
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -41,7 +40,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HF_PREFIX = "hf:"
+from image_corpus.settings import (
+    HF_PREFIX,  # noqa: F401  (other modules import it from here)
+    SettingsError,
+    corpus_location,
+    hf_columns,
+    label_map,
+    skip_bad_input,
+)
+
 IMAGE_ROLES = ("image", "occupation", "gender", "age", "skin_tone")
 STEER_ROLES = (*IMAGE_ROLES, "pair_id")
 LABEL_MAP_KEYS = ("occupation", "gender", "age", "skin_tone")
@@ -88,10 +95,6 @@ HOW_TO_CONFIGURE = {
 }
 
 
-class SettingsError(ValueError):
-    """A missing or malformed setting; the message names the variable or option."""
-
-
 @dataclass(frozen=True)
 class Settings:
     """Everything that decides what an IRIS understanding run asks."""
@@ -135,49 +138,14 @@ def _number(raw: Any, name: str, kind: type, low: float, high: float, hint: str)
     return value
 
 
-def _columns(raw: str | None, name: str, roles: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
-    columns = {role: role for role in roles}
-    for part in (raw or "").split(","):
-        if not part.strip():
-            continue
-        role, sep, column = part.partition("=")
-        role, column = role.strip(), column.strip()
-        if not sep or role not in roles or not column:
-            raise SettingsError(f"{name}={raw!r}: each entry must be ROLE=COLUMN with ROLE one of {', '.join(roles)}")
-        columns[role] = column
-    return tuple((role, columns[role]) for role in roles)
-
-
 def _label_map(raw: str | None, name: str) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
-    if not raw or not raw.strip():
-        return ()
-    text = raw.strip()
-    if not text.startswith("{"):
-        path = Path(text).expanduser()
-        if not path.is_file():
-            raise SettingsError(f"{name}={raw!r} is neither JSON text nor an existing JSON file")
-        text = path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-        raise SettingsError(f'{name} must be an object like {{"age": {{"adult": "middle"}}}}')
-    unknown = sorted(set(data) - set(LABEL_MAP_KEYS))
-    if unknown:
-        raise SettingsError(f"{name}: unknown attribute {unknown[0]!r}; use {', '.join(LABEL_MAP_KEYS)}")
-    return tuple((a, tuple(sorted((str(k), str(v)) for k, v in data[a].items()))) for a in sorted(data))
+    return label_map(raw, name, LABEL_MAP_KEYS, example='{"age": {"adult": "middle"}}', use=", ".join(LABEL_MAP_KEYS))
 
 
 def _corpus(raw: Any, name: str) -> str | None:
     if raw is None or not str(raw).strip():
         return None
-    text = str(raw).strip()
-    if text.startswith(HF_PREFIX):
-        if not text[len(HF_PREFIX) :].strip():
-            raise SettingsError(f"{name}={text!r} names no dataset; write hf:NAME")
-        return text
-    return str(Path(text).expanduser().resolve())
+    return corpus_location(str(raw).strip(), name)
 
 
 def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Settings:
@@ -186,14 +154,7 @@ def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Setti
     def given(key: str) -> bool:
         return values.get(key) not in (None, "")
 
-    bad = values.get("on_bad_input")
-    if isinstance(bad, bool):
-        skip = bad
-    else:
-        mode = str(bad or "stop").strip().lower()
-        if mode not in ("stop", "skip"):
-            raise SettingsError(f"{names['on_bad_input']}={bad!r} must be 'stop' or 'skip'")
-        skip = mode == "skip"
+    skip = skip_bad_input(values.get("on_bad_input"), names["on_bad_input"])
     image_root = values.get("image_root")
     if given("image_root"):
         image_root = str(Path(str(image_root)).expanduser().resolve())
@@ -224,9 +185,9 @@ def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Setti
         else DEFAULTS["seed"],
         skip_bad_input=skip,
         hf_split=str(values["hf_split"]).strip() if given("hf_split") else None,
-        hf_columns=_columns(values.get("hf_columns"), names["hf_columns"], IMAGE_ROLES),
+        hf_columns=hf_columns(values.get("hf_columns"), names["hf_columns"], IMAGE_ROLES),
         steer_hf_split=str(values["steer_hf_split"]).strip() if given("steer_hf_split") else None,
-        steer_hf_columns=_columns(values.get("steer_hf_columns"), names["steer_hf_columns"], STEER_ROLES),
+        steer_hf_columns=hf_columns(values.get("steer_hf_columns"), names["steer_hf_columns"], STEER_ROLES),
         label_map=_label_map(values.get("label_map"), names["label_map"]),
         probe_rounds=_number(values["probe_rounds"], names["probe_rounds"], int, 1, 1000, "give a whole number 1-1000")
         if given("probe_rounds")
