@@ -14,10 +14,11 @@ Accepted label values, case-insensitive, after an optional user label map:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from image_corpus.labels import is_missing, label_text, mapped_label
 
 GENDERS = ("Male", "Female")
 RACES = ("White", "Black", "Asian", "Indian", "Other")
@@ -73,54 +74,31 @@ def metric_group(group: str) -> str:
     return group.lower()
 
 
-def _is_missing(value: object) -> bool:
-    return (
-        value is None
-        or (isinstance(value, float) and math.isnan(value))
-        or (isinstance(value, str) and not value.strip())
-    )
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
-
-
-def _mapped(attribute: str, value: object, label_map: Mapping[str, Mapping[str, str]] | None) -> object:
-    if not label_map or attribute not in label_map or _is_missing(value):
-        return value
-    table = {str(k).strip().lower(): v for k, v in label_map[attribute].items()}
-    return table.get(_text(value).lower(), value)
-
-
 def parse_gender(value: object, label_map: Mapping[str, Mapping[str, str]] | None = None) -> str:
-    value = _mapped("gender", value, label_map)
-    if _is_missing(value):
+    value = mapped_label("gender", value, label_map)
+    if is_missing(value):
         raise LabelError("missing gender")
-    found = _GENDER_WORDS.get(_text(value).lower())
+    found = _GENDER_WORDS.get(label_text(value).lower())
     if found is None:
         raise LabelError(f"gender {value!r} is not one of Male/Female (or 0/1)")
     return found
 
 
 def parse_race(value: object, label_map: Mapping[str, Mapping[str, str]] | None = None) -> str:
-    value = _mapped("race", value, label_map)
-    if _is_missing(value):
+    value = mapped_label("race", value, label_map)
+    if is_missing(value):
         raise LabelError("missing race")
-    found = _RACE_WORDS.get(_text(value).lower())
+    found = _RACE_WORDS.get(label_text(value).lower())
     if found is None:
         raise LabelError(f"race {value!r} is not one of {'/'.join(RACES)} (or 0-4)")
     return found
 
 
 def parse_age(value: object, label_map: Mapping[str, Mapping[str, str]] | None = None) -> int:
-    value = _mapped("age", value, label_map)
-    if _is_missing(value):
+    value = mapped_label("age", value, label_map)
+    if is_missing(value):
         raise LabelError("missing age")
-    text = _text(value)
+    text = label_text(value)
     if not re.fullmatch(r"\d{1,3}", text):
         raise LabelError(f"age {value!r} is not a whole number of years")
     age = int(text)

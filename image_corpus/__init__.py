@@ -6,5 +6,6 @@ command-line options, and both name every bad item. What they read alike lives h
 corpus kinds, the labels, the sampling) stays in :mod:`fairlens_tasks` and :mod:`iris_tasks`, which pass
 in their variable and option names so that every message keeps naming the setting the user gave.
 
-- :mod:`image_corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map).
+- :mod:`image_corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map);
+- :mod:`image_corpus.labels`: reading one label value through the user's label map.
 """

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import functools
 import json
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from image_corpus.labels import is_missing, label_text, mapped_label
 from metrics.iris import AGES, GENDERS, SKIN_TONES, UNMAPPABLE
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
@@ -138,28 +138,12 @@ def _occupation_lookup() -> dict[str, str]:
 
 def parse_occupation(value: object) -> str:
     """An occupation id from ``"disk jockey"``, ``"Disk_Jockey"``, ``"disk-jockey"``; LabelError otherwise."""
-    if _missing(value):
+    if is_missing(value):
         raise LabelError("missing occupation")
     found = _occupation_lookup().get(_key(str(value)))
     if found is None:
         raise LabelError(f"occupation {value!r} is not one of the 52 IRIS/FACET occupations")
     return found
-
-
-def _missing(value: object) -> bool:
-    return (
-        value is None
-        or (isinstance(value, float) and math.isnan(value))
-        or (isinstance(value, str) and not value.strip())
-    )
-
-
-def _text(value: object) -> str:
-    if isinstance(value, bool):
-        return str(int(value))
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
-    return str(value).strip()
 
 
 def parse_label(attribute: str, value: object, label_map: Mapping[str, Mapping[str, str]] | None = None) -> str:
@@ -169,12 +153,10 @@ def parse_label(attribute: str, value: object, label_map: Mapping[str, Mapping[s
     ``young/0``, ``middle/middle-aged/1``, ``older/old/elderly/senior/2``; skin tone ``light/0``,
     ``middle/medium/1``, ``dark/2``. The codes are IRIS's ``annotations.csv`` codes.
     """
-    if label_map and attribute in label_map and not _missing(value):
-        table = {str(k).strip().lower(): v for k, v in label_map[attribute].items()}
-        value = table.get(_text(value).lower(), value)
-    if _missing(value):
+    value = mapped_label(attribute, value, label_map)
+    if is_missing(value):
         raise LabelError(f"missing {attribute}")
-    found = _LABEL_WORDS[attribute].get(_text(value).lower())
+    found = _LABEL_WORDS[attribute].get(label_text(value).lower())
     if found is None:
         allowed = "/".join(CATEGORIES[attribute])
         raise LabelError(
@@ -210,11 +192,7 @@ def parse_person(
     """All four labels, or :class:`LabelError` naming every missing or invalid one."""
     errors, parsed = [], {}
     try:
-        mapped = occupation
-        if label_map and "occupation" in label_map and not _missing(occupation):
-            table = {str(k).strip().lower(): v for k, v in label_map["occupation"].items()}
-            mapped = table.get(_text(occupation).lower(), occupation)
-        parsed["occupation"] = parse_occupation(mapped)
+        parsed["occupation"] = parse_occupation(mapped_label("occupation", occupation, label_map))
     except LabelError as error:
         errors.append(str(error))
     for attribute, value in (("gender", gender), ("age", age), ("skin_tone", skin_tone)):
