@@ -21,9 +21,15 @@ from typing import Any
 
 from fairlens_tasks.labels import Demographics, LabelError, parse_demographics, parse_utkface_name
 from fairlens_tasks.settings import Settings, SettingsError
+from image_corpus.sources import (
+    IMAGE_SUFFIXES,
+    MANIFEST_SUFFIXES,
+    Problem,
+    decoded_labels,
+    json_manifest_rows,
+    require_hf_columns,
+)
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-MANIFEST_SUFFIXES = (".csv", ".jsonl", ".json")
 MANIFEST_LABELS = ("gender", "race", "age")
 _LIST_NAME_FIELDS = ("filename", "file_name", "file", "image", "image_path", "path", "name")
 
@@ -37,17 +43,6 @@ class Entry:
     path: str | None = None
     index: int | None = None
     attributes: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A bad item: ``item`` names it (file, manifest line, dataset row), ``message`` says what is wrong."""
-
-    item: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.item}: {self.message}"
 
 
 @dataclass
@@ -187,32 +182,7 @@ def _manifest_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str
                 clean = {(k or "").strip(): v for k, v in row.items() if k is not None}
                 yield f"{path.name} line {reader.line_num}", clean, None
         return
-    text = path.read_text(encoding="utf-8")
-    if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise SettingsError(f"manifest {path}: not valid JSON ({error.msg} at line {error.lineno})") from None
-        if not isinstance(data, list):
-            raise SettingsError(f"manifest {path}: a .json manifest must hold a list of objects (use .jsonl for lines)")
-        for number, row in enumerate(data, start=1):
-            if isinstance(row, dict):
-                yield f"{path.name} item {number}", row, None
-            else:
-                yield f"{path.name} item {number}", None, "not a JSON object"
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            yield f"{path.name} line {number}", None, f"not valid JSON ({error.msg})"
-            continue
-        if isinstance(row, dict):
-            yield f"{path.name} line {number}", row, None
-        else:
-            yield f"{path.name} line {number}", None, "not a JSON object"
+    yield from json_manifest_rows(path)
 
 
 def scan_manifest(settings: Settings) -> Scan:
@@ -252,8 +222,6 @@ def scan_manifest(settings: Settings) -> Scan:
 
 # --------------------------------------------------------------------------- Hugging Face datasets
 def scan_hf(settings: Settings) -> Scan:
-    import datasets
-
     from fairlens_tasks.images import hf_dataset
 
     name = settings.hf_name
@@ -264,22 +232,10 @@ def scan_hf(settings: Settings) -> Scan:
     except ValueError as error:
         raise SettingsError(str(error)) from None
     columns = {role: settings.column(role) for role in ("image", *MANIFEST_LABELS)}
-    missing = [f"{role}={col}" for role, col in columns.items() if col not in dataset.column_names]
-    if missing:
-        raise SettingsError(
-            f"hf:{name} lacks the column(s) {', '.join(missing)} (it has {', '.join(dataset.column_names)}); "
-            f"map them with {settings.names['hf_columns']}"
-        )
-    labels = dataset.select_columns([columns[r] for r in MANIFEST_LABELS]).to_dict()
-    decoded: dict[str, list[Any]] = {}
-    for role in MANIFEST_LABELS:
-        values = labels[columns[role]]
-        feature = dataset.features[columns[role]]
-        if isinstance(feature, datasets.ClassLabel):
-            values = [
-                feature.int2str(v) if isinstance(v, int) and 0 <= v < feature.num_classes else None for v in values
-            ]
-        decoded[role] = values
+    require_hf_columns(dataset, name, columns, settings.names["hf_columns"])
+    label_columns = {role: columns[role] for role in MANIFEST_LABELS}
+    labels = dataset.select_columns(list(label_columns.values())).to_dict()
+    decoded = decoded_labels(dataset, labels, label_columns)
     entries, problems = [], []
     label_map = settings.label_map_dict()
     for index in range(len(dataset)):

@@ -7,5 +7,6 @@ corpus kinds, the labels, the sampling) stays in :mod:`fairlens_tasks` and :mod:
 in their variable and option names so that every message keeps naming the setting the user gave.
 
 - :mod:`image_corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map);
-- :mod:`image_corpus.labels`: reading one label value through the user's label map.
+- :mod:`image_corpus.labels`: reading one label value through the user's label map;
+- :mod:`image_corpus.sources`: a bad item, JSON manifests, Hugging Face label columns.
 """

@@ -35,11 +35,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from image_corpus.sources import (
+    IMAGE_SUFFIXES,
+    MANIFEST_SUFFIXES,
+    Problem,
+    decoded_labels,
+    json_manifest_rows,
+    require_hf_columns,
+)
 from iris_tasks.settings import HF_PREFIX, Settings, SettingsError
 from iris_tasks.vocabulary import LabelError, Person, parse_person, task_questions
 
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
-MANIFEST_SUFFIXES = (".csv", ".jsonl", ".json")
 FACET_FILE = "annotations.csv"
 FACET_REQUIRED = (
     "filename", "class1", "gender_presentation_masc", "gender_presentation_fem", "age_presentation_young",
@@ -73,17 +79,6 @@ class Entry:
     box: tuple[float, float, float, float] | None = None  # left, top, right, bottom in pixels
     pair_id: str = ""
     truths: tuple[tuple[str, int], ...] = ()  # (objective question key, 0/1) for annotated keys
-
-
-@dataclass(frozen=True)
-class Problem:
-    """A bad item: ``item`` names it (file, CSV line, dataset row), ``message`` says what is wrong."""
-
-    item: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.item}: {self.message}"
 
 
 @dataclass
@@ -303,28 +298,7 @@ def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]
             for row in reader:
                 yield f"{path.name} line {reader.line_num}", {(k or "").strip(): v for k, v in row.items()}, None
         return
-    text = path.read_text(encoding="utf-8")
-    if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise SettingsError(f"manifest {path}: not valid JSON ({error.msg} at line {error.lineno})") from None
-        if not isinstance(data, list):
-            raise SettingsError(f"manifest {path}: a .json manifest must hold a list of objects (use .jsonl for lines)")
-        for number, row in enumerate(data, start=1):
-            yield (f"{path.name} item {number}", row, None) if isinstance(row, dict) else (
-                f"{path.name} item {number}", None, "not a JSON object")  # fmt: skip
-        return
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as error:
-            yield f"{path.name} line {number}", None, f"not valid JSON ({error.msg})"
-            continue
-        yield (f"{path.name} line {number}", row, None) if isinstance(row, dict) else (
-            f"{path.name} line {number}", None, "not a JSON object")  # fmt: skip
+    yield from json_manifest_rows(path)
 
 
 def scan_manifest(corpus: str, settings: Settings, *, need_pairs: bool) -> Scan:
@@ -390,32 +364,17 @@ def _hf_dataset(name: str, split: str | None, split_name: str) -> Any:
 
 
 def scan_hf(corpus: str, settings: Settings, *, steer: bool) -> Scan:
-    import datasets
-
     name = corpus[len(HF_PREFIX) :]
     split = settings.steer_hf_split if steer else settings.hf_split
     columns = dict(settings.steer_hf_columns if steer else settings.hf_columns)
     split_name = settings.names["steer_hf_split" if steer else "hf_split"]
     columns_name = settings.names["steer_hf_columns" if steer else "hf_columns"]
     dataset = _hf_dataset(name, split, split_name)
-    missing = [f"{role}={col}" for role, col in columns.items() if col not in dataset.column_names]
-    if missing:
-        raise SettingsError(
-            f"hf:{name} lacks the column(s) {', '.join(missing)} (it has {', '.join(dataset.column_names)}); "
-            f"map them with {columns_name}"
-        )
-    label_roles = [r for r in columns if r != "image"]
+    require_hf_columns(dataset, name, columns, columns_name)
+    label_columns = {role: column for role, column in columns.items() if role != "image"}
     truth_keys = [k for k in objective_keys() if k in dataset.column_names] if steer else []
-    table = dataset.select_columns([columns[r] for r in label_roles] + truth_keys).to_dict()
-    decoded: dict[str, list[Any]] = {}
-    for role in label_roles:
-        values = table[columns[role]]
-        feature = dataset.features[columns[role]]
-        if isinstance(feature, datasets.ClassLabel):
-            values = [
-                feature.int2str(v) if isinstance(v, int) and 0 <= v < feature.num_classes else None for v in values
-            ]
-        decoded[role] = values
+    table = dataset.select_columns([*label_columns.values(), *truth_keys]).to_dict()
+    decoded = decoded_labels(dataset, table, label_columns)
     entries, problems = [], []
     label_map = settings.label_map_dict()
     for index in range(len(dataset)):
