@@ -3,9 +3,9 @@
 Every question of a domain is asked of every image, and the documents are ordered image by image, so a
 model that keeps the document order sees an image's questions one after the other: a cache of a few decoded
 images turns 21 decodes (hiring) into one. The cache is keyed by the file (path, size, modification time) or
-by (dataset, row), holds at most ``FAIRLENS_IMAGE_CACHE`` images (default 8; see :class:`ImageCache` for the
-eviction rule), and hands out copies, so a model that edits an image in place cannot corrupt it. Memory
-stays flat however large the corpus: nothing else keeps pixels.
+by (dataset, row), holds at most ``FAIRLENS_IMAGE_CACHE`` images (default 8; see
+:class:`image_corpus.images.ImageCache` for the eviction rule), and hands out copies, so a model that edits an
+image in place cannot corrupt it. Memory stays flat however large the corpus: nothing else keeps pixels.
 
 Models that sort requests by prompt text group them by question instead; then an image is decoded once per
 question unless it is among the images the cache keeps (README, "Image decoding").
@@ -21,107 +21,29 @@ import hashlib
 import io
 import os
 import threading
-from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageFile
 
-DEFAULT_CACHE_SIZE = 8
+# DEFAULT_CACHE_SIZE, DecodeStats and ImageCache: re-exported, callers import them from here too.
+from image_corpus.images import DEFAULT_CACHE_SIZE, DecodeStats, ImageCache, ProcessImageCache  # noqa: F401
+
 CACHE_ENV = "FAIRLENS_IMAGE_CACHE"
 
 _LOCK = threading.RLock()
-
-
-@dataclass
-class DecodeStats:
-    decodes: int = 0
-    hits: int = 0
-    checks: int = 0
-
-
-class ImageCache:
-    """A thread-safe cache of decoded RGB images holding at most ``capacity`` images.
-
-    Eviction keeps the first ``capacity - 1`` images it sees and rotates one slot among the others. lmms-eval
-    hands requests over in one of two orders: document order (chat models such as ``llava_hf`` and
-    ``internvl_hf``; an image's questions arrive together), where the rotating slot alone gives one decode per
-    image; or sorted by prompt text (``qwen2_5_vl``, ``qwen3_vl`` and the simple models), which cycles through
-    all images once per question. Least-recently-used eviction would hit nothing in that cycle unless the
-    whole corpus fits; keeping a fixed set hits ``capacity - 1`` images in every cycle.
-    """
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = max(0, int(capacity))
-        self._kept: dict[Hashable, Image.Image] = {}
-        self._rotating: tuple[Hashable, Image.Image] | None = None
-        self._lock = threading.Lock()
-        self.stats = DecodeStats()
-
-    def __len__(self) -> int:
-        return len(self._kept) + (self._rotating is not None)
-
-    def _find(self, key: Hashable) -> Image.Image | None:
-        found = self._kept.get(key)
-        if found is None and self._rotating is not None and self._rotating[0] == key:
-            found = self._rotating[1]
-        return found
-
-    def get(self, key: Hashable, decode: Callable[[], Image.Image]) -> Image.Image:
-        with self._lock:
-            found = self._find(key)
-            if found is not None:
-                self.stats.hits += 1
-                return found.copy()
-        image = decode()
-        with self._lock:
-            self.stats.decodes += 1
-            if self._find(key) is None and self.capacity:
-                if len(self._kept) < self.capacity - 1:
-                    self._kept[key] = image
-                else:
-                    self._rotating = (key, image)
-        return image.copy() if self.capacity else image
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-            self._rotating = None
-            self.stats = DecodeStats()
-
-
-def _capacity_from_env() -> int:
-    raw = os.environ.get(CACHE_ENV, "").strip()
-    if not raw:
-        return DEFAULT_CACHE_SIZE
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{CACHE_ENV}={raw!r} is not a whole number of images") from None
-    if value < 0:
-        raise ValueError(f"{CACHE_ENV}={raw!r} must be 0 (no cache) or more")
-    return value
-
-
-_CACHE: ImageCache | None = None
+_CACHE = ProcessImageCache(CACHE_ENV)
 
 
 def image_cache() -> ImageCache:
     """The process-wide cache, sized from ``FAIRLENS_IMAGE_CACHE`` when first used."""
-    global _CACHE
-    with _LOCK:
-        if _CACHE is None:
-            _CACHE = ImageCache(_capacity_from_env())
-        return _CACHE
+    return _CACHE.get()
 
 
 def reset_image_cache(capacity: int | None = None) -> ImageCache:
     """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
-    global _CACHE
-    with _LOCK:
-        _CACHE = ImageCache(_capacity_from_env() if capacity is None else capacity)
-        return _CACHE
+    return _CACHE.reset(capacity)
 
 
 def _decode_bytes(data: bytes) -> Image.Image:

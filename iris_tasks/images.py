@@ -1,6 +1,6 @@
 """Images the IRIS tasks show: corpus images (cropped to a person's box), and the probe's blank image.
 
-Decoding goes through a bounded cache of FairLens's kind (:class:`fairlens_tasks.images.ImageCache`: the
+Decoding goes through a bounded cache of FairLens's kind (:class:`image_corpus.images.ImageCache`: the
 first ``capacity - 1`` images stay, one slot rotates, copies are handed out), sized by
 ``IRIS_IMAGE_CACHE`` (default 8), separate from FairLens's. ``iris_bis_und`` asks twelve questions per
 image, one after the other in document order, so an image is decoded once per task there. Integrity
@@ -14,49 +14,27 @@ any size is resized by the model's processor).
 from __future__ import annotations
 
 import os
-import threading
 from collections.abc import Hashable
 
 from PIL import Image
 
-from fairlens_tasks.images import ImageCache, check_image_bytes, hf_image_bytes
+from fairlens_tasks.images import check_image_bytes, hf_image_bytes
+from image_corpus.images import DEFAULT_CACHE_SIZE, ImageCache, ProcessImageCache  # noqa: F401  (re-exported)
 
 CACHE_ENV = "IRIS_IMAGE_CACHE"
-DEFAULT_CACHE_SIZE = 8
 BLANK_SIZE = (336, 336)
 BLANK_COLOUR = (255, 255, 255)
 
-_LOCK = threading.Lock()
-_CACHE: ImageCache | None = None
-
-
-def _capacity() -> int:
-    raw = os.environ.get(CACHE_ENV, "").strip()
-    if not raw:
-        return DEFAULT_CACHE_SIZE
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ValueError(f"{CACHE_ENV}={raw!r} is not a whole number of images") from None
-    if value < 0:
-        raise ValueError(f"{CACHE_ENV}={raw!r} must be 0 (no cache) or more")
-    return value
+_CACHE = ProcessImageCache(CACHE_ENV)
 
 
 def image_cache() -> ImageCache:
-    global _CACHE
-    with _LOCK:
-        if _CACHE is None:
-            _CACHE = ImageCache(_capacity())
-        return _CACHE
+    return _CACHE.get()
 
 
 def reset_image_cache(capacity: int | None = None) -> ImageCache:
     """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
-    global _CACHE
-    with _LOCK:
-        _CACHE = ImageCache(_capacity() if capacity is None else capacity)
-        return _CACHE
+    return _CACHE.reset(capacity)
 
 
 def clamp_box(box: tuple[float, float, float, float], size: tuple[int, int]) -> tuple[int, int, int, int]:
