@@ -27,8 +27,9 @@ from typing import Any
 
 from PIL import Image, ImageFile
 
-# DEFAULT_CACHE_SIZE, DecodeStats and ImageCache: re-exported, callers import them from here too.
-from image_corpus.images import DEFAULT_CACHE_SIZE, DecodeStats, ImageCache, ProcessImageCache  # noqa: F401
+from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the two below
+from image_corpus.images import DecodeStats as DecodeStats
+from image_corpus.images import ImageCache, ProcessImageCache, decode_rgb
 
 CACHE_ENV = "FAIRLENS_IMAGE_CACHE"
 
@@ -46,12 +47,6 @@ def reset_image_cache(capacity: int | None = None) -> ImageCache:
     return _CACHE.reset(capacity)
 
 
-def _decode_bytes(data: bytes) -> Image.Image:
-    with Image.open(io.BytesIO(data)) as image:
-        image.load()
-        return image.convert("RGB")
-
-
 def _file_key(path: str) -> tuple[str, int, int]:
     stat = os.stat(path)
     return (path, stat.st_size, stat.st_mtime_ns)
@@ -59,14 +54,7 @@ def _file_key(path: str) -> tuple[str, int, int]:
 
 def load_file(path: str) -> Image.Image:
     """The RGB image at ``path``, through the cache."""
-    key = _file_key(path)
-
-    def decode() -> Image.Image:
-        with Image.open(path) as image:
-            image.load()
-            return image.convert("RGB")
-
-    return image_cache().get(key, decode)
+    return image_cache().get(_file_key(path), lambda: decode_rgb(path))
 
 
 # --------------------------------------------------------------------------- Hugging Face datasets
@@ -149,7 +137,7 @@ def hf_image_bytes(name: str, split: str | None, column: str, index: int) -> byt
 def load_hf(name: str, split: str | None, column: str, index: int) -> Image.Image:
     """The RGB image of row ``index``, through the cache."""
     return image_cache().get(
-        ("hf", name, split, column, int(index)), lambda: _decode_bytes(hf_image_bytes(name, split, column, index))
+        ("hf", name, split, column, int(index)), lambda: decode_rgb(hf_image_bytes(name, split, column, index))
     )
 
 

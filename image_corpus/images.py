@@ -1,4 +1,4 @@
-"""The bounded decode cache of the FairLens and IRIS images, and its process-wide instance per task family.
+"""Decoding FairLens and IRIS images: the bounded decode cache, and its process-wide instance per task family.
 
 See :class:`ImageCache` for the eviction rule. Each family has its own cache, sized by its environment
 variable (``FAIRLENS_IMAGE_CACHE``, ``IRIS_IMAGE_CACHE``; default 8) when first used
@@ -7,6 +7,7 @@ variable (``FAIRLENS_IMAGE_CACHE``, ``IRIS_IMAGE_CACHE``; default 8) when first 
 
 from __future__ import annotations
 
+import io
 import os
 import threading
 from collections.abc import Callable, Hashable
@@ -86,6 +87,13 @@ def capacity_from_env(variable: str) -> int:
     if value < 0:
         raise ValueError(f"{variable}={raw!r} must be 0 (no cache) or more")
     return value
+
+
+def decode_rgb(source: bytes | str) -> Image.Image:
+    """The RGB image of encoded bytes or of a file path, decoded in full."""
+    with Image.open(io.BytesIO(source) if isinstance(source, bytes) else source) as image:
+        image.load()
+        return image.convert("RGB")
 
 
 class ProcessImageCache:

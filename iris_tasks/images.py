@@ -18,8 +18,9 @@ from collections.abc import Hashable
 
 from PIL import Image
 
-from fairlens_tasks.images import check_image_bytes, hf_image_bytes
-from image_corpus.images import DEFAULT_CACHE_SIZE, ImageCache, ProcessImageCache  # noqa: F401  (re-exported)
+from fairlens_tasks.images import check_image_bytes, check_image_file, hf_image_bytes
+from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported
+from image_corpus.images import ImageCache, ProcessImageCache, decode_rgb
 
 CACHE_ENV = "IRIS_IMAGE_CACHE"
 BLANK_SIZE = (336, 336)
@@ -48,12 +49,7 @@ def clamp_box(box: tuple[float, float, float, float], size: tuple[int, int]) -> 
 
 
 def _decode(read: bytes | str, box: tuple[float, float, float, float] | None) -> Image.Image:
-    import io
-
-    source = io.BytesIO(read) if isinstance(read, bytes) else read
-    with Image.open(source) as image:
-        image.load()
-        rgb = image.convert("RGB")
+    rgb = decode_rgb(read)
     return rgb.crop(clamp_box(box, rgb.size)) if box is not None else rgb
 
 
@@ -82,16 +78,11 @@ def check_image(
 ) -> tuple[str, tuple[int, int]]:
     """(sha256, size) after decoding the image once; ``ValueError`` if it is unreadable or ``box`` misses it."""
     if path:
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            raise ValueError(f"cannot read the file ({error.strerror or error})") from None
+        checked = check_image_file(path)
     elif hf is not None:
-        data = hf_image_bytes(*hf)
+        checked = check_image_bytes(hf_image_bytes(*hf))
     else:
         raise ValueError("check_image needs a path or a dataset row")
-    checked = check_image_bytes(data)
     if box is not None:
         clamp_box(box, checked.size)
     return checked.sha256, checked.size
