@@ -29,11 +29,10 @@ from fairlens_tasks.labels import GROUPS, MAX_AGE, MIN_AGE
 from fairlens_tasks.sampling import stratified_sample
 from fairlens_tasks.settings import Settings
 from fairlens_tasks.sources import Entry, Problem, scan
+from image_corpus.images import file_version
+from image_corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
 
 log = logging.getLogger("fairness_evals.fairlens")
-
-MAX_LISTED_PROBLEMS = 8
-
 
 class CorpusError(ValueError):
     """Bad input in the corpus; the message names the items and how to skip them."""
@@ -91,10 +90,7 @@ _CHECKED_LOCK = threading.Lock()
 def _check(entry: Entry, settings: Settings) -> images.Checked:
     """Decode ``entry``'s image once per process and file version (memoised: the tasks share a corpus)."""
     if entry.path is not None:
-        try:
-            key: tuple = ("file", *images._file_key(entry.path))
-        except OSError as error:
-            raise ValueError(f"cannot read the file ({error.strerror or error})") from None
+        key: tuple = ("file", entry.path, *file_version(entry.path))
     else:
         dataset = images.hf_dataset(settings.hf_name, settings.hf_split)
         key = ("hf", settings.hf_name, settings.hf_split, settings.column("image"), entry.index, dataset._fingerprint)
@@ -125,17 +121,12 @@ def _fingerprint(kept: list[CorpusImage]) -> str:
 
 
 def describe_problems(settings: Settings, problems: list[str]) -> str:
-    shown = "; ".join(f"({i}) {p}" for i, p in enumerate(problems[:MAX_LISTED_PROBLEMS], start=1))
-    more = f"; and {len(problems) - MAX_LISTED_PROBLEMS} more" if len(problems) > MAX_LISTED_PROBLEMS else ""
     skip = (
         "FAIRLENS_ON_BAD_INPUT=skip"
         if settings.names.get("on_bad_input", "").startswith("FAIRLENS")
         else "--skip-bad-input"
     )
-    return (
-        f"FairLens corpus {settings.corpus}: {len(problems)} bad input item(s); nothing was sent to the model. "
-        f"Fix them, or set {skip} to skip and count them: {shown}{more}"
-    )
+    return bad_input_message(f"FairLens corpus {settings.corpus}", problems, skip)
 
 
 def load_corpus(settings: Settings) -> Corpus:

@@ -8,6 +8,8 @@ in their variable and option names so that every message keeps naming the settin
 
 - :mod:`image_corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map);
 - :mod:`image_corpus.labels`: reading one label value through the user's label map;
-- :mod:`image_corpus.sources`: a bad item, JSON manifests, Hugging Face label columns;
-- :mod:`image_corpus.images`: the bounded decode cache and its process-wide, environment-sized instance.
+- :mod:`image_corpus.sources`: a bad item and the message that stops a run on bad items, JSON manifests,
+  Hugging Face label columns;
+- :mod:`image_corpus.images`: decoding, the bounded decode cache and its process-wide, environment-sized
+  instance, a file's version.
 """

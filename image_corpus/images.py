@@ -89,6 +89,16 @@ def capacity_from_env(variable: str) -> int:
     return value
 
 
+def file_version(path: str) -> tuple[int, int]:
+    """(size, modification time in ns) of an image file, to key what is remembered of it; ``ValueError`` if the
+    file cannot be read."""
+    try:
+        stat = os.stat(path)
+    except OSError as error:
+        raise ValueError(f"cannot read the file ({error.strerror or error})") from None
+    return stat.st_size, stat.st_mtime_ns
+
+
 def decode_rgb(source: bytes | str) -> Image.Image:
     """The RGB image of encoded bytes or of a file path, decoded in full."""
     with Image.open(io.BytesIO(source) if isinstance(source, bytes) else source) as image:

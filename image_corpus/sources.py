@@ -1,6 +1,7 @@
 """Reading corpus items that FairLens and IRIS share: a bad item, JSON manifests, Hugging Face label columns.
 
-A reader names every bad item with a :class:`Problem` instead of stopping at the first.
+A reader names every bad item with a :class:`Problem` instead of stopping at the first; unless told to skip
+them, a run with bad items stops with one message that lists them (:func:`bad_input_message`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from image_corpus.settings import SettingsError
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MANIFEST_SUFFIXES = (".csv", ".jsonl", ".json")
+MAX_LISTED_PROBLEMS = 8
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,17 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.item}: {self.message}"
+
+
+def bad_input_message(corpus: str, problems: list[str], skip: str) -> str:
+    """The error that stops a run on bad input: ``corpus`` names it ("FairLens corpus /data/x"), the first
+    :data:`MAX_LISTED_PROBLEMS` problems are listed, and ``skip`` is the setting that skips them instead."""
+    shown = "; ".join(f"({i}) {p}" for i, p in enumerate(problems[:MAX_LISTED_PROBLEMS], start=1))
+    more = f"; and {len(problems) - MAX_LISTED_PROBLEMS} more" if len(problems) > MAX_LISTED_PROBLEMS else ""
+    return (
+        f"{corpus}: {len(problems)} bad input item(s); nothing was sent to the model. "
+        f"Fix them, or set {skip} to skip and count them: {shown}{more}"
+    )
 
 
 def json_manifest_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:

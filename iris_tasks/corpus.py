@@ -31,15 +31,14 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from fairlens_tasks.sampling import allocate, round_robin
+from image_corpus.images import file_version
+from image_corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
 from iris_tasks import images
 from iris_tasks.settings import HF_PREFIX, Settings
 from iris_tasks.sources import Entry, Problem, objective_keys, scan
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupation_ids
 
 log = logging.getLogger("fairness_evals.iris")
-
-MAX_LISTED_PROBLEMS = 8
-
 
 class CorpusError(ValueError):
     """Bad input in a corpus; the message names the items and how to skip them."""
@@ -75,13 +74,7 @@ def _check(entry: Entry, settings: Settings, corpus: str, steer: bool) -> str:
     source = image_source(entry, settings, corpus, steer)
     key = (repr(source), steer)
     if entry.path is not None:
-        try:
-            import os
-
-            stat = os.stat(entry.path)
-        except OSError as error:
-            raise ValueError(f"cannot read the file ({error.strerror or error})") from None
-        key = (*key, stat.st_size, stat.st_mtime_ns)
+        key = (*key, *file_version(entry.path))
     with _CHECK_LOCK:
         found = _CHECKED.get(key)
     if found is None:
@@ -92,17 +85,12 @@ def _check(entry: Entry, settings: Settings, corpus: str, steer: bool) -> str:
 
 
 def describe_problems(settings: Settings, corpus: str, problems: list[str]) -> str:
-    shown = "; ".join(f"({i}) {p}" for i, p in enumerate(problems[:MAX_LISTED_PROBLEMS], start=1))
-    more = f"; and {len(problems) - MAX_LISTED_PROBLEMS} more" if len(problems) > MAX_LISTED_PROBLEMS else ""
     skip = (
         f"{settings.names['on_bad_input']}=skip"
         if settings.names["on_bad_input"].startswith("IRIS")
         else "--skip-bad-input"
     )
-    return (
-        f"IRIS corpus {corpus}: {len(problems)} bad input item(s); nothing was sent to the model. "
-        f"Fix them, or set {skip} to skip and count them: {shown}{more}"
-    )
+    return bad_input_message(f"IRIS corpus {corpus}", problems, skip)
 
 
 def _item(entry: Entry) -> str:
