@@ -28,7 +28,9 @@ import logging
 import random
 import threading
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from fairlens_tasks.sampling import allocate, round_robin
 from image_corpus.images import file_version
@@ -179,21 +181,26 @@ def _fingerprint(kept: list[CorpusImage]) -> str:
     return digest.hexdigest()[:16]
 
 
-_LOADED: dict[tuple[str, Settings], object] = {}
+_LOADED: dict[tuple[str, Settings], Any] = {}
 _LOADED_LOCK = threading.Lock()
+
+
+def _memoised(kind: str, settings: Settings, which: str, load: Callable[[Settings, str], Any]) -> Any:
+    """``load(settings, corpus)`` of the corpus setting ``which``, once per ``kind`` and settings."""
+    corpus = settings.require(which)
+    with _LOADED_LOCK:
+        found = _LOADED.get((kind, settings))
+    if found is not None:
+        return found
+    result = load(settings, corpus)
+    with _LOADED_LOCK:
+        _LOADED[(kind, settings)] = result
+    return result
 
 
 def load_image_corpus(settings: Settings) -> ImageCorpus:
     """Read, sample and check ``IRIS_CORPUS``; raise :class:`CorpusError` on bad input (memoised per settings)."""
-    corpus = settings.require("corpus")
-    with _LOADED_LOCK:
-        found = _LOADED.get(("image", settings))
-    if isinstance(found, ImageCorpus):
-        return found
-    result = _load_image_corpus(settings, corpus)
-    with _LOADED_LOCK:
-        _LOADED[("image", settings)] = result
-    return result
+    return _memoised("image", settings, "corpus", _load_image_corpus)
 
 
 def _load_image_corpus(settings: Settings, corpus: str) -> ImageCorpus:
@@ -307,15 +314,7 @@ def _set_problem(pair_id: str, members: list[Entry]) -> str | None:
 
 def load_steer_corpus(settings: Settings) -> SteerCorpus:
     """Read, sample and check ``IRIS_STEER_CORPUS``; raise :class:`CorpusError` on bad input (memoised)."""
-    corpus = settings.require("steer_corpus")
-    with _LOADED_LOCK:
-        found = _LOADED.get(("steer", settings))
-    if isinstance(found, SteerCorpus):
-        return found
-    result = _load_steer_corpus(settings, corpus)
-    with _LOADED_LOCK:
-        _LOADED[("steer", settings)] = result
-    return result
+    return _memoised("steer", settings, "steer_corpus", _load_steer_corpus)
 
 
 def _load_steer_corpus(settings: Settings, corpus: str) -> SteerCorpus:
