@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from fairlens_tasks.corpus import Corpus, CorpusImage, load_corpus
@@ -43,16 +43,37 @@ def doc_id(image: CorpusImage, question: Question) -> str:
     return f"{image.entry.image_id}/{question.id}"
 
 
+def image_fields(corpus: Corpus, image: CorpusImage) -> dict[str, Any]:
+    """The columns of a document about its image (closed and open-ended tasks alike): where to open it (a
+    file, or a dataset row), its bootstrap unit, its labels and its extra attributes (JSON text)."""
+    entry = image.entry
+    settings = corpus.settings
+    hf = corpus.kind == "hf"
+    d = entry.demographics
+    return {
+        "image": "" if hf else (entry.path or ""),
+        "image_index": entry.index if hf and entry.index is not None else -1,
+        "image_id": entry.image_id,
+        "image_unit": image.unit,
+        "hf_dataset": settings.hf_name if hf else "",
+        "hf_split": (settings.hf_split or "") if hf else "",
+        "hf_image_column": settings.column("image") if hf else "",
+        "gender": d.gender,
+        "race": d.race,
+        "age": d.age,
+        "age_band": d.age_band,
+        "attributes": json.dumps(dict(entry.attributes), sort_keys=True, ensure_ascii=False)
+        if entry.attributes
+        else "",
+    }
+
+
 def iter_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
     """The documents of ``domain`` for ``corpus``, image-major."""
     questions = domain_questions(domain)
     provenance = corpus.provenance()
-    settings = corpus.settings
-    hf = corpus.kind == "hf"
     for image in corpus.images:
-        entry = image.entry
-        d = entry.demographics
-        attributes = json.dumps(dict(entry.attributes), sort_keys=True, ensure_ascii=False) if entry.attributes else ""
+        fields = image_fields(corpus, image)
         for question in questions:
             yield {
                 "id": doc_id(image, question),
@@ -65,18 +86,7 @@ def iter_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
                 "adverse": list(question.adverse),
                 "association": question.association is not None,
                 "association_tag": question.association or "",
-                "image": "" if hf else (entry.path or ""),
-                "image_index": entry.index if hf and entry.index is not None else -1,
-                "image_id": entry.image_id,
-                "image_unit": image.unit,
-                "hf_dataset": settings.hf_name if hf else "",
-                "hf_split": (settings.hf_split or "") if hf else "",
-                "hf_image_column": settings.column("image") if hf else "",
-                "gender": d.gender,
-                "race": d.race,
-                "age": d.age,
-                "age_band": d.age_band,
-                "attributes": attributes,
+                **fields,
                 **provenance,
             }
 
@@ -86,14 +96,27 @@ def documents(settings: Settings, domain: str) -> list[dict[str, Any]]:
 
 
 _STRING, _INT = "string", "int64"
-COLUMN_TYPES: dict[str, str] = {
+#: The column types of a document, in column order: the question's columns (closed tasks: with
+#: :data:`CLOSED_QUESTION_COLUMN_TYPES` after them), then :func:`image_fields`, then the corpus provenance.
+QUESTION_COLUMN_TYPES: dict[str, str] = {
     "id": _STRING, "task": _STRING, "domain": _STRING, "question_id": _STRING, "question_index": _INT,
+}  # fmt: skip
+CLOSED_QUESTION_COLUMN_TYPES: dict[str, str] = {
     "options": "list<string>", "sound_answer": _STRING, "adverse": "list<string>", "association": "bool",
-    "association_tag": _STRING, "image": _STRING, "image_index": _INT, "image_id": _STRING, "image_unit": _INT,
-    "hf_dataset": _STRING, "hf_split": _STRING, "hf_image_column": _STRING, "gender": _STRING, "race": _STRING,
-    "age": _INT, "age_band": _STRING, "attributes": _STRING, "seed": _INT, "sample_fraction": "double",
-    "corpus_sha256": _STRING, "data_version": _INT, "images_found": _INT, "images_loaded": _INT,
-    "images_skipped": _INT, "images_eligible": _INT, "images_sampled": _INT, "groups_empty": _INT,
+    "association_tag": _STRING,
+}  # fmt: skip
+IMAGE_COLUMN_TYPES: dict[str, str] = {
+    "image": _STRING, "image_index": _INT, "image_id": _STRING, "image_unit": _INT, "hf_dataset": _STRING,
+    "hf_split": _STRING, "hf_image_column": _STRING, "gender": _STRING, "race": _STRING, "age": _INT,
+    "age_band": _STRING, "attributes": _STRING,
+}  # fmt: skip
+PROVENANCE_COLUMN_TYPES: dict[str, str] = {
+    "seed": _INT, "sample_fraction": "double", "corpus_sha256": _STRING, "data_version": _INT,
+    "images_found": _INT, "images_loaded": _INT, "images_skipped": _INT, "images_eligible": _INT,
+    "images_sampled": _INT, "groups_empty": _INT,
+}  # fmt: skip
+COLUMN_TYPES: dict[str, str] = {
+    **QUESTION_COLUMN_TYPES, **CLOSED_QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES,
 }  # fmt: skip
 CHUNK = 4096
 
@@ -137,23 +160,42 @@ def _error_dataset(message: str) -> Any:
     return datasets.Dataset.from_list([{ERROR_FIELD: message}])
 
 
-def _process_docs(dataset: Any, domain: str) -> Any:
-    """lmms-eval ``process_docs``: ``dataset`` is the shipped question file; returns the domain's documents."""
+def corpus_documents(
+    dataset: Any,
+    domain: str,
+    *,
+    prefix: str,
+    question_type: str,
+    questions: Iterable[Any],
+    iterate: Callable[[Corpus, str], Iterator[dict[str, Any]]] = iter_documents,
+    column_types: dict[str, str] = COLUMN_TYPES,
+) -> Any:
+    """The ``process_docs`` of the closed (``prefix`` "fairlens") and open-ended ("fairlens_open") tasks.
+
+    ``dataset`` is the shipped question file, whose ``question_type`` rows must be ``questions``; the corpus
+    comes from the environment; a configuration or bad-input error becomes the one-document error dataset.
+    """
     import datasets
 
-    from fairlens_tasks.questions import closed_questions
-
-    shipped = {row["id"] for row in dataset if row.get("type") == "closed"}
-    if shipped != {q.id for q in closed_questions()}:
+    shipped = {row["id"] for row in dataset if row.get("type") == question_type}
+    if shipped != {q.id for q in questions}:
         return _error_dataset("fairlens_tasks: the question file lmms-eval loaded differs from the package's")
     try:
         corpus = load_corpus(settings_from_env())
     except ValueError as error:  # SettingsError, CorpusError, LabelError: user input, explained
-        log.error("%s: %s", task_name(domain), error)
+        log.error("%s: %s", f"{prefix}_{domain}", error)
         return _error_dataset(str(error))
     # An explicit fingerprint: without one, datasets hashes the whole table (a transient copy of it).
-    fingerprint = hashlib.sha256(f"fairlens/{domain}/{corpus.fingerprint}/{corpus.provenance()}".encode()).hexdigest()
-    return datasets.Dataset(document_table(corpus, domain), fingerprint=fingerprint[:16])
+    fingerprint = hashlib.sha256(f"{prefix}/{domain}/{corpus.fingerprint}/{corpus.provenance()}".encode()).hexdigest()
+    table = document_table(corpus, domain, iterate=iterate, column_types=column_types)
+    return datasets.Dataset(table, fingerprint=fingerprint[:16])
+
+
+def _process_docs(dataset: Any, domain: str) -> Any:
+    """lmms-eval ``process_docs``: ``dataset`` is the shipped question file; returns the domain's documents."""
+    from fairlens_tasks.questions import closed_questions
+
+    return corpus_documents(dataset, domain, prefix=TASK_PREFIX, question_type="closed", questions=closed_questions())
 
 
 def hiring_docs(dataset: Any) -> Any:
