@@ -37,15 +37,8 @@ import numpy as np
 
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
-from generation_backends.image_outcomes import (
-    STATUS_CODES,
-    check_classifier,
-    classifier_identity,
-    classifier_setting,
-    classify_response,
-    validation_metrics,
-    validation_setting,
-)
+from generation_backends import t2i_tasks
+from generation_backends.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
 from metrics import bootstrap
 from metrics import fact_fair as ff
 
@@ -53,8 +46,11 @@ log = logging.getLogger("fairness_evals.fact_or_fair")
 
 CLASSIFIER_ENV = "FACT_OR_FAIR_T2I_CLASSIFIER"
 VALIDATION_ENV = "FACT_OR_FAIR_T2I_CLASSIFIER_VALIDATION"
-ERROR_FIELD = "error"
-LOG_KEY = "t2i_images"
+ERROR_FIELD = t2i_tasks.ERROR_FIELD
+LOG_KEY = t2i_tasks.LOG_KEY
+#: lmms-eval entry points shared by the generation tasks (the YAMLs name them here).
+doc_to_text = t2i_tasks.doc_to_text
+doc_to_visual = t2i_tasks.doc_to_visual
 
 BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
@@ -101,28 +97,8 @@ HIGHER_IS_BETTER = {
 
 
 # --------------------------------------------------------------------------- prompts and documents
-def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] | None = None) -> str:
-    if doc.get(ERROR_FIELD):
-        raise ValueError(doc[ERROR_FIELD])
-    return doc["prompt"]
-
-
-def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
-    """No input image: text-to-image (lmms-eval's convention)."""
-    if doc.get(ERROR_FIELD):
-        raise ValueError(doc[ERROR_FIELD])
-    return []
-
-
 def doc_to_target(doc: dict[str, Any]) -> str:
     return f"gender={doc.get('truth_gender') or 'N/A'}, race={doc.get('truth_race') or 'N/A'}"
-
-
-def _error_dataset(message: str) -> Any:
-    import datasets
-
-    log.error(message)
-    return datasets.Dataset.from_list([{ERROR_FIELD: message}])
 
 
 def race_hint(spec: str) -> str:
@@ -133,25 +109,15 @@ def race_hint(spec: str) -> str:
     )
 
 
-def _process_docs(dataset: Any, kind: str) -> Any:
-    task = TASKS[kind]
-    expected = documents(kind)
-    shipped = [(row.get("id"), row.get("prompt")) for row in dataset if row.get("task") == task]
-    if shipped != [(d["id"], d["prompt"]) for d in expected]:
-        return _error_dataset(f"{task}: the prompt file lmms-eval loaded differs from the package's documents")
-    spec, source = classifier_setting(CLASSIFIER_ENV)
-    try:
-        _, _, attributes = check_classifier(spec)
-    except Exception as error:  # bad spec, missing weights or package: stop before any image is generated
-        return _error_dataset(f"{task}: cannot build the face classifier {spec!r} (from {source}): {error}")
-    if "race" not in attributes:
-        log.warning("%s: %s", task, race_hint(spec))
-    validation = validation_setting(VALIDATION_ENV)
-    import datasets
+def _classifier_warning(spec: str, attributes: frozenset[str]) -> str | None:
+    return None if "race" in attributes else race_hint(spec)
 
-    return datasets.Dataset.from_list(
-        [{**doc, "classifier_spec": spec, "classifier_validation": validation} for doc in expected]
-    )
+
+def _process_docs(dataset: Any, kind: str) -> Any:
+    return t2i_tasks.process_docs(
+        dataset, TASKS[kind], documents(kind), classifier_env=CLASSIFIER_ENV, validation_env=VALIDATION_ENV,
+        warning=_classifier_warning, log=log,
+    )  # fmt: skip
 
 
 def objective_docs(dataset: Any) -> Any:
@@ -207,23 +173,22 @@ def _failure_record(doc: dict[str, Any], error: Exception) -> dict[str, Any]:
             "validation": "", "doc_sha": str(doc.get("doc_sha", "")), "data_version": 0}  # fmt: skip
 
 
-def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
-    """lmms-eval ``process_results``: classify the response's images; thread-safe, never raises."""
-    reply = results[0] if results else None
-    try:
-        outcome = classify_response(reply, doc["classifier_spec"], doc_index=int(doc["doc_index"]))
-        record = record_for(doc, outcome)
-        entry = outcome.to_log()
-        entry["distribution"] = {
+def _distribution(record: dict[str, Any]) -> dict[str, Any]:
+    """The log's face counts per class of the document's images."""
+    return {
+        "distribution": {
             "gender": dict(zip(classes("gender"), np.sum([r[1:3] for r in record["images"]] or [[0, 0]], axis=0).tolist(), strict=True)),
             "race": dict(zip(classes("race"), np.sum([r[3:7] for r in record["images"]] or [[0] * 4], axis=0).tolist(), strict=True)),
-        }  # fmt: skip
-    except Exception as error:
-        record = _failure_record(doc, error)
-        entry = {"error": f"{type(error).__name__}: {error}"}
-    out: dict[str, Any] = dict.fromkeys(ALL_METRICS, record)
-    out[LOG_KEY] = {"id": doc.get("id"), "prompt": doc.get("prompt"), **entry}
-    return out
+        }
+    }  # fmt: skip
+
+
+def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
+    """lmms-eval ``process_results``: classify the response's images; thread-safe, never raises."""
+    return t2i_tasks.process_results(
+        doc, results, record_for=record_for, log_extra=_distribution, failure_record=_failure_record,
+        metrics=ALL_METRICS,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- metrics

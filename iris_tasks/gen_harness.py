@@ -18,13 +18,8 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from generation_backends.image_outcomes import (
-    STATUS_CODES,
-    check_classifier,
-    classifier_setting,
-    classify_response,
-    validation_setting,
-)
+from generation_backends import t2i_tasks
+from generation_backends.image_outcomes import STATUS_CODES
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS, documents
 from iris_tasks.vocabulary import CATEGORIES
 
@@ -32,25 +27,15 @@ log = logging.getLogger("fairness_evals.iris")
 
 CLASSIFIER_ENV = "IRIS_GEN_CLASSIFIER"
 VALIDATION_ENV = "IRIS_GEN_CLASSIFIER_VALIDATION"
-ERROR_FIELD = "error"
-LOG_KEY = "t2i_images"
+ERROR_FIELD = t2i_tasks.ERROR_FIELD
+LOG_KEY = t2i_tasks.LOG_KEY
+#: lmms-eval entry points shared by the generation tasks (the YAMLs name them here).
+doc_to_text = t2i_tasks.doc_to_text
+doc_to_visual = t2i_tasks.doc_to_visual
 #: The Face field holding each IRIS attribute.
 FACE_FIELD = {"gender": "gender", "age": "age_group", "skin_tone": "skin_group"}
 #: The classifier attribute (``face_attributes``) behind each IRIS attribute.
 CLASSIFIER_ATTRIBUTE = {"gender": "gender", "age": "age", "skin_tone": "skin"}
-
-
-def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] | None = None) -> str:
-    if doc.get(ERROR_FIELD):
-        raise ValueError(doc[ERROR_FIELD])
-    return doc["prompt"]
-
-
-def doc_to_visual(doc: dict[str, Any]) -> list[Any]:
-    """No input image: text-to-image (lmms-eval's convention)."""
-    if doc.get(ERROR_FIELD):
-        raise ValueError(doc[ERROR_FIELD])
-    return []
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -72,33 +57,16 @@ def attribute_hint(spec: str, missing: Sequence[str]) -> str:
     )
 
 
-def _error_dataset(message: str) -> Any:
-    import datasets
-
-    log.error(message)
-    return datasets.Dataset.from_list([{ERROR_FIELD: message}])
+def _classifier_warning(spec: str, attributes: frozenset[str]) -> str | None:
+    missing = missing_attributes(attributes)
+    return attribute_hint(spec, missing) if missing else None
 
 
 def _process_docs(dataset: Any, kind: str) -> Any:
-    task = TASKS[kind]
-    expected = documents(kind)
-    shipped = [(row.get("id"), row.get("prompt")) for row in dataset if row.get("task") == task]
-    if shipped != [(d["id"], d["prompt"]) for d in expected]:
-        return _error_dataset(f"{task}: the prompt file lmms-eval loaded differs from the package's documents")
-    spec, source = classifier_setting(CLASSIFIER_ENV)
-    try:
-        _, _, attributes = check_classifier(spec)
-    except Exception as error:  # bad spec, missing weights or package: stop before any image is generated
-        return _error_dataset(f"{task}: cannot build the face classifier {spec!r} (from {source}): {error}")
-    missing = missing_attributes(attributes)
-    if missing:
-        log.warning("%s: %s", task, attribute_hint(spec, missing))
-    validation = validation_setting(VALIDATION_ENV)
-    import datasets
-
-    return datasets.Dataset.from_list(
-        [{**doc, "classifier_spec": spec, "classifier_validation": validation} for doc in expected]
-    )
+    return t2i_tasks.process_docs(
+        dataset, TASKS[kind], documents(kind), classifier_env=CLASSIFIER_ENV, validation_env=VALIDATION_ENV,
+        warning=_classifier_warning, log=log,
+    )  # fmt: skip
 
 
 def neutral_docs(dataset: Any) -> Any:
@@ -165,25 +133,24 @@ def _failure_record(doc: dict[str, Any], error: Exception) -> dict[str, Any]:
             "data_version": 0}  # fmt: skip
 
 
+def _labels(record: dict[str, Any]) -> dict[str, Any]:
+    """The log's labels of the document's images (largest face's)."""
+    return {
+        "labels": [
+            dict(zip(("status", *ATTRIBUTES, "faces"), _named(image), strict=True)) for image in record["images"]
+        ]
+    }
+
+
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` of both generation tasks (thread-safe, never raises)."""
     from iris_tasks import bis_gen, neutral_gen
 
-    reply = results[0] if results else None
-    try:
-        outcome = classify_response(reply, doc["classifier_spec"], doc_index=int(doc["doc_index"]))
-        record = record_for(doc, outcome)
-        entry = outcome.to_log()
-        entry["labels"] = [
-            dict(zip(("status", *ATTRIBUTES, "faces"), _named(image), strict=True)) for image in record["images"]
-        ]
-    except Exception as error:  # a malformed document: counted as a document without images, never a crash
-        record = _failure_record(doc, error)
-        entry = {"error": f"{type(error).__name__}: {error}"}
     module = bis_gen if doc.get("task") == TASKS["steer"] else neutral_gen
-    out: dict[str, Any] = dict.fromkeys(module.ALL_METRICS, record)
-    out[LOG_KEY] = {"id": doc.get("id"), "prompt": doc.get("prompt"), **entry}
-    return out
+    return t2i_tasks.process_results(
+        doc, results, record_for=record_for, log_extra=_labels, failure_record=_failure_record,
+        metrics=module.ALL_METRICS,
+    )  # fmt: skip
 
 
 def _named(image: Sequence[int]) -> list[Any]:
