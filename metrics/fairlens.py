@@ -38,6 +38,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics._inputs import flags_1d, labels_1d
+
 __all__ = [
     "adverse_rates",
     "association_gap",
@@ -72,43 +74,6 @@ __all__ = [
 # --------------------------------------------------------------------------------------------------
 # validation helpers
 # --------------------------------------------------------------------------------------------------
-
-
-def _flags(values: ArrayLike, name: str) -> NDArray[np.float64]:
-    """A 1-D array of 0/1 indicators (bool or numbers equal to 0 or 1) as float64."""
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    if arr.dtype == bool:
-        return arr.astype(np.float64)
-    try:
-        out = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must hold booleans or 0/1 values") from None
-    if not np.all((out == 0.0) | (out == 1.0)):
-        raise ValueError(f"{name} must hold booleans or 0/1 values")
-    return out
-
-
-def _labels(values: ArrayLike | Sequence[Hashable], name: str) -> list[Hashable]:
-    """A list of hashable, non-missing group labels."""
-    if isinstance(values, (str, bytes)):
-        raise ValueError(f"{name} must be a one-dimensional sequence of labels, not a string")
-    if isinstance(values, np.ndarray):
-        if values.ndim != 1:
-            raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
-        out: list[Hashable] = values.tolist()
-    else:
-        try:
-            out = list(values)  # keeps tuple labels (intersections) intact
-        except TypeError:
-            raise ValueError(f"{name} must be a one-dimensional sequence of labels") from None
-    for i, label in enumerate(out):
-        if label is None or (isinstance(label, float) and np.isnan(label)):
-            raise ValueError(f"{name} has a missing label at position {i}")
-        if not isinstance(label, Hashable):
-            raise ValueError(f"{name} has an unhashable label at position {i}")
-    return out
 
 
 def _counts_pair(
@@ -372,8 +337,8 @@ def group_counts(
     events, totals : ndarray, shape (n_groups,)
         Number of flagged responses and of all responses per group.
     """
-    f = _flags(flags, "flags")
-    g = _labels(groups, "groups")
+    f = flags_1d(flags, "flags")
+    g = labels_1d(groups, "groups")
     if len(g) != f.size:
         raise ValueError(f"flags and groups must have the same length, got {f.size} and {len(g)}")
     if group_names is None:
@@ -381,7 +346,7 @@ def group_counts(
         for label in g:
             index.setdefault(label, len(index))
     else:
-        names_list = _labels(list(group_names), "group_names")
+        names_list = labels_1d(list(group_names), "group_names")
         index = {label: i for i, label in enumerate(names_list)}
         if len(index) != len(names_list):
             raise ValueError("group_names must not repeat a group")
@@ -444,7 +409,7 @@ def soundness(correct: ArrayLike) -> float:
     ValueError
         If ``correct`` is empty, not one-dimensional or not 0/1.
     """
-    c = _flags(correct, "correct")
+    c = flags_1d(correct, "correct")
     if c.size == 0:
         raise ValueError("correct must contain at least one answer")
     return float(soundness_from_counts(c.sum(), c.size))
@@ -556,7 +521,7 @@ def association_rate(non_neutral: ArrayLike) -> float:
     ValueError
         If ``non_neutral`` is empty or not 0/1.
     """
-    n = _flags(non_neutral, "non_neutral")
+    n = flags_1d(non_neutral, "non_neutral")
     if n.size == 0:
         raise ValueError("non_neutral must contain at least one answer")
     return float(association_rate_from_counts(n.sum(), n.size))

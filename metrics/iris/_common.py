@@ -40,27 +40,6 @@ LEVELS: dict[str, tuple[str, ...]] = {
 UNMAPPABLE = "unmappable"
 
 
-def labels_1d(values: ArrayLike | Sequence[Hashable], name: str) -> list[Hashable]:
-    """A list of hashable, non-missing labels from a one-dimensional input."""
-    if isinstance(values, (str, bytes)):
-        raise ValueError(f"{name} must be a one-dimensional sequence of labels, not a string")
-    if isinstance(values, np.ndarray):
-        if values.ndim != 1:
-            raise ValueError(f"{name} must be one-dimensional, got shape {values.shape}")
-        out: list[Hashable] = values.tolist()
-    else:
-        try:
-            out = list(values)  # keeps tuple labels (intersections) intact
-        except TypeError:
-            raise ValueError(f"{name} must be a one-dimensional sequence of labels") from None
-    for i, label in enumerate(out):
-        if label is None or (isinstance(label, float) and np.isnan(label)):
-            raise ValueError(f"{name} has a missing label at position {i}")
-        if not isinstance(label, Hashable):
-            raise ValueError(f"{name} has an unhashable label at position {i}")
-    return out
-
-
 def same_length(name_values: dict[str, Sequence[object]]) -> int:
     """Common length of several per-record inputs; ValueError naming the first that differs."""
     lengths = {name: len(values) for name, values in name_values.items()}
@@ -96,19 +75,6 @@ def finite_1d(values: ArrayLike, name: str, *, allow_empty: bool = False) -> NDA
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must be finite")
     return arr
-
-
-def flags_1d(values: ArrayLike, name: str) -> NDArray[np.float64]:
-    arr = np.asarray(values)
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {arr.shape}")
-    try:
-        out = arr.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must hold booleans or 0/1 values") from None
-    if not np.all((out == 0.0) | (out == 1.0)):
-        raise ValueError(f"{name} must hold booleans or 0/1 values")
-    return out
 
 
 def nonneg_counts(values: ArrayLike, name: str, *, min_ndim: int = 1) -> NDArray[np.float64]:

@@ -14,13 +14,13 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.spatial.distance import jensenshannon
 from scipy.stats import binom
 
+from metrics._inputs import labels_1d
 from metrics.iris._common import (
     AGES,
     COMPARISONS,
     GENDERS,
     SKIN_TONES,
     check_categories,
-    labels_1d,
     nonneg_counts,
     same_length,
 )

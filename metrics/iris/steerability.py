@@ -15,7 +15,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from metrics.iris._common import COMPARISONS, LEVELS, factorize, finite_1d, flags_1d, labels_1d, same_length
+from metrics._inputs import flags_1d, labels_1d
+from metrics.iris._common import COMPARISONS, LEVELS, factorize, finite_1d, same_length
 
 __all__ = [
     "answer_consistency_difference",

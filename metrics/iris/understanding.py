@@ -13,13 +13,13 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics._inputs import labels_1d
 from metrics.iris._common import (
     COMPARISONS,
     LEVELS,
     UNMAPPABLE,
     check_categories,
     factorize,
-    labels_1d,
     nonneg_counts,
     same_length,
 )
