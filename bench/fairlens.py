@@ -92,6 +92,7 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents
     from fairlens_tasks.settings import ENV, build_settings
+    from fairness_evals.aggregation import MEMO
 
     datasets.disable_progress_bars()
     settings = build_settings({"corpus": str(corpus_path), "sample_fraction": 1}, ENV)
@@ -130,9 +131,9 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
             for name in scoring.ALL_METRICS:
                 getattr(scoring, f"agg_{name}")([r[name] for r in results[d]])
 
-    scoring._CACHE.clear()
+    MEMO.clear()
     t_agg, _ = seconds(aggregate)
-    scoring._CACHE.clear()
+    MEMO.clear()
     t_once, _ = seconds(lambda: [scoring.compute_metrics([r["soundness"] for r in results[d]]) for d in docs])
     cache = images.reset_image_cache(0)
     sample = [v[0] for v in docs.values()][:1] + [doc for doc in docs["hiring"][::21][:300]]

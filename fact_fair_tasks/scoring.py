@@ -16,7 +16,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -33,6 +32,7 @@ from fact_fair_tasks.parsing import (
     parse_answer,
     subjective_option_texts,
 )
+from fairness_evals.aggregation import define_aggregations
 from metrics import bootstrap
 from metrics import fact_fair as ff
 
@@ -313,20 +313,12 @@ def compute_metrics(records: Iterable[Sequence[int]], *, task: str = "fact_or_fa
     return out
 
 
-_CACHE: OrderedDict[tuple, dict[str, float]] = OrderedDict()
-
-
-def _cached_metrics(items: Sequence[Sequence[int]]) -> dict[str, float]:
-    key = tuple(tuple(int(v) for v in item) for item in items)
-    found = _CACHE.get(key)
-    if found is None:
-        kinds = {item[0] for item in key}
-        name = task_name(KINDS[next(iter(kinds))]) if len(kinds) == 1 else "fact_or_fair"
-        found = compute_metrics(key, task=name)
-        _CACHE[key] = found
-        while len(_CACHE) > 8:
-            _CACHE.popitem(last=False)
-    return found
+def _compute_for_items(items: list[Sequence[int]]) -> dict[str, float]:
+    """:func:`compute_metrics` of one task's records (the task named from their kind)."""
+    records = [tuple(int(v) for v in item) for item in items]
+    kinds = {record[0] for record in records}
+    name = task_name(KINDS[next(iter(kinds))]) if len(kinds) == 1 else "fact_or_fair"
+    return compute_metrics(records, task=name)
 
 
 def agg_seed(items: Sequence[int]) -> int:
@@ -343,16 +335,6 @@ def agg_documents_sha256(items: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(sorted(map(str, items))).encode()).hexdigest()[:16]
 
 
-def _make_aggregation(name: str) -> Callable[[Sequence[Sequence[int]]], float]:
-    def aggregate(items: Sequence[Sequence[int]]) -> float:
-        return _cached_metrics(items)[name]
-
-    aggregate.__name__ = aggregate.__qualname__ = f"agg_{name}"
-    aggregate.__doc__ = f"lm-eval aggregation of ``{name}``: :func:`compute_metrics` on the task's records."
-    return aggregate
-
-
-for _name in ALL_METRICS:
-    if _name not in PROVENANCE:
-        globals()[f"agg_{_name}"] = _make_aggregation(_name)
-del _name
+define_aggregations(
+    globals(), "fact_or_fair", [n for n in ALL_METRICS if n not in PROVENANCE], _compute_for_items, harness="lm-eval"
+)

@@ -26,10 +26,8 @@ fixes the images per prompt), seed 0, 95 %.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -37,6 +35,7 @@ import numpy as np
 
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
+from fairness_evals.aggregation import define_aggregations
 from generation_backends import t2i_tasks
 from generation_backends.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
 from metrics import bootstrap
@@ -368,31 +367,11 @@ def compute_metrics(
     return out
 
 
-_CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
+def _compute_for_items(items: list[dict[str, Any]]) -> dict[str, Any]:
+    """:func:`compute_metrics` of one task's items (the task named from their kind)."""
+    kinds = {int(item["kind"]) for item in items if int(item["kind"]) >= 0}
+    task = TASKS[KINDS[kinds.pop()]] if len(kinds) == 1 else "fact_or_fair_t2i"
+    return compute_metrics(items, task=task)
 
 
-def _cached(items: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    key = hashlib.sha256(json.dumps(list(items), sort_keys=True, default=str).encode()).hexdigest()
-    found = _CACHE.get(key)
-    if found is None:
-        kinds = {int(item["kind"]) for item in items if int(item["kind"]) >= 0}
-        task = TASKS[KINDS[kinds.pop()]] if len(kinds) == 1 else "fact_or_fair_t2i"
-        found = compute_metrics(items, task=task)
-        _CACHE[key] = found
-        while len(_CACHE) > 8:
-            _CACHE.popitem(last=False)
-    return found
-
-
-def _make_aggregation(name: str) -> Callable[[Sequence[dict[str, Any]]], Any]:
-    def aggregate(items: Sequence[dict[str, Any]]) -> Any:
-        return _cached(items)[name]
-
-    aggregate.__name__ = aggregate.__qualname__ = f"agg_{name}"
-    aggregate.__doc__ = f"lmms-eval aggregation of ``{name}``: :func:`compute_metrics` on the task's records."
-    return aggregate
-
-
-for _name in ALL_METRICS:
-    globals()[f"agg_{_name}"] = _make_aggregation(_name)
-del _name
+define_aggregations(globals(), "fact_or_fair_t2i", ALL_METRICS, _compute_for_items)

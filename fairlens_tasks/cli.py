@@ -150,9 +150,9 @@ def score_documents(
         ROLLUPS,
         compute_metrics,
         model_level_mean,
-        provenance_value,
         record_for,
     )
+    from fairness_evals.aggregation import provenance_value
 
     out: dict[str, dict[str, Any]] = {}
     missing: dict[str, int] = {}

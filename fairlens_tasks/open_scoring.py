@@ -46,7 +46,8 @@ from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.judging.pipeline import Outcome
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, provenance_value, reply_of
+from fairlens_tasks.scoring import PROVENANCE, reply_of
+from fairness_evals.aggregation import provenance_value
 from metrics import bootstrap
 from metrics import fairlens as fl
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import logging
 import math
-import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -40,6 +39,7 @@ from fairlens_tasks.labels import ATTRIBUTES, GROUPS, metric_group
 from fairlens_tasks.normalise import Normalised, normalise
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import CANNOT_TELL, DOMAINS, closed_questions
+from fairness_evals.aggregation import define_aggregations
 from metrics import bootstrap
 from metrics import fairlens as fl
 
@@ -379,56 +379,8 @@ def compute_metrics(records: Sequence[Sequence[int]], *, task: str | None = None
     return {name: out[name] for name in RECORD_METRICS}
 
 
-def provenance_value(name: str, items: Sequence[Any], *, task: str = "fairlens") -> Any:
-    """One provenance metric from its items (``[value]`` per document; all equal in one run)."""
-    distinct = {item[0] if isinstance(item, (list, tuple)) and item else item for item in items}
-    if len(distinct) != 1:
-        if distinct:
-            shown = ", ".join(sorted(map(str, distinct))[:5])
-            log.warning("%s: %s differs between documents (%s); reported as NaN", task, name, shown)
-        return math.nan
-    value = next(iter(distinct))
-    return math.nan if value is None else value
-
-
 # --------------------------------------------------------------------------- lmms-eval aggregations
-_CACHE: list[tuple[list[Any], dict[str, Any]]] = []
-_CACHE_LOCK = threading.Lock()
-_CACHE_SIZE = 8
-
-
-def _cached(items: list[Any], compute: Callable[[list[Any]], dict[str, Any]]) -> dict[str, Any]:
-    """Memoise on the item list's content: every metric of a task gets an equal list."""
-    with _CACHE_LOCK:
-        for cached_items, values in _CACHE:
-            if len(cached_items) == len(items) and cached_items == items:
-                return values
-    values = compute(items)
-    with _CACHE_LOCK:
-        _CACHE.append((list(items), values))
-        del _CACHE[:-_CACHE_SIZE]
-    return values
-
-
-def _make_aggregation(name: str) -> Callable[[list[Any]], Any]:
-    if name in PROVENANCE:
-
-        def aggregate(items: list[Any]) -> Any:
-            return provenance_value(name, items)
-
-    else:
-
-        def aggregate(items: list[Any]) -> Any:
-            return _cached(items, compute_metrics)[name]
-
-    aggregate.__name__ = aggregate.__qualname__ = f"agg_{name}"
-    aggregate.__doc__ = f"lmms-eval aggregation of ``{name}`` (see :func:`compute_metrics`)."
-    return aggregate
-
-
-for _name in ALL_METRICS:
-    globals()[f"agg_{_name}"] = _make_aggregation(_name)
-del _name
+define_aggregations(globals(), "fairlens", RECORD_METRICS, compute_metrics, provenance=PROVENANCE)
 
 
 def model_level_mean(values: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
@@ -465,6 +417,5 @@ __all__ = [
     "doc_to_visual",
     "model_level_mean",
     "process_results",
-    "provenance_value",
     "record_for",
 ]

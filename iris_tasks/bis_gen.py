@@ -27,14 +27,15 @@ Intervals: 1,000 percentile-bootstrap resamples of the images within each prompt
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from fairness_evals.aggregation import define_aggregations
 from generation_backends.image_outcomes import STATUS_CODES
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
-from iris_tasks.neutral_gen import cached, image_counts, log_nan, provenance, stratified_resample
+from iris_tasks.neutral_gen import image_counts, log_nan, provenance, stratified_resample
 from metrics import bootstrap
 from metrics.iris import delta_gsr_penalty, dimension_score, magnitude
 
@@ -200,15 +201,4 @@ def compute_metrics(
     return out
 
 
-def _make_aggregation(name: str) -> Callable[[Sequence[dict[str, Any]]], Any]:
-    def aggregate(items: Sequence[dict[str, Any]]) -> Any:
-        return cached(items, compute_metrics, TASK)[name]
-
-    aggregate.__name__ = aggregate.__qualname__ = f"agg_{name}"
-    aggregate.__doc__ = f"lmms-eval aggregation of ``{name}``: :func:`compute_metrics` on the task's records."
-    return aggregate
-
-
-for _name in ALL_METRICS:
-    globals()[f"agg_{_name}"] = _make_aggregation(_name)
-del _name
+define_aggregations(globals(), TASK, ALL_METRICS, compute_metrics)

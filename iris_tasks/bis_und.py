@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from iris_tasks.aggregation import define_aggregations
+from fairness_evals.aggregation import define_aggregations
 from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level, pair_sums
 from iris_tasks.vocabulary import CATEGORIES
 from metrics import bootstrap
@@ -211,4 +211,4 @@ def compute_metrics(records: Sequence[Sequence[float]]) -> dict[str, Any]:
     return out
 
 
-define_aggregations(globals(), TASK, RECORD_METRICS, PROVENANCE, compute_metrics)
+define_aggregations(globals(), TASK, RECORD_METRICS, compute_metrics, provenance=PROVENANCE)

@@ -227,8 +227,8 @@ def score_documents(
     docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[tuple[str, str], Any]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """Metrics per task for the documents with a reply, and the number left unanswered per task."""
+    from fairness_evals.aggregation import provenance_value
     from iris_tasks import bis_und, ifs_und, rfs_und
-    from iris_tasks.aggregation import provenance_value
     from iris_tasks.harness import read_reply
 
     modules = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}

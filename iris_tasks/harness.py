@@ -1,7 +1,7 @@
 """lmms-eval entry points shared by the three IRIS tasks: prompts, images, and ``process_results``.
 
 ``process_results`` reads one reply (the occupation mapper, a rating or a yes/no), turns it into the
-task's record and returns it under every metric name of the task (:mod:`iris_tasks.aggregation`). Under
+task's record and returns it under every metric name of the task (:mod:`fairness_evals.aggregation`). Under
 the log-only key ``iris_answer`` (no aggregation, so lmms-eval keeps it in ``--log_samples`` only) it
 records the document id, the reply and how it was read. It is thread-safe and never raises: lmms-eval
 calls it from a thread pool and retries it when it raises.

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from iris_tasks.aggregation import define_aggregations
+from fairness_evals.aggregation import define_aggregations
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import (
     ATTRIBUTES,
@@ -231,4 +231,4 @@ def compute_metrics(records: Sequence[Sequence[int]]) -> dict[str, Any]:
     return {name: out[name] for name in RECORD_METRICS}
 
 
-define_aggregations(globals(), TASK, RECORD_METRICS, PROVENANCE, compute_metrics)
+define_aggregations(globals(), TASK, RECORD_METRICS, compute_metrics, provenance=PROVENANCE)

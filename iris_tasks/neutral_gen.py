@@ -25,15 +25,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
 import math
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from fairness_evals.aggregation import define_aggregations
 from generation_backends.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
@@ -337,30 +336,4 @@ def compute_metrics(
     return out
 
 
-_CACHE: OrderedDict[str, dict[str, Any]] = OrderedDict()
-
-
-def cached(items: Sequence[dict[str, Any]], compute: Callable[..., dict[str, Any]], task: str) -> dict[str, Any]:
-    """``compute(items, task=task)`` once per distinct item list (lmms-eval aggregates metric by metric)."""
-    key = task + hashlib.sha256(json.dumps(list(items), sort_keys=True, default=str).encode()).hexdigest()
-    found = _CACHE.get(key)
-    if found is None:
-        found = compute(items, task=task)
-        _CACHE[key] = found
-        while len(_CACHE) > 8:
-            _CACHE.popitem(last=False)
-    return found
-
-
-def _make_aggregation(name: str) -> Callable[[Sequence[dict[str, Any]]], Any]:
-    def aggregate(items: Sequence[dict[str, Any]]) -> Any:
-        return cached(items, compute_metrics, TASK)[name]
-
-    aggregate.__name__ = aggregate.__qualname__ = f"agg_{name}"
-    aggregate.__doc__ = f"lmms-eval aggregation of ``{name}``: :func:`compute_metrics` on the task's records."
-    return aggregate
-
-
-for _name in ALL_METRICS:
-    globals()[f"agg_{_name}"] = _make_aggregation(_name)
-del _name
+define_aggregations(globals(), TASK, ALL_METRICS, compute_metrics)

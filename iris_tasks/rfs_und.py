@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from iris_tasks.aggregation import define_aggregations
+from fairness_evals.aggregation import define_aggregations
 from iris_tasks.ifs_und import recognition_record, records_array
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import (
@@ -309,4 +309,4 @@ def compute_metrics(records: Sequence[Sequence[int]]) -> dict[str, Any]:
     return out
 
 
-define_aggregations(globals(), TASK, RECORD_METRICS, PROVENANCE, compute_metrics)
+define_aggregations(globals(), TASK, RECORD_METRICS, compute_metrics, provenance=PROVENANCE)

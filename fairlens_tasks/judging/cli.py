@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     from fairlens_tasks.judging.runner import judge_texts
     from fairlens_tasks.judging.samples import read_answers
     from fairlens_tasks.open_scoring import ROLLUPS, compute_open_metrics, pooled_over_domains
-    from fairlens_tasks.scoring import PROVENANCE, provenance_value
+    from fairlens_tasks.scoring import PROVENANCE
+    from fairness_evals.aggregation import provenance_value
 
     settings = _settings(args)
     tasks = read_answers(args.paths)

