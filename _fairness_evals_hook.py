@@ -10,7 +10,7 @@
 import os
 import sys
 
-WATCHED = frozenset(("lm_eval.tasks.manager", "lmms_eval.tasks"))
+WATCHED = frozenset(("lm_eval.tasks.manager", "lm_eval.tasks", "lmms_eval.tasks"))
 
 
 def find_spec(name, path=None, target=None):

@@ -4,8 +4,9 @@ Neither harness version we support lets an installed package add task folders (l
 open; lmms-eval's ``LMMS_EVAL_PLUGINS`` is read after its task index is built). So the wheel ships two
 files at the top of site-packages: ``fairness_evals_autoload.pth``, one line that ``site`` runs at start-up,
 and the module it imports, ``_fairness_evals_hook``, which puts itself on ``sys.meta_path``. That finder
-returns ``None`` after one set lookup for every import except ``lm_eval.tasks.manager`` and
-``lmms_eval.tasks``; for those it calls :func:`harness_spec` here (this module is imported only then).
+returns ``None`` after one set lookup for every import except ``lm_eval.tasks.manager`` (lm-eval >= 0.4.12),
+``lm_eval.tasks`` (where lm-eval 0.4.11 defines ``TaskManager``; later versions re-export it, and patching is
+idempotent) and ``lmms_eval.tasks``; for those it calls :func:`harness_spec` here (this module is imported only then).
 
 :func:`harness_spec` lets the normal finders locate the module and wraps its loader so that, right after
 the harness module has executed, :func:`fairness_evals._patch.patch_task_manager` wraps
@@ -19,7 +20,7 @@ prints them to stderr); ``FAIRNESS_EVALS_AUTOLOAD=0`` switches it off, read at s
 import os
 import sys
 
-_HARNESSES = {"lm_eval.tasks.manager": "lm-eval", "lmms_eval.tasks": "lmms-eval"}
+_HARNESSES = {"lm_eval.tasks.manager": "lm-eval", "lm_eval.tasks": "lm-eval", "lmms_eval.tasks": "lmms-eval"}
 
 
 def enabled() -> bool:

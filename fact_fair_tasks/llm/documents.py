@@ -1,0 +1,15 @@
+"""What ``!function documents.<name>`` in the YAMLs beside this file resolves to: :mod:`fact_fair_tasks.documents`.
+
+lm-eval 0.4.11 resolves ``!function module.name`` only as a file next to the YAML (0.4.12 added installed
+modules), so the YAMLs name this file and it forwards every attribute to the package module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fact_fair_tasks import documents as _target
+
+
+def __getattr__(name: str) -> Any:
+    return getattr(_target, name)

@@ -1,0 +1,73 @@
+"""lm-eval 0.4.11, the oldest version we declare, finds and runs our tasks with no flags.
+
+0.4.11 differs from 0.4.12+ in the two places the package depends on: ``TaskManager`` lives in
+``lm_eval/tasks/__init__.py`` (no ``lm_eval.tasks.manager`` for the hook to watch), and ``!function module.name``
+resolves only to a file beside the YAML (hence ``fact_fair_tasks/llm/scoring.py``). The wheel is downloaded by
+``scripts/setup.sh test``; the test unpacks it and puts it ahead of the installed lm-eval on ``PYTHONPATH``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from pathlib import Path
+
+import pytest
+from harness import DEV_BIN, REPO, load_results, offline_env, run
+from models import smollm2
+
+WHEELS = REPO / ".venv" / "test-wheels"
+
+
+@pytest.fixture(scope="module")
+def lm_eval_0411(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    wheels = sorted(WHEELS.glob("lm_eval-0.4.11-*.whl"))
+    assert wheels, f"no lm_eval 0.4.11 wheel under {WHEELS}: run scripts/setup.sh test"
+    root = tmp_path_factory.mktemp("lm-eval-0.4.11")
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        wheel.extractall(root)
+    return root
+
+
+def _env(tmp: Path, lm_eval_root: Path, **extra: str) -> dict[str, str]:
+    return offline_env(tmp, PYTHONPATH=str(lm_eval_root), **extra)
+
+
+def test_the_hook_registers_our_tasks_with_0_4_11(lm_eval_0411: Path, tmp_path: Path) -> None:
+    script = (
+        "import json, lm_eval, lm_eval.tasks as t; "
+        "print(json.dumps([lm_eval.__file__, t.TaskManager().all_tasks]))"
+    )
+    proc = run([str(DEV_BIN / "python"), "-c", script], env=_env(tmp_path, lm_eval_0411), cwd=tmp_path)
+    origin, names = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert origin.startswith(str(lm_eval_0411)), origin  # the 0.4.11 copy, not the installed version
+    for name in ("fact_or_fair", "fact_or_fair_objective", "fact_or_fair_subjective_ingroup_lite", "fact_or_fair_mc"):
+        assert name in names
+    off = run(
+        [str(DEV_BIN / "python"), "-c", script],
+        env=_env(tmp_path, lm_eval_0411, FAIRNESS_EVALS_AUTOLOAD="0"), cwd=tmp_path,
+    )  # fmt: skip
+    assert "fact_or_fair" not in json.loads(off.stdout.strip().splitlines()[-1])[1]
+
+
+def test_a_generation_and_a_loglikelihood_task_run_under_0_4_11(lm_eval_0411: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run(
+        [str(DEV_BIN / "python"), "-m", "lm_eval", "--model", "hf",
+         "--model_args", f"pretrained={smollm2()},dtype=float32", "--device", "cpu",
+         "--tasks", "fact_or_fair_objective,fact_or_fair_objective_mc", "--limit", "4", "--batch_size", "8",
+         "--apply_chat_template", "--output_path", str(out)],
+        env=_env(tmp_path, lm_eval_0411), cwd=tmp_path, timeout=900,
+    )  # fmt: skip
+    results = load_results(out)
+    assert results["lm_eval_version"].startswith("0.4.11"), results["lm_eval_version"]
+    generated, scored = results["results"]["fact_or_fair_objective"], results["results"]["fact_or_fair_objective_mc"]
+    for metrics in (generated, scored):
+        assert metrics["seed,none"] == 0
+        assert metrics["parsed,none"] + 4 * (metrics["unparsed_rate,none"] + metrics["refused_rate,none"]) == pytest.approx(4)
+    assert generated["parsed,none"] >= 1  # greedy SmolLM2 with its chat template answers some in JSON
+    assert scored["parsed,none"] == 4 and scored["unparsed_rate,none"] == 0.0  # one forward pass per option
+    for axis in ("gender", "race"):
+        value = scored[f"s_fact_{axis},none"]
+        assert math.isfinite(value) and 0.0 <= value <= 1.0, (axis, value)
