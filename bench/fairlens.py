@@ -6,13 +6,15 @@
    calls them (78 per domain, each with its own item list). Printed per document and as a ratio to one image
    decode (the cheapest thing the model side does per document).
 2. **Image decodes per run** of the ``fairlens`` group, in the two request orders lmms-eval models use
-   (document order; sorted by prompt text), with no cache, the default cache (8) and a cache as large as the
-   corpus.
+   (document order; sorted by prompt text), with no cache, the default in-memory cache (8) and one as large
+   as the corpus, each without the spill file, and the default configuration (8 in memory plus the spill
+   file, ``FAIRLENS_IMAGE_SPILL_MB`` 4096): decodes, spill rebuilds, decodes per image, the spill file's size.
 3. **Peak memory** of a whole run without the model (corpus, datasets, every image fetched, scoring,
-   aggregation), in a fresh process per corpus size, from 100 to 5,000 images.
+   aggregation), in a fresh process per corpus size and request order, from 100 to 5,000 images, with the
+   default configuration (8 images in memory, the spill file on).
 
-    .venv/bin/python bench/fairlens.py            # about three minutes on two cores
-    .venv/bin/python bench/fairlens.py --quick    # smaller corpora, for a smoke run
+    .venv/bin/python bench/fairlens.py            # several minutes on two cores (both request orders)
+    .venv/bin/python bench/fairlens.py --quick    # smaller corpora (about two minutes), for a smoke run
 """
 
 from __future__ import annotations
@@ -135,10 +137,14 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
     t_agg, _ = seconds(aggregate)
     MEMO.clear()
     t_once, _ = seconds(lambda: [scoring.compute_metrics([r["soundness"] for r in results[d]]) for d in docs])
-    cache = images.reset_image_cache(0)
-    sample = [v[0] for v in docs.values()][:1] + [doc for doc in docs["hiring"][::21][:300]]
+    cache = images.reset_image_cache(0, spill_mb=0)
+    sample = docs["hiring"][::21][:300]  # one document per image
     t_decode, _ = seconds(lambda: fetch_all(sample))
     per_decode = t_decode / cache.stats.decodes
+    cache = images.reset_image_cache(0)  # nothing in memory: a second pass rebuilds every image from the spill
+    fetch_all(sample)
+    t_rebuild, _ = seconds(lambda: fetch_all(sample))
+    per_rebuild = t_rebuild / cache.stats.spill_hits
 
     per_doc = {
         "read, sample and check the corpus": t_corpus / n_docs,
@@ -152,9 +158,11 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
     total = sum(per_doc.values())
     print(f"   {'total':<68} {total * 1e6:8.1f} us/doc   ({total * n_docs:.1f} s for the run)")
     print(f"   one full image decode (200x200 JPEG)                                 {per_decode * 1e6:8.1f} us")
+    print(f"   one rebuild from the spill file (120,000 raw bytes, positioned read) {per_rebuild * 1e6:8.1f} us")
     print(f"   ratio  everything per document / one image decode:                   {total / per_decode:8.2f}")
     print(f"   ratio  aggregation as called / one compute_metrics per task:         {t_agg / t_once:8.2f}"
           f"   (one computes, 77 find the memo; building the lists is the rest)")  # fmt: skip
+    print(f"   ratio  one decode / one rebuild from the spill file:                 {per_decode / per_rebuild:8.2f}")
     return docs
 
 
@@ -165,21 +173,35 @@ def bench_decodes(docs: dict[str, list[dict]], n_images: int) -> None:
 
     document_order = [doc for domain in ("hiring", "legal", "healthcare") for doc in docs[domain]]
     prompt_sorted = sorted(document_order, key=lambda doc: prompt_for(doc["question_id"]))  # stable, like Collator
+    default = images.DEFAULT_CACHE_SIZE
+    configurations = (  # (label, images in memory, spill cap in MiB)
+        ("no cache", 0, 0),
+        (f"memory {default}, no spill", default, 0),
+        (f"memory {n_images:,}, no spill", n_images, 0),
+        (f"memory {default} + spill (default)", default, images.DEFAULT_SPILL_MB),
+    )
     print(f"\n2. Image decodes per run of the group ({len(document_order):,} documents, {n_images:,} images)")
-    print(f"   {'request order':<36}{'cache':>8}{'decodes':>10}{'per image':>11}{'vs no cache':>13}{'time':>8}")
+    print(
+        f"   {'request order':<36}{'cache':<28}{'decodes':>8}{'spill hits':>11}{'per image':>10}"
+        f"{'vs none':>9}{'spill file':>11}{'time':>8}"
+    )
     for label, order in (
         ("document order (llava_hf, internvl)", document_order),
         ("prompt-sorted (qwen, simple models)", prompt_sorted),
     ):
         baseline = None
-        for capacity in (0, images.DEFAULT_CACHE_SIZE, n_images):
-            cache = images.reset_image_cache(capacity)
+        for name, capacity, spill_mb in configurations:
+            cache = images.reset_image_cache(capacity, spill_mb=spill_mb)
             elapsed, _ = seconds(lambda order=order: fetch_all(order))
-            decodes = cache.stats.decodes
-            baseline = baseline or decodes
+            stats = cache.stats
+            assert stats.requests == len(order)
+            baseline = baseline or stats.decodes
             print(
-                f"   {label:<36}{capacity:>8}{decodes:>10,}{decodes / n_images:>11.2f}{baseline / decodes:>12.1f}x{elapsed:>7.1f}s"
+                f"   {label:<36}{name:<28}{stats.decodes:>8,}{stats.spill_hits:>11,}{stats.decodes / n_images:>10.2f}"
+                f"{baseline / stats.decodes:>8.1f}x{stats.spill_bytes / 2**20:>8.1f} MB{elapsed:>7.1f}s"
             )
+            if cache.spill is not None:
+                cache.spill.close()
 
 
 # ----------------------------------------------------------------------------- 3. memory
@@ -199,43 +221,60 @@ from fairlens_tasks import documents
 from fairlens_tasks.settings import ENV, build_settings
 questions = datasets.Dataset.from_json(os.path.join(os.path.dirname(documents.__file__), "data", "questions.json"), field="questions")
 os.environ["FAIRLENS_CORPUS"], os.environ["FAIRLENS_SAMPLE_FRACTION"] = sys.argv[1], "1"
+from fairlens_tasks.prompts import prompt_for
 base = hwm_kb()
 corpus = load_corpus(build_settings({"corpus": sys.argv[1], "sample_fraction": 1}, ENV))
-images.reset_image_cache(images.DEFAULT_CACHE_SIZE)
+cache = images.reset_image_cache(images.DEFAULT_CACHE_SIZE, images.DEFAULT_SPILL_MB)
 for domain in ("hiring", "legal", "healthcare"):
     table = getattr(documents, domain + "_docs")(questions)  # lmms-eval's process_docs
+    requests = iter(table)
+    if sys.argv[2] == "prompt-sorted":  # the request order of qwen2_5_vl and the simple models
+        order = sorted(range(len(table)), key=lambda i, ids=table["question_id"]: prompt_for(ids[i]))
+        requests = (table[i] for i in order)
     items = []
-    for doc in table:
+    for doc in requests:
         scoring.doc_to_visual(doc)
         items.append(scoring.process_results(doc, ["Cannot tell"])["soundness"])
     scoring.compute_metrics(items)
     del table, items
 peak = hwm_kb()
-print(json.dumps({"images": corpus.sampled, "base_kb": base, "peak_kb": peak}))
+stats = cache.stats
+print(json.dumps({"images": corpus.sampled, "base_kb": base, "peak_kb": peak, "decodes": stats.decodes,
+                  "spill_hits": stats.spill_hits, "spill_bytes": stats.spill_bytes}))
 """
 
 
 def bench_memory(root: Path, sizes: list[int]) -> None:
     paths = write_faces(root / "memory-faces", max(sizes), seed=2)
     rows = []
-    for size in sizes:
-        listing = manifest(root, paths[:size], root / f"faces-{size}.jsonl")
-        proc = subprocess.run([sys.executable, "-c", CHILD, str(listing)], capture_output=True, text=True, check=True)
-        rows.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    print("\n3. Peak memory of a run without the model (fresh process per size; growth over the imported baseline)")
-    print(f"   {'images':>7}{'documents':>11}{'peak growth':>13}{'per image':>11}{'decoded pixels if held':>24}")
+    for order in ("document", "prompt-sorted"):
+        for size in sizes:
+            listing = manifest(root, paths[:size], root / f"faces-{size}.jsonl")
+            proc = subprocess.run(
+                [sys.executable, "-c", CHILD, str(listing), order], capture_output=True, text=True, check=True
+            )
+            rows.append({"order": order, **json.loads(proc.stdout.strip().splitlines()[-1])})
+    print("\n3. Peak memory of a run without the model (fresh process per size and order; growth over the imported")
+    print("   baseline; the default cache: 8 images in memory, the spill file on)")
+    print(
+        f"   {'request order':<15}{'images':>7}{'documents':>11}{'peak growth':>13}{'per image':>11}"
+        f"{'decoded pixels if held':>24}{'decodes/image':>15}{'spill file':>12}"
+    )
     for row in rows:
         growth = (row["peak_kb"] - row["base_kb"]) / 1024
         pixels = row["images"] * 200 * 200 * 3 / 2**20
         print(
-            f"   {row['images']:>7,}{row['images'] * 38:>11,}{growth:>10.1f} MB{growth * 1024 / row['images']:>8.1f} KB{pixels:>20.1f} MB"
+            f"   {row['order']:<15}{row['images']:>7,}{row['images'] * 38:>11,}{growth:>10.1f} MB"
+            f"{growth * 1024 / row['images']:>8.1f} KB{pixels:>20.1f} MB{row['decodes'] / row['images']:>15.2f}"
+            f"{row['spill_bytes'] / 2**20:>9.1f} MB"
         )
-    first, last = rows[0], rows[-1]
-    g0 = max(1.0, (first["peak_kb"] - first["base_kb"]) / 1024)
-    g1 = (last["peak_kb"] - last["base_kb"]) / 1024
-    print(f"   ratio  corpus {last['images'] / first['images']:.0f}x larger -> peak growth {g1 / g0:.1f}x;"
-          f" total peak {last['peak_kb'] / first['peak_kb']:.2f}x"
-          f" ({first['peak_kb'] / 1024:.0f} -> {last['peak_kb'] / 1024:.0f} MB)")  # fmt: skip
+    for order in ("document", "prompt-sorted"):
+        first, last = [row for row in rows if row["order"] == order][:: len(sizes) - 1]
+        g0 = max(1.0, (first["peak_kb"] - first["base_kb"]) / 1024)
+        g1 = (last["peak_kb"] - last["base_kb"]) / 1024
+        print(f"   ratio  {order}: corpus {last['images'] / first['images']:.0f}x larger -> peak growth {g1 / g0:.1f}x;"
+              f" total peak {last['peak_kb'] / first['peak_kb']:.2f}x"
+              f" ({first['peak_kb'] / 1024:.0f} -> {last['peak_kb'] / 1024:.0f} MB)")  # fmt: skip
 
 
 def main() -> int:

@@ -1,14 +1,17 @@
-"""Image access: a small bounded decode cache, integrity checks, and Hugging Face dataset handles.
+"""Image access: a two-tier decode cache, integrity checks, and Hugging Face dataset handles.
 
 Every question of a domain is asked of every image, and the documents are ordered image by image, so a
 model that keeps the document order sees an image's questions one after the other: a cache of a few decoded
 images turns 21 decodes (hiring) into one. The cache is keyed by the file (path, size, modification time) or
-by (dataset, row), holds at most ``FAIRLENS_IMAGE_CACHE`` images (default 8; see
+by (dataset, row), holds at most ``FAIRLENS_IMAGE_CACHE`` images in memory (default 8; see
 :class:`image_corpus.images.ImageCache` for the eviction rule), and hands out copies, so a model that edits an
 image in place cannot corrupt it. Memory stays flat however large the corpus: nothing else keeps pixels.
 
-Models that sort requests by prompt text group them by question instead; then an image is decoded once per
-question unless it is among the images the cache keeps (README, "Image decoding").
+Behind it, the first decode of each file writes its raw pixels to a spill file in a private temporary
+directory (cap ``FAIRLENS_IMAGE_SPILL_MB`` MiB, default 4096; 0 turns it off; removed at exit), and later
+misses of the memory tier rebuild the image from there without decoding. So an image is decoded once per
+run whatever the request order, also for models that sort requests by prompt text and so cycle through all
+images once per question (README, "Image decoding").
 
 :func:`check_image` decodes an image once, at reduced scale where the format allows (JPEG draft mode
 still reads every byte of the compressed stream), with truncated files treated as errors whatever
@@ -27,24 +30,27 @@ from typing import Any
 
 from PIL import Image, ImageFile
 
-from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the two below
+from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the three below
+from image_corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
 from image_corpus.images import DecodeStats as DecodeStats
 from image_corpus.images import ImageCache, ProcessImageCache, decode_rgb
 
 CACHE_ENV = "FAIRLENS_IMAGE_CACHE"
+SPILL_ENV = "FAIRLENS_IMAGE_SPILL_MB"
 
 _LOCK = threading.RLock()
-_CACHE = ProcessImageCache(CACHE_ENV)
+_CACHE = ProcessImageCache(CACHE_ENV, SPILL_ENV)
 
 
 def image_cache() -> ImageCache:
-    """The process-wide cache, sized from ``FAIRLENS_IMAGE_CACHE`` when first used."""
+    """The process-wide cache, sized from ``FAIRLENS_IMAGE_CACHE`` and ``FAIRLENS_IMAGE_SPILL_MB`` when first
+    used."""
     return _CACHE.get()
 
 
-def reset_image_cache(capacity: int | None = None) -> ImageCache:
+def reset_image_cache(capacity: int | None = None, spill_mb: int | None = None) -> ImageCache:
     """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
-    return _CACHE.reset(capacity)
+    return _CACHE.reset(capacity, spill_mb)
 
 
 def _file_key(path: str) -> tuple[str, int, int]:

@@ -1,9 +1,10 @@
 """Images the IRIS tasks show: corpus images (cropped to a person's box), and the probe's blank image.
 
-Decoding goes through a bounded cache of FairLens's kind (:class:`image_corpus.images.ImageCache`: the
-first ``capacity - 1`` images stay, one slot rotates, copies are handed out), sized by
-``IRIS_IMAGE_CACHE`` (default 8), separate from FairLens's. ``iris_bis_und`` asks twelve questions per
-image, one after the other in document order, so an image is decoded once per task there. Integrity
+Decoding goes through a two-tier cache of FairLens's kind (:class:`image_corpus.images.ImageCache`: in
+memory, the first ``capacity - 1`` images stay, one slot rotates, copies are handed out; behind it, the raw
+pixels of every decoded image in a temporary spill file, so an image is decoded once per run in any request
+order), sized by ``IRIS_IMAGE_CACHE`` (default 8) and ``IRIS_IMAGE_SPILL_MB`` (MiB, default 4096; 0 turns the
+spill file off), separate from FairLens's. Crops are cached under (file, box). Integrity
 checks reuse :func:`fairlens_tasks.images.check_image_bytes` (every byte read, truncation is an error).
 
 The RFS-Und probe decouples knowledge from vision with "a blank image" (paper Figure 2); models still need
@@ -19,23 +20,25 @@ from collections.abc import Hashable
 from PIL import Image
 
 from fairlens_tasks.images import check_image_bytes, check_image_file, hf_image_bytes
-from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported
+from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the one below
+from image_corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
 from image_corpus.images import ImageCache, ProcessImageCache, decode_rgb
 
 CACHE_ENV = "IRIS_IMAGE_CACHE"
+SPILL_ENV = "IRIS_IMAGE_SPILL_MB"
 BLANK_SIZE = (336, 336)
 BLANK_COLOUR = (255, 255, 255)
 
-_CACHE = ProcessImageCache(CACHE_ENV)
+_CACHE = ProcessImageCache(CACHE_ENV, SPILL_ENV)
 
 
 def image_cache() -> ImageCache:
     return _CACHE.get()
 
 
-def reset_image_cache(capacity: int | None = None) -> ImageCache:
+def reset_image_cache(capacity: int | None = None, spill_mb: int | None = None) -> ImageCache:
     """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
-    return _CACHE.reset(capacity)
+    return _CACHE.reset(capacity, spill_mb)
 
 
 def clamp_box(box: tuple[float, float, float, float], size: tuple[int, int]) -> tuple[int, int, int, int]:

@@ -2,17 +2,28 @@
 
 The first JSON object in the reply (inside a code fence first) is the reply. Tolerated: surrounding prose,
 Markdown code fences, text after the JSON object, a trailing comma before
-``]`` or ``}``, upper-case or padded ``"Yes"``/``" no "`` verdicts, blank opinions (dropped), a missing or
-non-string ``reason`` (kept as text). Everything else is an :class:`InvalidReply` whose message says what
-was wrong; the pipeline then retries and finally marks the answer *unjudged* (never unbiased):
+``]`` or ``}``, upper-case or padded ``"Yes"``/``" no "`` verdicts, padding around an opinion (stripped), a
+missing or non-string ``reason`` (kept as text). Everything else is an :class:`InvalidReply` whose message says
+what was wrong; the pipeline then retries and finally marks the answer *unjudged* (never unbiased):
 
 * no JSON object in the reply, or one that does not parse;
 * an object without the ``"opinions"`` (``"verdicts"``) key, or whose value is not a list;
-* an opinion that is not a string; a verdict that is not an object, or whose ``"verdict"`` is not
-  ``yes``/``no``;
+* an opinion that is not a string, or is blank (``{"opinions": ["", " "]}`` is a failure to fill the
+  template, not "no opinion"; only an empty list, ``{"opinions": []}``, means no opinion);
+* an **echo** of the prompt instead of an opinion: an opinion equal, ignoring case, spacing, surrounding
+  quotes and end punctuation, to the opinion prompt's worked example (its example text, each sentence of it,
+  and its example JSON's opinions) or to a template placeholder (``"<opinion>"``, or any text wholly in angle
+  brackets); :data:`OPINION_ECHOES`;
+* a verdict that is not an object, whose ``"verdict"`` is not ``yes``/``no``, or whose ``"reason"`` is the
+  verdict template's placeholder (``"<why it is biased, and a neutral rewording>"``, or any text wholly in
+  angle brackets); :data:`REASON_PLACEHOLDERS`;
 * a number of verdicts different from the number of opinions (DeepEval silently scores whatever verdicts
   it gets; we do not);
 * a reply cut off at the token limit that does not parse.
+
+The echo and placeholder texts are read from the prompts themselves (:mod:`.prompts`, as sent), so they follow
+any change of wording. The opinion definition's short quoted phrases ("this person seems nervous", ...) are
+not echoes: an answer about a face may well express just that opinion.
 """
 
 from __future__ import annotations
@@ -21,9 +32,73 @@ import json
 import re
 from dataclasses import dataclass
 
+from fairlens_tasks.judging.prompts import opinions_messages, verdicts_messages
+
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([\]}])")
 _MAX_STARTS = 8  # how many "{" positions to try before giving up
+
+
+_PLACEHOLDER = re.compile(r"<[^<>]*>")
+_EDGES = " \t\n\"'`.!?"
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_EXAMPLE_TEXT = re.compile(r'Example text:\s*"([^"]+)"')
+
+
+def _normal(text: str) -> str:
+    """``text`` compared as the judge might echo it: case-folded, spaces collapsed, quotes and end punctuation
+    stripped."""
+    return " ".join(text.casefold().split()).strip(_EDGES)
+
+
+def _is_placeholder(text: str) -> bool:
+    return _PLACEHOLDER.fullmatch(_normal(text)) is not None
+
+
+def _template_strings(prompt: str, key: str, field: str | None = None) -> list[str]:
+    """The strings under ``key`` (or under ``field`` of its objects) in every JSON object that ``prompt`` shows."""
+    decoder = json.JSONDecoder()
+    found = []
+    start = prompt.find("{")
+    while start != -1:
+        try:
+            value, end = decoder.raw_decode(prompt, start)
+        except json.JSONDecodeError:
+            start = prompt.find("{", start + 1)
+            continue
+        items = value.get(key) if isinstance(value, dict) else None
+        for item in items if isinstance(items, list) else ():
+            item = item.get(field) if field is not None and isinstance(item, dict) else item
+            if isinstance(item, str) and item.strip():
+                found.append(item)
+        start = prompt.find("{", end)
+    return found
+
+
+def _opinion_echoes() -> dict[str, str]:
+    """Normalised echo -> the text as the opinion prompt shows it: its example text, each sentence of it, and
+    every opinion of the JSON it shows (the worked example's and the reply template's placeholders)."""
+    prompt = opinions_messages("")[0]["content"]
+    texts = []
+    for example in _EXAMPLE_TEXT.findall(prompt):
+        texts += [example, *_SENTENCE_END.split(example)]
+    texts += _template_strings(prompt, "opinions")
+    return {_normal(text): text for text in texts if _normal(text)}
+
+
+def _reason_placeholders() -> dict[str, str]:
+    """Normalised placeholder -> the text as the verdict prompt shows it: the non-empty reasons of its template."""
+    prompt = verdicts_messages([])[0]["content"]
+    return {_normal(text): text for text in _template_strings(prompt, "verdicts", "reason")}
+
+
+OPINION_ECHOES: dict[str, str] = _opinion_echoes()
+"""Opinions that echo the opinion prompt (normalised -> as shown), e.g. ``"A quiet cat suits a small flat
+best."`` and ``"<opinion>"``; any text wholly in angle brackets is a placeholder too."""
+
+REASON_PLACEHOLDERS: dict[str, str] = _reason_placeholders()
+"""Reasons that echo the verdict prompt's template (normalised -> as shown); any text wholly in angle brackets
+is a placeholder too."""
 
 
 class InvalidReply(ValueError):
@@ -66,7 +141,7 @@ def _first_object(reply: str) -> dict:
 
 
 def parse_opinions(reply: str) -> list[str]:
-    """The opinions of a reply ``{"opinions": [str, ...]}``; blank entries are dropped."""
+    """The opinions of a reply ``{"opinions": [str, ...]}``, stripped; ``[]`` when the list is empty."""
     data = _first_object(reply)
     if "opinions" not in data:
         raise InvalidReply('the JSON object has no "opinions" key')
@@ -77,8 +152,16 @@ def parse_opinions(reply: str) -> list[str]:
     for i, opinion in enumerate(opinions):
         if not isinstance(opinion, str):
             raise InvalidReply(f"opinion {i + 1} is not a string")
-        if opinion.strip():
-            out.append(opinion.strip())
+        if not opinion.strip():
+            raise InvalidReply(f"opinion {i + 1} is blank (use an empty list when the text expresses no opinion)")
+        echoed = OPINION_ECHOES.get(_normal(opinion))
+        if echoed is not None and not _is_placeholder(echoed):
+            raise InvalidReply(
+                f"opinion {i + 1} repeats the instructions' example ({echoed!r}), not an opinion of the text"
+            )
+        if echoed is not None or _is_placeholder(opinion):
+            raise InvalidReply(f"opinion {i + 1} is the template's placeholder {opinion.strip()!r}, not an opinion")
+        out.append(opinion.strip())
     return out
 
 
@@ -103,6 +186,8 @@ def parse_verdicts(reply: str, expected: int) -> list[Verdict]:
         word = word.strip().lower() if isinstance(word, str) else word
         if word not in ("yes", "no"):
             raise InvalidReply(f'verdict {i + 1} is {item.get("verdict")!r}, not "yes" or "no"')
-        reason = item.get("reason")
-        out.append(Verdict(biased=word == "yes", reason="" if reason is None else str(reason)))
+        reason = "" if item.get("reason") is None else str(item.get("reason"))
+        if _normal(reason) in REASON_PLACEHOLDERS or _is_placeholder(reason):
+            raise InvalidReply(f"the reason of verdict {i + 1} is the template's placeholder {reason.strip()!r}")
+        out.append(Verdict(biased=word == "yes", reason=reason))
     return out
