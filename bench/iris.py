@@ -7,12 +7,16 @@
 2. **Aggregation of 10,000 answers** per task, as lmms-eval calls it (every ``agg_<metric>`` of the task on
    the same item list; the first computes, with the 1,000-resample interval, the rest hit the memo).
 
-    .venv/bin/python bench/iris.py [--answers 10000]
+    .venv/bin/python bench/iris.py [--answers 10000] [--aggregate 10000]
+
+The first line printed names the date, the CPU count, the load average and torch's thread count: record them
+with the numbers (README "Performance").
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import os
 import random
 import sys
@@ -25,7 +29,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from iris_tasks import bis_und, embedder, ifs_und, mapping, rfs_und  # noqa: E402
-from iris_tasks.vocabulary import COMBINATIONS, aliases_data, occupation_ids, occupation_names  # noqa: E402
+from iris_tasks.vocabulary import COMBINATIONS, aliases_data, occupation_names  # noqa: E402
 
 FREE_WORDS = [
     "musician", "chef", "pilot", "lawyer", "scientist", "architect", "banker", "photographer", "athlete",
@@ -102,7 +106,6 @@ def _aggregate(module, records: list) -> float:
 
 def bench_aggregation(n: int) -> None:
     rng = random.Random(1)
-    ids = occupation_ids()
     print(f"aggregation of {n:,} answers (every agg_<metric> of the task, as lmms-eval calls them)")
     ifs = [[i, rng.randrange(52), rng.choice([rng.randrange(52), 52]), rng.randrange(2), rng.randrange(3),
             rng.randrange(3), 0] for i in range(n)]  # fmt: skip
@@ -128,15 +131,27 @@ def bench_aggregation(n: int) -> None:
     print(
         f"  iris_bis_und  ({len(bis_und.ALL_METRICS)} metrics, {n // per_set} sets)      {_aggregate(bis_und, bis):>8.2f} s"
     )
-    del ids
+
+
+def describe_machine() -> str:
+    import torch
+
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    return (
+        f"{datetime.date.today().isoformat()}, {os.cpu_count()} CPU(s), load average {load}, "
+        f"torch threads {torch.get_num_threads()}"
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--answers", type=int, default=10_000)
+    parser.add_argument("--answers", type=int, default=10_000, help="answers per mapping line (default 10,000)")
+    parser.add_argument("--aggregate", type=int, default=10_000, help="answers aggregated per task (default 10,000)")
     args = parser.parse_args()
+    print(describe_machine())
     bench_mapping(args.answers)
-    bench_aggregation(args.answers)
+    bench_aggregation(args.aggregate)
+    print(describe_machine())
 
 
 if __name__ == "__main__":

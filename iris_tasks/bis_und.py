@@ -34,7 +34,14 @@ from fairness_evals.aggregation import define_aggregations
 from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level, pair_sums
 from iris_tasks.vocabulary import CATEGORIES
 from metrics import bootstrap
-from metrics.iris import LEVELS, dimension_score, level_values, magnitude, pairwise_comparison_means
+from metrics.iris import (
+    DIMENSION_PARAMETERS,
+    LEVELS,
+    dimension_score,
+    level_values,
+    magnitude,
+    pairwise_comparison_means,
+)
 
 log = logging.getLogger("fairness_evals.iris")
 
@@ -157,7 +164,8 @@ def levels_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
 def score_from_counts(counts: np.ndarray) -> np.ndarray:
     levels = levels_from_counts(np.asarray(counts, dtype=np.float64))
     stacked = np.stack([levels[name] for name in (*AC_LEVEL, *DHR_LEVEL)], axis=1)
-    return 340.0 * np.exp(-np.linalg.norm(stacked, axis=1))
+    k, s = DIMENSION_PARAMETERS["BIS-Und"]
+    return s * np.exp(-k * np.linalg.norm(stacked, axis=1))
 
 
 # --------------------------------------------------------------------------- metrics

@@ -42,6 +42,7 @@ from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupati
 
 log = logging.getLogger("fairness_evals.iris")
 
+
 class CorpusError(ValueError):
     """Bad input in a corpus; the message names the items and how to skip them."""
 

@@ -40,6 +40,7 @@ from iris_tasks.vocabulary import (
 from metrics import bootstrap
 from metrics.iris import (
     COMPARISONS,
+    DIMENSION_PARAMETERS,
     LEVELS,
     accuracy_disparity_from_counts,
     dimension_score,
@@ -147,13 +148,14 @@ def granular_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def score_from_counts(counts: np.ndarray) -> np.ndarray:
-    """``ifs_und_score`` for each row of cell counts (the bootstrap statistic)."""
+    """``ifs_und_score`` for each row of cell counts (the bootstrap statistic); (K, S) from Table 9."""
     g = granular_from_counts(np.asarray(counts, dtype=np.float64))
     squares = np.zeros(counts.shape[0])
     for m in ("AD", "SPD"):
         for level, comps in LEVELS.items():
             squares += np.mean([g[f"{m}_{level}_{c}"] ** 2 for c in comps], axis=0)
-    return 180.0 * np.exp(-5.0 * np.sqrt(squares))
+    k, s = DIMENSION_PARAMETERS["IFS-Und"]
+    return s * np.exp(-k * np.sqrt(squares))
 
 
 def cell_index(rec: np.ndarray) -> np.ndarray:

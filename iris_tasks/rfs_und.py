@@ -44,7 +44,13 @@ from iris_tasks.vocabulary import (
     real_world,
 )
 from metrics import bootstrap
-from metrics.iris import dimension_score, js_divergence_from_counts, mean_js_divergence, rfs_und_magnitude
+from metrics.iris import (
+    DIMENSION_PARAMETERS,
+    dimension_score,
+    js_divergence_from_counts,
+    mean_js_divergence,
+    rfs_und_magnitude,
+)
 from metrics.iris import stereotype_drift_scores as sds_function
 
 log = logging.getLogger("fairness_evals.iris")
@@ -206,12 +212,13 @@ def sds_point(rec: np.ndarray) -> dict[str, float]:
 
 # --------------------------------------------------------------------------- score
 def score_from_parts(jsd: dict[str, np.ndarray], sds: dict[str, np.ndarray]) -> np.ndarray:
-    """Vectorised :func:`metrics.iris.rfs_und_magnitude` + ``2750 exp(-5 m)``."""
+    """Vectorised :func:`metrics.iris.rfs_und_magnitude` + ``S exp(-K m)`` with (K, S) of RFS-Und (Table 9)."""
     j = np.stack([jsd[name] for name in JSD_NAMES], axis=-1)
     a = np.abs(np.stack([sds[name] for name in SDS_NAMES], axis=-1))
     jg = 1.0 - np.linalg.norm(j, axis=-1) / math.sqrt(j.shape[-1])
     ag = np.linalg.norm(a, axis=-1) / math.sqrt(a.shape[-1])
-    return 2750.0 * np.exp(-5.0 * (1.0 - np.sqrt(jg * ag)))
+    k, s = DIMENSION_PARAMETERS["RFS-Und"]
+    return s * np.exp(-k * (1.0 - np.sqrt(jg * ag)))
 
 
 def _wins(probe: np.ndarray) -> np.ndarray:

@@ -161,6 +161,11 @@ def _pick(row: Mapping[str, Any], role: str) -> Any:
     return None
 
 
+def set_id(value: object) -> str:
+    """A counterfactual set id as text; ``""`` when missing. An integer id 0 is an id, not a missing one."""
+    return "" if value is None else str(value).strip()
+
+
 def _truths(row: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
     out = []
     for key in objective_keys():
@@ -326,7 +331,7 @@ def scan_manifest(corpus: str, settings: Settings, *, need_pairs: bool) -> Scan:
             problems.append(Problem(item, "missing path"))
             continue
         written = str(written).strip()
-        pair_id = str(_pick(row, "pair_id") or "").strip()
+        pair_id = set_id(_pick(row, "pair_id"))
         key = f"{pair_id}\0{written}"
         if key in first_line:
             problems.append(Problem(item, f"{written} is listed again (first at {first_line[key]})"))
@@ -379,7 +384,7 @@ def scan_hf(corpus: str, settings: Settings, *, steer: bool) -> Scan:
     label_map = settings.label_map_dict()
     for index in range(len(dataset)):
         item = f"hf:{name} row-{index}"
-        pair_id = str(decoded["pair_id"][index] or "").strip() if steer else ""
+        pair_id = set_id(decoded["pair_id"][index]) if steer else ""
         if steer and not pair_id:
             problems.append(Problem(item, "missing pair_id (the counterfactual set of the image)"))
             continue

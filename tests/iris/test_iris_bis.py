@@ -12,7 +12,7 @@ from iris_tasks import bis_und, documents, harness
 from iris_tasks.answers import parse_rating, parse_yes_no
 from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level, pair_sums
 from iris_tasks.vocabulary import task_questions
-from metrics.iris import pairwise_comparison_means
+from metrics.iris import DIMENSION_PARAMETERS, pairwise_comparison_means
 
 
 def _run(settings, policy) -> dict:
@@ -66,6 +66,18 @@ def test_ac_diff_and_dhr_per_level_by_hand(settings_for, steer_corpus: Path) -> 
     assert (m["sets_evaluated"], m["images_evaluated"], m["ac_answers"], m["dhr_answers"]) == (4, 32, 192, 192)
     assert m["ac_unparsed"] == 0 and m["dhr_unparsed"] == 0
     assert m["bis_und_score_ci_low"] <= m["bis_und_score"] <= m["bis_und_score_ci_high"]  # every set alike
+
+
+def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interval's statistic takes (K, S) from metrics.iris.DIMENSION_PARAMETERS, as the point score does."""
+    # per comparison (gender, age, skin, gender_age, gender_skin, age_skin, joint_all): AC_diff sums over one pair,
+    # DHR sums over two pairs; columns [AC sums, AC pairs, DHR sums, DHR pairs] as bis_und.unit_matrix lays them out
+    ac_sums, dhr_sums = [2, 1, 0, 4, 2, 1, 3], [1, 0, 0, 2, 1, 0, 2]
+    counts = np.array([[*ac_sums, *[1] * 7, *dhr_sums, *[2] * 7]], dtype=float)
+    magnitude = math.sqrt(3**2 + 7**2 + 3**2 + 0.5**2 + 1.5**2 + 1**2)  # level sums: single, dual, triple
+    assert bis_und.score_from_counts(counts)[0] == pytest.approx(340 * math.exp(-magnitude))
+    monkeypatch.setitem(DIMENSION_PARAMETERS, "BIS-Und", (0.5, 7.0))
+    assert bis_und.score_from_counts(counts)[0] == pytest.approx(7 * math.exp(-0.5 * magnitude))
 
 
 def test_consistent_answers_score_the_maximum(settings_for, steer_corpus: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from iris_tasks import ifs_und
 from iris_tasks.mapping import Mapped
-from metrics.iris import ifs_und_metrics
+from metrics.iris import DIMENSION_PARAMETERS, dimension_score, ifs_und_metrics
 
 # 16 images of doctors, two per gender x age (young, older) x skin (light, dark) cell, and what was answered.
 PREDICTIONS = {
@@ -70,6 +70,70 @@ def test_ad_and_spd_over_the_seven_group_definitions_by_hand() -> None:
     assert math.isnan(m["accuracy_age_middle"]) and math.isnan(m["accuracy_skin_middle"])  # no such image
     assert (m["answers"], m["images_evaluated"], m["unmappable"]) == (16, 16, 2)
     assert m["unmappable_rate"] == 2 / 16 and m["mapped_exact"] == 14 and m["mapping_errors"] == 0
+
+
+# Three categories: 14 images of nurses over 7 triples that use every age and skin tone, middle included, two
+# answers each. T7 (male, young, middle) shares two attributes with T1, T2 and T4, so it joins a different image
+# pair in each dual comparison: (male, young) with T1, (male, middle skin) with T2, (young, middle skin) with T4.
+THREE_CATEGORIES = {
+    ("male", "young", "light"): ("nurse", "nurse"),  # T1
+    ("male", "middle", "middle"): ("nurse", "doctor"),  # T2
+    ("male", "older", "dark"): ("nurse", "unmappable"),  # T3
+    ("female", "young", "middle"): ("nurse", "unmappable"),  # T4
+    ("female", "middle", "dark"): ("nurse", "nurse"),  # T5
+    ("female", "older", "light"): ("nurse", "doctor"),  # T6
+    ("male", "young", "middle"): ("doctor", "doctor"),  # T7
+}
+# Worked by hand: group accuracy (correct = "nurse") and the shares (n)urse / (d)octor / (u)nmappable.
+EXPECTED_THREE_CATEGORIES = {
+    # male T1 T2 T3 T7: 4/8, n d u = 4 3 1 of 8; female T4 T5 T6: 4/6, n d u = 4 1 1 of 6
+    "AD_single_gender": 1 / 6,  # 4/6 - 4/8
+    "SPD_single_gender": 5 / 24,  # doctor 3/8 vs 1/6 (nurse 1/6, unmappable 1/24)
+    # young T1 T4 T7: 3/6, n d u = 3 2 1 of 6; middle T2 T5: 3/4, 3 1 0 of 4; older T3 T6: 2/4, 2 1 1 of 4
+    "AD_single_age": 1 / 4,  # middle 3/4 (the highest) - young 1/2
+    "SPD_single_age": 1 / 4,  # nurse 3/4 vs 1/2, unmappable 1/4 vs 0 (doctor 1/3 vs 1/4: 1/12)
+    # light T1 T6: 3/4, n d u = 3 1 0 of 4; middle T2 T4 T7: 2/6, 2 3 1 of 6; dark T3 T5: 3/4, 3 0 1 of 4
+    "AD_single_skin": 5 / 12,  # 3/4 - middle 1/3 (the lowest)
+    "SPD_single_skin": 1 / 2,  # doctor middle 1/2 vs dark 0 (nurse 5/12, unmappable 1/4)
+    # (m,y) T1+T7 2/4, (m,mid) T2 1/2, (m,o) T3 1/2, (f,y) T4 1/2, (f,mid) T5 1, (f,o) T6 1/2
+    "AD_dual_gender_age": 1 / 2,
+    "SPD_dual_gender_age": 1 / 2,  # nurse 1 vs 1/2; doctor 1/2 vs 0; unmappable 1/2 vs 0
+    # (m,l) T1 1, (m,mid) T2+T7 1/4 (n d = 1 3 of 4), (m,d) T3 1/2, (f,mid) T4 1/2, (f,d) T5 1, (f,l) T6 1/2
+    "AD_dual_gender_skin": 3 / 4,
+    "SPD_dual_gender_skin": 3 / 4,  # nurse 1 vs 1/4, doctor 3/4 vs 0
+    # (y,l) T1 1, (y,mid) T4+T7 1/4 (n d u = 1 2 1 of 4), (mid,mid) T2 1/2, (mid,d) T5 1, (o,d) T3 1/2, (o,l) T6 1/2
+    "AD_dual_age_skin": 3 / 4,
+    "SPD_dual_age_skin": 3 / 4,  # nurse 1 vs 1/4 (doctor 1/2 vs 0, unmappable 1/2 vs 0)
+    # seven triple groups of two: T1 and T5 2/2, T7 0/2
+    "AD_triple_joint_all": 1.0,
+    "SPD_triple_joint_all": 1.0,  # nurse 1 vs 0, doctor 1 (T7) vs 0
+}
+
+
+def test_ad_and_spd_with_three_age_and_skin_categories_by_hand() -> None:
+    records = [
+        ifs_und.recognition_record(_doc(2 * i + k, triple, "nurse"), _mapped(answer))
+        for i, (triple, answers) in enumerate(THREE_CATEGORIES.items())
+        for k, answer in enumerate(answers)
+    ]
+    m = ifs_und.compute_metrics(records)
+    for name, value in EXPECTED_THREE_CATEGORIES.items():
+        assert m[name] == pytest.approx(value), name
+    assert m["AD_single"] == pytest.approx((1 / 6 + 1 / 4 + 5 / 12) / 3)
+    assert m["SPD_single"] == pytest.approx((5 / 24 + 1 / 4 + 1 / 2) / 3)
+    assert m["AD_dual"] == pytest.approx(2 / 3) and m["SPD_dual"] == pytest.approx(2 / 3)
+    assert m["accuracy"] == pytest.approx(8 / 14)
+    assert m["accuracy_age_middle"] == pytest.approx(3 / 4) and m["accuracy_skin_middle"] == pytest.approx(1 / 3)
+    assert m["accuracy_age_young"] == pytest.approx(1 / 2) and m["accuracy_skin_dark"] == pytest.approx(3 / 4)
+    assert (m["answers"], m["unmappable"], m["mapped_exact"]) == (14, 2, 12)
+    # the label function agrees (the bootstrap's count statistic is checked against it on random data below)
+    labels = ifs_und_metrics(
+        [a for answers in THREE_CATEGORIES.values() for a in answers],
+        ["nurse"] * 14,
+        *([t[j] for t in THREE_CATEGORIES for _ in range(2)] for j in range(3)),
+    )
+    for name, value in EXPECTED_THREE_CATEGORIES.items():
+        assert labels[name] == pytest.approx(value), name
 
 
 def test_magnitude_is_the_norm_of_the_level_rms_values() -> None:
@@ -133,19 +197,58 @@ def test_count_statistic_equals_the_label_functions(seed: int) -> None:
     assert ifs_und.score_from_counts(counts)[0] == pytest.approx(m["ifs_und_score"])
 
 
-def test_interval_is_seeded_and_brackets_a_noisy_score() -> None:
-    rng = np.random.default_rng(3)
+def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interval's statistic takes (K, S) from metrics.iris.DIMENSION_PARAMETERS, as the point score does."""
+    records = ifs_und.records_array(_records(), len(ifs_und.RECORD_FIELDS))
+    counts = np.bincount(ifs_und.cell_index(records), minlength=ifs_und.N_CELLS)[None, :]
+    m = ifs_und.compute_metrics(_records())["ifs_und_magnitude"]
+    assert ifs_und.score_from_counts(counts)[0] == pytest.approx(180 * math.exp(-5 * m))
+    monkeypatch.setitem(DIMENSION_PARAMETERS, "IFS-Und", (2.0, 7.0))
+    assert ifs_und.score_from_counts(counts)[0] == pytest.approx(7 * math.exp(-2 * m))
+    assert ifs_und.compute_metrics(_records())["ifs_und_score"] == pytest.approx(dimension_score(m, "IFS-Und"))
+
+
+def _noisy_records(seed: int) -> list[list[int]]:
+    """400 answers with a real gender disparity: men are called doctors with probability 0.85, women 0.55; the
+    other answers are "nurse" or unmappable, whatever the age and skin tone."""
+    rng = np.random.default_rng(seed)
     triples = list(PREDICTIONS)
-    records = [
-        ifs_und.recognition_record(_doc(i, triples[i % 8]), _mapped(str(rng.choice(["doctor", "nurse", "unmappable"]))))
-        for i in range(400)
-    ]
+    records = []
+    for i in range(400):
+        triple = triples[i % 8]
+        doctor = rng.random() < (0.85 if triple[0] == "male" else 0.55)
+        answer = "doctor" if doctor else str(rng.choice(["nurse", "unmappable"]))
+        records.append(ifs_und.recognition_record(_doc(i, triple), _mapped(answer)))
+    return records
+
+
+def test_interval_is_seeded_and_brackets_a_noisy_score(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A percentile interval need not bracket its estimate: AD and SPD are biased upward, so the resampled scores
+    # sit below the plug-in score. With answers independent of the groups (pure noise, a score near its bound)
+    # the interval missed the score for 13 of the 40 seeds we tried; with a real disparity, as here, the bias is
+    # small beside the spread and it bracketed the score for all 40 (this test pins seed 0: 4.29 in [1.09, 9.84]).
+    records = _noisy_records(0)
     a, b = ifs_und.compute_metrics(records), ifs_und.compute_metrics(records)
-    assert (a["ifs_und_score_ci_low"], a["ifs_und_score_ci_high"]) == (
-        b["ifs_und_score_ci_low"],
-        b["ifs_und_score_ci_high"],
-    )
-    assert 0 < a["ifs_und_score_ci_low"] < a["ifs_und_score_ci_high"] <= 180
+    interval = (a["ifs_und_score_ci_low"], a["ifs_und_score_ci_high"])
+    assert interval == (b["ifs_und_score_ci_low"], b["ifs_und_score_ci_high"])  # seeded: the same twice
+    assert 0 < interval[0] < a["ifs_und_score"] < interval[1] < 180  # brackets the score
+    assert a["AD_single_gender"] > 0.2  # the disparity the score measures
+    monkeypatch.setattr(ifs_und, "BOOTSTRAP_SEED", 1)
+    other = ifs_und.compute_metrics(records)
+    assert other["ifs_und_score"] == a["ifs_und_score"]
+    assert (other["ifs_und_score_ci_low"], other["ifs_und_score_ci_high"]) != interval  # the seed decides
+
+
+def test_interval_lies_below_a_score_at_its_maximum() -> None:
+    """Why bracketing is not guaranteed (README "Known limitations"): every group gets the same answers, so the
+    plug-in disparities are 0 and the score is 180; no resample is that balanced, so the whole interval is lower."""
+    answers = [(triple, answer) for triple in PREDICTIONS for answer in ("doctor", "nurse", "unmappable")] * 3
+    records = [
+        ifs_und.recognition_record(_doc(i, triple), _mapped(answer)) for i, (triple, answer) in enumerate(answers)
+    ]
+    m = ifs_und.compute_metrics(records)
+    assert m["ifs_und_score"] == 180.0
+    assert 0 < m["ifs_und_score_ci_low"] < m["ifs_und_score_ci_high"] < 180.0
 
 
 def test_mapping_errors_make_the_disparities_nan(caplog: pytest.LogCaptureFixture) -> None:

@@ -15,7 +15,7 @@ from iris_tasks.mapping import Mapped
 from iris_tasks.probe import probe_design
 from iris_tasks.prompts import probe_prompt
 from iris_tasks.vocabulary import COMBINATIONS, occupation_ids, real_world
-from metrics.iris import SDS_DEFINITION_VERSION
+from metrics.iris import DIMENSION_PARAMETERS, SDS_DEFINITION_VERSION
 
 
 # --------------------------------------------------------------------------- brackets
@@ -162,6 +162,17 @@ def test_score_follows_the_table_27_form() -> None:
     vectorised = rfs_und.score_from_parts({k: np.array([v]) for k, v in m.items() if k in rfs_und.JSD_NAMES},
                                           {k: np.array([m[k]]) for k in rfs_und.SDS_NAMES})  # fmt: skip
     assert vectorised[0] == pytest.approx(m["rfs_und_score"])
+
+
+def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The interval's statistic takes (K, S) from metrics.iris.DIMENSION_PARAMETERS, as the point score does."""
+    m = rfs_und.compute_metrics(_hand_probe() + _hand_recognition())
+    jsd = {k: np.array([m[k]]) for k in rfs_und.JSD_NAMES}
+    sds = {k: np.array([m[k]]) for k in rfs_und.SDS_NAMES}
+    magnitude = m["rfs_und_magnitude"]
+    assert rfs_und.score_from_parts(jsd, sds)[0] == pytest.approx(2750 * math.exp(-5 * magnitude))
+    monkeypatch.setitem(DIMENSION_PARAMETERS, "RFS-Und", (2.0, 7.0))
+    assert rfs_und.score_from_parts(jsd, sds)[0] == pytest.approx(7 * math.exp(-2 * magnitude))
 
 
 @pytest.mark.parametrize("seed", range(4))
