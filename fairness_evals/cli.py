@@ -7,6 +7,7 @@ what they need when they run, so ``fairness-evals tasks-dir`` stays fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -148,8 +149,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(error)
     except (ValueError, RuntimeError, OSError, KeyError) as error:
         message = f"fairness-evals: {error}"
+    except ImportError as error:  # e.g. a harness whose own dependencies are broken
+        message = f"fairness-evals: cannot import {error.name or 'a module'}: {error} (reinstall the package's dependencies)"
     except KeyboardInterrupt:
         message = "fairness-evals: interrupted"
+    except Exception as error:  # still one line; FAIRNESS_EVALS_DEBUG=1 shows the traceback
+        if os.environ.get("FAIRNESS_EVALS_DEBUG"):
+            raise
+        message = f"fairness-evals: unexpected {type(error).__name__}: {error} (FAIRNESS_EVALS_DEBUG=1 shows where)"
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     return 2
 

@@ -9,10 +9,12 @@ YAMLs names an installed module (``fairlens_tasks.utils.doc_to_text``), never a 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 
 from fairness_evals import __version__
@@ -89,6 +91,27 @@ def tasks_dir(harness: str) -> str:
     return str(_materialise(_check(harness), folders))
 
 
+#: A cached copy unused for this long (its folder's mtime, refreshed on every use) is removed when a new one is built.
+STALE_AFTER_S = 7 * 24 * 3600
+
+
+def _touch(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.utime(folder)
+
+
+def _prune(root: Path, harness: str) -> None:
+    """Remove copies for ``harness`` unused for :data:`STALE_AFTER_S` (older package versions or task files);
+    recent ones stay, as a run that started from one may still read its data files."""
+    cutoff = time.time() - STALE_AFTER_S
+    for old in root.glob(f"{harness}-*"):
+        try:
+            if old.is_dir() and old.stat().st_mtime < cutoff:
+                shutil.rmtree(old, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _materialise(harness: str, folders: list[Path]) -> Path:
     """Copy the task files of ``folders`` into one cache folder named by their content hash."""
     digest = hashlib.sha256(__version__.encode())
@@ -103,10 +126,13 @@ def _materialise(harness: str, folders: list[Path]) -> Path:
     root = cache_dir() / "task-roots"
     target = root / f"{harness}-{digest.hexdigest()[:16]}"
     if target.is_dir():
+        _touch(target)
         return target
     with file_lock(root / f".{harness}.lock"):
         if target.is_dir():
+            _touch(target)
             return target
+        _prune(root, harness)
         staging = Path(tempfile.mkdtemp(prefix=f".{harness}-", dir=root))
         staging.chmod(0o755)
         try:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,49 @@ def test_tasks_dir_lmms_eval_is_one_folder_rebuilt_when_content_changes(
     second = Path(paths.tasks_dir("lmms-eval"))
     assert second != first and (second / "pkg_b" / "pkg_b.yaml").read_text() == "task: pkg_b_renamed\n"
     assert not list((tmp_path / "cache" / "task-roots").glob(".lmms-eval-*[!k]"))  # no staging left behind
+
+
+def test_stale_task_folder_copies_are_pruned_recent_ones_kept(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
+    a, b = tmp_path / "pkg_a", tmp_path / "pkg_b"
+    for folder in (a, b):
+        folder.mkdir()
+        (folder / f"{folder.name}.yaml").write_text(f"task: {folder.name}\n")
+    monkeypatch.setattr(paths, "_ROOT", tmp_path)
+    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_b", "")))
+    first = Path(paths.tasks_dir("lmms-eval"))
+    month_ago = time.time() - 30 * 24 * 3600
+    os.utime(first, (month_ago, month_ago))
+    assert Path(paths.tasks_dir("lmms-eval")) == first and first.stat().st_mtime > month_ago  # reuse refreshes it
+    (b / "pkg_b.yaml").write_text("task: pkg_b_2\n")
+    second = Path(paths.tasks_dir("lmms-eval"))
+    assert first.is_dir()  # used a moment ago: a run may still read it
+    os.utime(first, (month_ago, month_ago))
+    other = first.parent / "lm-eval-0123456789abcdef"  # another harness's copy is not this build's business
+    other.mkdir()
+    os.utime(other, (month_ago, month_ago))
+    (b / "pkg_b.yaml").write_text("task: pkg_b_3\n")
+    third = Path(paths.tasks_dir("lmms-eval"))
+    assert not first.exists() and second.is_dir() and third.is_dir() and other.is_dir()
+
+
+def test_an_unexpected_error_is_still_one_line(capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
+    import fairness_evals.index as index
+
+    def broken(harness: str) -> list:
+        raise ModuleNotFoundError("No module named 'filelock._api'", name="filelock._api")
+
+    monkeypatch.setattr(index, "harness_index", broken)
+    assert main(["list", "--harness", "lmms-eval"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot import filelock._api" in err
+    monkeypatch.setattr(index, "harness_index", lambda harness: 1 / 0)
+    assert main(["list", "--harness", "lmms-eval"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unexpected ZeroDivisionError" in err and "FAIRNESS_EVALS_DEBUG=1" in err
+    monkeypatch.setenv("FAIRNESS_EVALS_DEBUG", "1")
+    with pytest.raises(ZeroDivisionError):
+        main(["list", "--harness", "lmms-eval"])
 
 
 @pytest.mark.parametrize(
