@@ -169,3 +169,43 @@ def test_lm_eval_config_sweep_with_an_include_path_list(installed_bin: Path, tmp
     )
     results = load_results(tmp_path / "out")
     assert "fact_or_fair_objective" in results["results"] and "fact_or_fair_subjective" in results["groups"]
+
+
+def _fairlens_dummy_eval(bin_: Path, tmp: Path, *extra: str, **env: str) -> dict:
+    """lmms-eval's weight-free ``dummy`` model (always "Yes") on `fairlens_legal` over 30 faces (one per stratum, as
+    FairLens compares every group), the first 27 documents (3 images x 9 questions), from the installed copy."""
+    from faces import make_utkface_folder
+
+    corpus = tmp / "faces"
+    make_utkface_folder(corpus, 1, seed=5)
+    out = tmp / "out"
+    run(
+        [str(bin_ / "lmms-eval"), "eval", "--model", "dummy", "--model_args", "response=Yes",
+         "--tasks", "fairlens_legal", "--limit", "27", "--batch_size", "1", "--output_path", str(out), *extra],
+        env=offline_env(tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1", **env), cwd=tmp, timeout=600,
+    )  # fmt: skip
+    results = load_results(out)["results"]["fairlens_legal"]
+    assert results["answers,none"] == 3 * 9 and results["images_evaluated,none"] == 3
+    return results
+
+
+def _unparsed_yes_rate() -> float:
+    """The share of legal items without a "Yes" option: where the dummy model's "Yes" cannot be parsed."""
+    from fairlens_tasks.questions import domain_questions
+
+    items = domain_questions("legal")
+    return sum("Yes" not in q.options for q in items) / len(items)
+
+
+def test_lmms_eval_runs_our_task_with_no_flags(installed_bin: Path, tmp_path: Path) -> None:
+    results = _fairlens_dummy_eval(installed_bin, tmp_path)
+    assert results["unparsed_rate,none"] == pytest.approx(_unparsed_yes_rate())
+    assert results["soundness,none"] == 0.0  # "Yes" is never the sound answer of a legal item
+
+
+def test_lmms_eval_runs_from_the_tasks_dir_copy_with_the_hook_off(installed_bin: Path, tmp_path: Path) -> None:
+    env = offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0")
+    folder = run([str(installed_bin / "fairness-evals"), "tasks-dir", "lmms-eval"], env=env, cwd=tmp_path).stdout.strip()
+    assert "task-roots" in folder  # lmms-eval takes one folder: the cached copy of our three benchmarks' YAMLs
+    results = _fairlens_dummy_eval(installed_bin, tmp_path, "--include_path", folder, FAIRNESS_EVALS_AUTOLOAD="0")
+    assert results["unparsed_rate,none"] == pytest.approx(_unparsed_yes_rate())
