@@ -1,7 +1,7 @@
 """fairness-evals: Fact-or-Fair, FairLens and IRIS as lm-evaluation-harness and lmms-eval tasks.
 
-This package holds the command line and the harness registration. It is imported at interpreter
-start-up by the autoload hook (``fairness_evals._autoload``), so it must stay import-light: no
+This package holds the command line and the harness registration. The autoload hook imports it (through
+``fairness_evals._autoload``) while a harness imports its task manager, so it must stay import-light: no
 harness, numpy or torch imports here.
 """
 
