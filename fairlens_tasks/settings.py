@@ -17,6 +17,7 @@ FAIRLENS_HF_SPLIT          --hf-split               dataset split (the only spli
 FAIRLENS_HF_COLUMNS        --hf-columns             column mapping, e.g. "image=img,gender=sex,race=race,age=age"
 FAIRLENS_LABEL_MAP         --label-map              JSON (text or file): {"race": {"East Asian": "Asian"}, ...}
 FAIRLENS_IMAGE_CACHE       (environment only)       decoded images kept in memory (8)
+FAIRLENS_IMAGE_SPILL_MB    (environment only)       cap of the on-disk tier of raw decoded pixels, MiB (4096; 0 = off)
 ========================== ======================== =========================================================
 """
 

@@ -28,6 +28,7 @@ IRIS_PROBE_BRACKET           occupations per probe question (2, 4, 13, 26 or 52)
 IRIS_MAPPING_THRESHOLD       cosine threshold of the mapper's embedding stage                    0.6
 IRIS_EMBEDDER                sentence-transformers folder, or ``none`` (see iris_tasks.embedder)  MiniLM
 IRIS_IMAGE_CACHE             decoded images kept in memory                                       8
+IRIS_IMAGE_SPILL_MB          cap of the on-disk tier of raw decoded pixels, MiB; 0 = off          4096
 ============================ =================================================================== ==========
 """
 
