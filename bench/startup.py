@@ -67,6 +67,15 @@ def main() -> None:
         (Path(site_dir) / "zz_noop.pth").write_text("import sys\n")  # any .pth with an import line: the floor
         c, b, rc = paired([str(control), "-c", "pass"], [str(without), "-c", "pass"], args.runs)
         print(f"control, a no-op .pth ('import sys'): {c * 1e3:.2f} ms vs {b * 1e3:.2f} ms, ratio {rc:.4f}")
+        # The floor of any hook that lives in a module: a .pth importing an empty module from site-packages.
+        empty = plain_env(Path(tmp) / "empty") / "python"
+        empty_site = Path(str(site_dir).replace(str(Path(tmp) / "control"), str(Path(tmp) / "empty")))
+        (empty_site / "_empty_hook.py").write_text("")
+        (empty_site / "zz_empty.pth").write_text("import _empty_hook\n")
+        subprocess.run([str(empty), "-c", "import compileall, sys; compileall.compile_file(sys.argv[1], quiet=1)",
+                        str(empty_site / "_empty_hook.py")], check=True)  # fmt: skip
+        e, b, re_ = paired([str(empty), "-c", "pass"], [str(without), "-c", "pass"], args.runs)
+        print(f"control, a .pth importing an empty module: {e * 1e3:.2f} ms vs {b * 1e3:.2f} ms, ratio {re_:.4f}")
         a, b, r = paired([str(with_hook), "-c", "pass"], [str(without), "-c", "pass"], args.runs)
         print(
             f"python -c pass: with fairness-evals {a * 1e3:.2f} ms, without {b * 1e3:.2f} ms (medians of {args.runs})"
