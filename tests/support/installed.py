@@ -9,6 +9,7 @@ scripts are generated from the harnesses' own ``console_scripts`` entry points, 
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import subprocess
 import sys
 import sysconfig
@@ -48,11 +49,15 @@ def make_installed_env(root: Path) -> Path:
         ).stdout.strip()
     )  # fmt: skip
     (site / "_dev_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    # pip writes the .pyc files a user's install has (it skips them under PYTHONDONTWRITEBYTECODE, which the
+    # start-up measurement must not inherit: the hook module would be compiled at every start).
+    pip_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
         check=True,
         capture_output=True,
         text=True,
+        env=pip_env,
     )
     for dist in ("lm_eval", "lmms_eval"):
         for ep in importlib.metadata.distribution(dist).entry_points:
