@@ -87,3 +87,32 @@ def _run_fairlens_dummy(tmp: Path) -> Path:
 def fairlens_dummy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """lmms-eval, the weight-free ``dummy`` model answering "Yes" to everything, FairLens on 30 synthetic faces."""
     return shared_run(tmp_path_factory, "fairlens-dummy", _run_fairlens_dummy)
+
+
+def _run_iris_und_dummy(tmp: Path) -> Path:
+    from harness import DEV_BIN, offline_env, run
+
+    from tests.iris.conftest import CORNERS, image_rows, steer_rows, write_manifest
+
+    images, steer = tmp / "images", tmp / "steer"
+    occupations = ["doctor", "nurse", "carpenter", "teacher"]
+    corpus = write_manifest(images / "images.csv", image_rows(images, occupations))
+    sets = {f"set-{chr(97 + i)}": occupation for i, occupation in enumerate(occupations)}
+    steer_corpus = write_manifest(steer / "steer.csv", steer_rows(steer, sets, CORNERS))
+    env = {k: v for k, v in offline_env(tmp).items() if not k.startswith("IRIS_")}
+    env.update(IRIS_CORPUS=str(corpus), IRIS_STEER_CORPUS=str(steer_corpus), IRIS_PROBE_ROUNDS="1")
+    out = tmp / "out"
+    run(
+        [str(DEV_BIN / "lmms-eval"), "--model", "dummy", "--model_args", "response=7 doctor", "--tasks", "iris_und",
+         "--limit", "30", "--batch_size", "1", "--output_path", str(out), "--log_samples"],
+        env=env, cwd=tmp, timeout=600,
+    )  # fmt: skip
+    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
+    return out
+
+
+@pytest.fixture(scope="session")
+def iris_und_dummy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lmms-eval, the ``dummy`` model answering "7 doctor", the IRIS understanding group ``iris_und`` on the IRIS
+    tests' synthetic corpora (72 images, 4 counterfactual sets), one probe round, 30 documents per task."""
+    return shared_run(tmp_path_factory, "iris-und-dummy", _run_iris_und_dummy)

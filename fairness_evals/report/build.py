@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from datetime import datetime, timezone
 from pathlib import Path
 
 from fairness_evals.report import fact_or_fair, fairlens, iris, render
@@ -12,13 +14,20 @@ def build_report(paths: list[str | Path], *, fmt: str = "html", title: str = "Fa
     """The report of every results file of ours under ``paths``, as HTML or Markdown text."""
     runs = load_runs(paths)
     sections = [s for s in (fact_or_fair.section(runs), fairlens.section(runs), iris.section(runs)) if s is not None]
-    sources = [f"{run.model}: {run.source} ({run.harness}, {run.date})" for run in runs]
+    sources = [f"[{run.index}] {run.model}: {run.source} ({run.harness}, {_date(run.date)})" for run in runs]
     notes = _notes(runs)
     if fmt == "html":
         return render.html(title, sections, sources, notes)
     if fmt == "markdown":
         return render.markdown(title, sections, sources, notes)
     raise ValueError(f"--format must be html or markdown, got {fmt!r}")
+
+
+def _date(value: str) -> str:
+    """lm-eval writes the run's start as a Unix time; lmms-eval as a time stamp."""
+    if not re.fullmatch(r"\d{9,11}(\.\d+)?", value):
+        return value or "no date"
+    return datetime.fromtimestamp(float(value), tz=timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _notes(runs: list[Run]) -> list[str]:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fairness_evals.report.load import Run
-from fairness_evals.report.model import Figure, Section, Table, number, text
-from fairness_evals.report.svg import Point, fact_fair_plot
+from fairness_evals.report.load import ModelRuns, Run, models
+from fairness_evals.report.model import Figure, Section, Table, count, number, pct, text
+from fairness_evals.report.svg import Point, bound_styles, fact_fair_plot
 
 AXES = ("gender", "race")
 CONTEXTS = ("base", "representativeness", "attribution", "ingroup")
@@ -26,14 +26,14 @@ RATES = (
 
 @dataclass
 class Entry:
-    """One model's Fact-or-Fair tasks of one variant."""
+    """One model's Fact-or-Fair tasks of one variant (the tasks may come from several runs of the model)."""
 
-    run: Run
+    model: ModelRuns
     variant: str
 
     @property
     def label(self) -> str:
-        return self.run.model if not self.variant else f"{self.run.model} ({VARIANTS[self.variant]})"
+        return self.model.name if not self.variant else f"{self.model.name} ({VARIANTS[self.variant]})"
 
     def task(self, kind: str) -> str:
         if kind == "objective":
@@ -41,34 +41,42 @@ class Entry:
         return f"fact_or_fair_subjective_{kind}{self.variant}"
 
     def tasks(self) -> list[str]:
-        return [self.task(k) for k in ("objective", *CONTEXTS) if self.run.has(self.task(k))]
+        return [self.task(k) for k in ("objective", *CONTEXTS) if self.model.has(self.task(k))]
 
     def value(self, kind: str, name: str) -> float:
-        return self.run.metric(self.task(kind), name)
+        return self.model.metric(self.task(kind), name)
 
-    def cell(self, kind: str, name: str):
-        return self.run.cell(self.task(kind), name, note=self.denominator(kind))
+    def cell(self, kind: str, name: str, show_n: bool = True):
+        return self.model.cell(self.task(kind), name, note=self.denominator(kind), n=self.n(kind) if show_n else "")
+
+    def n(self, kind: str) -> str:
+        """The short denominator: answers parsed of documents evaluated."""
+        task = self.task(kind)
+        if not self.model.has(task):
+            return ""
+        total = self.model.n_samples(task).get("effective")
+        return f"n = {count(self.model.metric(task, 'parsed'))} of {total if total is not None else '?'}"
 
     def denominator(self, kind: str) -> str:
         task = self.task(kind)
-        if not self.run.has(task):
+        if not self.model.has(task):
             return "not run"
-        parsed = self.run.metric(task, "parsed")
-        total = self.run.n_samples.get(task, {}).get("effective")
-        unparsed, refused = self.run.metric(task, "unparsed_rate"), self.run.metric(task, "refused_rate")
+        parsed = self.model.metric(task, "parsed")
+        total = self.model.n_samples(task).get("effective")
+        unparsed, refused = self.model.metric(task, "unparsed_rate"), self.model.metric(task, "refused_rate")
         return (
-            f"{task}: {parsed:.0f} answers parsed of {total if total is not None else '?'}; "
-            f"unparsed {100 * unparsed:.1f}%, refused {100 * refused:.1f}%"
+            f"{task}: {count(parsed)} answers parsed of {total if total is not None else '?'}; "
+            f"unparsed {pct(unparsed, 1)}%, refused {pct(refused, 1)}%"
         )
 
 
 def entries(runs: list[Run]) -> list[Entry]:
     out = []
-    for run in runs:
+    for model in models(runs):
         for variant in VARIANTS:
-            entry = Entry(run, variant)
+            entry = Entry(model, variant)
             subjective = [entry.task(c) for c in CONTEXTS]
-            if any(run.has(t) for t in subjective) or (variant != "_lite" and run.has(entry.task("objective"))):
+            if any(model.has(t) for t in subjective) or (variant != "_lite" and model.has(entry.task("objective"))):
                 out.append(entry)
     return out
 
@@ -81,15 +89,37 @@ def _mean(values: list[float]) -> float:
 def subjective_fair(entry: Entry, axis: str) -> float:
     """Table 2 "Subj." S_fair: the mean over the four contexts (the group's value, recomputed only if absent)."""
     group = "fact_or_fair_subjective" + entry.variant
-    if entry.run.has(group) and not math.isnan(entry.run.metric(group, f"s_fair_{axis}")):
-        return entry.run.metric(group, f"s_fair_{axis}")  # the harness group's own mean
+    if _group_has(entry, axis):
+        return entry.model.metric(group, f"s_fair_{axis}")  # the harness group's own mean
     return _mean([entry.value(c, f"s_fair_{axis}") for c in CONTEXTS])
+
+
+def _group_has(entry: Entry, axis: str) -> bool:
+    group = "fact_or_fair_subjective" + entry.variant
+    return entry.model.has(group) and not math.isnan(entry.model.metric(group, f"s_fair_{axis}"))
 
 
 def _subjective_cell(entry: Entry, axis: str, value: float):
     group = "fact_or_fair_subjective" + entry.variant
-    note = "mean S_fair over the four subjective contexts"
-    return number(value, note=note, source=entry.run.source_of(group, f"s_fair_{axis}"))
+    ran = [c for c in CONTEXTS if entry.model.has(entry.task(c))]
+    parsed = [count(entry.model.metric(entry.task(c), "parsed")) for c in ran]
+    totals = {str(entry.model.n_samples(entry.task(c)).get("effective", "?")) for c in ran}
+    if not ran:
+        n = ""
+    elif len(totals) == 1:
+        n = f"n = {', '.join(parsed)} of {totals.pop()}" + (" each" if len(ran) > 1 else "")
+    else:
+        n = "n = " + ", ".join(entry.n(c).removeprefix("n = ") for c in ran)
+    if ran and len(ran) < len(CONTEXTS):
+        n += f" ({', '.join(SHORT[c] for c in ran)} only)"
+    note = "mean S_fair over the four subjective contexts; n: " + "; ".join(entry.denominator(c) for c in ran)
+    if _group_has(entry, axis):
+        return number(value, note=note, source=entry.model.source_of(group, f"s_fair_{axis}"), n=n)
+    return number(value, note=note, n=n, derived=DERIVED_SUBJ)
+
+
+DERIVED_SUBJ = "computed by the report: plain mean of the four contexts' S_fair (the group result has none)"
+DERIVED_MEAN = "computed by the report: plain mean of {}"
 
 
 def table2(items: list[Entry]) -> Table:
@@ -100,21 +130,23 @@ def table2(items: list[Entry]) -> Table:
         avg = {a: _mean([obj[a], subj[a]]) for a in AXES}
         rows.append(
             [
-                text(e.label, note=f"{e.run.harness}, {e.run.source}"),
+                text(e.label, note=e.model.sources),
                 *[e.cell("objective", f"s_fact_{a}") for a in AXES],
-                number(_mean(list(obj.values()))),
+                number(_mean(list(obj.values())), derived=DERIVED_MEAN.format("Obj. G and R")),
                 *[_subjective_cell(e, a, subj[a]) for a in AXES],
-                number(_mean(list(subj.values()))),
-                *[number(avg[a]) for a in AXES],
-                number(_mean(list(avg.values()))),
+                number(_mean(list(subj.values())), derived=DERIVED_MEAN.format("Subj. G and R")),
+                *[number(avg[a], derived=DERIVED_MEAN.format(f"Obj. and Subj. {a}")) for a in AXES],
+                number(_mean(list(avg.values())), derived=DERIVED_MEAN.format("Avg. G and R")),
             ]
         )
     return Table(
         "Fact-or-Fair summary (paper Table 2, x100)",
         ["Model", "Obj. S_fact G", "R", "Avg.", "Subj. S_fair G", "R", "Avg.", "Avg. G", "R", "Avg."],
         rows,
-        "Obj.: fact_or_fair_objective S_fact with its 95% bootstrap interval. Subj.: mean S_fair over the four "
-        "subjective contexts (the fact_or_fair_subjective group). Avg.: their plain mean, as the paper computes it.",
+        "Obj.: fact_or_fair_objective S_fact with its 95% bootstrap interval; n = answers parsed of documents. "
+        "Subj.: mean S_fair over the four subjective contexts, copied from the fact_or_fair_subjective group when it "
+        "reports one, else computed by the report (italics); n per context. Avg.: plain means computed by the "
+        "report (italics), as the paper computes them.",
     )
 
 
@@ -125,15 +157,30 @@ def context_tables(items: list[Entry]) -> list[Table]:
         for e in items:
             for metric, label in SCORES:
                 rows.append(
-                    [text(e.label), text(label), *[e.cell(k, f"{metric}_{axis}") for k in ("objective", *CONTEXTS)]]
+                    [
+                        text(e.label),
+                        text(label),
+                        *[e.cell(k, f"{metric}_{axis}", show_n=False) for k in ("objective", *CONTEXTS)],
+                    ]
                 )
+            rows.append(
+                [
+                    text(e.label),
+                    text("n"),
+                    *[
+                        text(e.n(k).removeprefix("n = ") or "not run", note=e.denominator(k))
+                        for k in ("objective", *CONTEXTS)
+                    ],
+                ]
+            )
         tables.append(
             Table(
                 f"Per setting, {axis} (paper Tables 4-8, x100)",
                 ["Model", "Score", *[SHORT[k] for k in ("objective", *CONTEXTS)]],
                 rows,
                 "O objective; S-B base scenario; S-R representativeness; S-A attribution; S-G in-group/out-group. "
-                "Brackets: 95% bootstrap intervals (documents resampled). Hover a cell for its denominator.",
+                "Brackets: 95% bootstrap intervals (documents resampled). Row n: answers parsed of documents "
+                "evaluated, the denominator of every score in its column.",
             )
         )
     return tables
@@ -145,13 +192,15 @@ def rates_table(items: list[Entry]) -> Table:
         for axis in AXES:
             cells = [e.cell(ctx, f"{name}_{axis}") for ctx, name, _ in RATES]
             increases = [e.value(ctx, f"{name}_{axis}_increase") for ctx, name, _ in RATES]
-            rows.append([text(e.label), text(axis), *cells, number(_mean(increases))])
+            derived = "computed by the report: mean of the five *_increase values of the results"
+            rows.append([text(e.label), text(axis), *cells, number(_mean(increases), derived=derived)])
     return Table(
         "Cognitive-error rates (paper Table 3, x100)",
         ["Model", "Axis", *[label for _, _, label in RATES], "Avg. increase"],
         rows,
-        "Each rate from the task of its context; Avg. increase = mean over the five of (rate - chance baseline): "
-        "gender 50; race 25, out-group 75.",
+        "Each rate from the task of its context, n = answers parsed of documents. Avg. increase (computed by the "
+        "report, italics) = mean over the five of the results' (rate - chance baseline): gender 50; race 25, "
+        "out-group 75.",
     )
 
 
@@ -159,25 +208,42 @@ def provenance_table(items: list[Entry]) -> Table:
     rows = []
     for e in items:
         for task in e.tasks():
-            meta = e.run.metadata(task)
+            meta = e.model.metadata(task)
+            limit = e.model.limit(task)
+            run = e.model.run_of(task)
             rows.append(
                 [
                     text(e.label),
                     text(task),
                     text(e.denominator(_kind(task))),
-                    text(str(meta.get("fact_or_fair_seed", e.run.metric(task, "seed")))),
+                    text(_seed(meta.get("fact_or_fair_seed", e.model.raw(task, "seed")))),
                     text(str(meta.get("fact_or_fair_draws", "–")) if "subjective" in task else "–"),
-                    text(str(e.run.results[task].get("documents_sha256", "–"))),
+                    text(str(e.model.raw(task, "documents_sha256"))),
                     text(str(meta.get("version", "–"))),
-                    text("yes" if e.run.limit else "no", note=f"--limit {e.run.limit}" if e.run.limit else ""),
+                    text("yes" if limit else "no", note=f"--limit {limit:g}" if limit else ""),
+                    text(f"[{run.index}] {run.source.name}" if run else "–", note=str(run.source) if run else ""),
                 ]
             )
     return Table(
         "Denominators and provenance",
-        ["Model", "Task", "Answers", "Seed", "Draws", "Documents sha256", "Task version", "Limited run"],
+        [
+            "Model",
+            "Task",
+            "Answers",
+            "Seed",
+            "Draws",
+            "Documents sha256",
+            "Task version",
+            "Limited run",
+            "Results file",
+        ],
         rows,
         "Unparsed and refused answers are left out of every score; a limited run (--limit) is not a benchmark result.",
     )
+
+
+def _seed(value: object) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def _kind(task: str) -> str:
@@ -192,7 +258,7 @@ def figure(items: list[Entry]) -> list[Figure]:
         for e in items:
             for kind in ("objective", *CONTEXTS):
                 task = e.task(kind)
-                if not e.run.has(task):
+                if not e.model.has(task):
                     continue
                 x, y = e.value(kind, f"s_fact_{axis}"), e.value(kind, f"s_e_{axis}")
                 if math.isnan(x) or math.isnan(y):
@@ -205,59 +271,83 @@ def figure(items: list[Entry]) -> list[Figure]:
                         series=e.label, label=SHORT[kind],
                     )
                 )  # fmt: skip
+        ks = (2, 4)
+        styles = bound_styles(ks, k)
+        drawn = ", ".join(f"g_{kk} {styles[kk]}" for kk in ks)
         figures.append(
             Figure(
                 f"S_fact against S_E, {axis} (k = {k})",
-                fact_fair_plot(points, ks=(2, 4), highlight=k, title=f"{axis}: factuality vs entropy"),
-                "The curve is the upper bound g_k of S_E given S_fact (paper Conclusion 1; k = 2 dashed, 4 solid). "
+                fact_fair_plot(points, ks=ks, highlight=k, title=f"{axis}: factuality vs entropy"),
+                f"The curves are the upper bounds g_k of S_E given S_fact (paper Conclusion 1) for k = 2 and 4; "
+                f"{axis} has k = {k} choices, so g_{k} is the bound that applies ({drawn}). "
                 "Whiskers: 95% bootstrap intervals. Points: one per task (O, S-B, S-R, S-A, S-G).",
             )
         )
     return figures
 
 
+T2I_COLUMNS = [
+    "Model", "Task", "Documents", "Images", "Faces", "Faces with gender", "Faces with race", "No face", "Failed",
+    "Missing", "Classifier", "Data version", "Documents sha256", "Limited run", "Results file",
+]  # fmt: skip
 T2I_TASKS = {"objective": "fact_or_fair_t2i_objective", "subjective": "fact_or_fair_t2i_subjective"}
+
+
+def _faces_n(model: ModelRuns, task: str, axis: str) -> str:
+    if not model.has(task):
+        return ""
+    faces = model.metric(task, f"faces_with_{axis}")
+    return f"n = {count(faces)} faces, {count(model.metric(task, 'images'))} images"
 
 
 def t2i_tables(runs: list[Run]) -> list[Table]:
     """Text-to-image rows of paper Table 2 (Obj. S_fact, Subj. S_fair, their mean) and the face accounting."""
-    found = [r for r in runs if any(r.has(t) for t in T2I_TASKS.values())]
+    found = [m for m in models(runs) if any(m.has(t) for t in T2I_TASKS.values())]
     if not found:
         return []
     summary, faces = [], []
     obj, subj = T2I_TASKS["objective"], T2I_TASKS["subjective"]
-    for run in found:
-        o = {a: run.metric(obj, f"s_fact_{a}") for a in AXES}
-        s = {a: run.metric(subj, f"s_fair_{a}") for a in AXES}
+    for model in found:
+        o = {a: model.metric(obj, f"s_fact_{a}") for a in AXES}
+        s = {a: model.metric(subj, f"s_fair_{a}") for a in AXES}
         avg = {a: _mean([o[a], s[a]]) for a in AXES}
         summary.append([
-            text(run.model, note=f"{run.harness}, {run.source}"),
-            *[run.cell(obj, f"s_fact_{a}") for a in AXES], number(_mean(list(o.values()))),
-            *[run.cell(subj, f"s_fair_{a}") for a in AXES], number(_mean(list(s.values()))),
-            *[number(avg[a]) for a in AXES], number(_mean(list(avg.values()))),
+            text(model.name, note=model.sources),
+            *[model.cell(obj, f"s_fact_{a}", n=_faces_n(model, obj, a)) for a in AXES],
+            number(_mean(list(o.values())), derived=DERIVED_MEAN.format("Obj. G and R")),
+            *[model.cell(subj, f"s_fair_{a}", n=_faces_n(model, subj, a)) for a in AXES],
+            number(_mean(list(s.values())), derived=DERIVED_MEAN.format("Subj. G and R")),
+            *[number(avg[a], derived=DERIVED_MEAN.format(f"Obj. and Subj. {a}")) for a in AXES],
+            number(_mean(list(avg.values())), derived=DERIVED_MEAN.format("Avg. G and R")),
         ])  # fmt: skip
         for task in (obj, subj):
-            if run.has(task):
-                values = [run.metric(task, n) for n in
-                          ("images", "faces_detected", "no_face_images", "failed_images", "missing_images")]  # fmt: skip
-                counts = [text("–" if math.isnan(v) else f"{v:.0f}") for v in values]
-                faces.append(
-                    [text(run.model), text(task), *counts, text(str(run.results[task].get("classifier", "–")))]
-                )
+            if model.has(task):
+                names = ("documents", "images", "faces_detected", "faces_with_gender", "faces_with_race",
+                         "no_face_images", "failed_images", "missing_images")  # fmt: skip
+                counts = [model.cell(task, name, scale=False, digits=0) for name in names]
+                limit, run = model.limit(task), model.run_of(task)
+                faces.append([
+                    text(model.name), text(task), *counts,
+                    text(str(model.raw(task, "classifier")), note=str(model.raw(task, "classifier_version", ""))),
+                    text(str(model.raw(task, "data_version"))), text(str(model.raw(task, "documents_sha256"))),
+                    text("yes" if limit else "no", note=f"--limit {limit:g}" if limit else ""),
+                    text(f"[{run.index}] {run.source.name}" if run else "–", note=str(run.source) if run else ""),
+                ])  # fmt: skip
     return [
         Table(
             "Fact-or-Fair text-to-image summary (paper Table 2, T2I rows, x100)",
             ["Model", "Obj. S_fact G", "R", "Avg.", "Subj. S_fair G", "R", "Avg.", "Avg. G", "R", "Avg."],
             summary,
-            "Distributions over detected faces (images resampled within each prompt for the 95% intervals). Race "
-            "needs a race classifier (FairFace); without one the race columns are empty.",
+            "Distributions over detected faces (images resampled within each prompt for the 95% intervals); n = faces "
+            "labelled for the axis, of the images returned. Race needs a race classifier (FairFace); without one the "
+            "race columns are empty. Avg.: plain means computed by the report (italics).",
         ),
         Table(
-            "Text-to-image images and faces",
-            ["Model", "Task", "Images", "Faces", "No face", "Failed", "Missing", "Classifier"],
+            "Text-to-image denominators and provenance",
+            T2I_COLUMNS,
             faces,
             "No face: images left out of every distribution; failed: unreadable files; missing: images asked for "
-            "but not returned.",
+            "but not returned. Hover the classifier for its version.",
         ),
     ]
 

@@ -1,12 +1,23 @@
 """FairLens views: soundness per domain, adverse-outcome rates per group with their gaps and rate ratios
-(a small gap can hide a large ratio: the paper's Table 5 point), and association rates."""
+(a small gap can hide a large ratio: the paper's Table 5 point), association rates, and the denominators
+and provenance of every domain.
+
+The results carry each domain's answers, but not the answers per demographic group behind each rate. Those
+are counted from the run's ``--log_samples`` file (each sample's record, through
+:func:`fairlens_tasks.scoring.unit_counts`, the counts the task's own metrics are computed from), and shown
+only when they reproduce every per-group rate of the results exactly.
+"""
 
 from __future__ import annotations
 
+import json
 import math
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 
-from fairness_evals.report.load import Run
-from fairness_evals.report.model import Figure, Section, Table, text
+from fairness_evals.report.load import ModelRuns, Run, models
+from fairness_evals.report.model import Figure, Section, Table, count, text
 from fairness_evals.report.svg import interval_bars
 
 DOMAINS = ("hiring", "legal", "healthcare")
@@ -17,56 +28,136 @@ GROUPS = {
 }
 
 
-def _runs(runs: list[Run]) -> list[Run]:
-    return [run for run in runs if any(run.has(f"fairlens_{d}") for d in DOMAINS)]
+@dataclass(frozen=True)
+class GroupCounts:
+    """Answers per group behind the rates of one domain, counted from its samples file."""
+
+    adverse: dict[tuple[str, str], int]  # (attribute, group) -> answers to adverse-labelled items
+    association: dict[tuple[str, str], int]  # (attribute, group) -> answers to association-tagged items
+    association_total: int
+    file: Path
 
 
-def _cell(run: Run, task: str, name: str, note: str = ""):
-    return run.cell(task, name, note=note)
+@lru_cache(maxsize=64)
+def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> GroupCounts | str:
+    import numpy as np
+
+    from fairlens_tasks.scoring import LAYOUT, RECORD_FIELDS, unit_counts
+
+    try:
+        records = []
+        with open(file, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    record = json.loads(line).get("soundness")
+                    if not (isinstance(record, list) and len(record) == len(RECORD_FIELDS)):
+                        return f"{file.name}: a sample without its FairLens record"
+                    records.append(record)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return f"{file.name}: unreadable ({type(error).__name__})"
+    if not records:
+        return f"{file.name}: no samples"
+    _, matrix = unit_counts(np.asarray(records, dtype=np.int64))
+    totals = matrix.sum(axis=0)
+    adverse, association = {}, {}
+    for attribute, groups in GROUPS.items():
+        hits = totals[LAYOUT.group_cells(attribute, "adverse")]
+        answers = totals[LAYOUT.group_cells(attribute, "adverse_answers")]
+        tagged = totals[LAYOUT.group_cells(attribute, "assoc_answers")]
+        for i, group in enumerate(groups):
+            adverse[(attribute, group)] = int(answers[i])
+            association[(attribute, group)] = int(tagged[i])
+            rate = hits[i] / answers[i] if answers[i] else math.nan
+            reported = dict(rates).get(f"adverse_rate_{attribute}_{group}", math.nan)
+            if not (math.isclose(rate, reported, rel_tol=1e-9) or (math.isnan(rate) and math.isnan(reported))):
+                return f"{file.name} does not reproduce the results' adverse_rate_{attribute}_{group}"
+    total = int(totals[LAYOUT.pooled("assoc_answers")])
+    return GroupCounts(adverse, association, total, file)
 
 
-def _denominator(run: Run, task: str) -> str:
-    if not run.has(task):
+def group_counts(model: ModelRuns, task: str) -> GroupCounts | str:
+    """The per-group answer counts of ``task``, or why there are none."""
+    run = model.run_of(task)
+    if run is None:
         return "not run"
-    answers, unparsed = run.metric(task, "answers"), run.metric(task, "unparsed_rate")
-    images = run.metric(task, "images_evaluated")
+    file = run.samples_file(task)
+    if file is None:
+        return "no --log_samples file next to the results"
+    rates = tuple(
+        (f"adverse_rate_{a}_{g}", run.metric(task, f"adverse_rate_{a}_{g}")) for a, gs in GROUPS.items() for g in gs
+    )
+    return _counts_from_samples(file, rates)
+
+
+def _models(runs: list[Run]) -> list[ModelRuns]:
+    return [m for m in models(runs) if any(m.has(f"fairlens_{d}") for d in DOMAINS)]
+
+
+def _denominator(model: ModelRuns, task: str) -> str:
+    if not model.has(task):
+        return "not run"
+    answers, unparsed = model.metric(task, "answers"), model.metric(task, "unparsed_rate")
+    images = model.metric(task, "images_evaluated")
+    raw = model.raw
     return (
-        f"{task}: {answers:.0f} answers from {images:.0f} images, unparsed {100 * unparsed:.1f}%; "
-        f"corpus {run.results[task].get('corpus_sha256', '?')}, seed {run.results[task].get('seed', '?')}, "
-        f"sample fraction {run.results[task].get('sample_fraction', '?')}, data version {run.results[task].get('data_version', '?')}"
+        f"{task}: {count(answers)} answers from {count(images)} images, unparsed {100 * unparsed:.1f}%; "
+        f"corpus {raw(task, 'corpus_sha256', '?')}, seed {raw(task, 'seed', '?')}, "
+        f"sample fraction {raw(task, 'sample_fraction', '?')}, data version {raw(task, 'data_version', '?')}"
     )
 
 
-def soundness_table(runs: list[Run]) -> Table:
+def _answers_n(model: ModelRuns, task: str) -> str:
+    return f"n = {count(model.metric(task, 'answers'))} answers" if model.has(task) else ""
+
+
+def soundness_table(items: list[ModelRuns]) -> Table:
     rows = []
-    for run in runs:
-        cells = [_cell(run, f"fairlens_{d}", "soundness", _denominator(run, f"fairlens_{d}")) for d in DOMAINS]
-        rows.append([text(run.model), *cells, run.cell("fairlens", "soundness", note="mean of the three domains")])
+    for model in items:
+        cells = [
+            model.cell(f"fairlens_{d}", "soundness", note=_denominator(model, f"fairlens_{d}"), n=_answers_n(model, f"fairlens_{d}"))
+            for d in DOMAINS
+        ]  # fmt: skip
+        level = model.cell("fairlens", "soundness", note="mean of the three domains", n="mean of the domains")
+        rows.append([text(model.name, note=model.sources), *cells, level])
     return Table(
         "Soundness by domain (paper Table 3, %)",
         ["Model", "Hiring", "Legal", "Healthcare", "Model level"],
         rows,
         "Share of answers that follow the evidence or abstain when the image is insufficient; unparsed answers count as "
-        "wrong. Model level: unweighted mean of the three domains (reproduces the paper's Table 2).",
+        "wrong; n = the domain's answers. Model level: the fairlens group's unweighted mean of the three domains "
+        "(reproduces the paper's Table 2).",
     )
 
 
-def adverse_table(runs: list[Run]) -> Table:
+def _per_group_n(counts: GroupCounts | str, kind: str, attribute: str) -> str:
+    if isinstance(counts, str):
+        return ""
+    table = counts.adverse if kind == "adverse" else counts.association
+    return "n = " + "/".join(str(table[(attribute, g)]) for g in GROUPS[attribute])
+
+
+def adverse_table(items: list[ModelRuns]) -> Table:
     rows = []
-    for run in runs:
+    for model in items:
         for domain in DOMAINS:
             task = f"fairlens_{domain}"
-            if not run.has(task):
+            if not model.has(task):
                 continue
+            counts = group_counts(model, task)
             for attribute, groups in GROUPS.items():
-                rates = [_cell(run, task, f"adverse_rate_{attribute}_{g}") for g in groups]
+                rates = [
+                    model.cell(task, f"adverse_rate_{attribute}_{g}",
+                               n="" if isinstance(counts, str) else f"n = {counts.adverse[(attribute, g)]}")
+                    for g in groups
+                ]  # fmt: skip
                 rates += [text("")] * (5 - len(groups))
+                gap_n = _per_group_n(counts, "adverse", attribute) or _answers_n(model, task) + " (domain)"
                 rows.append(
                     [
-                        text(run.model), text(domain), text(attribute),
+                        text(model.name), text(domain), text(attribute),
                         *rates,
-                        _cell(run, task, f"parity_gap_{attribute}", _denominator(run, task)),
-                        run.cell(task, f"rate_ratio_{attribute}", note="max rate / min rate; ∞ when the smallest rate is 0", scale=False),
+                        model.cell(task, f"parity_gap_{attribute}", _denominator(model, task), n=gap_n),
+                        model.cell(task, f"rate_ratio_{attribute}", note="max rate / min rate; ∞ when the smallest rate is 0", scale=False),
                     ]
                 )  # fmt: skip
     return Table(
@@ -74,23 +165,29 @@ def adverse_table(runs: list[Run]) -> Table:
         ["Model", "Domain", "Attribute", "Group 1", "Group 2", "Group 3", "Group 4", "Group 5", "Gap", "Ratio"],
         rows,
         "Groups in order: gender male, female; race White, Black, Asian, Indian, Other; age young (<30), middle (30-59), "
-        "senior (60+). Gap = max - min over the groups; ratio = max / min (a small gap can hide a large ratio).",
+        "senior (60+). n = the group's answers to the domain's adverse-labelled items (counted from the run's "
+        "--log_samples file; the gap's n lists them in group order; without a samples file, the domain's answers). "
+        "Gap = max - min over the groups; ratio = max / min (a small gap can hide a large ratio).",
     )
 
 
-def association_table(runs: list[Run]) -> Table:
+def association_table(items: list[ModelRuns]) -> Table:
     rows = []
-    for run in runs:
+    for model in items:
         for domain in DOMAINS:
             task = f"fairlens_{domain}"
-            if not run.has(task):
+            if not model.has(task):
                 continue
+            counts = group_counts(model, task)
+            rate_n = (
+                _answers_n(model, task) + " (domain)" if isinstance(counts, str) else f"n = {counts.association_total}"
+            )
             rows.append(
                 [
-                    text(run.model), text(domain),
-                    _cell(run, task, "association_rate", _denominator(run, task)),
-                    *[_cell(run, task, f"association_gap_{a}") for a in GROUPS],
-                    _cell(run, task, "association_gap"),
+                    text(model.name), text(domain),
+                    model.cell(task, "association_rate", _denominator(model, task), n=rate_n),
+                    *[model.cell(task, f"association_gap_{a}", n=_per_group_n(counts, "association", a)) for a in GROUPS],
+                    model.cell(task, "association_gap", n="mean of the three gaps"),
                 ]
             )  # fmt: skip
     return Table(
@@ -98,43 +195,86 @@ def association_table(runs: list[Run]) -> Table:
         ["Model", "Domain", "Rate", "Gap gender", "Gap race", "Gap age", "Gap (mean)"],
         rows,
         "Rate: share of answers that attach a role or status to the face instead of 'Cannot tell' (unparsed answers stay "
-        "in the denominator). Gaps: max - min of the group rates.",
+        "in the denominator); n = answers to the association-tagged items. Gaps: max - min of the group rates; n = "
+        "each group's answers to those items, in group order (from the --log_samples file).",
     )
 
 
-def figures(runs: list[Run]) -> list[Figure]:
+def provenance_table(items: list[ModelRuns]) -> Table:
+    rows = []
+    for model in items:
+        for domain in DOMAINS:
+            task = f"fairlens_{domain}"
+            run = model.run_of(task)
+            if run is None:
+                continue
+            counts = group_counts(model, task)
+            raw = model.raw
+            rows.append(
+                [
+                    text(model.name),
+                    text(task),
+                    model.cell(task, "answers", scale=False, digits=0),
+                    model.cell(task, "unparsed", scale=False, digits=0),
+                    model.cell(task, "images_evaluated", scale=False, digits=0),
+                    text(f"{count(model.metric(task, 'images_sampled'))} / {count(model.metric(task, 'images_eligible'))}"
+                         f" / {count(model.metric(task, 'images_found'))}"),
+                    text(str(raw(task, "groups_empty"))),
+                    text(str(raw(task, "seed"))),
+                    text(str(raw(task, "sample_fraction"))),
+                    text(str(raw(task, "data_version"))),
+                    text(str(raw(task, "corpus_sha256"))),
+                    text(counts if isinstance(counts, str) else f"counted from {counts.file.name}"),
+                    text("yes" if run.limit else "no", note=f"--limit {run.limit:g}" if run.limit else ""),
+                    text(f"[{run.index}] {run.source.name}", note=str(run.source)),
+                ]
+            )  # fmt: skip
+    return Table(
+        "Denominators and provenance",
+        ["Model", "Task", "Answers", "Unparsed", "Images evaluated", "Images sampled / eligible / found", "Groups empty",
+         "Seed", "Sample fraction", "Data version", "Corpus sha256", "Per-group n", "Limited run", "Results file"],
+        rows,
+        "Every FairLens number above comes from these runs; unparsed answers count as wrong for soundness and stay in "
+        "the denominators. A limited run (--limit) is not a benchmark result.",
+    )  # fmt: skip
+
+
+def figures(items: list[ModelRuns]) -> list[Figure]:
     out = []
-    for run in runs:
+    for model in items:
         bars = []
         for domain in DOMAINS:
             task = f"fairlens_{domain}"
+            counts = group_counts(model, task)
             for attribute, groups in GROUPS.items():
                 for g in groups:
-                    value = run.metric(task, f"adverse_rate_{attribute}_{g}")
+                    value = model.metric(task, f"adverse_rate_{attribute}_{g}")
                     if not math.isnan(value):
+                        n = "" if isinstance(counts, str) else f" (n={counts.adverse[(attribute, g)]})"
                         bars.append(
-                            (f"{domain} {g}", value, run.metric(task, f"adverse_rate_{attribute}_{g}_ci_low"),
-                             run.metric(task, f"adverse_rate_{attribute}_{g}_ci_high"))
+                            (f"{domain} {g}{n}", value, model.metric(task, f"adverse_rate_{attribute}_{g}_ci_low"),
+                             model.metric(task, f"adverse_rate_{attribute}_{g}_ci_high"))
                         )  # fmt: skip
         if bars:
             out.append(
                 Figure(
-                    f"Adverse-outcome rates per group: {run.model}",
-                    interval_bars(bars, title=f"adverse rates {run.model}"),
-                    "Dots: rates; lines: 95% bootstrap intervals (images resampled) where the results carry them.",
+                    f"Adverse-outcome rates per group: {model.name}",
+                    interval_bars(bars, title=f"adverse rates {model.name}"),
+                    "Dots: rates; lines: 95% bootstrap intervals (images resampled) where the results carry them; "
+                    "n: the group's answers to the adverse-labelled items.",
                 )
             )
     return out
 
 
 def section(runs: list[Run]) -> Section | None:
-    mine = _runs(runs)
+    mine = _models(runs)
     if not mine:
         return None
     return Section(
         "FairLens",
         "Whether a vision-language model infers qualifications, guilt or health from a face. Soundness: higher is "
         "better; adverse rates, gaps, ratios and association: lower is better.",
-        [soundness_table(mine), adverse_table(mine), association_table(mine)],
+        [soundness_table(mine), adverse_table(mine), association_table(mine), provenance_table(mine)],
         figures(mine),
     )

@@ -34,14 +34,15 @@ class Run:
         """Where a copied number comes from, for the HTML ``data-source`` attribute."""
         return f"{self.index}|{task}|{name}" if self.has(task) and name in self.results[task] else ""
 
-    def cell(self, task: str, name: str, note: str = "", scale: bool = True):
+    def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2):
         """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one."""
         from fairness_evals.report.model import number
 
         has_interval = f"{name}_ci_low" in self.results.get(task, {})
         low = self.metric(task, f"{name}_ci_low") if has_interval else None
         high = self.metric(task, f"{name}_ci_high") if has_interval else None
-        return number(self.metric(task, name), low, high, note=note, scale=scale, source=self.source_of(task, name))
+        source = self.source_of(task, name)
+        return number(self.metric(task, name), low, high, note=note, scale=scale, source=source, n=n, digits=digits)
 
     def metric(self, task: str, name: str) -> float:
         """A numeric metric, NaN when the task or metric is absent or not a number."""
@@ -56,6 +57,86 @@ class Run:
     def metadata(self, task: str) -> dict[str, Any]:
         meta = self.configs.get(task, {}).get("metadata", {})
         return meta if isinstance(meta, dict) else {}
+
+    def samples_file(self, task: str) -> Path | None:
+        """The ``--log_samples`` file of ``task`` written next to this results file, if there is one.
+
+        lmms-eval writes ``<stamp>_samples_<task>.jsonl`` beside ``<stamp>_results.json``; lm-eval writes
+        ``samples_<task>_<date>.jsonl`` beside ``results_<date>.json``.
+        """
+        name = self.source.name
+        if name.endswith("_results.json"):
+            candidate = self.source.with_name(f"{name.removesuffix('_results.json')}_samples_{task}.jsonl")
+        elif name.startswith("results_"):
+            candidate = self.source.with_name(
+                f"samples_{task}_{name.removeprefix('results_').removesuffix('.json')}.jsonl"
+            )
+        else:
+            return None
+        return candidate if candidate.is_file() else None
+
+
+@dataclass
+class ModelRuns:
+    """Every run of one model, seen as one: each task is read from the (only) run that has it.
+
+    :func:`load_runs` guarantees that no two runs of one model report the same task (or the same IRIS
+    dimension score), so each number still comes from exactly one results file (``source_of``).
+    """
+
+    name: str
+    runs: list[Run]
+
+    def run_of(self, task: str) -> Run | None:
+        return next((run for run in self.runs if run.has(task)), None)
+
+    def has(self, task: str) -> bool:
+        return self.run_of(task) is not None
+
+    def metric(self, task: str, name: str) -> float:
+        run = self.run_of(task)
+        return run.metric(task, name) if run else math.nan
+
+    def raw(self, task: str, name: str, default: Any = "–") -> Any:
+        """A results value as stored (text or number), ``default`` when absent."""
+        run = self.run_of(task)
+        return run.results[task].get(name, default) if run else default
+
+    def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2):
+        run = self.run_of(task)
+        if run is None:
+            from fairness_evals.report.model import number
+
+            return number(math.nan, note=note or "not run", scale=scale, n=n, digits=digits)
+        return run.cell(task, name, note=note, scale=scale, n=n, digits=digits)
+
+    def source_of(self, task: str, name: str) -> str:
+        run = self.run_of(task)
+        return run.source_of(task, name) if run else ""
+
+    def metadata(self, task: str) -> dict[str, Any]:
+        run = self.run_of(task)
+        return run.metadata(task) if run else {}
+
+    def n_samples(self, task: str) -> dict[str, int]:
+        run = self.run_of(task)
+        return run.n_samples.get(task, {}) if run else {}
+
+    def limit(self, task: str) -> float | None:
+        run = self.run_of(task)
+        return run.limit if run else None
+
+    @property
+    def sources(self) -> str:
+        return "; ".join(f"{run.harness} {run.source}" for run in self.runs)
+
+
+def models(runs: list[Run]) -> list[ModelRuns]:
+    """The runs grouped by (disambiguated) model name, in the order of first appearance."""
+    grouped: dict[str, list[Run]] = {}
+    for run in runs:
+        grouped.setdefault(run.model, []).append(run)
+    return [ModelRuns(name, members) for name, members in grouped.items()]
 
 
 def _is_results_file(path: Path) -> bool:
@@ -141,12 +222,61 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
     return runs
 
 
+#: The IRIS dimension score metrics (``iris_tasks.profile.SCORE_METRICS``; a test keeps them equal). Two runs of
+#: one model that both report one of them are two runs of the same dimension, like two runs of one task.
+IRIS_SCORE_METRICS = (
+    "ifs_gen_score", "rfs_gen_score", "bis_gen_score", "ifs_und_score", "rfs_und_score", "bis_und_score",
+)  # fmt: skip
+
+
+def _keys(run: Run) -> set[str]:
+    """What two runs of one model must not both report: our tasks and groups, and IRIS dimension scores."""
+    keys = {task for task in run.results if task.startswith(OUR_PREFIXES)}
+    keys |= {f"metric {m}" for metrics in run.results.values() for m in IRIS_SCORE_METRICS if m in metrics}
+    return keys
+
+
+def _stamp(run: Run) -> str:
+    stamp = re.search(r"(\d{4}-?\d\d-?\d\d)[T_](\d\d)[-:]?(\d\d)[-:]?(\d\d)", run.source.name)
+    if not stamp:
+        return run.source.stem
+    day = stamp.group(1)
+    day = day if "-" in day else f"{day[:4]}-{day[4:6]}-{day[6:]}"
+    return f"{day} {stamp.group(2)}:{stamp.group(3)}:{stamp.group(4)}"
+
+
 def _disambiguate(runs: list[Run]) -> None:
-    seen: dict[str, int] = {}
+    """Merge the runs of one model that cover different tasks; tell apart those that repeat a task.
+
+    The runs of each model name are placed, in the order given, into the first group none of whose runs
+    reports one of the same tasks (or IRIS dimension scores); each group is one model row of the report.
+    When a model needs more than one group, each is named ``model @ <its first run's time stamp>`` (or
+    file name, or path, whichever tells the groups apart).
+    """
+    by_model: dict[str, list[list[Run]]] = {}
     for run in runs:
-        seen[run.model] = seen.get(run.model, 0) + 1
-    for run in runs:
-        if seen[run.model] > 1:
-            stamp = re.search(r"(\d{4}-\d\d-\d\d)T(\d\d)[-:](\d\d)[-:](\d\d)", run.source.name)
-            when = f"{stamp.group(1)} {stamp.group(2)}:{stamp.group(3)}:{stamp.group(4)}" if stamp else run.source.stem
-            run.model = f"{run.model} @ {when}"
+        slots = by_model.setdefault(run.model, [])
+        keys = _keys(run)
+        for slot in slots:
+            if not any(keys & _keys(other) for other in slot):
+                slot.append(run)
+                break
+        else:
+            slots.append([run])
+    for model, slots in by_model.items():
+        if len(slots) == 1:
+            continue
+        for namer in (
+            _stamp,
+            lambda r: r.source.stem,
+            lambda r: f"{r.source.parent.name}/{r.source.name}",
+            lambda r: str(r.source),
+        ):
+            labels = [namer(slot[0]) for slot in slots]
+            if len(set(labels)) == len(labels):
+                break
+        else:
+            labels = [f"run {i + 1}" for i in range(len(slots))]
+        for slot, label in zip(slots, labels, strict=True):
+            for run in slot:
+                run.model = f"{model} @ {label}"

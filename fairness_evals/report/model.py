@@ -8,7 +8,12 @@ from dataclasses import dataclass, field
 
 @dataclass
 class Cell:
-    """A table cell. ``value`` is the number exactly as in the results file (None for text cells)."""
+    """A table cell. ``value`` is the number exactly as in the results file (None for text cells).
+
+    ``source`` names the results-file entry a copied number comes from; ``derived`` says how the report
+    computed a number that no results file holds (a plain mean); ``n`` is the denominator shown with the
+    number in both formats; ``note`` is the longer explanation shown on hover in HTML.
+    """
 
     text: str
     value: float | None = None
@@ -16,6 +21,8 @@ class Cell:
     high: float | None = None
     note: str = ""  # shown on hover in HTML
     source: str = ""  # "<run index>|<task>|<metric>" when the value is copied from a results file
+    n: str = ""  # the denominator, shown under the number (HTML) or after it (Markdown)
+    derived: str = ""  # how the report computed the value, when it is not copied
 
     @property
     def missing(self) -> bool:
@@ -54,6 +61,22 @@ def pct(value: float, digits: int = 2) -> str:
     return f"{100 * value:.{digits}f}"
 
 
+def plain(value: float | None, digits: int = 2) -> str:
+    """A number as reported (no scaling), or an en dash when undefined."""
+    if value is None or math.isnan(value):
+        return "–"
+    if math.isinf(value):
+        return "∞"
+    return f"{value:.{digits}f}"
+
+
+def count(value: float | None) -> str:
+    """A count from a results file ("?" when the results do not carry it)."""
+    if value is None or math.isnan(value):
+        return "?"
+    return f"{value:.0f}"
+
+
 def number(
     value: float,
     low: float | None = None,
@@ -61,13 +84,19 @@ def number(
     note: str = "",
     scale: bool = True,
     source: str = "",
+    n: str = "",
+    derived: str = "",
+    digits: int = 2,
 ) -> Cell:
     """A numeric cell with its interval, as ``62.13 [55.10, 68.92]`` (x100 when ``scale``)."""
-    fmt = pct if scale else (lambda v: "–" if v is None or math.isnan(v) else f"{v:.2f}")
+
+    def fmt(v: float) -> str:
+        return pct(v, digits) if scale else plain(v, digits)
+
     text = fmt(value)
     if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
         text += f" [{fmt(low)}, {fmt(high)}]"
-    return Cell(text=text, value=value, low=low, high=high, note=note, source=source)
+    return Cell(text=text, value=value, low=low, high=high, note=note, source=source, n=n, derived=derived)
 
 
 def text(value: str, note: str = "") -> Cell:

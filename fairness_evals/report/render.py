@@ -9,16 +9,19 @@ from fairness_evals import __version__
 from fairness_evals.report.model import Cell, Section, Table
 
 CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;color:#222;padding:0 1rem}
+body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1400px;color:#222;padding:0 1rem}
 h1{font-size:1.6rem}h2{margin-top:2.5rem;border-bottom:2px solid #1b6ca8;padding-bottom:.2rem}
 h3{font-size:1.05rem;margin-top:1.6rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.86rem}
 th,td{border:1px solid #ccc;padding:.25rem .5rem;text-align:right;white-space:nowrap}
 th{background:#eef3f8}td:first-child,th:first-child{text-align:left}
-td.missing{color:#999}td.text{text-align:left}td[title]{cursor:help}
+td.missing{color:#999}td.text{text-align:left;white-space:normal}td[title]{cursor:help}
+.scroll{overflow-x:auto;max-width:100%}
 .caption,.intro,.meta{color:#555;font-size:.85rem;max-width:70rem}
 figure{margin:1rem 0}figcaption{color:#555;font-size:.85rem;max-width:560px}
 .sources li{font-size:.8rem;color:#555}
+td .n{display:block;color:#666;font-size:.75rem;white-space:normal}td.text:first-child{white-space:nowrap}td.derived{font-style:italic}
+.multiples{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 """.strip()
 
 
@@ -27,17 +30,19 @@ def _cell_html(cell: Cell, header: bool = False) -> str:
     attrs = []
     if cell.value is not None:
         attrs.append(f'data-value="{_raw(cell.value)}"')
-        if cell.low is not None and cell.high is not None:
-            attrs.append(f'data-low="{_raw(cell.low)}" data-high="{_raw(cell.high)}"')
     if cell.source:
         attrs.append(f'data-source="{escape(cell.source)}"')
-    if cell.missing:
-        attrs.append('class="missing"')
-    elif cell.value is None:
-        attrs.append('class="text"')
-    if cell.note:
-        attrs.append(f'title="{escape(cell.note)}"')
-    return f"<{tag} {' '.join(attrs)}>{escape(cell.text)}</{tag}>" if attrs else f"<{tag}>{escape(cell.text)}</{tag}>"
+    if cell.value is not None and cell.low is not None and cell.high is not None:
+        attrs.append(f'data-low="{_raw(cell.low)}" data-high="{_raw(cell.high)}"')
+    if cell.derived:
+        attrs.append(f'data-derived="{escape(cell.derived)}"')
+    classes = ["missing" if cell.missing else "text" if cell.value is None else "", "derived" if cell.derived else ""]
+    if any(classes):
+        attrs.append(f'class="{" ".join(c for c in classes if c)}"')
+    if cell.note or cell.derived:
+        attrs.append(f'title="{escape(" ".join(t for t in (cell.note, cell.derived and f"({cell.derived})") if t))}"')
+    body = escape(cell.text) + (f'<span class="n">{escape(cell.n)}</span>' if cell.n else "")
+    return f"<{tag} {' '.join(attrs)}>{body}</{tag}>" if attrs else f"<{tag}>{body}</{tag}>"
 
 
 def _raw(value: float) -> str:
@@ -51,7 +56,10 @@ def _table_html(table: Table) -> str:
     head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
     body = "".join("<tr>" + "".join(_cell_html(c) for c in row) + "</tr>" for row in table.rows)
     caption = f'<p class="caption">{escape(table.caption)}</p>' if table.caption else ""
-    return f"<h3>{escape(table.title)}</h3><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{caption}"
+    return (
+        f'<h3>{escape(table.title)}</h3><div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>{caption}"
+    )
 
 
 def html(title: str, sections: list[Section], sources: list[str], notes: list[str]) -> str:
@@ -61,9 +69,7 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{escape(title)}</h1>",
-        f'<p class="meta">fairness-evals {__version__}. Numbers are copied from the results files (never recomputed '
-        "except where a caption says so); values are x100 as in the papers; brackets are 95% bootstrap intervals; hover "
-        "a cell for its denominator. A dash means undefined (no answer to count).</p>",
+        f'<p class="meta">fairness-evals {__version__}. {INTRO} Hover a cell for the details of its denominator.</p>',
     ]
     parts += [f'<p class="meta">{escape(n)}</p>' for n in notes]
     for section in sections:
@@ -83,6 +89,18 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
     return "\n".join(parts) + "\n"
 
 
+INTRO = (
+    "Numbers are copied from the results files; the few the report computes (plain means, in italics, named in "
+    "each caption) say so. Fact-or-Fair and FairLens values are x100 as in the papers, IRIS scores as reported; "
+    "brackets are 95% bootstrap intervals; n is the denominator. A dash means undefined (no answer to count)."
+)
+
+
+def _md_cell(cell: Cell) -> str:
+    text = f"_{cell.text}_" if cell.derived and cell.text not in ("", "–") else cell.text
+    return _md_escape(text + (f" ({cell.n})" if cell.n else ""))
+
+
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -91,8 +109,7 @@ def markdown(title: str, sections: list[Section], sources: list[str], notes: lis
     lines = [
         f"# {title}",
         "",
-        f"fairness-evals {__version__}. Values x100 as in the papers; brackets are 95% bootstrap intervals; "
-        "a dash means undefined. Figures are in the HTML report (`--format html`).",
+        f"fairness-evals {__version__}. {INTRO} Figures are in the HTML report (`--format html`).",
         "",
     ]
     lines += [f"> {n}" for n in notes]
@@ -105,7 +122,7 @@ def markdown(title: str, sections: list[Section], sources: list[str], notes: lis
             lines.append("| " + " | ".join(_md_escape(c) for c in table.columns) + " |")
             lines.append("|" + "|".join("---" for _ in table.columns) + "|")
             for row in table.rows:
-                lines.append("| " + " | ".join(_md_escape(c.text) for c in row) + " |")
+                lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
             if table.caption:
                 lines += ["", f"*{table.caption}*"]
             lines.append("")

@@ -8,6 +8,7 @@ from html import escape
 
 PALETTE = ("#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#6f42c1", "#00798c", "#8c564b", "#e377c2")
 MARKERS = {"O": "square", "S-B": "circle", "S-R": "diamond", "S-A": "triangle", "S-G": "triangle-down"}
+MARKER_NAMES = {"O": "objective", "S-B": "base", "S-R": "represent.", "S-A": "attribution", "S-G": "in-group"}
 
 
 @dataclass
@@ -48,9 +49,46 @@ def _finite(*values: float) -> bool:
     return all(v is not None and math.isfinite(v) for v in values)
 
 
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word is cut)."""
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        while len(word) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:width])
+            word = word[width:]
+        if not line:
+            line = word
+        elif len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    if line or not lines:
+        lines.append(line)
+    return lines
+
+
+def bound_styles(ks: tuple[int, ...], highlight: int) -> dict[int, str]:
+    """How :func:`fact_fair_plot` draws each bound curve g_k: ``"solid"`` (the highlighted k) or ``"dashed"``."""
+    return {k: "solid" if k == highlight else "dashed" for k in ks}
+
+
 def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlight: int = 2, title: str = "") -> str:
-    """S_fact (x) against S_E (y) on [0, 1]^2 with the bound curves g_k and each point's 95% intervals."""
-    width, height, left, top, plot = 560, 440, 60, 30, 340
+    """S_fact (x) against S_E (y) on [0, 1]^2 with the bound curves g_k and each point's 95% intervals.
+
+    The series legend sits under the plot with each name in full (wrapped), so that two series never
+    look alike; the right column explains the point shapes and the line style of each g_k.
+    """
+    width, left, top, plot = 600, 60, 30, 340
+    series = list(dict.fromkeys(p.series for p in points))
+    legend_lines = [wrap(name, 78) for name in series]
+    legend_top = top + plot + 58
+    height = legend_top + sum(16 * len(lines) + 4 for lines in legend_lines) + 10
+    styles = bound_styles(ks, highlight)
 
     def px(v: float) -> float:
         return left + v * plot
@@ -69,7 +107,7 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
         parts.append(f'<text x="{px(v):.1f}" y="{top + plot + 18}" text-anchor="middle">{v:.1f}</text>')
         parts.append(f'<line x1="{left - 5}" y1="{py(v):.1f}" x2="{left}" y2="{py(v):.1f}" stroke="#555"/>')
         parts.append(f'<text x="{left - 8}" y="{py(v) + 4:.1f}" text-anchor="end">{v:.1f}</text>')
-    parts.append(f'<text x="{left + plot / 2}" y="{height - 40}" text-anchor="middle">S_fact (factuality)</text>')
+    parts.append(f'<text x="{left + plot / 2}" y="{top + plot + 36}" text-anchor="middle">S_fact (factuality)</text>')
     parts.append(
         f'<text x="16" y="{top + plot / 2}" text-anchor="middle" transform="rotate(-90 16 {top + plot / 2})">'
         "S_E (entropy: evenness of choices)</text>"
@@ -79,12 +117,13 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
             f"{'M' if i == 0 else 'L'}{px(a):.1f},{py(bound(a, k)):.1f}"
             for i, a in enumerate(x / 400 for x in range(401))
         )
-        dash = "" if k == highlight else ' stroke-dasharray="5,4"'
+        solid = styles[k] == "solid"
+        dash = "" if solid else ' stroke-dasharray="5,4"'
         parts.append(
-            f'<path d="{path}" fill="none" stroke="#333" stroke-width="{1.6 if k == highlight else 1}"{dash}/>'
+            f'<path d="{path}" fill="none" stroke="#333" stroke-width="{1.6 if solid else 1}"{dash} '
+            f'data-bound="g_{k}" data-style="{styles[k]}"/>'
         )
         parts.append(f'<text x="{px(0.02):.1f}" y="{py(bound(0.02, k)) - 6:.1f}" fill="#333">g_{k}</text>')
-    series = list(dict.fromkeys(p.series for p in points))
     for p in points:
         color = PALETTE[series.index(p.series) % len(PALETTE)]
         if _finite(p.x_low, p.x_high):
@@ -100,17 +139,30 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
             + _marker(MARKERS.get(p.label, "circle"), px(p.x), py(p.y), color)
             + "</g>"
         )
-    legend_x, legend_y = left + plot + 14, top + 6
-    for i, name in enumerate(series):
-        color = PALETTE[i % len(PALETTE)]
-        y = legend_y + 18 * i
-        parts.append(f'<rect x="{legend_x}" y="{y}" width="10" height="10" fill="{color}"/>')
-        parts.append(f'<text x="{legend_x + 14}" y="{y + 9}">{escape(name[:24])}</text>')
-    y = legend_y + 18 * len(series) + 10
+    # right column: point shapes, then the line style of each bound curve
+    legend_x, y = left + plot + 18, top + 6
     for label, shape in MARKERS.items():
         parts.append(_marker(shape, legend_x + 5, y + 5, "#555", 4))
-        parts.append(f'<text x="{legend_x + 14}" y="{y + 9}">{label}</text>')
-        y += 16
+        parts.append(f'<text x="{legend_x + 16}" y="{y + 9}">{label} ({MARKER_NAMES[label]})</text>')
+        y += 18
+    y += 10
+    for k in ks:
+        solid = styles[k] == "solid"
+        dash = "" if solid else ' stroke-dasharray="5,4"'
+        parts.append(
+            f'<line x1="{legend_x}" y1="{y + 5}" x2="{legend_x + 26}" y2="{y + 5}" stroke="#333" '
+            f'stroke-width="{1.6 if solid else 1}"{dash}/>'
+        )
+        parts.append(f'<text x="{legend_x + 32}" y="{y + 9}">g_{k} ({styles[k]})</text>')
+        y += 18
+    # under the plot: one entry per series, full names
+    y = legend_top
+    for i, lines in enumerate(legend_lines):
+        color = PALETTE[i % len(PALETTE)]
+        parts.append(f'<rect x="{left}" y="{y}" width="10" height="10" fill="{color}"/>')
+        for j, line in enumerate(lines):
+            parts.append(f'<text x="{left + 16}" y="{y + 9 + 16 * j}">{escape(line)}</text>')
+        y += 16 * len(lines) + 4
     parts.append("</svg>")
     return "".join(parts)
 
@@ -150,40 +202,114 @@ def interval_bars(rows: list[tuple[str, float, float, float]], *, title: str = "
     return "".join(parts)
 
 
-def radar(
-    series: list[tuple[str, dict[str, float]]], axes: list[str], *, maximum: float = 100.0, title: str = ""
-) -> str:
-    """A radar chart of scores in [0, maximum] (larger values are drawn at the rim)."""
-    size, cx, cy, radius = 460, 200, 220, 150
-    n = len(axes)
-    top = max([maximum, *[v for _, s in series for v in s.values() if _finite(v)]])
+@dataclass
+class RadarSeries:
+    """One model's radar: its name, and per axis its value and 95% interval (NaN when missing)."""
 
-    def point(i: int, value: float) -> tuple[float, float]:
+    name: str
+    values: dict[str, float]
+    intervals: dict[str, tuple[float, float]]
+
+
+RADAR_RINGS = (25, 50, 75, 100)
+
+
+def radar(series: RadarSeries, axes: list[str], *, color: str = PALETTE[0], maximum: float = 100.0) -> str:
+    """One small radar on a fixed scale [0, ``maximum``] with labelled rings.
+
+    Each axis label carries the value (or "n/a"). A missing value draws a hollow marker at the rim and
+    breaks the outline: no line joins the axes on either side of it. A value above the scale is drawn at
+    the rim as an outward triangle, labelled with its value. Whiskers along the axes: 95% intervals.
+    """
+    title = wrap(series.name, 44)
+    width, radius = 340, 96
+    head = 18 + 15 * len(title)
+    cx, cy = width / 2, head + 36 + radius
+    height = int(cy + radius + 44)
+    n = len(axes)
+
+    def point(i: float, value: float) -> tuple[float, float]:
         angle = -math.pi / 2 + 2 * math.pi * i / n
-        r = radius * max(0.0, min(value, top)) / top
+        r = radius * max(0.0, min(value, maximum)) / maximum
         return cx + r * math.cos(angle), cy + r * math.sin(angle)
 
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" width="{size}" height="{size}" '
-        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="12">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+        f'role="img" aria-label="IRIS radar: {escape(series.name)}" font-family="sans-serif" font-size="11">'
     ]
-    for level in (0.25, 0.5, 0.75, 1.0):
-        ring = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, top * level) for i in range(n)))
-        parts.append(f'<polygon points="{ring}" fill="none" stroke="#ccc"/>')
+    parts += [
+        f'<text x="{cx}" y="{16 + 15 * j}" text-anchor="middle" font-size="12" font-weight="bold">{escape(line)}</text>'
+        for j, line in enumerate(title)
+    ]
+    for level in RADAR_RINGS:
+        ring = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, level) for i in range(n)))
+        parts.append(f'<polygon points="{ring}" fill="none" stroke="{"#999" if level == maximum else "#ddd"}"/>')
+        lx, ly = point(0.5, level * math.cos(math.pi / n))  # on the ring, halfway between the first two axes
+        parts.append(
+            f'<text x="{lx:.1f}" y="{ly + 3:.1f}" fill="#888" font-size="9" text-anchor="middle">{level:g}</text>'
+        )
+    values = [series.values.get(a, math.nan) for a in axes]
+    finite = [_finite(v) for v in values]
     for i, name in enumerate(axes):
-        x, y = point(i, top)
-        parts.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="#ccc"/>')
-        lx, ly = point(i, top * 1.16)
-        parts.append(f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="middle">{escape(name)}</text>')
-    for j, (label, values) in enumerate(series):
-        color = PALETTE[j % len(PALETTE)]
-        pts = [point(i, values.get(a, math.nan)) for i, a in enumerate(axes) if _finite(values.get(a, math.nan))]
-        if len(pts) >= 3:
-            poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
+        x, y = point(i, maximum)
+        dash = "" if finite[i] else ' stroke-dasharray="3,3"'
+        parts.append(f'<line x1="{cx}" y1="{cy}" x2="{x:.1f}" y2="{y:.1f}" stroke="#ccc"{dash}/>')
+        angle = -math.pi / 2 + 2 * math.pi * i / n
+        lx, ly = cx + (radius + 12) * math.cos(angle), cy + (radius + 12) * math.sin(angle)
+        anchor = "start" if math.cos(angle) > 0.3 else "end" if math.cos(angle) < -0.3 else "middle"
+        first = ly - 18 if math.sin(angle) < -0.9 else ly + 10 if math.sin(angle) > 0.9 else ly - 2
+        shown = f"{values[i]:.1f}" if finite[i] else "n/a"
+        fill = "#222" if finite[i] else "#999"
+        parts.append(
+            f'<text x="{lx:.1f}" y="{first:.1f}" text-anchor="{anchor}" fill="{fill}">{escape(name)}'
+            f'<tspan x="{lx:.1f}" dy="12" font-weight="bold" data-axis="{escape(name)}">{shown}</tspan></text>'
+        )
+    if all(finite):
+        poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, v) for i, v in enumerate(values)))
+        parts.append(f'<polygon points="{poly}" fill="{color}" fill-opacity="0.18" stroke="{color}" stroke-width="2"/>')
+    else:  # only the sides between two present neighbours: a missing value is a gap, never bridged
+        for i in range(n):
+            j = (i + 1) % n
+            if finite[i] and finite[j] and n > 2:
+                (x1, y1), (x2, y2) = point(i, values[i]), point(j, values[j])
+                parts.append(
+                    f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{color}" stroke-width="2"/>'
+                )
+    for i, name in enumerate(axes):
+        if not finite[i]:
+            x, y = point(i, maximum)
             parts.append(
-                f'<polygon points="{poly}" fill="{color}" fill-opacity="0.15" stroke="{color}" stroke-width="2"/>'
+                f'<g data-missing="{escape(name)}"><title>{escape(name)}: not in the results (or undefined)</title>'
+                f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4.5" fill="#fff" stroke="#999" stroke-width="1.5"/></g>'
             )
-        parts.append(f'<rect x="{size - 120}" y="{20 + 18 * j}" width="10" height="10" fill="{color}"/>')
-        parts.append(f'<text x="{size - 106}" y="{29 + 18 * j}">{escape(label[:16])}</text>')
+            continue
+        low, high = series.intervals.get(name, (math.nan, math.nan))
+        if _finite(low, high):
+            (x1, y1), (x2, y2) = point(i, low), point(i, high)
+            parts.append(
+                f'<line x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" stroke="{color}" stroke-width="4" stroke-opacity="0.35"/>'
+            )
+        x, y = point(i, values[i])
+        tip = f"{escape(name)}: {values[i]:.2f}" + (f" [{low:.2f}, {high:.2f}]" if _finite(low, high) else "")
+        if values[i] > maximum:
+            angle = -math.pi / 2 + 2 * math.pi * i / n
+            ux, uy = math.cos(angle), math.sin(angle)
+            tri = [
+                (x + 7 * ux, y + 7 * uy),
+                (x - 4 * ux - 5 * uy, y - 4 * uy + 5 * ux),
+                (x - 4 * ux + 5 * uy, y - 4 * uy - 5 * ux),
+            ]
+            shape = " ".join(f"{a:.1f},{b:.1f}" for a, b in tri)
+            parts.append(
+                f'<g data-beyond="{escape(name)}"><title>{tip} (beyond the 0-{maximum:g} scale)</title><polygon points="{shape}" fill="{color}"/></g>'
+            )
+        else:
+            parts.append(f'<g><title>{tip}</title><circle cx="{x:.1f}" cy="{y:.1f}" r="3.5" fill="{color}"/></g>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+def radar_multiples(all_series: list[RadarSeries], axes: list[str], *, maximum: float = 100.0) -> str:
+    """One small radar per model, side by side (wrapping), each in its own colour."""
+    charts = [radar(s, axes, color=PALETTE[i % len(PALETTE)], maximum=maximum) for i, s in enumerate(all_series)]
+    return '<div class="multiples" role="group" aria-label="IRIS dimension scores">' + "".join(charts) + "</div>"

