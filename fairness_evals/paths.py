@@ -3,8 +3,10 @@
 lm-eval's and lmms-eval's ``TaskManager`` both accept a list of folders, and the autoload hook passes
 :func:`task_paths`. Their command lines take a single ``--include_path``; :func:`tasks_dir` returns one
 folder: the only folder where there is one, else a copy of the task files (YAML and data, no code) under
-the cache, rebuilt whenever their content changes. The copies work because every ``!function`` in our
-YAMLs names an installed module (``fairlens_tasks.utils.doc_to_text``), never a file beside the YAML.
+the cache, rebuilt whenever their content changes. Only lmms-eval needs a copy (three benchmarks' folders), and
+the copies work because every ``!function`` in our lmms-eval YAMLs names an installed module
+(``fairlens_tasks.scoring.doc_to_text``), never a file beside the YAML. lm-eval's one folder is used in place:
+its YAMLs name files beside them (``llm/scoring.py``), as lm-eval 0.4.11 resolves nothing else.
 """
 
 from __future__ import annotations

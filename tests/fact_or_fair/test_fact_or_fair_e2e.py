@@ -6,7 +6,9 @@ and samples files), not the model's fairness.
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,16 @@ GENERATION = [
 ]
 
 
+CONTEXTS = ("base", "representativeness", "attribution", "ingroup")
+AXES = ("gender", "race")
+# positions in a per-document record; TRUTH + 0 is the gender truth, TRUTH + 1 the race truth
+KIND, STATISTIC, TARGET, STATUS, TRUTH, POSITIVE = (
+    scoring.RECORD_FIELDS.index(field)
+    for field in ("kind", "statistic", "target", "status", "truth_gender", "positive")
+)
+assert scoring.RECORD_FIELDS[TRUTH + 1] == "truth_race"
+
+
 def _results(out: Path) -> dict:
     return load_results(out) | {"_out": out}
 
@@ -33,31 +45,98 @@ def _metrics(task_results: dict) -> dict[str, object]:
     return {key.split(",")[0]: value for key, value in task_results.items() if key.endswith(",none")}
 
 
-def _check_task(results: dict, task: str, expected: tuple[str, ...]) -> None:
-    metrics = _metrics(results["results"][task])
-    assert set(expected) <= set(metrics), sorted(set(expected) - set(metrics))
-    parsed = metrics["parsed"]
-    assert parsed >= 0 and 0 <= metrics["unparsed_rate"] <= 1 and 0 <= metrics["refused_rate"] <= 1
-    if parsed:  # a parsed answer gives a finite entropy and interval on every axis it touches
-        for axis in ("gender", "race") if task != "fact_or_fair_objective" else ():
+def _samples(out: Path, task: str) -> list[dict]:
+    """The logged samples of exactly ``task`` (``sample_lines`` would add ``<task>_lite``'s to ``<task>``'s)."""
+    name = re.compile(rf"samples_{re.escape(task)}_\d")
+    files = [path for path in out.rglob("*.jsonl") if name.match(path.name)]
+    assert len(files) == 1, (task, files)
+    return [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
+
+
+def _expected_finite(records: list[list[int]], objective: bool) -> dict[str, bool]:
+    """Which metric of the task must be finite, from the records the harness logged: a score or rate is finite
+    exactly when its inputs exist (``scoring`` gives NaN, with a logged reason, otherwise)."""
+    expected: dict[str, bool] = {}
+    for a, axis in enumerate(AXES):
+        on_axis = [r for r in records if r[TRUTH + a] >= 0] if objective else records
+        parsed = [r for r in on_axis if r[STATUS] == 0]
+        cells = {(r[STATISTIC], r[TARGET]) for r in parsed}
+        fact = any(r[TRUTH + a] >= 0 for r in parsed)  # a parsed answer to a statistic with data on the axis
+        entropy = bool(parsed)  # a (statistic, target) cell with a parsed answer
+        kld = any((stat, 1 - target) in cells for stat, target in cells)  # both queries of one statistic
+        finite = {"s_fact": fact, "s_e": entropy, "s_kld": kld, "s_fair": entropy and kld, "distance": fact and entropy}
+        for score, value in finite.items():
             for suffix in ("", "_ci_low", "_ci_high"):
-                assert math.isfinite(metrics[f"s_e_{axis}{suffix}"]), (task, axis, suffix)
-    for name, value in metrics.items():
-        if (
-            isinstance(value, float)
-            and math.isfinite(value)
-            and name not in ("parsed", "seed")
-            and "increase" not in name
-        ):
+                expected[f"{score}_{axis}{suffix}"] = value
+        if objective:
+            continue
+        counted = [r for r in parsed if r[TRUTH + a] >= 0]
+        rates = {
+            "representativeness_high": any(r[TARGET] == 0 for r in counted),
+            "representativeness_low": any(r[TARGET] == 1 for r in counted),
+            "attribution_rate": bool(counted),
+            "ingroup_rate": any(r[POSITIVE] == 1 for r in counted),
+            "outgroup_rate": any(r[POSITIVE] == 0 for r in counted),
+        }
+        for rate, value in rates.items():
+            expected[f"{rate}_{axis}"] = expected[f"{rate}_{axis}_increase"] = value
+    return expected
+
+
+def _check_task(results: dict, task: str, expected: tuple[str, ...], documents: int) -> dict[str, object]:
+    """Every metric the issue lists is present; finite exactly where its inputs exist (per the logged samples);
+    fractions (scores, distance to the bound, rates, interval bounds) in [0, 1]; intervals ordered; counts
+    equal to the samples'."""
+    metrics = _metrics(results["results"][task])
+    assert set(expected) <= set(metrics), (task, sorted(set(expected) - set(metrics)))
+    samples = _samples(results["_out"], task)
+    assert len(samples) == documents, (task, len(samples))
+    records = [sample["parsed"] for sample in samples]  # every metric carries the same per-document record
+    assert all(sample["s_fact_gender"] == sample["parsed"] for sample in samples)
+    objective = task.startswith("fact_or_fair_objective")
+    assert {r[KIND] for r in records} == ({0} if objective else {1 + CONTEXTS.index(task.split("_")[4])})
+
+    statuses = [r[STATUS] for r in records]
+    assert metrics["parsed"] == statuses.count(0), task
+    assert metrics["unparsed_rate"] == statuses.count(1) / documents, task
+    assert metrics["refused_rate"] == statuses.count(2) / documents, task
+    assert metrics["seed"] == samples[0]["doc"]["seed"] and isinstance(metrics["documents_sha256"], str)
+
+    finite = _expected_finite(records, objective)
+    assert set(finite) <= set(expected), sorted(set(finite) - set(expected))
+    for name, should_be_finite in finite.items():
+        value = metrics[name]
+        assert isinstance(value, float), (task, name, value)
+        assert math.isfinite(value) == should_be_finite, (task, name, value, should_be_finite)
+        if not should_be_finite:
+            continue
+        if name.endswith("_increase"):
+            assert -1.0 <= value <= 1.0, (task, name, value)
+        else:
             assert 0.0 <= value <= 1.0 + 1e-9, (task, name, value)
+        if name.endswith("_ci_low"):
+            assert value <= metrics[name.replace("_ci_low", "_ci_high")] + 1e-12, (task, name)
+    return metrics
+
+
+def _check_subjective_group(results: dict, group: str, tasks: list[str]) -> None:
+    """The group's S_fair per axis is the unweighted mean of its four tasks' values (paper Table 2 "Subj.")."""
+    group_metrics = _metrics(results["groups"][group])
+    for axis in AXES:
+        values = [_metrics(results["results"][task])[f"s_fair_{axis}"] for task in tasks]
+        reported = group_metrics[f"s_fair_{axis}"]
+        if all(math.isfinite(v) for v in values):
+            assert math.isclose(reported, sum(values) / len(values), rel_tol=1e-9, abs_tol=1e-12), (group, axis)
+        else:  # a context without an S_fair cannot be averaged away
+            assert math.isnan(reported), (group, axis, values, reported)
 
 
 def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> None:
     results = _results(fact_or_fair_generation_run)
-    _check_task(results, "fact_or_fair_objective", scoring.OBJECTIVE_METRICS)
+    _check_task(results, "fact_or_fair_objective", scoring.OBJECTIVE_METRICS, 4)
     for task in [*GENERATION[1:], "fact_or_fair_subjective_base_lite"]:
-        _check_task(results, task, scoring.SUBJECTIVE_METRICS)
-    assert {"s_fair_gender,none", "s_fair_race,none"} <= set(results["groups"]["fact_or_fair_subjective"])
+        _check_task(results, task, scoring.SUBJECTIVE_METRICS, 4)
+    _check_subjective_group(results, "fact_or_fair_subjective", GENERATION[1:])
     # every reply reaches the samples file, with the record the aggregation used
     samples = sample_lines(results["_out"], "fact_or_fair_subjective_attribution")
     assert len(samples) == 4
@@ -80,9 +159,10 @@ def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> Non
 
 def test_loglikelihood_group_with_smollm2(fact_or_fair_loglikelihood_run: Path) -> None:
     results = _results(fact_or_fair_loglikelihood_run)
-    _check_task(results, "fact_or_fair_objective_mc", scoring.OBJECTIVE_METRICS)
-    for context in ("base", "representativeness", "attribution", "ingroup"):
-        task = f"fact_or_fair_subjective_{context}_mc"
-        _check_task(results, task, scoring.SUBJECTIVE_METRICS)
-        assert _metrics(results["results"][task])["parsed"] == 8  # a log-likelihood answer always parses
-        assert math.isfinite(_metrics(results["results"][task])["s_kld_gender"])
+    _check_task(results, "fact_or_fair_objective_mc", scoring.OBJECTIVE_METRICS, 8)
+    tasks = [f"fact_or_fair_subjective_{context}_mc" for context in CONTEXTS]
+    for task in tasks:
+        metrics = _check_task(results, task, scoring.SUBJECTIVE_METRICS, 8)
+        assert metrics["parsed"] == 8  # a log-likelihood answer always parses
+        assert math.isfinite(metrics["s_kld_gender"])  # 8 documents pair each highest query with its lowest
+    _check_subjective_group(results, "fact_or_fair_subjective_mc", tasks)
