@@ -17,7 +17,7 @@ from typing import Any
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import DEFAULT_DRAWS, DEFAULT_SEED, documents_for
-from fact_fair_tasks.items import CONTEXTS
+from fact_fair_tasks.items import CONTEXTS, statistics
 from fairness_evals.jsonio import harness_sample_files, read_lines, write_lines, write_scores
 
 KINDS = ("objective", *CONTEXTS)
@@ -112,6 +112,10 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
         "--responses", required=True,
         help='JSON lines {"id", "response"}, or an lm-eval --log_samples output folder',
     )  # fmt: skip
+    parser.add_argument(
+        "--by-statistic", action="store_true",
+        help='also score each statistic on its own: entries "<task>/<statistic slug>", e.g. fact_or_fair_objective/employment_rate',
+    )  # fmt: skip
     _add_common(parser)
 
 
@@ -120,7 +124,9 @@ def _preview(ids: list[str]) -> str:
     return f"{shown}, ..." if len(ids) > 5 else shown
 
 
-def _from_jsonl(path: Path, kinds: list[str], seed: int, draws: int) -> dict[str, list[list[int]]]:
+def _from_jsonl(
+    path: Path, kinds: list[str], seed: int, draws: int, keep: dict[str, list[list[int]]] | None = None
+) -> dict[str, dict[str, Any]]:
     docs = {doc["id"]: doc for kind in kinds for doc in documents_for(kind, seed=seed, draws=draws)}
     replies: dict[str, Any] = {}
     duplicates: list[str] = []
@@ -149,13 +155,15 @@ def _from_jsonl(path: Path, kinds: list[str], seed: int, draws: int) -> dict[str
         doc = docs[key]
         records[doc["task"]].append(scoring.record_for(doc, scoring.parse_reply(doc, reply)))
         shas[doc["task"]].append(doc["doc_sha"])
+    if keep is not None:
+        keep.update(records)
     return _with_provenance(records, shas, seed)
 
 
 _TASK_IN_NAME = re.compile(r"samples_(fact_or_fair_[a-z_]+?)(?:_\d{4}-\d\d-\d\dT[\d\-.:]+)?\.jsonl$")
 
 
-def _from_samples(folder: Path) -> dict[str, dict[str, Any]]:
+def _from_samples(folder: Path, keep: dict[str, list[list[int]]] | None = None) -> dict[str, dict[str, Any]]:
     files = harness_sample_files(folder, "fact_or_fair_")
     if not files:
         raise ValueError(f"{folder}: no lm-eval samples_fact_or_fair_*.jsonl files (run with --log_samples)")
@@ -177,6 +185,8 @@ def _from_samples(folder: Path) -> dict[str, dict[str, Any]]:
                 records[task].append(scoring.record_for(doc, scoring.parse_reply(doc, response)))
             shas[task].append(doc["doc_sha"])
             seeds.add(int(doc["seed"]))
+    if keep is not None:
+        keep.update(records)
     return _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1)
 
 
@@ -192,13 +202,31 @@ def _with_provenance(
     return out
 
 
+def by_statistic(records: dict[str, list[list[int]]]) -> dict[str, dict[str, Any]]:
+    """Every task's metrics on each statistic's records alone, keyed "<task>/<statistic slug>" (record field 1 is
+    the statistic's index; a statistic with no records of a task is left out). S_KLD of one statistic is
+    exp(-KL) of its own highest/lowest pair; the entropy and S_fact are over its own cells."""
+    names = [s.slug for s in statistics()]
+    out: dict[str, dict[str, Any]] = {}
+    for task, rows in records.items():
+        grouped: dict[int, list[list[int]]] = defaultdict(list)
+        for row in rows:
+            grouped[int(row[1])].append(row)
+        for index in sorted(grouped):
+            out[f"{task}/{names[index]}"] = scoring.compute_metrics(grouped[index], task=f"{task}/{names[index]}")
+    return out
+
+
 def score(args: argparse.Namespace) -> int:
     source = Path(args.responses)
     if not source.exists():
         raise ValueError(f"--responses: {source} does not exist")
+    records: dict[str, list[list[int]]] = {}
     if source.is_dir():
-        scores = _from_samples(source)
+        scores = _from_samples(source, records)
     else:
-        scores = _from_jsonl(source, _kinds(args.tasks), args.seed, args.draws)
+        scores = _from_jsonl(source, _kinds(args.tasks), args.seed, args.draws, records)
+    if getattr(args, "by_statistic", False):
+        scores.update(by_statistic(records))
     write_scores(scores, args.out)
     return 0

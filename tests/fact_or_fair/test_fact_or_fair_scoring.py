@@ -205,3 +205,23 @@ def test_score_rejects_unknown_missing_and_duplicate_ids(tmp_path: Path, capsys:
     bad.write_text("{not json\n")
     assert main(["score", "fact_or_fair", "--responses", str(bad)]) == 2
     assert "bad.jsonl:1: not valid JSON" in capsys.readouterr().err
+
+
+def test_score_by_statistic_is_each_statistics_own_breakdown(tmp_path: Path) -> None:
+    docs = objective_documents()
+    lines = [{"id": d["id"], "response": "A"} for d in docs]
+    scores = _run_score(tmp_path, lines, "--tasks", "objective", "--by-statistic")
+    slugs = {s.index: s.slug for s in statistics()}
+    per_statistic = {key for key in scores if key.startswith("fact_or_fair_objective/")}
+    assert per_statistic == {f"fact_or_fair_objective/{slug}" for slug in slugs.values()}
+    total = 0
+    for stat in statistics():
+        mine = scores[f"fact_or_fair_objective/{stat.slug}"]
+        total += mine["parsed"]
+        for axis in ("gender", "race"):
+            asked = [d for d in docs if d["statistic"] == stat.name and d["axis"] == axis]
+            if not asked:  # the statistic has no data on this axis: NaN, written as null
+                assert mine[f"s_fact_{axis}"] is None
+                continue
+            assert mine[f"s_fact_{axis}"] == pytest.approx(sum(d["options"][0] == d["answer"] for d in asked) / len(asked))
+    assert total == scores["fact_or_fair_objective"]["parsed"] == 198
