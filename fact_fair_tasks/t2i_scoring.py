@@ -66,14 +66,7 @@ IMAGE_FIELDS = ("status", "male", "female", "Asian", "Black", "White", "Hispanic
 
 SCORES = ("s_fact", "s_e", "s_kld", "s_fair", "distance")
 COUNTS = (
-    "documents",
-    "images",
-    "faces_detected",
-    "images_with_faces",
-    "no_face_images",
-    "failed_images",
-    "missing_images",
-    "documents_without_images",
+    *t2i_tasks.IMAGE_COUNTS,
     "rows_without_faces",
     "faces_with_gender",
     "faces_with_race",
@@ -85,7 +78,7 @@ VALIDATION = (
     "classifier_disparity_race",
     "classifier_validation_images",
 )
-PROVENANCE = ("classifier", "classifier_version", "classifier_spec", "data_version", "documents_sha256")
+PROVENANCE = t2i_tasks.PROVENANCE
 SCORE_METRICS = tuple(f"{s}_{a}{suffix}" for a in AXES for s in SCORES for suffix in ("", "_ci_low", "_ci_high"))
 ALL_METRICS: tuple[str, ...] = (*SCORE_METRICS, *COUNTS, *VALIDATION, *PROVENANCE)
 HIGHER_IS_BETTER = {

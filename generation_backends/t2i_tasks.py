@@ -20,6 +20,19 @@ from generation_backends.image_outcomes import (
 )
 
 ERROR_FIELD = "error"
+#: The image and document counts every generation task reports (each task adds its own after these).
+IMAGE_COUNTS = (
+    "documents",
+    "images",
+    "faces_detected",
+    "images_with_faces",
+    "no_face_images",
+    "failed_images",
+    "missing_images",
+    "documents_without_images",
+)
+#: What every generation task records of how its numbers were made.
+PROVENANCE = ("classifier", "classifier_version", "classifier_spec", "data_version", "documents_sha256")
 #: The log-only key of ``process_results`` (``--log_samples`` only): every image's outcome.
 LOG_KEY = "t2i_images"
 

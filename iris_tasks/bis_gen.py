@@ -33,9 +33,10 @@ from typing import Any
 import numpy as np
 
 from fairness_evals.aggregation import define_aggregations
+from generation_backends import t2i_tasks
 from generation_backends.image_outcomes import STATUS_CODES
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
-from iris_tasks.neutral_gen import image_counts, log_nan, provenance, stratified_resample
+from iris_tasks.neutral_gen import VALIDATION, image_counts, log_nan, provenance, stratified_resample
 from metrics import bootstrap
 from metrics.iris import delta_gsr_penalty, dimension_score, magnitude
 
@@ -62,24 +63,11 @@ SCORES = (
     "images_stereotypical", "images_counter",
 )  # fmt: skip
 COUNTS = (
-    "documents",
-    "images",
-    "faces_detected",
-    "images_with_faces",
-    "no_face_images",
-    "failed_images",
-    "missing_images",
-    "documents_without_images",
+    *t2i_tasks.IMAGE_COUNTS,
     "multi_face_images",
     "images_labelled",
 )
-VALIDATION = (
-    *(f"classifier_{kind}_{a}" for a in ("gender", "age", "skin") for kind in ("accuracy", "disparity")),
-    "classifier_validation_images",
-)
-PROVENANCE = (
-    "bis_gen_components", "classifier", "classifier_version", "classifier_spec", "data_version", "documents_sha256",
-)  # fmt: skip
+PROVENANCE = ("bis_gen_components", *t2i_tasks.PROVENANCE)
 ALL_METRICS: tuple[str, ...] = (*SCORES, *COUNTS, *VALIDATION, *PROVENANCE)
 _MORE_IS_BETTER = {"documents", "images", "faces_detected", "images_with_faces", "images_labelled",
                    "images_stereotypical", "images_counter", "classifier_validation_images"}  # fmt: skip

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from fairness_evals.aggregation import define_aggregations
+from generation_backends import t2i_tasks
 from generation_backends.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
@@ -79,14 +80,7 @@ SCORES = (
     "rfs_gen_magnitude", "rfs_gen_score", "rfs_gen_score_ci_low", "rfs_gen_score_ci_high",
 )  # fmt: skip
 COUNTS = (
-    "documents",
-    "images",
-    "faces_detected",
-    "images_with_faces",
-    "no_face_images",
-    "failed_images",
-    "missing_images",
-    "documents_without_images",
+    *t2i_tasks.IMAGE_COUNTS,
     "multi_face_images",
     "images_labelled",
     "occupations_with_images",
@@ -97,7 +91,7 @@ VALIDATION = (
     *(f"classifier_{kind}_{a}" for a in ("gender", "age", "skin") for kind in ("accuracy", "disparity")),
     "classifier_validation_images",
 )
-PROVENANCE = ("classifier", "classifier_version", "classifier_spec", "data_version", "documents_sha256")
+PROVENANCE = t2i_tasks.PROVENANCE
 ALL_METRICS: tuple[str, ...] = (*SCORES, *COUNTS, *VALIDATION, *PROVENANCE)
 _MORE_IS_BETTER = {
     "documents",
