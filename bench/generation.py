@@ -27,7 +27,6 @@ then the aggregation (1,000 stratified bootstrap resamples). The classifier's sh
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -39,10 +38,12 @@ from pathlib import Path
 # bench/metrics.py would shadow the `metrics` package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import numpy as np  # noqa: E402
+from clip_tokenizer import write_clip_tokenizer_files  # noqa: E402
 
 import face_attributes as fa  # noqa: E402
 
@@ -79,30 +80,13 @@ def rate(fn: Callable[[], int], seconds: float) -> tuple[float, float, int]:
     return statistics.median(durations), faces / len(durations), len(durations)
 
 
-def tiny_tokenizer_folder(folder: Path) -> None:
-    """Character-level CLIP tokenizer files (the vocabulary does not change the image-side cost)."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars, extra = list(keep), 0
-    for byte in range(256):
-        if byte not in keep:
-            keep.append(byte)
-            chars.append(256 + extra)
-            extra += 1
-    alphabet = [chr(c) for c in chars]
-    vocab: dict[str, int] = {}
-    for token in [*alphabet, *(c + "</w>" for c in alphabet), "<|startoftext|>", "<|endoftext|>"]:
-        vocab.setdefault(token, len(vocab))
-    (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (folder / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
-
-
 def build_clip_b16(folder: Path) -> Path:
     """A randomly initialised CLIP with ViT-B/16's image tower (224 px, 12 x 768) and a 12 x 512 text tower."""
     import torch
     from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel, CLIPProcessor, CLIPTokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
-    tiny_tokenizer_folder(folder)
+    write_clip_tokenizer_files(folder)
     tokenizer = CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
     processor = CLIPProcessor(image_processor=CLIPImageProcessor(), tokenizer=tokenizer)
     config = CLIPConfig(

@@ -7,11 +7,11 @@ built here check plumbing only: their predictions mean nothing.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pytest
+from clip_tokenizer import write_clip_tokenizer_files
 
 PLUMBING_ONLY = "random weights: checks plumbing only, its predictions mean nothing"
 
@@ -47,19 +47,6 @@ def blank() -> np.ndarray:
     return image
 
 
-def _bytes_to_unicode() -> dict[int, str]:
-    """GPT-2/CLIP byte-level BPE alphabet (every byte gets a printable character)."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars = list(keep)
-    extra = 0
-    for byte in range(256):
-        if byte not in keep:
-            keep.append(byte)
-            chars.append(256 + extra)
-            extra += 1
-    return dict(zip(keep, map(chr, chars), strict=True))
-
-
 def build_tiny_clip(folder: Path, seed: int = 0) -> Path:
     """A randomly initialised 2-layer CLIP (32-px images, character-level BPE) saved to ``folder``.
 
@@ -69,12 +56,7 @@ def build_tiny_clip(folder: Path, seed: int = 0) -> Path:
     from transformers import CLIPConfig, CLIPImageProcessor, CLIPModel, CLIPProcessor, CLIPTokenizer
 
     folder.mkdir(parents=True, exist_ok=True)
-    alphabet = list(_bytes_to_unicode().values())
-    vocab: dict[str, int] = {}
-    for token in [*alphabet, *(c + "</w>" for c in alphabet), "<|startoftext|>", "<|endoftext|>"]:
-        vocab.setdefault(token, len(vocab))
-    (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (folder / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
+    vocab = write_clip_tokenizer_files(folder)
     tokenizer = CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
     processor = CLIPProcessor(
         image_processor=CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}),

@@ -8,27 +8,11 @@ are coloured noise (no face). Built in about a second; about 0.5 MB.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
+from clip_tokenizer import write_clip_tokenizer_files
+
 PLUMBING_ONLY = "random weights: checks plumbing only, its images are noise"
-
-
-def _tokenizer_files(folder: Path) -> None:
-    """Character-level CLIP tokenizer files (byte-level alphabet, no merges)."""
-    keep = [*range(ord("!"), ord("~") + 1), *range(ord("¡"), ord("¬") + 1), *range(ord("®"), ord("ÿ") + 1)]
-    chars, extra = list(keep), 0
-    for byte in range(256):
-        if byte not in keep:
-            keep.append(byte)
-            chars.append(256 + extra)
-            extra += 1
-    alphabet = [chr(c) for c in chars]
-    vocab: dict[str, int] = {}
-    for token in [*alphabet, *(c + "</w>" for c in alphabet), "<|startoftext|>", "<|endoftext|>"]:
-        vocab.setdefault(token, len(vocab))
-    (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (folder / "merges.txt").write_text("#version: 0.2\n", encoding="utf-8")
 
 
 def build_tiny_stable_diffusion(folder: Path, seed: int = 0) -> Path:
@@ -40,7 +24,7 @@ def build_tiny_stable_diffusion(folder: Path, seed: int = 0) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     scratch = folder / "_tokenizer_source"
     scratch.mkdir(exist_ok=True)
-    _tokenizer_files(scratch)
+    write_clip_tokenizer_files(scratch)
     tokenizer = CLIPTokenizer(str(scratch / "vocab.json"), str(scratch / "merges.txt"), model_max_length=77)
     with torch.random.fork_rng():
         torch.manual_seed(seed)
