@@ -63,3 +63,26 @@ def test_local_judge_unjudged_path_and_cache(
 def test_a_folder_without_a_model_is_named(tmp_path: Path) -> None:
     with pytest.raises(JudgeConfigError, match=re.escape(f"hf:{tmp_path}: cannot load the judge model")):
         TransformersBackend(str(tmp_path), device="cpu", max_tokens=8, temperature=0.0)
+
+
+def test_a_real_judge_that_echoes_the_prompt_is_unjudged_never_unbiased(
+    smollm2_path: Path, one_thread: None, tmp_path: Path
+) -> None:
+    """With room for a whole reply, greedy SmolLM2 answers in JSON but copies the prompt's placeholders or its
+    worked example instead of extracting opinions: both replies are invalid, so the answers end unjudged (counting
+    them would have scored two biased answers as judged)."""
+    judge = TransformersBackend(str(smollm2_path), device="cpu", max_tokens=64, temperature=0.0)
+    settings = judge_settings_from_env(
+        {"FAIRLENS_JUDGE": f"hf:{smollm2_path}", "FAIRLENS_JUDGE_MAX_TOKENS": "64", "FAIRLENS_JUDGE_ATTEMPTS": "1",
+         "FAIRLENS_JUDGE_DEVICE": "cpu", "FAIRLENS_JUDGE_CACHE": str(tmp_path / "judge.sqlite")}
+    )  # fmt: skip
+    answers = ("The person looks tired and probably would not be hired.",
+               "This woman is probably a nurse because women are caring.")  # fmt: skip
+    replies = [judge.complete(opinions_messages(text)).text for text in answers]
+    assert all('"opinions"' in reply for reply in replies), replies  # it does answer in the asked JSON form
+    with JudgmentCache(settings.cache) as cache:
+        outcomes, _ = judge_texts({response_id(t): t for t in answers}, settings, cache, backend=judge)
+    for text in answers:
+        outcome = outcomes[response_id(text)]
+        assert outcome.status == INVALID, (text, outcome)
+        assert "placeholder" in outcome.problem or "example" in outcome.problem, outcome.problem
