@@ -68,19 +68,12 @@ def fact_or_fair_loglikelihood_run(tmp_path_factory: pytest.TempPathFactory) -> 
 
 def _run_fairlens_dummy(tmp: Path) -> Path:
     from faces import make_utkface_folder
-    from harness import DEV_BIN, offline_env, run
+    from harness import offline_env, run_lmms_eval
 
     corpus = tmp / "faces"
     make_utkface_folder(corpus, 1, seed=11)
-    out = tmp / "out"
     env = offline_env(tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1")
-    run(
-        [str(DEV_BIN / "lmms-eval"), "--model", "dummy", "--model_args", "response=Yes", "--tasks", "fairlens",
-         "--batch_size", "1", "--output_path", str(out), "--log_samples"],
-        env=env, cwd=tmp, timeout=600,
-    )  # fmt: skip
-    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
-    return out
+    return run_lmms_eval(tmp, "dummy", "response=Yes", "fairlens", env=env)
 
 
 @pytest.fixture(scope="session")
@@ -90,7 +83,7 @@ def fairlens_dummy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run_iris_und_dummy(tmp: Path) -> Path:
-    from harness import DEV_BIN, offline_env, run
+    from harness import offline_env, run_lmms_eval
 
     from tests.iris.conftest import CORNERS, image_rows, steer_rows, write_manifest
 
@@ -101,14 +94,7 @@ def _run_iris_und_dummy(tmp: Path) -> Path:
     steer_corpus = write_manifest(steer / "steer.csv", steer_rows(steer, sets, CORNERS))
     env = {k: v for k, v in offline_env(tmp).items() if not k.startswith("IRIS_")}
     env.update(IRIS_CORPUS=str(corpus), IRIS_STEER_CORPUS=str(steer_corpus), IRIS_PROBE_ROUNDS="1")
-    out = tmp / "out"
-    run(
-        [str(DEV_BIN / "lmms-eval"), "--model", "dummy", "--model_args", "response=7 doctor", "--tasks", "iris_und",
-         "--limit", "30", "--batch_size", "1", "--output_path", str(out), "--log_samples"],
-        env=env, cwd=tmp, timeout=600,
-    )  # fmt: skip
-    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
-    return out
+    return run_lmms_eval(tmp, "dummy", "response=7 doctor", "iris_und", "--limit", "30", env=env)
 
 
 @pytest.fixture(scope="session")

@@ -55,7 +55,7 @@ def _fill(root: Path) -> None:
 
 
 def _from_folder_run(tmp: Path) -> Path:
-    from harness import DEV_BIN, offline_env, run
+    from harness import DEV_BIN, offline_env, run, run_lmms_eval
     from t2i_images import plugin_site
 
     root = tmp / "images"
@@ -63,14 +63,10 @@ def _from_folder_run(tmp: Path) -> Path:
     for benchmark in ("fact_or_fair", "iris"):
         run([str(DEV_BIN / "fairness-evals"), "export", benchmark, "--t2i-layout", str(root)], env=env, cwd=tmp)
     _fill(root)
-    out = tmp / "out"
-    run(
-        [str(DEV_BIN / "lmms-eval"), "--model", "from_folder", "--model_args", f"root={root}",
-         "--tasks", FROM_FOLDER_TASKS, "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}",
-         "--batch_size", "1", "--output_path", str(out), "--log_samples"],
-        env=env, cwd=tmp, timeout=600,
+    run_lmms_eval(
+        tmp, "from_folder", f"root={root}", FROM_FOLDER_TASKS, "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}",
+        env=env,
     )  # fmt: skip
-    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
     return tmp
 
 
@@ -81,21 +77,17 @@ def from_folder_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _diffusers_run(tmp: Path) -> Path:
-    from harness import DEV_BIN, offline_env, run
+    from harness import offline_env, run_lmms_eval
     from t2i_images import plugin_site
     from tiny_diffusion import build_tiny_stable_diffusion
 
     pipeline = build_tiny_stable_diffusion(tmp / "tiny_sd")
     env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")))
-    out = tmp / "out"
-    run(
-        [str(DEV_BIN / "lmms-eval"), "--model", "diffusers_t2i",
-         "--model_args", f"pretrained={pipeline},output_dir={tmp / 'generated'},num_inference_steps=2,height=32,width=32",
-         "--tasks", "iris_gen_neutral", "--limit", "3", "--gen_kwargs", "num_images_per_prompt=2",
-         "--batch_size", "1", "--output_path", str(out), "--log_samples"],
-        env=env, cwd=tmp, timeout=600,
+    run_lmms_eval(
+        tmp, "diffusers_t2i",
+        f"pretrained={pipeline},output_dir={tmp / 'generated'},num_inference_steps=2,height=32,width=32",
+        "iris_gen_neutral", "--limit", "3", "--gen_kwargs", "num_images_per_prompt=2", env=env,
     )  # fmt: skip
-    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
     return tmp
 
 

@@ -44,6 +44,21 @@ def run(
     return proc
 
 
+def run_lmms_eval(
+    tmp: Path, model: str, model_args: str, tasks: str, *extra: str, env: dict[str, str], timeout: float = 600
+) -> Path:
+    """The development environment's ``lmms-eval`` with ``--log_samples`` into ``tmp/out`` (returned), one request
+    at a time; fails unless it wrote a results file (lmms-eval exits 0 when a task fails)."""
+    out = tmp / "out"
+    run(
+        [str(DEV_BIN / "lmms-eval"), "--model", model, "--model_args", model_args, "--tasks", tasks,
+         *extra, "--batch_size", "1", "--output_path", str(out), "--log_samples"],
+        env=env, cwd=tmp, timeout=timeout,
+    )  # fmt: skip
+    assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
+    return out
+
+
 def results_file(output_dir: Path) -> Path:
     """The single results JSON a harness run wrote under ``output_dir`` (lm-eval or lmms-eval naming)."""
     found = [p for p in output_dir.rglob("*.json") if "results" in p.name]
