@@ -11,7 +11,7 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.spatial.distance import jensenshannon
+from scipy.special import rel_entr
 from scipy.stats import binom
 
 from metrics._inputs import labels_1d
@@ -341,7 +341,9 @@ def js_divergence_from_counts(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64]
     ``JSD(P, Q) = D_JS(P || Q)^2`` where ``D_JS`` is ``scipy.spatial.distance.jensenshannon``
     (natural log), i.e. ``(KL(P||M) + KL(Q||M)) / 2`` with ``M = (P + Q)/2``. Both vectors are
     renormalised to sum 1 (scipy does this; several US reference rows sum to < 1). 0 where either
-    vector sums to 0, as the code's ``calculate_jsd``.
+    vector sums to 0, as the code's ``calculate_jsd``. Computed as the divergence itself (``rel_entr``),
+    not by squaring scipy's distance: for nearly equal vectors rounding makes scipy's inner sum a tiny
+    negative number and its square root NaN; here it is clipped to 0.
 
     Parameters
     ----------
@@ -360,8 +362,11 @@ def js_divergence_from_counts(p: ArrayLike, q: ArrayLike) -> NDArray[np.float64]
     empty = (a.sum(axis=-1) <= 0) | (b.sum(axis=-1) <= 0)
     safe_a = np.where(empty[..., None], 1.0, a)
     safe_b = np.where(empty[..., None], 1.0, b)
-    d = jensenshannon(safe_a, safe_b, axis=-1)
-    return np.where(empty, 0.0, np.clip(np.square(d), 0.0, np.log(2.0)))
+    pa = safe_a / safe_a.sum(axis=-1, keepdims=True)
+    pb = safe_b / safe_b.sum(axis=-1, keepdims=True)
+    m = (pa + pb) / 2.0
+    js = (rel_entr(pa, m).sum(axis=-1) + rel_entr(pb, m).sum(axis=-1)) / 2.0
+    return np.where(empty, 0.0, np.clip(js, 0.0, np.log(2.0)))
 
 
 def js_divergence(p: ArrayLike, q: ArrayLike) -> float:

@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from metrics import iris
@@ -581,6 +581,8 @@ prob_pairs = st.integers(min_value=1, max_value=10).flatmap(
 
 @settings(max_examples=300, deadline=None)
 @given(prob_pairs)
+# Nearly equal vectors: scipy's jensenshannon returns NaN here (the square root of a rounding-negative sum).
+@example(([0.0, 0.0, 0.0, 1000.0, 0.0, 1000.0], [0.0, 0.0, 0.0, 1000.0, 0.0, 999.9999999999999]))
 def test_jsd_range_and_symmetry(pair):
     p, q = pair
     jsd = iris.js_divergence(p, q)
