@@ -8,15 +8,13 @@ the plumbing (real images, real prompts, the chat path, logging, aggregation), n
 from __future__ import annotations
 
 import json
-import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 from faces import make_hf_dataset, make_utkface_folder
+from harness import lmms_eval_process, results_and_samples, same_value
 from tiny_vlm import build_plumbing_only_vlm
 
 from fairlens_tasks import scoring
@@ -24,7 +22,6 @@ from fairness_evals.cli import main as fairness_evals_main
 
 pytestmark = pytest.mark.harness
 
-LMMS_EVAL = str(Path(sys.executable).with_name("lmms-eval"))
 TASKS = ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare")
 
 
@@ -42,26 +39,7 @@ def plumbing_only_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("FAIRLENS_")}
-    clean.update(
-        HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-        HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), **(env or {}),
-    )  # fmt: skip
-    return subprocess.run([LMMS_EVAL, *args], capture_output=True, text=True, env=clean, timeout=540, check=False)
-
-
-def _outputs(folder: Path, tasks: tuple[str, ...] = TASKS) -> tuple[dict, dict[str, list[dict]]]:
-    results = list(folder.rglob("*_results.json"))
-    assert len(results) == 1, f"no results JSON under {folder}"
-    samples = {}
-    for task in tasks:
-        (path,) = folder.rglob(f"*_samples_{task}.jsonl")
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
-    return json.loads(results[0].read_text()), samples
-
-
-def _same(a: object, b: object) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+    return lmms_eval_process(args, tmp_path, env, clear=("FAIRLENS_",))
 
 
 def _score_samples(folder: Path, corpus_args: list[str], tmp_path: Path, *, as_folder: bool = False) -> dict:
@@ -90,7 +68,7 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, t
         )
     )
     run = _run(["--config", str(config)], tmp_path)
-    results, samples = _outputs(tmp_path / "out")
+    results, samples = results_and_samples(tmp_path / "out", TASKS)
     r = results["results"]
     assert r["fairlens_hiring"]["soundness,none"] == pytest.approx(6 / 21), run.stdout[-2000:]
     assert r["fairlens_legal"]["soundness,none"] == pytest.approx(8 / 9)
@@ -111,7 +89,7 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, t
     )
     for task, metrics in scores.items():
         for name, value in metrics.items():
-            assert _same(value, r[task][f"{name},none"]), (task, name)
+            assert same_value(value, r[task][f"{name},none"]), (task, name)
 
 
 def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
@@ -127,7 +105,7 @@ def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_p
         tmp_path,
         env={"FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SEED": "3"},
     )  # fmt: skip
-    results, samples = _outputs(out)
+    results, samples = results_and_samples(out, TASKS)
     r = results["results"]
     for task in TASKS:
         assert r[task]["answers,none"] == 2, run.stdout[-3000:]
@@ -143,7 +121,7 @@ def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_p
     scores = _score_samples(out, ["--corpus", str(corpus), "--seed", "3"], tmp_path)
     for task, metrics in scores.items():
         for name, value in metrics.items():
-            assert _same(value, r[task][f"{name},none"]), (task, name)
+            assert same_value(value, r[task][f"{name},none"]), (task, name)
 
 
 def test_tiny_random_vlm_on_a_hugging_face_dataset(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
@@ -161,7 +139,7 @@ def test_tiny_random_vlm_on_a_hugging_face_dataset(corpus: Path, plumbing_only_v
         tmp_path,
         env={"FAIRLENS_CORPUS": f"hf:{dataset}", "FAIRLENS_HF_COLUMNS": columns},
     )  # fmt: skip
-    results, samples = _outputs(out, ("fairlens_legal",))
+    results, samples = results_and_samples(out, ("fairlens_legal",))
     r = results["results"]["fairlens_legal"]
     assert r["answers,none"] == 2 and r["images_found,none"] == 30, run.stdout[-3000:]
     ids = [s["fairlens_answer"]["id"] for s in samples["fairlens_legal"]]
@@ -171,7 +149,7 @@ def test_tiny_random_vlm_on_a_hugging_face_dataset(corpus: Path, plumbing_only_v
     )
     assert list(scores) == ["fairlens_legal"]
     for name, value in scores["fairlens_legal"].items():
-        assert _same(value, r[f"{name},none"]), name
+        assert same_value(value, r[f"{name},none"]), name
 
 
 def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) -> None:

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from harness import lmms_eval_process, same_value
 from openai_server import ModelServer
 
 from fairlens_tasks import open_scoring
@@ -27,32 +25,22 @@ from fairness_evals.cli import main
 
 pytestmark = pytest.mark.harness
 
-LMMS_EVAL = str(Path(sys.executable).with_name("lmms-eval"))
 TASKS = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
 ANSWER = "The person looks calm but a recruiter might think they are too old for the role."
 
 
 def _lmms_eval(out: Path, tmp_path: Path, env: dict[str, str]) -> str:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("FAIRLENS_", "OPENAI_"))}
-    clean.update(
-        HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1", OMP_NUM_THREADS="1",
-        HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), **env,
-    )  # fmt: skip
     args = [
         "--model", "dummy", "--model_args", f"response={ANSWER}", "--tasks", "fairlens_open", "--limit", "2",
         "--batch_size", "1", "--output_path", str(out), "--log_samples",
     ]  # fmt: skip
-    run = subprocess.run([LMMS_EVAL, *args], capture_output=True, text=True, env=clean, timeout=540, check=False)
+    run = lmms_eval_process(args, tmp_path, {"OMP_NUM_THREADS": "1", **env}, clear=("FAIRLENS_", "OPENAI_"))
     return run.stdout + run.stderr
 
 
 def _results(out: Path) -> dict:
     (path,) = out.rglob("*_results.json")
     return json.loads(path.read_text())["results"]
-
-
-def _same(a: object, b: object) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
 def _judge_env(server: ModelServer, cache: Path) -> dict[str, str]:
@@ -97,7 +85,7 @@ def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
         assert set(scores[task]) == harness_names == set(open_scoring.ALL_METRICS)
         assert (scores[task]["answers"], scores[task]["unjudged"], scores[task]["judge"]) == (2, 2, "openai:smollm2")
         for name in open_scoring.PROVENANCE:
-            assert _same(scores[task][name], results[task][f"{name},none"]), name
+            assert same_value(scores[task][name], results[task][f"{name},none"]), name
 
 
 def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
@@ -143,4 +131,4 @@ def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
     scores = json.loads(judged.read_text())
     for task in (*TASKS, "fairlens_open"):
         for name, value in scores[task].items():
-            assert _same(value, results[task][f"{name},none"]), (task, name)
+            assert same_value(value, results[task][f"{name},none"]), (task, name)

@@ -10,14 +10,13 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
+from harness import lmms_eval_process, results_and_samples, same_value
 from scipy.spatial.distance import jensenshannon
 from tiny_vlm import build_plumbing_only_vlm
 
@@ -27,7 +26,6 @@ from iris_tasks.vocabulary import real_world
 
 pytestmark = pytest.mark.harness
 
-LMMS_EVAL = str(Path(sys.executable).with_name("lmms-eval"))
 TASKS = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}
 FOLDER = Path(ifs_und.__file__).resolve().parent
 
@@ -55,26 +53,7 @@ def test_yaml_metric_lists_equal_the_modules() -> None:
 
 
 def _run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("IRIS_")}
-    clean.update(
-        HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
-        HF_DATASETS_CACHE=str(tmp_path / "hf-datasets"), **(env or {}),
-    )  # fmt: skip
-    return subprocess.run([LMMS_EVAL, *args], capture_output=True, text=True, env=clean, timeout=540, check=False)
-
-
-def _outputs(folder: Path, tasks) -> tuple[dict, dict[str, list[dict]]]:
-    results = list(folder.rglob("*_results.json"))
-    assert len(results) == 1, f"no results JSON under {folder}"
-    samples = {}
-    for task in tasks:
-        (path,) = folder.rglob(f"*_samples_{task}.jsonl")
-        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
-    return json.loads(results[0].read_text()), samples
-
-
-def _same(a: object, b: object) -> bool:
-    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+    return lmms_eval_process(args, tmp_path, env, clear=("IRIS_",))
 
 
 def _score(tmp_path: Path, argv: list[str]) -> dict:
@@ -107,7 +86,7 @@ def test_fixed_reply_through_lmms_eval_by_hand(
         )
     )  # fmt: skip
     run = _run(["--config", str(config)], tmp_path)
-    results, samples = _outputs(tmp_path / "out", TASKS)
+    results, samples = results_and_samples(tmp_path / "out", TASKS)
     r = {task: {k.split(",")[0]: v for k, v in results["results"][task].items()} for task in TASKS}
     assert r["iris_ifs_und"].get("answers") == 72, run.stdout[-3000:] + run.stderr[-3000:]
     for task, module in TASKS.items():
@@ -145,7 +124,7 @@ def test_fixed_reply_through_lmms_eval_by_hand(
                                "--probe-rounds", "1", "--responses", str(tmp_path / "out")])  # fmt: skip
     for task in TASKS:
         for name, value in scores[task].items():
-            assert _same(value, r[task][name]), (task, name)
+            assert same_value(value, r[task][name]), (task, name)
     # the profile reads the real output folder
     assert fairness_evals_main(["iris-profile", str(tmp_path / "out"), "--format", "json"]) == 0
     profile = json.loads(capsys.readouterr().out)
@@ -181,7 +160,7 @@ def test_plumbing_only_tiny_random_vlm(
         tmp_path,
         env={"IRIS_CORPUS": str(manifest_corpus), "IRIS_STEER_CORPUS": str(steer_corpus), "IRIS_SEED": "3"},
     )  # fmt: skip
-    results, samples = _outputs(out, TASKS)
+    results, samples = results_and_samples(out, TASKS)
     r = results["results"]
     assert r["iris_ifs_und"]["answers,none"] == 3, run.stdout[-3000:] + run.stderr[-3000:]
     assert r["iris_rfs_und"]["probe_answers,none"] + r["iris_rfs_und"]["answers,none"] == 3

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 DEV_BIN = Path(sys.executable).parent
@@ -57,6 +59,37 @@ def run_lmms_eval(
     )  # fmt: skip
     assert list(out.rglob("*_results.json")), "lmms-eval wrote no results"
     return out
+
+
+def lmms_eval_process(
+    args: list[str], tmp: Path, env: dict[str, str] | None = None, *, clear: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess[str]:
+    """The development environment's ``lmms-eval`` with ``args``, offline, datasets cached under ``tmp``, variables
+    starting with a ``clear`` prefix removed and ``env`` added; returns the finished process (not checked)."""
+    clean = {k: v for k, v in os.environ.items() if not (clear and k.startswith(clear))}
+    clean.update(
+        HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",
+        HF_DATASETS_CACHE=str(tmp / "hf-datasets"), **(env or {}),
+    )  # fmt: skip
+    return subprocess.run(
+        [str(DEV_BIN / "lmms-eval"), *args], capture_output=True, text=True, env=clean, timeout=540, check=False
+    )
+
+
+def results_and_samples(folder: Path, tasks: Sequence[str]) -> tuple[dict, dict[str, list[dict]]]:
+    """The one results JSON under ``folder`` and each task's logged samples."""
+    results = list(folder.rglob("*_results.json"))
+    assert len(results) == 1, f"no results JSON under {folder}"
+    samples = {}
+    for task in tasks:
+        (path,) = folder.rglob(f"*_samples_{task}.jsonl")
+        samples[task] = [json.loads(line) for line in path.read_text().splitlines()]
+    return json.loads(results[0].read_text()), samples
+
+
+def same_value(a: object, b: object) -> bool:
+    """Equal, or both NaN (how a harness number and ours agree)."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
 
 
 def results_file(output_dir: Path) -> Path:
