@@ -34,6 +34,7 @@ from image_corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
 
 log = logging.getLogger("fairness_evals.fairlens")
 
+
 class CorpusError(ValueError):
     """Bad input in the corpus; the message names the items and how to skip them."""
 
