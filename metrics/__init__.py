@@ -8,5 +8,7 @@ Modules:
   cognitive-error rates.
 - :mod:`metrics.fairlens` - FairLens soundness, adverse rates, parity gap, rate ratio, association.
 - :mod:`metrics.iris` - IRIS RD, AD, SPD, JS divergence, AC_diff, DHR, magnitudes, dimension scores, MBTI.
-- :mod:`metrics.bootstrap` - seeded, vectorised bootstrap intervals resampling the sampled unit.
+- :mod:`metrics.bootstrap` - seeded, vectorised resampling of the sampled unit (within strata where the design has them).
+- :mod:`metrics.intervals` - interval methods (percentile, basic, BCa, max-t) and when each is valid.
+- :mod:`metrics.coverage` - coverage simulations that justify each statistic's interval method.
 """

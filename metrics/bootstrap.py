@@ -28,9 +28,18 @@ counts for the same units, and the first B resamples of a larger run equal a run
 (The stream is tied to numpy's ``Generator.integers``; a numpy release that changed it would change
 the resamples, as numpy documents for all its generators.)
 
-Caveat: the percentile interval inherits the bootstrap's bias. A plug-in statistic near a boundary,
-such as S_E near 1, is biased down under resampling (duplicated units make the resampled
-distributions less even), so the interval can lie below the estimate; report both.
+Stratified designs: when the benchmark fixes how many units each stratum holds (Fact-or-Fair draws
+the same number of documents for every (statistic, target) cell; FairLens samples images per
+(gender, race, age) stratum; generation tasks make a fixed number of images per prompt), pass
+``strata`` and every resample draws each stratum's units from that stratum alone, ``n_s`` draws
+for a stratum of ``n_s`` units (Davison & Hinkley 1997, §3.7). Resampling across strata would add
+the variance of stratum sizes that the design does not have. In the one-cell-per-unit form a
+stratum's resampled counts are one multinomial draw of its observed outcome shares, which is the
+same distribution as drawing its units and costs nothing per unit.
+
+Which interval is reported is a per-statistic choice (:class:`StatisticSpec`, methods in
+:mod:`metrics.intervals`): the percentile interval of a biased plug-in statistic (entropy, KL,
+max - min gaps) adds the bias a second time and misses the truth.
 """
 
 from __future__ import annotations
@@ -43,12 +52,27 @@ import numpy as np
 import scipy.sparse
 from numpy.typing import ArrayLike, NDArray
 
+from metrics.intervals import (
+    BootstrapInterval,
+    Bounds,
+    Method,
+    check_confidence,
+    interval,
+    jackknife_acceleration,
+    max_t_interval,
+    percentile_interval,
+)
+
 __all__ = [
     "BootstrapInterval",
+    "Jackknife",
+    "StatisticSpec",
     "bootstrap_cell_intervals",
     "bootstrap_interval",
     "bootstrap_intervals",
     "intervals_from_counts",
+    "jackknife_cell_counts",
+    "jackknife_unit_counts",
     "percentile_interval",
     "resample_cell_counts",
     "resample_counts",
@@ -63,37 +87,6 @@ UnitCounts = ArrayLike | scipy.sparse.sparray | scipy.sparse.spmatrix
 _MAX_DRAWS_PER_BLOCK = 1 << 22
 
 
-@dataclass(frozen=True)
-class BootstrapInterval:
-    """A percentile bootstrap interval.
-
-    Attributes
-    ----------
-    estimate : float
-        The statistic on the observed sample (NaN if not computed or undefined).
-    low, high : float
-        The ``(1 - confidence)/2`` and ``(1 + confidence)/2`` quantiles of the finite resample
-        values (linear interpolation); NaN when no resample gave a finite value.
-    confidence : float
-        Nominal coverage, e.g. 0.95.
-    n_resamples : int
-        Number of resamples drawn.
-    n_nan : int
-        How many resamples gave NaN (e.g. every answer of a resample refused); they are left out
-        of the quantiles.
-    seed : int or None
-        The seed of ``numpy.random.default_rng`` that produced the resamples.
-    """
-
-    estimate: float
-    low: float
-    high: float
-    confidence: float
-    n_resamples: int
-    n_nan: int
-    seed: int | None
-
-
 def _check_seed(seed: int) -> int:
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
@@ -104,25 +97,6 @@ def _check_n_resamples(n_resamples: int) -> int:
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
     return int(n_resamples)
-
-
-def _check_confidence(confidence: float) -> float:
-    if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
-        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
-    return float(confidence)
-
-
-def _blocks(n_units: int, n_resamples: int, seed: int) -> Iterator[tuple[int, NDArray[np.int64]]]:
-    """Yield ``(start, indices)`` with indices of shape (rows, n_units): the units drawn.
-
-    The block height depends only on ``n_units``, and a shorter last block draws a prefix of what a
-    full block would draw, so resample ``b`` is a function of ``(seed, n_units, b)`` alone.
-    """
-    rng = np.random.default_rng(seed)
-    rows = max(1, _MAX_DRAWS_PER_BLOCK // n_units)
-    for start in range(0, n_resamples, rows):
-        height = min(rows, n_resamples - start)
-        yield start, rng.integers(0, n_units, size=(height, n_units), dtype=np.int64)
 
 
 def _row_bincount(values: NDArray[np.int64], n_bins: int) -> NDArray[np.int64]:
@@ -151,16 +125,66 @@ def _as_unit_matrix(unit_counts: UnitCounts) -> FloatArray | scipy.sparse.csr_ar
     return matrix
 
 
+def _check_strata(strata: ArrayLike | None, n_units: int) -> NDArray[np.int64] | None:
+    """Strata as dense codes 0..S-1 in sorted order of the given labels (order-independent)."""
+    if strata is None:
+        return None
+    arr = np.asarray(strata)
+    if arr.ndim != 1 or arr.size != n_units:
+        raise ValueError(f"strata must be 1-D with one label per unit ({n_units}), got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"strata must hold integer labels, got dtype {arr.dtype}")
+    return np.unique(arr, return_inverse=True)[1].astype(np.int64).ravel()
+
+
+@dataclass(frozen=True)
+class StatisticSpec:
+    """A statistic and the interval method that is valid for it.
+
+    Attributes
+    ----------
+    function : callable
+        ``f(counts (n, C)) -> (n,)``; for ``method="max_t"`` it returns the components, shape
+        ``(n, m)``, whose maximum is the statistic (see :func:`metrics.intervals.max_t_interval`).
+    method : str
+        ``"percentile"``, ``"basic"``, ``"bca"`` or ``"max_t"`` (:mod:`metrics.intervals`).
+    bounds : (float, float)
+        The statistic's range; intervals are clipped to it.
+    transform : callable, optional
+        ``max_t`` only: monotone map applied to the maximum (e.g. ``math.exp`` for a ratio).
+    """
+
+    function: Statistic
+    method: Method = "percentile"
+    bounds: Bounds = (-math.inf, math.inf)
+    transform: Callable[[float], float] | None = None
+
+
+@dataclass(frozen=True)
+class Jackknife:
+    """Distinct leave-one-unit-out count vectors, for the BCa acceleration.
+
+    ``counts[j]`` are the cell counts without one unit; ``weights[j]`` how many units give that same
+    vector; ``strata[j]`` their stratum (0 for an unstratified design).
+    """
+
+    counts: FloatArray
+    weights: FloatArray
+    strata: NDArray[np.int64]
+
+
 def resample_counts(
     unit_counts: UnitCounts,
     *,
     n_resamples: int = 1000,
     seed: int = 0,
+    strata: ArrayLike | None = None,
 ) -> FloatArray:
     """Bootstrap-resampled cell counts from a unit x cell count matrix.
 
     ``counts[b] = sum_u W[b, u] * M[u]`` where row ``W[b]`` counts how often each of the U units
-    was drawn in U draws with replacement (``W[b] ~ Multinomial(U, 1/U, ..., 1/U)``).
+    was drawn in U draws with replacement (``W[b] ~ Multinomial(U, 1/U, ..., 1/U)``); with
+    ``strata``, each stratum's ``n_s`` units are drawn ``n_s`` times from that stratum alone.
 
     Parameters
     ----------
@@ -170,6 +194,8 @@ def resample_counts(
         B, the number of resamples.
     seed : int, default 0
         Seed of ``numpy.random.default_rng``; see the module docstring for what it determines.
+    strata : array_like of int, shape (U,), optional
+        The stratum of each unit, for a stratified design.
 
     Returns
     -------
@@ -180,25 +206,84 @@ def resample_counts(
     n_resamples = _check_n_resamples(n_resamples)
     seed = _check_seed(seed)
     n_units, n_cells = matrix.shape
+    codes = _check_strata(strata, n_units)
     out = np.empty((n_resamples, n_cells), dtype=np.float64)
-    sparse = scipy.sparse.issparse(matrix)
-    transposed = matrix.T.tocsr() if sparse else None
-    for start, idx in _blocks(n_units, n_resamples, seed):
-        weights = _row_bincount(idx, n_units).astype(np.float64)
+    transposed = matrix.T.tocsr() if scipy.sparse.issparse(matrix) else None
+    blocks = _blocks(n_units, n_resamples, seed) if codes is None else _stratified_blocks(codes, n_resamples, seed)
+    for start, weights in blocks:
         if transposed is not None:  # sparse: (C x U) @ (U x rows), transposed back
-            out[start : start + idx.shape[0]] = np.asarray(transposed @ weights.T).T
+            out[start : start + weights.shape[0]] = np.asarray(transposed @ weights.T).T
         else:
-            out[start : start + idx.shape[0]] = weights @ matrix
+            out[start : start + weights.shape[0]] = weights @ matrix
     return out
 
 
+def _blocks(n_units: int, n_resamples: int, seed: int) -> Iterator[tuple[int, FloatArray]]:
+    """Yield ``(start, W)`` with W of shape (rows, n_units): each unit's multiplicity per resample.
+
+    The block height depends only on ``n_units``, and a shorter last block draws a prefix of what a
+    full block would draw, so resample ``b`` is a function of ``(seed, n_units, b)`` alone.
+    """
+    rng = np.random.default_rng(seed)
+    rows = max(1, _MAX_DRAWS_PER_BLOCK // n_units)
+    for start in range(0, n_resamples, rows):
+        height = min(rows, n_resamples - start)
+        idx = rng.integers(0, n_units, size=(height, n_units), dtype=np.int64)
+        yield start, _row_bincount(idx, n_units).astype(np.float64)
+
+
+def _stratified_blocks(codes: NDArray[np.int64], n_resamples: int, seed: int) -> Iterator[tuple[int, FloatArray]]:
+    """As :func:`_blocks`, drawing each stratum's units from that stratum (strata in sorted order)."""
+    rng = np.random.default_rng(seed)
+    n_units = codes.size
+    members = [np.flatnonzero(codes == s) for s in range(int(codes.max()) + 1)]
+    rows = max(1, _MAX_DRAWS_PER_BLOCK // n_units)
+    for start in range(0, n_resamples, rows):
+        height = min(rows, n_resamples - start)
+        weights = np.zeros((height, n_units), dtype=np.float64)
+        for units in members:
+            idx = rng.integers(0, units.size, size=(height, units.size), dtype=np.int64)
+            weights[:, units] = _row_bincount(idx, units.size)
+        yield start, weights
+
+
+def _check_cell_index(cell_index: ArrayLike, n_cells: int) -> NDArray[np.int64]:
+    idx_arr = np.asarray(cell_index)
+    if idx_arr.ndim != 1 or idx_arr.size == 0:
+        raise ValueError(f"cell_index must be a non-empty 1-D array, got shape {idx_arr.shape}")
+    if idx_arr.dtype.kind not in "iu":
+        raise ValueError(f"cell_index must hold integers, got dtype {idx_arr.dtype}")
+    if isinstance(n_cells, bool) or not isinstance(n_cells, (int, np.integer)) or n_cells < 1:
+        raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")
+    if np.any(idx_arr < -1) or np.any(idx_arr >= n_cells):
+        raise ValueError(f"cell_index values must lie in [0, {n_cells}) or be -1 (no cell)")
+    return idx_arr.astype(np.int64)
+
+
+def _stratum_outcomes(cells: NDArray[np.int64], codes: NDArray[np.int64], n_cells: int) -> NDArray[np.int64]:
+    """(S, C + 1) counts of each outcome per stratum; column C counts units in no cell."""
+    outcome = np.where(cells < 0, n_cells, cells)
+    n_strata = int(codes.max()) + 1
+    flat = np.bincount(codes * (n_cells + 1) + outcome, minlength=n_strata * (n_cells + 1))
+    return flat.reshape(n_strata, n_cells + 1)
+
+
 def resample_cell_counts(
-    cell_index: ArrayLike, n_cells: int, *, n_resamples: int = 1000, seed: int = 0
+    cell_index: ArrayLike,
+    n_cells: int,
+    *,
+    n_resamples: int = 1000,
+    seed: int = 0,
+    strata: ArrayLike | None = None,
 ) -> FloatArray:
     """Bootstrap-resampled cell counts when each unit falls in exactly one cell.
 
-    Equal, for the same seed, to :func:`resample_counts` of the one-hot matrix of ``cell_index``,
-    but computed with one ``bincount`` per block of resamples and no weight matrix.
+    Without ``strata``: equal, for the same seed, to :func:`resample_counts` of the one-hot matrix
+    of ``cell_index``, computed with one ``bincount`` per block of resamples and no weight matrix.
+    With ``strata``: for each stratum (sorted labels), one ``Multinomial(n_s, observed shares)`` draw
+    per resample over the outcomes seen in it (the units in no cell included), which is the
+    distribution of drawing its ``n_s`` units with replacement. The result depends on the multiset
+    of (stratum, cell) pairs only, never on the order of the units.
 
     Parameters
     ----------
@@ -209,98 +294,98 @@ def resample_cell_counts(
         C, the number of cells.
     n_resamples : int, default 1000
     seed : int, default 0
+    strata : array_like of int, shape (U,), optional
 
     Returns
     -------
     ndarray of float64, shape (B, C)
     """
-    idx_arr = np.asarray(cell_index)
-    if idx_arr.ndim != 1 or idx_arr.size == 0:
-        raise ValueError(f"cell_index must be a non-empty 1-D array, got shape {idx_arr.shape}")
-    if idx_arr.dtype.kind not in "iu":
-        raise ValueError(f"cell_index must hold integers, got dtype {idx_arr.dtype}")
-    if isinstance(n_cells, bool) or not isinstance(n_cells, (int, np.integer)) or n_cells < 1:
-        raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")
-    if np.any(idx_arr < -1) or np.any(idx_arr >= n_cells):
-        raise ValueError(f"cell_index values must lie in [0, {n_cells}) or be -1 (no cell)")
+    cells = _check_cell_index(cell_index, n_cells)
+    n_cells = int(n_cells)
     n_resamples = _check_n_resamples(n_resamples)
     seed = _check_seed(seed)
+    codes = _check_strata(strata, cells.size)
+    out = np.zeros((n_resamples, n_cells), dtype=np.float64)
+    if codes is not None:
+        rng = np.random.default_rng(seed)
+        for row in _stratum_outcomes(cells, codes, n_cells):
+            seen = np.flatnonzero(row)
+            total = int(row.sum())
+            draws = rng.multinomial(total, row[seen] / total, size=n_resamples)
+            in_cell = seen < n_cells
+            out[:, seen[in_cell]] += draws[:, in_cell]
+        return out
     # Map -1 to an overflow bin n_cells that is dropped at the end.
-    cells = np.where(idx_arr < 0, n_cells, idx_arr).astype(np.int64)
-    out = np.empty((n_resamples, int(n_cells)), dtype=np.float64)
-    for start, idx in _blocks(cells.size, n_resamples, seed):
-        counts = _row_bincount(cells[idx], int(n_cells) + 1)
-        out[start : start + idx.shape[0]] = counts[:, :-1]
+    overflow = np.where(cells < 0, n_cells, cells)
+    rng = np.random.default_rng(seed)
+    rows = max(1, _MAX_DRAWS_PER_BLOCK // cells.size)
+    for start in range(0, n_resamples, rows):
+        height = min(rows, n_resamples - start)
+        idx = rng.integers(0, cells.size, size=(height, cells.size), dtype=np.int64)
+        out[start : start + height] = _row_bincount(overflow[idx], n_cells + 1)[:, :-1]
     return out
 
 
-def percentile_interval(
-    values: ArrayLike,
-    *,
-    confidence: float = 0.95,
-    estimate: float = math.nan,
-    seed: int | None = None,
-) -> BootstrapInterval:
-    """Percentile interval of bootstrap values, leaving out (and counting) NaN resamples.
-
-    Parameters
-    ----------
-    values : array_like, shape (B,)
-        The statistic on each resample.
-    confidence : float, default 0.95
-        The interval is ``[q((1-c)/2), q((1+c)/2)]`` of the non-NaN values (``numpy.quantile``,
-        linear interpolation).
-    estimate : float, default NaN
-        The statistic on the observed sample, carried into the result.
-    seed : int or None
-        Recorded in the result.
-
-    Returns
-    -------
-    BootstrapInterval
-        ``low`` and ``high`` are NaN when every value is NaN.
-    """
-    confidence = _check_confidence(confidence)
-    arr = np.asarray(values, dtype=np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
-    nan = np.isnan(arr)
-    finite = arr[~nan]
-    if finite.size:
-        alpha = (1.0 - confidence) / 2.0
-        low, high = (float(v) for v in np.quantile(finite, [alpha, 1.0 - alpha]))
-    else:
-        low = high = math.nan
-    return BootstrapInterval(
-        estimate=float(estimate),
-        low=low,
-        high=high,
-        confidence=confidence,
-        n_resamples=int(arr.size),
-        n_nan=int(nan.sum()),
-        seed=seed,
-    )
+def jackknife_cell_counts(cell_index: ArrayLike, n_cells: int, *, strata: ArrayLike | None = None) -> Jackknife:
+    """The distinct leave-one-unit-out count vectors of the one-cell-per-unit form (see :class:`Jackknife`)."""
+    cells = _check_cell_index(cell_index, n_cells)
+    n_cells = int(n_cells)
+    codes = _check_strata(strata, cells.size)
+    if codes is None:
+        codes = np.zeros(cells.size, dtype=np.int64)
+    table = _stratum_outcomes(cells, codes, n_cells)
+    observed = table[:, :n_cells].sum(axis=0).astype(np.float64)
+    stratum, outcome = np.nonzero(table)
+    counts = np.repeat(observed[None, :], stratum.size, axis=0)
+    in_cell = outcome < n_cells
+    counts[np.flatnonzero(in_cell), outcome[in_cell]] -= 1.0
+    return Jackknife(counts, table[stratum, outcome].astype(np.float64), stratum.astype(np.int64))
 
 
-def _evaluate(statistic: Statistic, counts: FloatArray, name: str) -> FloatArray:
-    values = np.asarray(statistic(counts), dtype=np.float64)
-    if values.shape != (counts.shape[0],):
-        raise ValueError(
-            f"statistic {name!r} must return one value per resample, shape ({counts.shape[0]},); "
-            f"got shape {values.shape}"
+def jackknife_unit_counts(unit_counts: UnitCounts, *, strata: ArrayLike | None = None) -> Jackknife:
+    """Leave-one-unit-out count vectors of the matrix form: ``observed - M[u]`` for every unit u."""
+    matrix = _as_unit_matrix(unit_counts)
+    dense = matrix.toarray() if scipy.sparse.issparse(matrix) else matrix
+    codes = _check_strata(strata, dense.shape[0])
+    if codes is None:
+        codes = np.zeros(dense.shape[0], dtype=np.int64)
+    observed = dense.sum(axis=0)
+    return Jackknife(observed[None, :] - dense, np.ones(dense.shape[0]), codes)
+
+
+def _evaluate(function: Statistic, counts: FloatArray, name: str, *, components: bool = False) -> FloatArray:
+    values = np.asarray(function(counts), dtype=np.float64)
+    ok = values.ndim == 2 and values.shape[0] == counts.shape[0] if components else values.shape == (counts.shape[0],)
+    if not ok:
+        want = (
+            f"({counts.shape[0]}, m) components"
+            if components
+            else f"one value per resample, shape ({counts.shape[0]},)"
         )
+        raise ValueError(f"statistic {name!r} must return {want}; got shape {values.shape}")
     return values
+
+
+def _as_spec(name: str, statistic: Statistic | StatisticSpec) -> StatisticSpec:
+    if isinstance(statistic, StatisticSpec):
+        if not callable(statistic.function):
+            raise ValueError(f"statistics[{name!r}].function must be callable")
+        return statistic
+    if not callable(statistic):
+        raise ValueError(f"statistics[{name!r}] must be callable or a StatisticSpec")
+    return StatisticSpec(statistic)
 
 
 def intervals_from_counts(
     observed: ArrayLike,
     resampled: FloatArray,
-    statistics: Mapping[str, Statistic],
+    statistics: Mapping[str, Statistic | StatisticSpec],
     *,
     confidence: float = 0.95,
     seed: int | None = None,
+    jackknife: Jackknife | None = None,
 ) -> dict[str, BootstrapInterval]:
-    """Apply several statistics to one set of resampled counts.
+    """Apply several statistics to one set of resampled counts, each with its own interval method.
 
     Parameters
     ----------
@@ -308,11 +393,13 @@ def intervals_from_counts(
         Cell counts of the observed sample (for the point estimates).
     resampled : ndarray, shape (B, C)
         From :func:`resample_counts` or :func:`resample_cell_counts`.
-    statistics : mapping of str to callable
-        Each maps counts of shape (n, C) to values of shape (n,).
+    statistics : mapping of str to callable or StatisticSpec
+        A bare callable ``(n, C) -> (n,)`` gets the percentile method.
     confidence : float, default 0.95
     seed : int or None
         Recorded in the results.
+    jackknife : Jackknife, optional
+        Needed by statistics whose method is ``"bca"``.
 
     Returns
     -------
@@ -320,39 +407,58 @@ def intervals_from_counts(
     """
     if not isinstance(statistics, Mapping) or not statistics:
         raise ValueError("statistics must be a non-empty mapping of name -> callable")
+    confidence = check_confidence(confidence)
     obs = np.asarray(observed, dtype=np.float64)[None, :]
     out = {}
-    for name, statistic in statistics.items():
-        if not callable(statistic):
-            raise ValueError(f"statistics[{name!r}] must be callable")
-        estimate = float(_evaluate(statistic, obs, name)[0])
-        values = _evaluate(statistic, resampled, name)
-        out[name] = percentile_interval(values, confidence=confidence, estimate=estimate, seed=seed)
+    for name, raw in statistics.items():
+        spec = _as_spec(name, raw)
+        if spec.method == "max_t":
+            components = _evaluate(spec.function, obs, name, components=True)[0]
+            boot = _evaluate(spec.function, resampled, name, components=True)
+            out[name] = max_t_interval(components, boot, confidence=confidence, seed=seed, bounds=spec.bounds,
+                                       transform=spec.transform)  # fmt: skip
+            continue
+        estimate = float(_evaluate(spec.function, obs, name)[0])
+        values = _evaluate(spec.function, resampled, name)
+        acceleration = None
+        if spec.method == "bca":
+            if jackknife is None:
+                raise ValueError(f"statistic {name!r} uses the bca method: pass jackknife counts")
+            jack = _evaluate(spec.function, jackknife.counts, name)
+            acceleration = jackknife_acceleration(jack, jackknife.weights, jackknife.strata)
+        out[name] = interval(spec.method, values, estimate=estimate, confidence=confidence, seed=seed,
+                             bounds=spec.bounds, acceleration=acceleration)  # fmt: skip
     return out
+
+
+def _needs_jackknife(statistics: Mapping[str, Statistic | StatisticSpec]) -> bool:
+    return any(isinstance(s, StatisticSpec) and s.method == "bca" for s in statistics.values())
 
 
 def bootstrap_intervals(
     unit_counts: UnitCounts,
-    statistics: Mapping[str, Statistic],
+    statistics: Mapping[str, Statistic | StatisticSpec],
     *,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    strata: ArrayLike | None = None,
 ) -> dict[str, BootstrapInterval]:
-    """Percentile bootstrap intervals of several statistics from a unit x cell count matrix.
+    """Bootstrap intervals of several statistics from a unit x cell count matrix.
 
-    Resamples units once (:func:`resample_counts`) and evaluates every statistic on the same
-    resampled counts.
+    Resamples units once (:func:`resample_counts`, within ``strata`` if given) and evaluates every
+    statistic on the same resampled counts, each with the method of its :class:`StatisticSpec`.
 
     Parameters
     ----------
     unit_counts : array_like or scipy.sparse, shape (U, C)
-    statistics : mapping of str to callable
+    statistics : mapping of str to callable or StatisticSpec
         ``f(counts (n, C)) -> (n,)``; also evaluated on the observed column sums for ``estimate``.
     n_resamples : int, default 1000
     confidence : float, default 0.95
     seed : int, default 0
         Same seed, same data: identical intervals.
+    strata : array_like of int, shape (U,), optional
 
     Returns
     -------
@@ -361,23 +467,26 @@ def bootstrap_intervals(
     Notes
     -----
     With one unit every resample equals the sample, so ``low == high == estimate``. A statistic
-    that is NaN on a resample (no data) is counted in ``n_nan`` and left out of the quantiles.
+    that is NaN on a resample (no data) is counted in ``n_nan`` and left out.
     """
     matrix = _as_unit_matrix(unit_counts)
-    _check_confidence(confidence)
-    resampled = resample_counts(matrix, n_resamples=n_resamples, seed=seed)
+    check_confidence(confidence)
+    resampled = resample_counts(matrix, n_resamples=n_resamples, seed=seed, strata=strata)
     observed = np.asarray(matrix.sum(axis=0), dtype=np.float64).ravel()
-    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed)
+    jackknife = jackknife_unit_counts(matrix, strata=strata) if _needs_jackknife(statistics) else None
+    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed,
+                                 jackknife=jackknife)  # fmt: skip
 
 
 def bootstrap_cell_intervals(
     cell_index: ArrayLike,
     n_cells: int,
-    statistics: Mapping[str, Statistic],
+    statistics: Mapping[str, Statistic | StatisticSpec],
     *,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    strata: ArrayLike | None = None,
 ) -> dict[str, BootstrapInterval]:
     """As :func:`bootstrap_intervals`, for units that each fall in one cell (or none, ``-1``).
 
@@ -385,31 +494,34 @@ def bootstrap_cell_intervals(
     ----------
     cell_index : array_like of int, shape (U,)
     n_cells : int
-    statistics, n_resamples, confidence, seed
+    statistics, n_resamples, confidence, seed, strata
         As in :func:`bootstrap_intervals`.
 
     Returns
     -------
     dict of str to BootstrapInterval
     """
-    _check_confidence(confidence)
-    resampled = resample_cell_counts(cell_index, n_cells, n_resamples=n_resamples, seed=seed)
+    check_confidence(confidence)
+    resampled = resample_cell_counts(cell_index, n_cells, n_resamples=n_resamples, seed=seed, strata=strata)
     idx = np.asarray(cell_index)
     observed = np.bincount(idx[idx >= 0].astype(np.int64), minlength=int(n_cells)).astype(np.float64)
-    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed)
+    jackknife = jackknife_cell_counts(cell_index, n_cells, strata=strata) if _needs_jackknife(statistics) else None
+    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed,
+                                 jackknife=jackknife)  # fmt: skip
 
 
 def bootstrap_interval(
     unit_counts: UnitCounts,
-    statistic: Statistic,
+    statistic: Statistic | StatisticSpec,
     *,
     n_resamples: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    strata: ArrayLike | None = None,
 ) -> BootstrapInterval:
-    """Percentile bootstrap interval of one statistic; see :func:`bootstrap_intervals`."""
-    if not callable(statistic):
+    """Bootstrap interval of one statistic; see :func:`bootstrap_intervals`."""
+    if not (callable(statistic) or isinstance(statistic, StatisticSpec)):
         raise ValueError("statistic must be callable: counts (n, C) -> values (n,)")
     return bootstrap_intervals(
-        unit_counts, {"statistic": statistic}, n_resamples=n_resamples, confidence=confidence, seed=seed
+        unit_counts, {"statistic": statistic}, n_resamples=n_resamples, confidence=confidence, seed=seed, strata=strata
     )["statistic"]

@@ -1,0 +1,369 @@
+"""Interval methods: turn bootstrap values of a statistic into a confidence interval.
+
+:mod:`metrics.bootstrap` resamples the sampled units and re-evaluates a statistic; this module
+decides which interval of those values is reported. The choice matters: most fairness statistics
+are *biased* plug-in estimators (an entropy of observed shares is too low, a KL divergence or a
+max - min gap of observed rates too high), and resampling adds that bias a second time, so the
+plain percentile interval of a biased statistic sits beside the truth and often beside its own
+estimate. Each method below names when it is valid; each benchmark picks one per statistic and
+proves the choice with a seeded coverage simulation (``bench/coverage.py``; the tables are in the
+benchmark READMEs).
+
+Methods (``alpha = 1 - confidence``; ``q(u)`` the u-quantile of the finite bootstrap values,
+linear interpolation; ``theta`` the estimate on the observed sample):
+
+``"percentile"``
+    ``[q(alpha/2), q(1 - alpha/2)]`` (Efron & Tibshirani, *An Introduction to the Bootstrap*,
+    1993, §13.3). For unbiased, roughly symmetric estimators: shares, rates, differences of rates.
+``"basic"``
+    The reflected (pivotal) interval ``[2 theta - q(1 - alpha/2), 2 theta - q(alpha/2)]``
+    (Davison & Hinkley, *Bootstrap Methods and their Application*, 1997, eq. 5.6). The spread of
+    ``theta* - theta`` stands in for that of ``theta - truth``, so the resampling bias is
+    subtracted instead of added. Right for smooth biased statistics (entropy, smoothed KL) and
+    for statistics at the edge of their range (an entropy score of a uniform distribution).
+``"bca"``
+    Bias-corrected and accelerated (Efron, JASA 1987; Efron & Tibshirani §14.3): percentile
+    levels ``Phi(z0 + (z0 + z) / (1 - a (z0 + z)))`` with ``z0 = Phi^-1(share of values below
+    theta, ties counted half)`` and the acceleration ``a`` from jackknife influence values
+    (within strata for a stratified design). Undefined (NaN, with a reason) when every value lies
+    on one side of the estimate.
+``"max_t"``
+    For a statistic that is the *maximum of smooth components*, such as a max - min gap (the
+    largest of the pairwise differences) or a max/min ratio (the exponential of the largest
+    pairwise log difference). A simultaneous band ``component_j +- c se_j`` is built, with ``c``
+    the ``confidence``-quantile of ``max_j |component*_j - component_j| / se_j`` over the
+    resamples (the max-t method; Romano & Wolf, Econometrica 2005, §4); if every component lies
+    in its band, the maximum lies in ``[max_j lower_j, max_j upper_j]``. Unlike a percentile
+    or reflected interval of the max itself, this reaches a true gap of 0 at the nominal rate.
+
+Every method clips to the statistic's range (``bounds``), which never lowers coverage of a value
+inside that range. With no variation among resamples the interval is the estimate itself.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtr, ndtri
+
+__all__ = [
+    "METHODS",
+    "BootstrapInterval",
+    "Method",
+    "basic_interval",
+    "bca_interval",
+    "check_confidence",
+    "interval",
+    "jackknife_acceleration",
+    "max_t_interval",
+    "percentile_interval",
+]
+
+Method = Literal["percentile", "basic", "bca", "max_t"]
+METHODS: tuple[str, ...] = ("percentile", "basic", "bca", "max_t")
+FloatArray = NDArray[np.float64]
+Bounds = tuple[float, float]
+_NO_BOUNDS: Bounds = (-math.inf, math.inf)
+
+
+@dataclass(frozen=True)
+class BootstrapInterval:
+    """A bootstrap confidence interval.
+
+    Attributes
+    ----------
+    estimate : float
+        The statistic on the observed sample (NaN if not computed or undefined).
+    low, high : float
+        The interval; NaN when it cannot be computed (``reason`` says why).
+    confidence : float
+        Nominal coverage, e.g. 0.95.
+    n_resamples : int
+        Number of resamples drawn.
+    n_nan : int
+        How many resamples gave NaN (e.g. every answer of a resample refused); they are left out.
+    seed : int or None
+        The seed of ``numpy.random.default_rng`` that produced the resamples.
+    method : str
+        One of :data:`METHODS`.
+    reason : str or None
+        Why ``low``/``high`` are NaN, when they are.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    confidence: float
+    n_resamples: int
+    n_nan: int
+    seed: int | None
+    method: str = "percentile"
+    reason: str | None = None
+
+
+def check_confidence(confidence: float) -> float:
+    """``confidence`` as a float strictly between 0 and 1, else ValueError naming it."""
+    if isinstance(confidence, bool) or not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
+        raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+    return float(confidence)
+
+
+def _check_bounds(bounds: Bounds) -> Bounds:
+    low, high = (float(b) for b in bounds)
+    if math.isnan(low) or math.isnan(high) or low > high:
+        raise ValueError(f"bounds must be (low, high) with low <= high, got {bounds!r}")
+    return low, high
+
+
+def _values(values: ArrayLike) -> tuple[FloatArray, FloatArray, int]:
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
+    nan = np.isnan(arr)
+    return arr, arr[~nan], int(nan.sum())
+
+
+def _result(
+    estimate: float,
+    low: float,
+    high: float,
+    *,
+    confidence: float,
+    n: int,
+    n_nan: int,
+    seed: int | None,
+    method: str,
+    bounds: Bounds,
+    reason: str | None = None,
+) -> BootstrapInterval:
+    if math.isnan(low) or math.isnan(high):
+        low = high = math.nan
+        if reason is None:
+            reason = "every resample was NaN" if n_nan == n else "the interval is undefined"
+    else:
+        low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
+        reason = None
+    return BootstrapInterval(
+        estimate=float(estimate), low=low, high=high, confidence=confidence,
+        n_resamples=n, n_nan=n_nan, seed=seed, method=method, reason=reason,
+    )  # fmt: skip
+
+
+def _quantiles(finite: FloatArray, levels: ArrayLike) -> FloatArray:
+    return np.quantile(finite, np.clip(np.asarray(levels, dtype=np.float64), 0.0, 1.0))
+
+
+def percentile_interval(
+    values: ArrayLike,
+    *,
+    confidence: float = 0.95,
+    estimate: float = math.nan,
+    seed: int | None = None,
+    bounds: Bounds = _NO_BOUNDS,
+) -> BootstrapInterval:
+    """Percentile interval ``[q(alpha/2), q(1 - alpha/2)]`` of the finite bootstrap values.
+
+    Parameters
+    ----------
+    values : array_like, shape (B,)
+        The statistic on each resample; NaN values are left out and counted in ``n_nan``.
+    confidence : float, default 0.95
+    estimate : float, default NaN
+        The statistic on the observed sample, carried into the result.
+    seed : int or None
+        Recorded in the result.
+    bounds : (float, float)
+        The statistic's range; the interval is clipped to it.
+    """
+    confidence = check_confidence(confidence)
+    bounds = _check_bounds(bounds)
+    arr, finite, n_nan = _values(values)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = _quantiles(finite, [alpha, 1.0 - alpha]) if finite.size else (math.nan, math.nan)
+    return _result(estimate, low, high, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
+                   method="percentile", bounds=bounds)  # fmt: skip
+
+
+def basic_interval(
+    values: ArrayLike,
+    *,
+    estimate: float,
+    confidence: float = 0.95,
+    seed: int | None = None,
+    bounds: Bounds = _NO_BOUNDS,
+) -> BootstrapInterval:
+    """Basic (reflected) interval ``[2 theta - q(1 - alpha/2), 2 theta - q(alpha/2)]``, clipped to ``bounds``.
+
+    NaN (with a reason) when the estimate is NaN or no resample is finite.
+    """
+    confidence = check_confidence(confidence)
+    bounds = _check_bounds(bounds)
+    arr, finite, n_nan = _values(values)
+    if math.isnan(estimate) or not finite.size:
+        return _result(estimate, math.nan, math.nan, confidence=confidence, n=arr.size, n_nan=n_nan,
+                       seed=seed, method="basic", bounds=bounds,
+                       reason="the estimate is NaN" if finite.size else None)  # fmt: skip
+    alpha = (1.0 - confidence) / 2.0
+    q_low, q_high = _quantiles(finite, [alpha, 1.0 - alpha])
+    return _result(estimate, 2 * estimate - q_high, 2 * estimate - q_low, confidence=confidence, n=arr.size,
+                   n_nan=n_nan, seed=seed, method="basic", bounds=bounds)  # fmt: skip
+
+
+def jackknife_acceleration(
+    jackknife_values: ArrayLike, weights: ArrayLike | None = None, strata: ArrayLike | None = None
+) -> float:
+    """BCa acceleration ``a = sum w U^3 / (6 (sum w U^2)^(3/2))`` from leave-one-out values.
+
+    ``U_i = (n_s - 1)(mean_s - theta_(i))`` with ``mean_s`` the (weighted) mean of the leave-one-out
+    values of unit i's stratum s and ``n_s`` its number of units (Efron & Tibshirani eq. 14.15, applied
+    within strata). ``weights`` counts how many units share a leave-one-out value (units with the
+    same outcome in the same stratum give the same value), so distinct values suffice. Returns 0
+    when every ``U`` is 0, NaN when a leave-one-out value is NaN.
+    """
+    values = np.asarray(jackknife_values, dtype=np.float64).ravel()
+    w = np.ones_like(values) if weights is None else np.asarray(weights, dtype=np.float64).ravel()
+    s = np.zeros(values.size, dtype=np.int64) if strata is None else np.asarray(strata).ravel()
+    if not (values.size == w.size == s.size) or values.size == 0:
+        raise ValueError("jackknife values, weights and strata must be non-empty and of equal length")
+    if np.any(np.isnan(values)):
+        return math.nan
+    _, group = np.unique(s, return_inverse=True)
+    n_s = np.bincount(group, weights=w)
+    mean_s = np.bincount(group, weights=w * values) / n_s
+    u = (n_s[group] - 1.0) * (mean_s[group] - values)
+    denom = float(np.sum(w * u * u))
+    if denom <= 0.0:
+        return 0.0
+    return float(np.sum(w * u**3) / (6.0 * denom**1.5))
+
+
+def bca_interval(
+    values: ArrayLike,
+    *,
+    estimate: float,
+    acceleration: float,
+    confidence: float = 0.95,
+    seed: int | None = None,
+    bounds: Bounds = _NO_BOUNDS,
+) -> BootstrapInterval:
+    """BCa interval; ``acceleration`` from :func:`jackknife_acceleration`.
+
+    NaN with a reason when the estimate or acceleration is NaN or when every finite resample lies on
+    one side of the estimate (``z0`` infinite: the method is undefined there, as in
+    ``scipy.stats.bootstrap``).
+    """
+    confidence = check_confidence(confidence)
+    bounds = _check_bounds(bounds)
+    arr, finite, n_nan = _values(values)
+
+    def nan(reason: str | None) -> BootstrapInterval:
+        return _result(estimate, math.nan, math.nan, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
+                       method="bca", bounds=bounds, reason=reason)  # fmt: skip
+
+    if not finite.size:
+        return nan(None)
+    if math.isnan(estimate) or math.isnan(acceleration):
+        return nan("the estimate or its jackknife is NaN")
+    if np.all(finite == estimate):
+        return _result(estimate, estimate, estimate, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
+                       method="bca", bounds=bounds)  # fmt: skip
+    share = (np.sum(finite < estimate) + 0.5 * np.sum(finite == estimate)) / finite.size
+    if share <= 0.0 or share >= 1.0:
+        return nan("every resample lies on one side of the estimate (BCa bias correction undefined)")
+    z0 = float(ndtri(share))
+    alpha = (1.0 - confidence) / 2.0
+    z = ndtri(np.array([alpha, 1.0 - alpha]))
+    levels = ndtr(z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)))
+    low, high = _quantiles(finite, levels)
+    return _result(estimate, low, high, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
+                   method="bca", bounds=bounds)  # fmt: skip
+
+
+def max_t_interval(
+    observed: ArrayLike,
+    resampled: ArrayLike,
+    *,
+    confidence: float = 0.95,
+    seed: int | None = None,
+    bounds: Bounds = _NO_BOUNDS,
+    transform: Callable[[float], float] | None = None,
+) -> BootstrapInterval:
+    """Interval of ``transform(max_j component_j)`` from a simultaneous max-t band over the components.
+
+    Parameters
+    ----------
+    observed : array_like, shape (m,)
+        The components on the observed sample; NaN components (e.g. a group with no answers) are
+        not part of the maximum.
+    resampled : array_like, shape (B, m)
+        The components on each resample (NaN entries are left out of that resample's max-t).
+    transform : callable, optional
+        A monotone increasing map applied to the estimate and both ends (e.g. ``math.exp`` for a
+        ratio computed as the largest log difference).
+    bounds : (float, float)
+        Range of the *transformed* statistic.
+
+    Notes
+    -----
+    ``se_j`` is the standard deviation of component j over the finite resamples. Components with
+    ``se_j = 0`` (no variation under resampling, e.g. two groups that both always answer yes) get a
+    band of width 0. A resample counts as NaN (``n_nan``) when all its components are NaN.
+    """
+    confidence = check_confidence(confidence)
+    bounds = _check_bounds(bounds)
+    obs = np.asarray(observed, dtype=np.float64).ravel()
+    boot = np.asarray(resampled, dtype=np.float64)
+    if boot.ndim != 2 or boot.shape[1] != obs.size or boot.shape[0] == 0 or obs.size == 0:
+        raise ValueError(f"resampled must have shape (B, {obs.size}), got {boot.shape}")
+    f = transform or (lambda x: x)
+    n_nan = int(np.all(np.isnan(boot), axis=1).sum())
+    keep = ~np.isnan(obs)
+    estimate = f(float(np.max(obs[keep]))) if keep.any() else math.nan
+    if not keep.any() or n_nan == boot.shape[0]:
+        return _result(estimate, math.nan, math.nan, confidence=confidence, n=boot.shape[0], n_nan=n_nan,
+                       seed=seed, method="max_t", bounds=bounds,
+                       reason=None if n_nan == boot.shape[0] else "no component is defined")  # fmt: skip
+    obs, boot = obs[keep], boot[:, keep]
+    with np.errstate(invalid="ignore"):
+        se = np.nanstd(boot, axis=0)
+    se = np.where(np.isnan(se), 0.0, se)
+    varying = se > 0
+    if varying.any():
+        dev = np.abs(boot[:, varying] - obs[varying]) / se[varying]
+        t = np.nanmax(np.where(np.isnan(dev), -np.inf, dev), axis=1)
+        t = t[np.isfinite(t)]
+        c = float(np.quantile(t, confidence)) if t.size else 0.0
+    else:
+        c = 0.0
+    low = float(np.max(obs - c * se))
+    high = float(np.max(obs + c * se))
+    return _result(estimate, f(low), f(high), confidence=confidence, n=boot.shape[0], n_nan=n_nan, seed=seed,
+                   method="max_t", bounds=bounds)  # fmt: skip
+
+
+def interval(
+    method: Method,
+    values: ArrayLike,
+    *,
+    estimate: float,
+    confidence: float = 0.95,
+    seed: int | None = None,
+    bounds: Bounds = _NO_BOUNDS,
+    acceleration: float | None = None,
+) -> BootstrapInterval:
+    """Dispatch to the scalar methods (``"max_t"`` needs components: call :func:`max_t_interval`)."""
+    if method == "percentile":
+        return percentile_interval(values, confidence=confidence, estimate=estimate, seed=seed, bounds=bounds)
+    if method == "basic":
+        return basic_interval(values, estimate=estimate, confidence=confidence, seed=seed, bounds=bounds)
+    if method == "bca":
+        if acceleration is None:
+            raise ValueError("the bca method needs an acceleration (jackknife_acceleration)")
+        return bca_interval(values, estimate=estimate, acceleration=acceleration, confidence=confidence,
+                            seed=seed, bounds=bounds)  # fmt: skip
+    raise ValueError(f"method must be one of {METHODS[:3]} here (max_t takes components), got {method!r}")
