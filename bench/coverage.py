@@ -1,0 +1,121 @@
+"""Coverage of every reported interval, per benchmark, statistic and size (issue 13).
+
+Each benchmark's seeded simulation designs live in ``tests/support/coverage_<benchmark>.py`` (the
+coverage tests use the same designs) and expose ``coverage_table(size) -> list[metrics.coverage.Coverage]``
+with ``size`` "paper" (the paper's sizes) or "lite" (the lite / ``--limit`` sizes the READMEs suggest).
+This script prints, for every interval-bearing statistic: the share of replicates whose interval was
+printed, the empirical coverage of the truth among them, the shares missing below / above, and the
+mean width over the central 95% range of the estimate. The bar, nominal 95%: coverage >= 0.93 at the
+paper's sizes and >= 0.90 at lite sizes, width ratio <= 2; an interval that is withheld (printed 0)
+must say why in the task's warning.
+
+    .venv/bin/python bench/coverage.py                     # every benchmark, both sizes
+    .venv/bin/python bench/coverage.py fairlens --size lite
+    .venv/bin/python bench/coverage.py --markdown          # the tables in the READMEs
+    .venv/bin/python bench/coverage.py --json out.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import math
+import sys
+import time
+from pathlib import Path
+
+# This folder holds a metrics.py that would shadow the `metrics` package; use the repository root instead.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
+
+from metrics.coverage import Coverage  # noqa: E402
+
+BENCHMARKS = {
+    "fact_or_fair": "coverage_fact_or_fair",
+    "fairlens": "coverage_fairlens",
+    "iris": "coverage_iris",
+    "generation": "coverage_generation",
+}
+TARGETS = {"paper": 0.93, "lite": 0.90}
+MAX_WIDTH_RATIO = 2.0
+
+
+def verdict(row: Coverage, size: str) -> str:
+    """ "ok", "withheld" (never printed: the task says why) or what misses the bar."""
+    if row.printed == 0:
+        return "withheld"
+    problems = []
+    if not row.coverage >= TARGETS[size]:
+        problems.append(f"coverage < {TARGETS[size]}")
+    if row.width_ratio > MAX_WIDTH_RATIO:
+        problems.append(f"width > {MAX_WIDTH_RATIO}x")
+    return "; ".join(problems) or "ok"
+
+
+def _fmt(value: float, digits: int = 2) -> str:
+    return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def render(benchmark: str, size: str, rows: list[Coverage], *, markdown: bool) -> str:
+    head = ["statistic", "printed", "coverage", "below", "above", "width/spread", "verdict"]
+    body = [
+        [
+            r.name,
+            _fmt(r.printed),
+            _fmt(r.coverage),
+            _fmt(r.below),
+            _fmt(r.above),
+            _fmt(r.width_ratio, 1),
+            verdict(r, size),
+        ]
+        for r in rows
+    ]
+    replicates = sorted({r.replicates for r in rows})
+    title = (
+        f"{benchmark}, {size} size (target coverage >= {TARGETS[size]}, replicates {'/'.join(map(str, replicates))})"
+    )
+    if markdown:
+        lines = [f"**{title}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        lines += ["| " + " | ".join(row) + " |" for row in body]
+        return "\n".join(lines) + "\n"
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *body, strict=True)]
+    lines = [title, "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
+    lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in body]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("benchmarks", nargs="*", help=f"any of {sorted(BENCHMARKS)} (default: all)")
+    parser.add_argument("--size", choices=[*TARGETS, "both"], default="both")
+    parser.add_argument("--markdown", action="store_true", help="Markdown tables (as in the READMEs)")
+    parser.add_argument("--json", help="also write every row as strict JSON to this file")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.benchmarks) - set(BENCHMARKS))
+    if unknown:
+        parser.error(f"unknown benchmark(s) {unknown}; choose from {sorted(BENCHMARKS)}")
+    sizes = list(TARGETS) if args.size == "both" else [args.size]
+    failures, out = 0, []
+    for benchmark in args.benchmarks or list(BENCHMARKS):
+        module = importlib.import_module(BENCHMARKS[benchmark])
+        for size in sizes:
+            start = time.perf_counter()
+            rows = module.coverage_table(size)
+            elapsed = time.perf_counter() - start
+            print(render(benchmark, size, rows, markdown=args.markdown))
+            print(f"({elapsed:.1f} s)\n")
+            for row in rows:
+                v = verdict(row, size)
+                failures += v not in ("ok", "withheld")
+                out.append({"benchmark": benchmark, "size": size, **row.row(), "verdict": v})
+    if args.json:
+        clean = [{k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in r.items()} for r in out]
+        Path(args.json).write_text(json.dumps(clean, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    print(f"{failures} statistic(s) below the bar")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
