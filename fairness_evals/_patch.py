@@ -43,7 +43,10 @@ def source_mentions(path: Path, pattern: re.Pattern[str]) -> bool:
 
 
 def _as_list(include_path: Any) -> list[Any]:
-    if include_path is None:
+    """The user's include paths as a list. ``None``, ``""`` and an empty list mean none: the harnesses test
+    ``if include_path:``, so an empty string must not become ``[""]``, which they would index as the current
+    folder."""
+    if not include_path:
         return []
     if isinstance(include_path, (list, tuple)):
         return list(include_path)

@@ -140,17 +140,37 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+#: The exit status after the reader of standard output went away (``| head``): 128 + SIGPIPE, as a shell reports a
+#: program killed by SIGPIPE, without an error line.
+EXIT_BROKEN_PIPE = 141
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser(argv).parse_args(argv)
-        return args.handler(args)
+        parser = build_parser(argv)
+        if not argv:  # no command: the help, not an error
+            parser.print_help()
+            sys.stdout.flush()
+            return 0
+        args = parser.parse_args(argv)
+        status = args.handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
+        return status
+    except BrokenPipeError as error:
+        if not _stdout_closed():  # e.g. a judge endpoint that hung up: an error like any other
+            message = f"fairness-evals: {error}"
+        else:
+            _silence_stdout()
+            return EXIT_BROKEN_PIPE
     except CLIError as error:
         message = str(error)
     except (ValueError, RuntimeError, OSError, KeyError) as error:
         message = f"fairness-evals: {error}"
     except ImportError as error:  # e.g. a harness whose own dependencies are broken
-        message = f"fairness-evals: cannot import {error.name or 'a module'}: {error} (reinstall the package's dependencies)"
+        message = (
+            f"fairness-evals: cannot import {error.name or 'a module'}: {error} (reinstall the package's dependencies)"
+        )
     except KeyboardInterrupt:
         message = "fairness-evals: interrupted"
     except Exception as error:  # still one line; FAIRNESS_EVALS_DEBUG=1 shows the traceback
@@ -159,6 +179,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = f"fairness-evals: unexpected {type(error).__name__}: {error} (FAIRNESS_EVALS_DEBUG=1 shows where)"
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     return 2
+
+
+def _stdout_closed() -> bool:
+    """True when standard output is a pipe whose reader has gone (poll reports an error on its write end)."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & (select.POLLERR | select.POLLHUP) for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor, or no poll on this platform
+        return False
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null so that the interpreter's final flush does not fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no file descriptor (captured output)
+        pass
 
 
 if __name__ == "__main__":

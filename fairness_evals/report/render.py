@@ -97,34 +97,41 @@ INTRO = (
 
 
 def _md_cell(cell: Cell) -> str:
-    text = f"_{cell.text}_" if cell.derived and cell.text not in ("", "–") else cell.text
-    return _md_escape(text + (f" ({cell.n})" if cell.n else ""))
+    text = _md_escape(cell.text)
+    text = f"_{text}_" if cell.derived and cell.text not in ("", "–") else text
+    return text + (f" ({_md_escape(cell.n)})" if cell.n else "")
 
 
-def _md_escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md_escape(text: str, brackets: bool = False) -> str:
+    """``text`` safe in a Markdown line or table cell: no HTML (``&``, ``<``, ``>`` as entities, so a model named
+    ``<script>`` is shown, not run, by viewers that render inline HTML), no code span or link the text did not
+    mean (backslashes, backticks and ``](`` escaped; every bracket with ``brackets``), no cell or line breaks."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    text = text.replace("\\", "\\\\").replace("`", "\\`")
+    text = text.replace("[", "\\[").replace("]", "\\]") if brackets else text.replace("](", "]\\(")
+    return " ".join(text.replace("|", "\\|").splitlines())
 
 
 def markdown(title: str, sections: list[Section], sources: list[str], notes: list[str]) -> str:
     lines = [
-        f"# {title}",
+        f"# {_md_escape(title)}",
         "",
         f"fairness-evals {__version__}. {INTRO} Figures are in the HTML report (`--format html`).",
         "",
     ]
-    lines += [f"> {n}" for n in notes]
+    lines += [f"> {_md_escape(n)}" for n in notes]
     for section in sections:
-        lines += ["", f"## {section.title}", ""]
+        lines += ["", f"## {_md_escape(section.title)}", ""]
         if section.intro:
-            lines += [section.intro, ""]
+            lines += [_md_escape(section.intro), ""]
         for table in section.tables:
-            lines += [f"### {table.title}", ""]
+            lines += [f"### {_md_escape(table.title)}", ""]
             lines.append("| " + " | ".join(_md_escape(c) for c in table.columns) + " |")
             lines.append("|" + "|".join("---" for _ in table.columns) + "|")
             for row in table.rows:
                 lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
             if table.caption:
-                lines += ["", f"*{table.caption}*"]
+                lines += ["", f"*{_md_escape(table.caption)}*"]
             lines.append("")
-    lines += ["## Sources", ""] + [f"- `{s}`" for s in sources]
+    lines += ["## Sources", ""] + [f"- {_md_escape(s, brackets=True)}" for s in sources]
     return "\n".join(lines) + "\n"

