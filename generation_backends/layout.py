@@ -92,6 +92,78 @@ def _line(record: Mapping[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+def _read_index(path: Path) -> dict[str, dict[str, Any]]:
+    """The exports recorded in ``layout.json``; ``ValueError`` naming the file and what is wrong with it."""
+    if not path.exists():
+        return {}
+    try:
+        exports = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(f"{path}: not a layout index written by fairness-evals export ({error}); "
+                         "use an empty folder or remove the file") from None  # fmt: skip
+    if not isinstance(exports, dict):
+        raise ValueError(f"{path}: not a layout index written by fairness-evals export (a {type(exports).__name__}, "
+                         "expected an object of exports); use an empty folder or remove the file")  # fmt: skip
+    for title, entry in exports.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("tasks"), dict):
+            raise ValueError(f"{path}: entry {title!r} is not an export (no 'tasks' object); this layout.json was not "
+                             "written by fairness-evals export: use an empty folder or remove the file")  # fmt: skip
+        for key in ("command", "images_per_prompt", "images_per_prompt_source", "notes"):
+            if key not in entry:
+                raise ValueError(f"{path}: entry {title!r} lacks {key!r}; use an empty folder or remove the file")
+    return exports
+
+
+def _kept_manifest_lines(path: Path, replaced: set[str]) -> list[str]:
+    """The manifest lines of the tasks not being exported now; ``ValueError`` naming a malformed line."""
+    if not path.exists():
+        return []
+    kept = []
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise ValueError(f"{path}: cannot be read ({error}); use an empty folder or remove the file") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not a manifest line ({error.msg}); use an empty folder or remove "
+                             "the file") from None  # fmt: skip
+        if not isinstance(record, dict) or not isinstance(record.get("task"), str):
+            raise ValueError(
+                f"{path}:{number}: not a manifest line (no 'task'); use an empty folder or remove the file"
+            )
+        if record["task"] not in replaced:
+            kept.append(line)
+    return kept
+
+
+def _plan(root: Path, documents: Iterable[Mapping[str, Any]]) -> list[tuple[str, str, str, Mapping[str, Any]]]:
+    """``(task, folder name, prompt, document)`` per document, after every check that needs no writing."""
+    plan = []
+    seen: set[tuple[str, str]] = set()
+    for number, doc in enumerate(documents, start=1):
+        missing = [k for k in ("task", FOLDER_FIELD, "prompt") if not str(doc.get(k, "")).strip()]
+        if missing:
+            raise ValueError(f"document {number} ({doc.get('id', '?')}) has no {', '.join(missing)}")
+        task, name, prompt = str(doc["task"]), str(doc[FOLDER_FIELD]), str(doc["prompt"])
+        if (task, name) in seen:
+            raise ValueError(f"two documents of {task} share the folder {name!r}")
+        seen.add((task, name))
+        prompt_path = root / task_folder(task) / name / PROMPT_FILE
+        if prompt_path.exists():
+            try:
+                held = prompt_path.read_text(encoding="utf-8").strip()
+            except (OSError, UnicodeDecodeError) as error:
+                raise ValueError(f"{prompt_path}: cannot be read ({error})") from None
+            if held != prompt.strip():
+                raise ValueError(f"{prompt_path} holds a different prompt: this layout was made for other documents")
+        plan.append((task, name, prompt, doc))
+    return plan
+
+
 def write_layout(
     root: Path,
     documents: Iterable[Mapping[str, Any]],
@@ -109,47 +181,41 @@ def write_layout(
     order per task; ``doc_index`` counts within a task) and ``README.md``. Several exports can share a root
     (one ``from_folder`` run then scores them all): lines of other tasks are kept in the manifest, and the
     README has one section per export ``title`` (kept in ``layout.json``). Existing images are left alone, so
-    re-exporting into a filled layout is safe; a ``prompt.txt`` whose text differs is an error (the layout
-    belongs to other prompts). Returns ``{task: number of folders}``.
+    re-exporting into a filled layout is safe. Everything is checked before anything is written: a document
+    without a task, folder or prompt, two documents sharing a folder, a ``prompt.txt`` whose text differs (the
+    layout belongs to other prompts), a ``layout.json``, ``manifest.jsonl`` or ``README.md`` that this command
+    did not write, or a root that is a file each raise ``ValueError`` naming the problem and leave the folder as
+    it was. Returns ``{task: number of folders}``.
     """
     root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
+    if root.exists() and not root.is_dir():
+        raise ValueError(f"{root}: not a folder")
+    plan = _plan(root, documents)
+    index_path = root / INDEX_FILE
+    exports = _read_index(index_path)
+    readme = root / README_FILE
+    if readme.exists() and not exports:
+        raise ValueError(f"{readme} exists but {index_path.name} does not: the folder holds something else; use an "
+                         "empty folder for the layout")  # fmt: skip
     counts: dict[str, int] = {}
+    for task, _, _, _ in plan:
+        counts[task] = counts.get(task, 0) + 1
+    kept = _kept_manifest_lines(root / MANIFEST_FILE, set(counts))
+    root.mkdir(parents=True, exist_ok=True)
     lines: list[str] = []
-    seen: set[tuple[str, str]] = set()
-    for doc in documents:
-        task, name, prompt = str(doc["task"]), str(doc[FOLDER_FIELD]), str(doc["prompt"])
-        if (task, name) in seen:
-            raise ValueError(f"two documents of {task} share the folder {name!r}")
-        seen.add((task, name))
+    index: dict[str, int] = {}
+    for task, name, prompt, doc in plan:
         folder = root / task_folder(task) / name
         folder.mkdir(parents=True, exist_ok=True)
-        prompt_path = folder / PROMPT_FILE
-        if prompt_path.exists() and prompt_path.read_text(encoding="utf-8").strip() != prompt.strip():
-            raise ValueError(f"{prompt_path} holds a different prompt: this layout was made for other documents")
-        prompt_path.write_text(prompt + "\n", encoding="utf-8")
-        index = counts.get(task, 0)
-        counts[task] = index + 1
+        (folder / PROMPT_FILE).write_text(prompt + "\n", encoding="utf-8")
+        position = index.get(task, 0)
+        index[task] = position + 1
         meta = {k: doc[k] for k in meta_fields if k in doc}
         lines.append(
-            _line({"task": task, "folder": f"{task_folder(task)}/{name}", "doc_index": index, "id": doc.get("id"),
+            _line({"task": task, "folder": f"{task_folder(task)}/{name}", "doc_index": position, "id": doc.get("id"),
                    "prompt": prompt, "meta": meta})
         )  # fmt: skip
-    manifest = root / MANIFEST_FILE
-    kept = []
-    if manifest.exists():
-        for line in manifest.read_text(encoding="utf-8").splitlines():
-            try:
-                if line.strip() and json.loads(line).get("task") not in counts:
-                    kept.append(line)
-            except json.JSONDecodeError:
-                continue
-    manifest.write_text("".join(line + "\n" for line in [*kept, *lines]), encoding="utf-8")
-    index_path = root / INDEX_FILE
-    try:
-        exports = json.loads(index_path.read_text(encoding="utf-8")) if index_path.exists() else {}
-    except json.JSONDecodeError:
-        exports = {}
+    (root / MANIFEST_FILE).write_text("".join(line + "\n" for line in [*kept, *lines]), encoding="utf-8")
     exports[title] = {
         "tasks": counts,
         "command": score_command.format(root=os.fspath(root.resolve())),
@@ -158,7 +224,7 @@ def write_layout(
         "notes": list(notes),
     }
     index_path.write_text(json.dumps(exports, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    (root / README_FILE).write_text(_readme(exports), encoding="utf-8")
+    readme.write_text(_readme(exports), encoding="utf-8")
     return counts
 
 
