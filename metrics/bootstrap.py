@@ -278,12 +278,12 @@ def resample_cell_counts(
 ) -> FloatArray:
     """Bootstrap-resampled cell counts when each unit falls in exactly one cell.
 
-    Without ``strata``: equal, for the same seed, to :func:`resample_counts` of the one-hot matrix
-    of ``cell_index``, computed with one ``bincount`` per block of resamples and no weight matrix.
-    With ``strata``: for each stratum (sorted labels), one ``Multinomial(n_s, observed shares)`` draw
-    per resample over the outcomes seen in it (the units in no cell included), which is the
-    distribution of drawing its ``n_s`` units with replacement. The result depends on the multiset
-    of (stratum, cell) pairs only, never on the order of the units.
+    For each stratum (sorted labels; without ``strata`` one stratum holds every unit), one
+    ``Multinomial(n_s, observed shares)`` draw per resample over the outcomes seen in it (the units in
+    no cell included): the distribution of drawing its ``n_s`` units with replacement, as
+    :func:`resample_counts` of the one-hot matrix does, at a cost that does not grow with the number
+    of units. The result depends on the multiset of (stratum, cell) pairs only, never on the order of
+    the units, so it is the same however a harness orders or gathers the answers.
 
     Parameters
     ----------
@@ -305,24 +305,16 @@ def resample_cell_counts(
     n_resamples = _check_n_resamples(n_resamples)
     seed = _check_seed(seed)
     codes = _check_strata(strata, cells.size)
+    if codes is None:  # one stratum holding every unit
+        codes = np.zeros(cells.size, dtype=np.int64)
     out = np.zeros((n_resamples, n_cells), dtype=np.float64)
-    if codes is not None:
-        rng = np.random.default_rng(seed)
-        for row in _stratum_outcomes(cells, codes, n_cells):
-            seen = np.flatnonzero(row)
-            total = int(row.sum())
-            draws = rng.multinomial(total, row[seen] / total, size=n_resamples)
-            in_cell = seen < n_cells
-            out[:, seen[in_cell]] += draws[:, in_cell]
-        return out
-    # Map -1 to an overflow bin n_cells that is dropped at the end.
-    overflow = np.where(cells < 0, n_cells, cells)
     rng = np.random.default_rng(seed)
-    rows = max(1, _MAX_DRAWS_PER_BLOCK // cells.size)
-    for start in range(0, n_resamples, rows):
-        height = min(rows, n_resamples - start)
-        idx = rng.integers(0, cells.size, size=(height, cells.size), dtype=np.int64)
-        out[start : start + height] = _row_bincount(overflow[idx], n_cells + 1)[:, :-1]
+    for row in _stratum_outcomes(cells, codes, n_cells):
+        seen = np.flatnonzero(row)
+        total = int(row.sum())
+        draws = rng.multinomial(total, row[seen] / total, size=n_resamples)
+        in_cell = seen < n_cells
+        out[:, seen[in_cell]] += draws[:, in_cell]
     return out
 
 
