@@ -28,6 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from fairlens_tasks.judging.redact import redact_text, redact_url
+
 Message = dict[str, str]
 
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
@@ -95,12 +97,12 @@ class OpenAIBackend:
             response = self.client.chat.completions.create(model=self.model, messages=list(messages), **self.sampling)
         except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
             raise JudgeConfigError(
-                f"the judge endpoint {self.base_url} refused the API key ({_status(error)}); "
+                f"the judge endpoint {redact_url(self.base_url)} refused the API key ({_status(error)}); "
                 "set FAIRLENS_JUDGE_API_KEY or --api-key"
             ) from None
         except openai.NotFoundError as error:
             raise JudgeConfigError(
-                f"the judge endpoint {self.base_url} does not serve model {self.model!r} or has no "
+                f"the judge endpoint {redact_url(self.base_url)} does not serve model {self.model!r} or has no "
                 f"/chat/completions route ({_status(error)})"
             ) from None
         except openai.APIStatusError as error:  # 400, 422 and what remains after retries of 408/409/429/5xx
@@ -132,7 +134,7 @@ def _status(error: Any) -> str:
 
 
 def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(str(text).split())
+    text = redact_text(" ".join(str(text).split()))  # an error may quote the URL, with its credentials
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

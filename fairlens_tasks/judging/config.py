@@ -35,6 +35,7 @@ from typing import Any
 
 from fairlens_tasks.judging.backends import Backend, JudgeConfigError, is_reasoning_model
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
+from fairlens_tasks.judging.redact import redact_url
 
 OPENAI_URL = "https://api.openai.com/v1"
 BACKENDS = ("openai", "hf")
@@ -93,7 +94,7 @@ class JudgeSettings:
 
     backend: str
     model: str
-    base_url: str | None = None
+    base_url: str | None = field(default=None, repr=False)  # may carry credentials: recorded redacted
     api_key: str | None = field(default=None, repr=False)
     temperature: float = 0.0
     max_tokens: int = DEFAULT_MAX_TOKENS
@@ -124,7 +125,8 @@ class JudgeSettings:
         return self.concurrency if self.backend == "openai" else 1
 
     def recorded(self) -> dict[str, Any]:
-        """The settings the results record (``judge_settings``): everything but the API key."""
+        """The settings the results record (``judge_settings``): everything but the API key, and the base URL
+        without credentials (:func:`fairlens_tasks.judging.redact.redact_url`)."""
         out: dict[str, Any] = {
             "judge": self.name,
             "prompt_version": JUDGE_PROMPT_VERSION,
@@ -134,7 +136,7 @@ class JudgeSettings:
         }
         if self.backend == "openai":
             out.update(
-                base_url=self.base_url,
+                base_url=None if self.base_url is None else redact_url(self.base_url),
                 json_mode=self.json_mode,
                 concurrency=self.concurrency,
                 timeout=self.timeout,
@@ -221,7 +223,7 @@ def build_judge_settings(
     if backend == "openai":
         base_url = str(given("base_url") or env.get("OPENAI_BASE_URL") or OPENAI_URL).strip().rstrip("/")
         if not base_url.startswith(("http://", "https://")):
-            raise JudgeConfigError(f"{names['base_url']}={base_url!r} is not an http(s) URL")
+            raise JudgeConfigError(f"{names['base_url']}={redact_url(base_url)!r} is not an http(s) URL")
         api_key = given("api_key") or env.get("OPENAI_API_KEY") or None
         if api_key is None and base_url == OPENAI_URL:
             raise JudgeConfigError(

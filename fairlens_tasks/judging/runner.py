@@ -5,7 +5,7 @@ each:
 
 1. outcomes in the cache for this judge identity and prompt version are reused (no call); a cached
    ``invalid`` outcome is reused only if it had at least as many attempts as now, unless
-   ``retry_unjudged``;
+   ``retry_unjudged``; a cached ``error`` row (never written by this package) is never reused;
 2. the rest go to the judge, ``settings.workers`` at a time (a thread pool: HTTP judges overlap their
    requests; a local model runs one generation at a time). Each finished outcome is written to the cache
    at once, so an interrupted run loses only the answers in flight;
@@ -78,6 +78,11 @@ class CountingBackend:
 
 
 def reusable(outcome: Outcome, settings: JudgeSettings, retry_unjudged: bool) -> bool:
+    """Whether a cached outcome stands: a judgement does; an ``invalid`` one unless ``retry_unjudged`` or it had
+    fewer attempts than now; an ``error`` (a failed call) never does, whatever wrote it (:meth:`JudgmentCache.put`
+    never stores one, so such a row comes from another tool or a damaged cache) and is judged again."""
+    if outcome.status == ERROR:
+        return False
     if outcome.status != INVALID:
         return True
     return not retry_unjudged and outcome.attempts >= settings.attempts

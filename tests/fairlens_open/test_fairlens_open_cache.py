@@ -169,3 +169,34 @@ def test_judged_outcomes_survive_the_cache_exactly(tmp_path: Path) -> None:
     with JudgmentCache(s.cache) as cache:
         stored = cache.get_many(s.identity, JUDGE_PROMPT_VERSION, {rid: None for rid in outcomes})
     assert stored == outcomes and all(o.status == JUDGED for o in stored.values())
+
+
+def test_a_cached_error_row_is_never_reused(tmp_path: Path) -> None:
+    """Review item 11: a row with status error (a planted or foreign cache; put() never writes one) counted as a
+    cache hit for good. It is judged again, and the new judgement replaces it."""
+    import sqlite3
+    import time
+
+    s = settings(tmp_path)
+    text = TEXTS[0]
+    poisoned = Outcome(status=ERROR, problem="poisoned")
+    with JudgmentCache(s.cache):
+        pass
+    with sqlite3.connect(s.cache) as db:
+        db.execute(
+            "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                s.identity,
+                JUDGE_PROMPT_VERSION,
+                response_id(text),
+                response_sha256(text),
+                json.dumps(poisoned.to_json()),
+                time.time(),
+            ),
+        )
+    judge = TextJudge()
+    with JudgmentCache(s.cache) as cache:
+        outcomes, stats = judge_texts(_texts([text]), s, cache, backend=judge)
+        assert cache.get_many(s.identity, JUDGE_PROMPT_VERSION, {response_id(text): None})[response_id(text)].judged
+    assert (stats.cached, stats.judged, judge.calls) == (0, 1, 2)
+    assert outcomes[response_id(text)].status == JUDGED and outcomes[response_id(text)].score == 0.5

@@ -87,3 +87,33 @@ def test_options_are_named_as_options() -> None:
     with pytest.raises(JudgeConfigError, match="--attempts='0' must be at least 1"):
         build_judge_settings({"judge": "hf:x", "attempts": "0"}, CLI, {})
     assert set(ENV) == set(CLI)
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("https://alice:hunter2@judge.example.org/v1", "https://***@judge.example.org/v1"),
+        ("https://judge.example.org/v1?api_key=hunter2", "https://judge.example.org/v1?api_key=***"),
+        (
+            "https://judge.example.org/v1?api-version=2024-06-01&token=hunter2",
+            "https://judge.example.org/v1?api-version=2024-06-01&token=***",
+        ),
+        ("http://127.0.0.1:8000/v1?sig=hunter2&X-Api-Key=hunter2", "http://127.0.0.1:8000/v1?sig=***&X-Api-Key=***"),
+    ],
+)
+def test_credentials_in_the_base_url_are_redacted_in_results(url: str, shown: str) -> None:
+    """Review item 15: the base URL was copied into every results file (judge_settings)."""
+    s = judge_settings_from_env({"FAIRLENS_JUDGE": "openai:m", "FAIRLENS_JUDGE_BASE_URL": url})
+    assert s is not None and s.base_url == url  # the client still gets the credentials
+    assert json.loads(s.recorded_json())["base_url"] == shown
+    assert "hunter2" not in s.recorded_json() and "hunter2" not in repr(s)
+
+
+def test_credentials_are_redacted_in_errors_and_logs() -> None:
+    from fairlens_tasks.judging.backends import _short
+
+    with pytest.raises(JudgeConfigError) as info:
+        judge_settings_from_env({"FAIRLENS_JUDGE": "openai:m", "FAIRLENS_JUDGE_BASE_URL": "ftp://bob:hunter2@host/"})
+    assert "hunter2" not in str(info.value) and "***@host" in str(info.value)
+    message = _short("Connection refused for url 'http://bob:hunter2@127.0.0.1:9/v1/chat/completions?key=hunter2'")
+    assert "hunter2" not in message and "http://***@127.0.0.1:9/v1/chat/completions?key=***" in message
