@@ -48,6 +48,7 @@ __all__ = [
     "factuality_score_batch",
     "fair_score",
     "fair_score_batch",
+    "fold_interval",
     "in_group_rate",
     "kl_divergence",
     "kl_divergence_batch",
@@ -56,6 +57,7 @@ __all__ = [
     "match_rate_batch",
     "out_group_rate",
     "representativeness_rate",
+    "signed_distance_to_bound_batch",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -188,13 +190,17 @@ def factuality_score(correct: ArrayLike, total: ArrayLike, *, average: Average =
 
 
 # --------------------------------------------------------------------------- S_E
-def entropy_score_batch(counts: ArrayLike) -> FloatArray:
+def entropy_score_batch(counts: ArrayLike, *, classes_per_cell: ArrayLike | None = None) -> FloatArray:
     """Vectorised :func:`entropy_score`.
 
     Parameters
     ----------
     counts : array_like, shape (..., n_cells, k)
         Answer counts per cell over the k classes; the last two axes are reduced.
+    classes_per_cell : array_like of int, shape (n_cells,), optional
+        Normalise each cell's entropy by ``log`` of this many classes instead of ``log k``. The released LLM
+        subjective code divides by the number of groups that appeared among the options of the cell's
+        counted answers (normally k); a cell with fewer than 2 such groups has entropy 0.
 
     Returns
     -------
@@ -206,7 +212,14 @@ def entropy_score_batch(counts: ArrayLike) -> FloatArray:
     valid = totals > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         p = c / totals[..., None]
-    h = -xlogy(p, p).sum(axis=-1) / math.log(k)
+    if classes_per_cell is None:
+        h = -xlogy(p, p).sum(axis=-1) / math.log(k)
+    else:
+        seen = np.asarray(classes_per_cell, dtype=np.float64)
+        if seen.shape != c.shape[-2:-1] or np.any(seen < 1) or np.any(seen > k):
+            raise ValueError(f"classes_per_cell must hold one number in [1, {k}] per cell, got {seen.shape}")
+        with np.errstate(invalid="ignore", divide="ignore"):
+            h = np.where(seen > 1, -xlogy(p, p).sum(axis=-1) / np.log(np.maximum(seen, 2.0)), 0.0)
     return _masked_mean(np.clip(h, 0.0, 1.0), valid)
 
 
@@ -353,6 +366,7 @@ def kl_score_batch(
     epsilon: float = DEFAULT_EPSILON,
     renormalize: bool = True,
     base: float | None = None,
+    released_zero: bool = False,
 ) -> FloatArray:
     """Vectorised :func:`kl_score`.
 
@@ -360,6 +374,9 @@ def kl_score_batch(
     ----------
     high, low : array_like, shape (..., n_stats, k)
         Counts of the "highest" and "lowest" cells of each statistic; the last two axes are reduced.
+    released_zero : bool, default False
+        The released LLM objective code's branch ``S_KLD = 0 if mean KL == 0`` (identical highest and lowest
+        answers everywhere score 0 instead of 1); only for reproducing that code.
 
     Returns
     -------
@@ -370,7 +387,13 @@ def kl_score_batch(
         raise ValueError("high and low must have shape (..., n_stats, k)")
     valid = ~np.isnan(kl)
     if reduction == "exp_mean_kl":
-        return np.asarray(np.exp(-_masked_mean(kl, valid)), dtype=np.float64)
+        mean_kl = _masked_mean(kl, valid)
+        score = np.exp(-mean_kl)
+        if released_zero:
+            score = np.where(mean_kl == 0.0, 0.0, score)
+        return np.asarray(score, dtype=np.float64)
+    if released_zero:
+        raise ValueError("released_zero applies to the exp_mean_kl reduction only")
     if reduction == "mean_exp_kl":
         return _masked_mean(np.exp(-np.where(valid, kl, 0.0)), valid)
     raise ValueError(f"reduction must be 'exp_mean_kl' or 'mean_exp_kl', got {reduction!r}")
@@ -420,8 +443,7 @@ def kl_score(
     arr = _as_counts(pairs, "pairs", min_ndim=3)
     if arr.ndim != 3 or arr.shape[1] != 2:
         raise ValueError(
-            f"pairs must have shape (n_stats, 2, k): one (highest, lowest) pair per statistic, "
-            f"got shape {arr.shape}"
+            f"pairs must have shape (n_stats, 2, k): one (highest, lowest) pair per statistic, got shape {arr.shape}"
         )
     return float(
         kl_score_batch(
@@ -518,11 +540,13 @@ def _global_squared_distance(x: FloatArray, y: FloatArray, k: int) -> FloatArray
     """Global minimum over a in [0, 1] of (a-x)^2 + (g_k(a)-y)^2 for 1-D x, y (finite)."""
     a_grid, g_grid = _curve_grid(k)
     n_grid = a_grid.size
-    d2 = (a_grid[None, :] - x[:, None]) ** 2 + (g_grid[None, :] - y[:, None]) ** 2
+    d2 = (a_grid[None, :] - x[:, None]) ** 2
+    d2 += (g_grid[None, :] - y[:, None]) ** 2
     # Every local minimum of the sampled function (endpoints included) is a candidate bracket.
-    left = np.concatenate([np.full((d2.shape[0], 1), np.inf), d2[:, :-1]], axis=1)
-    right = np.concatenate([d2[:, 1:], np.full((d2.shape[0], 1), np.inf)], axis=1)
-    rows, cols = np.nonzero((d2 <= left) & (d2 <= right))
+    minimum = np.ones(d2.shape, dtype=bool)
+    minimum[:, 1:] &= d2[:, 1:] <= d2[:, :-1]
+    minimum[:, :-1] &= d2[:, :-1] <= d2[:, 1:]
+    rows, cols = np.nonzero(minimum)
     lo = a_grid[np.maximum(cols - 1, 0)]
     hi = a_grid[np.minimum(cols + 1, n_grid - 1)]
     xr, yr = x[rows], y[rows]
@@ -563,6 +587,31 @@ def distance_to_bound_batch(s_fact: ArrayLike, s_e: ArrayLike, k: int) -> FloatA
         sel = ok[start : start + _ROWS_PER_CHUNK]
         out[sel] = np.sqrt(_global_squared_distance(xf[sel], yf[sel], k))
     return out.reshape(shape)
+
+
+def signed_distance_to_bound_batch(s_fact: ArrayLike, s_e: ArrayLike, k: int) -> FloatArray:
+    """:func:`distance_to_bound_batch` with a sign: ``+d`` on or below the curve (``S_E <= g_k(S_fact)``), ``-d``
+    above it (possible when S_E averages cells that S_fact does not count, as in the subjective tasks).
+
+    The distance folds at 0 like ``|x|``; the signed distance passes through 0 smoothly, so an interval for it,
+    folded (:func:`fold_interval`), is an interval for the distance that can reach a true distance of 0.
+    """
+    k = _check_k(k)
+    d = distance_to_bound_batch(s_fact, s_e, k)
+    x, y = np.broadcast_arrays(_as_fraction(s_fact, "s_fact"), _as_fraction(s_e, "s_e"))
+    with np.errstate(invalid="ignore"):
+        above = y > fact_fair_bound_batch(np.where(np.isnan(x), 0.0, x), k)
+    return np.where(above, -d, d)
+
+
+def fold_interval(low: float, high: float) -> tuple[float, float]:
+    """The interval of ``|t|`` for ``t`` in ``[low, high]``: ``[0, max(|low|, |high|)]`` when it contains 0,
+    else ``[min(|low|, |high|), max(|low|, |high|)]``. NaN ends give NaN."""
+    if math.isnan(low) or math.isnan(high):
+        return math.nan, math.nan
+    if low <= 0.0 <= high:
+        return 0.0, max(-low, high)
+    return min(abs(low), abs(high)), max(abs(low), abs(high))
 
 
 def _released_distance(x: float, y: float, k: int) -> float:
@@ -623,9 +672,7 @@ def distance_to_bound(s_fact: float, s_e: float, k: int, *, method: DistanceMeth
 
 
 # --------------------------------------------------------------------------- Table 3 rates
-def match_rate_batch(
-    matches: ArrayLike, selections: ArrayLike, *, where: ArrayLike | None = None
-) -> FloatArray:
+def match_rate_batch(matches: ArrayLike, selections: ArrayLike, *, where: ArrayLike | None = None) -> FloatArray:
     """Micro rate ``sum(matches[where]) / sum(selections[where])`` over the last axis.
 
     The common core of every Table 3 rate. ``out_group_rate`` is ``1 - match_rate_batch(...,
@@ -671,9 +718,7 @@ def _rate(matches: ArrayLike, selections: ArrayLike, where: ArrayLike | None) ->
     return float(match_rate_batch(m, s, where=where))
 
 
-def representativeness_rate(
-    matches: ArrayLike, selections: ArrayLike, *, where: ArrayLike | None = None
-) -> float:
+def representativeness_rate(matches: ArrayLike, selections: ArrayLike, *, where: ArrayLike | None = None) -> float:
     """Representativeness-bias rate, paper Table 3 "R. Bias High" / "R. Bias Low" (§6.1).
 
     ``sum(matches) / sum(selections)`` over the cells of the representativeness context with one
@@ -785,9 +830,7 @@ def chance_baselines(k: int) -> dict[str, float]:
     return base
 
 
-def average_increase(
-    rates: Mapping[str, float] | ArrayLike, baselines: Mapping[str, float] | ArrayLike
-) -> float:
+def average_increase(rates: Mapping[str, float] | ArrayLike, baselines: Mapping[str, float] | ArrayLike) -> float:
     """Average increase over the baselines, paper Table 3 "Avg. Increase" (§6.1).
 
     ``(1/n) sum_j (rate_j - baseline_j)`` over the n columns (five in the paper).
@@ -808,9 +851,7 @@ def average_increase(
         if not (isinstance(rates, Mapping) and isinstance(baselines, Mapping)):
             raise ValueError("rates and baselines must both be mappings or both be arrays")
         if set(rates) != set(baselines):
-            raise ValueError(
-                f"baselines must have the same keys as rates: {sorted(rates)} vs {sorted(baselines)}"
-            )
+            raise ValueError(f"baselines must have the same keys as rates: {sorted(rates)} vs {sorted(baselines)}")
         keys = list(rates)
         r = _as_fraction([rates[key] for key in keys], "rates")
         b = _as_fraction([baselines[key] for key in keys], "baselines")
@@ -818,7 +859,5 @@ def average_increase(
         r = _as_fraction(rates, "rates")
         b = _as_fraction(baselines, "baselines")
     if r.ndim != 1 or r.shape != b.shape or r.size == 0:
-        raise ValueError(
-            f"rates and baselines must be non-empty 1-D with the same shape, got {r.shape}, {b.shape}"
-        )
+        raise ValueError(f"rates and baselines must be non-empty 1-D with the same shape, got {r.shape}, {b.shape}")
     return float(np.mean(r - b))

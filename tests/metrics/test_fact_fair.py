@@ -161,9 +161,7 @@ class TestKL:
     def test_two_reductions_on_two_statistics(self) -> None:
         pairs = [([2, 1], [1, 2]), ([1, 1], [1, 1])]  # KL = ln2/3 and 0 (epsilon = 0)
         assert ff.kl_score(pairs, epsilon=0) == pytest.approx(2 ** (-1 / 6))
-        assert ff.kl_score(pairs, epsilon=0, reduction="mean_exp_kl") == pytest.approx(
-            (2 ** (-1 / 3) + 1) / 2
-        )
+        assert ff.kl_score(pairs, epsilon=0, reduction="mean_exp_kl") == pytest.approx((2 ** (-1 / 3) + 1) / 2)
 
     def test_pairs_with_an_empty_side_are_skipped(self) -> None:
         pairs = [([2, 1], [1, 2]), ([0, 0], [1, 5]), ([4, 4], [0, 0])]
@@ -258,13 +256,9 @@ class TestBound:
 
     def test_matches_entropy_of_the_extremal_distribution(self) -> None:
         a = 0.6
-        assert ff.fact_fair_bound(a, 4) == pytest.approx(
-            ff.entropy_score([[a, (1 - a) / 3, (1 - a) / 3, (1 - a) / 3]])
-        )
+        assert ff.fact_fair_bound(a, 4) == pytest.approx(ff.entropy_score([[a, (1 - a) / 3, (1 - a) / 3, (1 - a) / 3]]))
 
-    @pytest.mark.parametrize(
-        ("a", "k", "match"), [(1.5, 2, "a must lie"), (0.5, 1, "k must be"), (0.5, 2.0, "k")]
-    )
+    @pytest.mark.parametrize(("a", "k", "match"), [(1.5, 2, "a must lie"), (0.5, 1, "k must be"), (0.5, 2.0, "k")])
     def test_validation(self, a: float, k: int, match: str) -> None:
         with pytest.raises(ValueError, match=match):
             ff.fact_fair_bound(a, k)
@@ -287,9 +281,7 @@ class TestDistance:
     def test_perfectly_factual_and_fair_corner(self) -> None:
         # (1, 1) for k = 2: by symmetry of the curve about a = 1/2 the nearest point is the peak
         # (0.5, 1) or a point on the falling branch; either way no farther than 0.5
-        assert ff.distance_to_bound(1.0, 1.0, 2) == pytest.approx(
-            _brute_force_distance(1.0, 1.0, 2), abs=1e-9
-        )
+        assert ff.distance_to_bound(1.0, 1.0, 2) == pytest.approx(_brute_force_distance(1.0, 1.0, 2), abs=1e-9)
         assert ff.distance_to_bound(1.0, 1.0, 2) <= 0.5
 
     def test_on_the_curve_is_zero(self) -> None:
@@ -297,9 +289,7 @@ class TestDistance:
             for a in (0.0, 0.1, 1 / k, 0.7, 1.0):
                 assert ff.distance_to_bound(a, ff.fact_fair_bound(a, k), k) == pytest.approx(0.0, abs=1e-9)
 
-    @pytest.mark.parametrize(
-        ("x", "y", "k"), [(0.5, 0.0, 2), (0.2536, 0.5553, 4), (0.9, 0.05, 4), (0.0, 1.0, 4)]
-    )
+    @pytest.mark.parametrize(("x", "y", "k"), [(0.5, 0.0, 2), (0.2536, 0.5553, 4), (0.9, 0.05, 4), (0.0, 1.0, 4)])
     def test_matches_brute_force(self, x: float, y: float, k: int) -> None:
         assert ff.distance_to_bound(x, y, k) == pytest.approx(_brute_force_distance(x, y, k), abs=1e-9)
 
@@ -429,9 +419,7 @@ class TestCognitiveErrorRates:
 
 # --------------------------------------------------------------------------- properties
 counts_strategy = st.integers(min_value=1, max_value=6).flatmap(
-    lambda k: st.lists(
-        st.lists(st.integers(min_value=0, max_value=40), min_size=k, max_size=k), min_size=1, max_size=8
-    )
+    lambda k: st.lists(st.lists(st.integers(min_value=0, max_value=40), min_size=k, max_size=k), min_size=1, max_size=8)
 )
 unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 
@@ -532,3 +520,45 @@ def test_scores_respect_conclusion_one(case: tuple[int, int, list[list[float]]])
     s_fact = ff.factuality_score(cells_arr[:, 0], cells_arr.sum(axis=1))
     s_e = ff.entropy_score(cells_arr)
     assert s_e <= ff.fact_fair_bound(s_fact, k) + 1e-12
+
+
+# --------------------------------------------------------------------------- released forms, signed distance
+def test_kl_in_bits_is_the_nats_score_to_the_power_one_over_ln2() -> None:
+    pairs = [[[2, 1], [1, 2]], [[3, 0], [2, 1]], [[2, 1], [2, 1]]]
+    nats, bits = ff.kl_score(pairs), ff.kl_score(pairs, base=2)
+    assert nats == pytest.approx(0.8088260620890467) and bits == pytest.approx(0.7363140077991541)
+    assert bits == pytest.approx(nats ** (1 / math.log(2)), rel=1e-12)
+
+
+def test_released_zero_branch_only_when_every_kl_is_zero() -> None:
+    same = np.array([[2.0, 1.0], [1.0, 2.0]])  # two statistics, highest == lowest each
+    assert ff.kl_score_batch(same, same) == pytest.approx(1.0)
+    assert ff.kl_score_batch(same, same, released_zero=True) == 0.0
+    low = np.array([[1.0, 2.0], [1.0, 2.0]])
+    assert ff.kl_score_batch(same, low, released_zero=True) == pytest.approx(ff.kl_score_batch(same, low))
+    with pytest.raises(ValueError, match="released_zero"):
+        ff.kl_score_batch(same, low, reduction="mean_exp_kl", released_zero=True)
+
+
+def test_entropy_normalised_by_the_groups_seen_per_cell() -> None:
+    # race cells where only two groups appeared among the options: the released subjective code divides by log 2
+    counts = [[3, 1, 0, 0], [2, 2, 0, 0], [4, 0, 0, 0]]
+    h = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25))
+    expected = (h / math.log(2) + 1.0 + 0.0) / 3
+    assert ff.entropy_score_batch(counts, classes_per_cell=[2, 2, 1]) == pytest.approx(expected)
+    assert ff.entropy_score_batch(counts, classes_per_cell=[4, 4, 4]) == pytest.approx(ff.entropy_score(counts))
+    with pytest.raises(ValueError, match="classes_per_cell"):
+        ff.entropy_score_batch(counts, classes_per_cell=[2, 5, 1])
+
+
+def test_signed_distance_is_negative_above_the_bound_and_folds_back() -> None:
+    x = np.array([0.5, 0.25, 0.9, 0.6])
+    y = np.array([1.0, 0.9, 0.9, 0.2])
+    signed = ff.signed_distance_to_bound_batch(x, y, 2)
+    assert np.allclose(np.abs(signed), ff.distance_to_bound_batch(x, y, 2), atol=0)
+    assert signed[0] == pytest.approx(0.0, abs=1e-12)  # on the peak
+    assert signed[1] < 0 and signed[2] < 0 and signed[3] > 0  # (0.25, 0.9), (0.9, 0.9) lie above g_2; (0.6, 0.2) below
+    assert ff.fold_interval(-0.02, 0.05) == (0.0, 0.05)
+    assert ff.fold_interval(-0.05, -0.01) == (0.01, 0.05)
+    assert ff.fold_interval(0.01, 0.03) == (0.01, 0.03)
+    assert all(math.isnan(v) for v in ff.fold_interval(math.nan, 0.1))
