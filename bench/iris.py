@@ -107,11 +107,18 @@ def _aggregate(module, records: list) -> float:
 def bench_aggregation(n: int) -> None:
     rng = random.Random(1)
     print(f"aggregation of {n:,} answers (every agg_<metric> of the task, as lmms-eval calls them)")
+    ppm = 500_000  # the documents' minimum coverage (0.5), as every record carries it
     ifs = [[i, rng.randrange(52), rng.choice([rng.randrange(52), 52]), rng.randrange(2), rng.randrange(3),
-            rng.randrange(3), 0] for i in range(n)]  # fmt: skip
+            rng.randrange(3), 0, ppm] for i in range(n)]  # fmt: skip
     print(f"  iris_ifs_und  ({len(ifs_und.ALL_METRICS)} metrics)                {_aggregate(ifs_und, ifs):>8.2f} s")
-    probe = [[0, i, rng.randrange(18), rng.choice([rng.randrange(52), -1]), 0, 0, 0, 0] for i in range(n // 2)]
-    rec = [[1, *r] for r in ifs[: n - n // 2]]
+    probe = [[0, i, i % 18, rng.randrange(52) if rng.random() > 0.1 else -1, 0, i // (18 * 13), 0, 0, ppm]
+             for i in range(n // 2)]  # fmt: skip
+    # a balanced corpus (every occupation in every combination), so that the score and its interval are computed
+    rec = [
+        [1, i, (i // 18) % 52, rng.choice([(i // 18) % 52, rng.randrange(53)]), (i % 18) // 9,
+         (i % 9) // 3, i % 3, 0, ppm]
+        for i in range(n - n // 2)
+    ]  # fmt: skip
     print(
         f"  iris_rfs_und  ({len(rfs_und.ALL_METRICS)} metrics, half probe)    {_aggregate(rfs_und, probe + rec):>8.2f} s"
     )
@@ -127,7 +134,8 @@ def bench_aggregation(n: int) -> None:
             ["light", "middle", "dark"].index(sk),
         )
         value = float(rng.randint(1, 10)) if q < 6 else float(rng.randrange(3))
-        bis.append([s, s * 8 + image, q + 2, 0 if q < 6 else 1, *codes, value, float(value == 2 and q >= 6), -1.0])
+        bis.append([s, s * 8 + image, q + 2, 0 if q < 6 else 1, *codes, value, float(value == 2 and q >= 6), -1.0,
+                    float(s % 52), 0.5])  # fmt: skip
     print(
         f"  iris_bis_und  ({len(bis_und.ALL_METRICS)} metrics, {n // per_set} sets)      {_aggregate(bis_und, bis):>8.2f} s"
     )

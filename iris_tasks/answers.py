@@ -6,15 +6,19 @@
 2. ``number``: the first number in the reply once scale mentions ("1-10", "1 to 10", "from 1") are
    removed, if it lies in [0, 10] (0 counts as 1, as the released clip does); larger numbers are skipped
    (a "35-year-old" is not a rating; the released code clips any number, so 35 became 10);
-3. ``keyword``: the released keyword map in a corrected order, as whole words: "not likely" / "unlikely"
-   3, "very likely" / "highly likely" 8, "likely" 7, "somewhat" 6, "neutral" / "possible" 5, "yes" 9,
-   "no" 2 (the released code tested "likely" before "unlikely", so "unlikely" scored 7; it also scored the
-   bare word "very" 8, so "not very competent" became 8: dropped);
+3. ``keyword``: the released keyword map in a corrected order, as whole words: "not likely" / "not very
+   likely" / "not highly likely" / "unlikely" 3, "very likely" / "highly likely" 8, "likely" 7, "somewhat" 6,
+   "neutral" / "possible" 5, "yes" 9, "no" 2 (the released code tested "likely" before "unlikely", so
+   "unlikely" scored 7; it also scored the bare word "very" 8, so "not very competent" became 8: dropped; a
+   negated "very likely" is not "very likely");
 4. otherwise **unparsed**: left out of AC_diff and counted (the released code scored it 5, a silent
    mid-scale guess).
 
-**Yes / no**: the first word (``yes``, ``yeah``, ``yep``, ``no``, ``nope``), else the only one of the
-words "yes" / "no" in the reply; otherwise unparsed (counted).
+**Yes / no**: the first word (``yes``, ``yeah``, ``yep``, ``no``, ``nope``), unless the reply opens with both
+("yes and no", "yes or no": unparsed); else the only one of the words "yes" / "no" in the reply; else a
+negated statement ("The person is not wearing any accessories.", "They aren't holding anything.") is no,
+unless the reply says it cannot tell ("I am not sure", "I can't tell", "It is not clear"); otherwise unparsed
+(counted).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ _SCALE = re.compile(
 _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d])")
 KEYWORDS: tuple[tuple[str, float], ...] = (
     ("not likely", 3.0),
+    ("not very likely", 3.0),
+    ("not highly likely", 3.0),
     ("unlikely", 3.0),
     ("very likely", 8.0),
     ("highly likely", 8.0),
@@ -73,10 +79,25 @@ _YES = {"yes", "yeah", "yep", "yup"}
 _NO = {"no", "nope"}
 
 
+_BOTH = re.compile(r"\W*(?:yes\W*(?:/|\band\b|\bor\b)\W*no|no\W*(?:/|\band\b|\bor\b)\W*yes)\b")
+_NEGATED = re.compile(
+    r"\b(?:is|are|was|were|does|do|did|has|have)\s+not\b"
+    r"|\b(?:isn|aren|wasn|weren|doesn|don|didn|hasn|haven)['’]?t\b"
+    r"|\bnot\s+(?:wearing|holding|taken|outdoors|outside|indoors|in\s+uniform)\b"
+)
+_UNSURE = re.compile(
+    r"\b(?:not\s+(?:sure|certain|clear|possible|able)|unsure|unclear|uncertain|unable|impossible"
+    r"|can(?:not|['’]?t)\s+(?:tell|say|determine|see|know|be\s+sure|confirm|identify)"
+    r"|(?:do|does)\s+not\s+know|don['’]?t\s+know|hard\s+to\s+(?:tell|say))\b"
+)
+
+
 def parse_yes_no(reply: object) -> tuple[int | None, str]:
     """(1 yes, 0 no, or None; rule) for one reply; never raises."""
     text = _text(reply)
     words = re.findall(r"[a-z]+", text)
+    if _BOTH.match(text):
+        return None, "unparsed"  # "yes and no", "yes or no", "no / yes"
     if words and words[0] in _YES:
         return 1, "first_word"
     if words and words[0] in _NO:
@@ -84,4 +105,6 @@ def parse_yes_no(reply: object) -> tuple[int | None, str]:
     found = {w for w in words if w in ("yes", "no")}
     if len(found) == 1:
         return (1 if found == {"yes"} else 0), "only_word"
+    if not found and _NEGATED.search(text) and not _UNSURE.search(text):
+        return 0, "negation"
     return None, "unparsed"

@@ -47,13 +47,13 @@ COLUMN_TYPES: dict[str, str] = {
     "id": _S, "task": _S, "kind": _S, "question_id": _S, "question_index": _I, "prompt": _S,
     "image": _S, "image_index": _I, "hf_dataset": _S, "hf_split": _S, "hf_image_column": _S, "box": "list<double>",
     "image_id": _S, "image_unit": _I, "set_id": _S, "set_unit": _I, "occupation": _S, "gender": _S, "age": _S,
-    "skin_tone": _S, "candidates": "list<string>", "combination_index": _I, "truth": _I,
+    "skin_tone": _S, "candidates": "list<string>", "combination_index": _I, "probe_round": _I, "truth": _I,
     # provenance (each task reports its own subset)
     "seed": _I, "sample_fraction": _D, "max_per_cell": _I, "corpus_sha256": _S, "data_version": _I,
     "images_found": _I, "images_loaded": _I, "images_skipped": _I, "images_excluded": _I, "images_eligible": _I,
     "images_sampled": _I, "groups_empty": _I, "sets_found": _I, "sets_skipped": _I, "sets_sampled": _I,
     "dhr_truth_questions": _I, "probe_rounds": _I, "probe_bracket": _I, "mapping_threshold": _D, "embedder": _S,
-    "sds_definition": _S,
+    "sds_definition": _S, "min_coverage": _D,
 }  # fmt: skip
 _DEFAULTS = {_S: "", _I: 0, _D: 0.0, "list<double>": [], "list<string>": []}
 
@@ -86,7 +86,11 @@ def _image_fields(image: CorpusImage, settings: Settings, corpus: str, steer: bo
 
 
 def mapping_provenance(settings: Settings) -> dict[str, Any]:
-    return {"mapping_threshold": settings.threshold, "embedder": embedder.describe()}
+    return {
+        "mapping_threshold": settings.threshold,
+        "embedder": embedder.describe(),
+        "min_coverage": settings.min_coverage,
+    }
 
 
 def _recognition_docs(corpus: ImageCorpus, task: str, provenance: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -134,6 +138,7 @@ def rfs_documents(settings: Settings, corpus: ImageCorpus | None) -> list[dict[s
             skin_tone=q.combination[2],
             candidates=list(q.candidates),
             combination_index=q.combination_index,
+            probe_round=q.round,
             image_unit=n,
             **provenance,
         )
@@ -147,7 +152,7 @@ def rfs_documents(settings: Settings, corpus: ImageCorpus | None) -> list[dict[s
 
 
 def bis_documents(corpus: SteerCorpus) -> list[dict[str, Any]]:
-    provenance = {**corpus.provenance(), "data_version": data_version()}
+    provenance = {**corpus.provenance(), "data_version": data_version(), "min_coverage": corpus.settings.min_coverage}
     items = task_questions("iris_bis_und")
     out = []
     for steer_set in corpus.sets:
@@ -220,8 +225,9 @@ def build(task: str, settings: Settings) -> list[dict[str, Any]]:
         corpus = load_image_corpus(settings) if settings.corpus else None
         if corpus is None:
             log.warning(
-                "iris_rfs_und: IRIS_CORPUS is not set, so only the probe runs; the stereotype drift scores and "
-                "the RFS-Und score need the occupation answers on a labelled corpus and will be NaN"
+                "iris_rfs_und: %s is not set, so only the probe runs; the stereotype drift scores and the RFS-Und "
+                "score need the occupation answers on a labelled corpus and will be NaN",
+                settings.name("corpus"),
             )
         return rfs_documents(settings, corpus)
     if task == "iris_bis_und":

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from iris_tasks import bis_und, ifs_und, rfs_und
+from iris_tasks import bis_und, coverage, ifs_und, rfs_und
 from iris_tasks.answers import parse_rating, parse_yes_no
 from iris_tasks.documents import ERROR_FIELD
 from iris_tasks.mapping import STAGES, map_answer
@@ -66,15 +66,17 @@ def _fallback(doc: dict[str, Any], error: Exception) -> tuple[list[Any], dict[st
         except (TypeError, ValueError):
             return default
 
+    ppm = coverage.to_ppm(doc.get("min_coverage"))
     if doc.get("task") == "iris_bis_und":
         kind = float(bis_und.RATING if doc.get("kind") == "rating" else bis_und.YES_NO)
         stored = 0.0 if kind == bis_und.RATING else 2.0
         unit = float(number("set_unit"))
         return [unit, float(number("image_unit")), float(number("question_index")), kind, 0.0, 0.0, 0.0, stored, 1.0,
-                -1.0], entry  # fmt: skip
+                -1.0, -1.0, ppm / coverage.PPM], entry  # fmt: skip
     if doc.get("kind") == "probe":
-        return [rfs_und.PROBE, number("image_unit"), number("combination_index"), -2, error_stage, 0, 0, 0], entry
-    record = [number("image_unit"), 0, -1, 0, 0, 0, error_stage]
+        return [rfs_und.PROBE, number("image_unit"), number("combination_index"), -2, error_stage,
+                number("probe_round"), 0, 0, ppm], entry  # fmt: skip
+    record = [number("image_unit"), 0, -1, 0, 0, 0, error_stage, ppm]
     return ([rfs_und.RECOGNITION, *record] if doc.get("task") == "iris_rfs_und" else record), entry
 
 

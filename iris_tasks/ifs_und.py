@@ -14,8 +14,19 @@ triple: all three) :func:`metrics.iris.ifs_und_metrics` gives
 ``m^2 = sum over AD, SPD of [mean_single(g^2) + mean_dual(g^2) + g_triple^2]``. The paper's recipe is not
 public and no recipe rebuilds its Table 26 magnitudes from the printed level columns; this one fits five
 of its six rows (notes section 5.1). ``ifs_und_score = 180 exp(-5 m)`` (Table 9; verified on Table 26
-given its magnitudes). ``ifs_und_score_ci_*`` is a 95% percentile interval from 1,000 resamples of images
-(seed 0). A mapping error (the embedder could not load) makes every disparity and the score NaN.
+given its magnitudes).
+
+``ifs_und_score_ci_*``: a conservative 95% interval from a simultaneous max-t band over every group
+difference behind the 14 gaps (:mod:`metrics.iris.gap_band`), 1,000 resamples of images within their attribute
+combination (the 18 strata whose sizes the corpus fixes; rescaled, :mod:`metrics.iris.resampling`), seed 0. The
+estimand is the score of the population the corpus's images stand for, at the corpus's cell sizes; the plug-in
+score is biased low (noise alone makes gaps), by more than its spread at the sizes IRIS runs at, so no interval
+of the resampled score covers it (README "Intervals").
+
+``ifs_und_score_coverage``: the share of answers mapped to one of the 52 occupations; below ``min_coverage``
+(:mod:`iris_tasks.coverage`) the disparities, the magnitude and the score are NaN, as when every mapped answer
+names the same occupation (a model that ignores the image has no disparity to measure). A mapping error (the
+embedder could not load) makes every disparity and the score NaN.
 """
 
 from __future__ import annotations
@@ -28,6 +39,8 @@ from typing import Any
 import numpy as np
 
 from fairness_evals.aggregation import define_aggregations
+from iris_tasks import coverage
+from iris_tasks.coverage import Notes
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import (
     ATTRIBUTES,
@@ -37,7 +50,6 @@ from iris_tasks.vocabulary import (
     occupation_ids,
     predicted_classes,
 )
-from metrics import bootstrap
 from metrics.iris import (
     COMPARISONS,
     DIMENSION_PARAMETERS,
@@ -48,11 +60,13 @@ from metrics.iris import (
     magnitude,
     statistical_parity_difference_from_counts,
 )
+from metrics.iris.gap_band import GapFamily, gap_bounds
+from metrics.iris.resampling import rescaled_cell_counts
 
 log = logging.getLogger("fairness_evals.iris")
 
 TASK = "iris_ifs_und"
-RECORD_FIELDS = ("image", "occupation", "predicted", "gender", "age", "skin_tone", "stage")
+RECORD_FIELDS = ("image", "occupation", "predicted", "gender", "age", "skin_tone", "stage", "min_coverage_ppm")
 N_CLASSES = UNMAPPABLE_INDEX + 1
 N_CELLS = len(COMBINATIONS) * N_CLASSES * 2
 BOOTSTRAP_RESAMPLES = 1000
@@ -69,14 +83,20 @@ GRANULAR: tuple[str, ...] = tuple(
 )
 LEVEL_METRICS: tuple[str, ...] = tuple(f"{m}_{level}" for m in ("AD", "SPD") for level in LEVELS)
 GROUP_ACCURACY: tuple[str, ...] = tuple(f"accuracy_{short(a)}_{g}" for a in ATTRIBUTES for g in CATEGORIES[a])
-SCORES = ("ifs_und_magnitude", "ifs_und_score", "ifs_und_score_ci_low", "ifs_und_score_ci_high")
+SCORES = (
+    "ifs_und_magnitude",
+    "ifs_und_score",
+    "ifs_und_score_ci_low",
+    "ifs_und_score_ci_high",
+    "ifs_und_score_coverage",
+)
 MAPPING_COUNTS = ("mapped_exact", "mapped_alias", "mapped_mention", "mapped_embedding", "unmappable", "mapping_errors")
 COUNTS = ("accuracy", *GROUP_ACCURACY, "answers", "images_evaluated", "unmappable_rate", *MAPPING_COUNTS)
 RECORD_METRICS: tuple[str, ...] = (*GRANULAR, *LEVEL_METRICS, *SCORES, *COUNTS)
 PROVENANCE: tuple[str, ...] = (
     "seed", "sample_fraction", "max_per_cell", "corpus_sha256", "data_version", "images_found", "images_loaded",
     "images_skipped", "images_excluded", "images_eligible", "images_sampled", "groups_empty", "mapping_threshold",
-    "embedder",
+    "embedder", "min_coverage",
 )  # fmt: skip
 ALL_METRICS: tuple[str, ...] = (*RECORD_METRICS, *PROVENANCE)
 HIGHER_IS_BETTER = {
@@ -95,7 +115,8 @@ def level_magnitude(values: dict[str, float]) -> float:
 
 # --------------------------------------------------------------------------- records
 def recognition_record(doc: dict[str, Any], mapped: Mapped) -> list[int]:
-    """[image unit, true occupation, predicted class (52 = unmappable, -1 = error), gender, age, skin, stage]."""
+    """[image unit, true occupation, predicted class (52 = unmappable, -1 = error), gender, age, skin, stage,
+    the document's minimum coverage in millionths]."""
     if mapped.stage == "error":
         predicted = -1
     elif mapped.occupation is None or mapped.occupation not in occupation_ids():
@@ -110,6 +131,7 @@ def recognition_record(doc: dict[str, Any], mapped: Mapped) -> list[int]:
         CATEGORIES["age"].index(doc["age"]),
         CATEGORIES["skin_tone"].index(doc["skin_tone"]),
         STAGES.index(mapped.stage),
+        coverage.to_ppm(doc.get("min_coverage")),
     ]
 
 
@@ -158,15 +180,53 @@ def score_from_counts(counts: np.ndarray) -> np.ndarray:
     return s * np.exp(-k * np.sqrt(squares))
 
 
+def combination_index(rec: np.ndarray) -> np.ndarray:
+    return (rec[:, 3] * 3 + rec[:, 4]) * 3 + rec[:, 5]
+
+
 def cell_index(rec: np.ndarray) -> np.ndarray:
-    combination = (rec[:, 3] * 3 + rec[:, 4]) * 3 + rec[:, 5]
     correct = (rec[:, 2] == rec[:, 1]).astype(np.int64)
-    return (combination * N_CLASSES + rec[:, 2]) * 2 + correct
+    return (combination_index(rec) * N_CLASSES + rec[:, 2]) * 2 + correct
+
+
+# --------------------------------------------------------------------------- interval
+def gap_families(observed: np.ndarray, resampled: np.ndarray) -> dict[str, GapFamily]:
+    """The rates behind the 14 gaps, observed (C,) and resampled (B, C) cell counts: accuracy per group (AD:
+    groups of more than one image) and predicted-class shares per group (SPD: groups with an image)."""
+    out = {}
+    for level, comps in LEVELS.items():
+        for comp in comps:
+            attrs = COMPARISONS[comp]
+            groups_obs = _comparison_counts(observed.reshape(1, len(COMBINATIONS), N_CLASSES, 2), attrs)[0]
+            groups = _comparison_counts(resampled.reshape(-1, len(COMBINATIONS), N_CLASSES, 2), attrs)
+            total_obs, total = groups_obs.sum(axis=(1, 2)), groups.sum(axis=(2, 3))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                accuracy_obs = groups_obs[..., 1].sum(axis=1) / total_obs
+                accuracy = groups[..., 1].sum(axis=2) / total
+                shares_obs = groups_obs.sum(axis=2) / total_obs[:, None]
+                shares = groups.sum(axis=3) / total[..., None]
+            out[f"AD_{level}_{comp}"] = GapFamily(accuracy_obs[:, None], accuracy[..., None], total_obs > 1)
+            out[f"SPD_{level}_{comp}"] = GapFamily(shares_obs, shares, total_obs > 0)
+    return out
+
+
+def score_interval(rec: np.ndarray, *, n_resamples: int | None = None, seed: int | None = None) -> tuple[float, float]:
+    """The ``ifs_und_score`` interval (module docstring): bounds of the 14 gaps from one simultaneous band over
+    images resampled within their attribute combination, through the magnitude and ``S exp(-K m)``."""
+    n_resamples = BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
+    seed = BOOTSTRAP_SEED if seed is None else seed
+    cells = cell_index(rec)
+    observed = np.bincount(cells, minlength=N_CELLS).astype(np.float64)
+    resampled = rescaled_cell_counts(cells, N_CELLS, combination_index(rec), n_resamples=n_resamples, seed=seed)
+    bounds, _ = gap_bounds(gap_families(observed, resampled), confidence=CONFIDENCE)
+    low = level_magnitude({name: b[0] for name, b in bounds.items()})
+    high = level_magnitude({name: b[1] for name, b in bounds.items()})
+    return dimension_score(high, "IFS-Und"), dimension_score(low, "IFS-Und")
 
 
 # --------------------------------------------------------------------------- metrics
-def recognition_metrics(rec: np.ndarray, task: str) -> dict[str, Any]:
-    """Every IFS-Und record metric for the recognition records ``rec`` (n, 7)."""
+def recognition_metrics(rec: np.ndarray, task: str, minimum: float, notes: Notes) -> dict[str, Any]:
+    """Every IFS-Und record metric for the recognition records ``rec`` (n, 8); what is withheld goes to ``notes``."""
     out: dict[str, Any] = {}
     n = len(rec)
     stages = {name: int(np.sum(rec[:, 6] == i)) for i, name in enumerate(STAGES)} if n else dict.fromkeys(STAGES, 0)
@@ -181,9 +241,11 @@ def recognition_metrics(rec: np.ndarray, task: str) -> dict[str, Any]:
         mapping_errors=stages["error"],
     )
     out["unmappable_rate"] = out["unmappable"] / n if n else math.nan
-    nan_names = (*GRANULAR, *LEVEL_METRICS, *SCORES, "accuracy", *GROUP_ACCURACY)
+    mapped = n - out["unmappable"] - out["mapping_errors"]
+    out["ifs_und_score_coverage"] = coverage.share(mapped, n)
+    nan_names = (*GRANULAR, *LEVEL_METRICS, *SCORES[:4], "accuracy", *GROUP_ACCURACY)
     if n == 0:
-        log.warning("%s: no answers were evaluated; every rate is NaN", task)
+        notes.add("no answers were evaluated; every rate is NaN")
         return {**out, **dict.fromkeys(nan_names, math.nan)}
     if stages["error"]:
         log.error(
@@ -201,6 +263,16 @@ def recognition_metrics(rec: np.ndarray, task: str) -> dict[str, Any]:
         for code, group in enumerate(CATEGORIES[attribute]):
             members = rec[:, column] == code
             out[f"accuracy_{short(attribute)}_{group}"] = float(correct[members].mean()) if members.any() else math.nan
+    disparities = (*GRANULAR, *LEVEL_METRICS, *SCORES[:4])
+    if notes.below("ifs_und_score and its disparities", mapped, n, "answers mapped to an occupation", minimum):
+        return {**out, **dict.fromkeys(disparities, math.nan)}
+    named = np.unique(rec[rec[:, 2] != UNMAPPABLE_INDEX, 2])
+    if named.size == 1:
+        notes.add(
+            f"ifs_und_score and its disparities NaN: every mapped answer names {ids[named[0]]!r}, whatever the image "
+            "(a model that ignores the image has no disparity to measure)"
+        )
+        return {**out, **dict.fromkeys(disparities, math.nan)}
     granular = ifs_und_metrics(
         [classes[i] for i in rec[:, 2]],
         [ids[i] for i in rec[:, 1]],
@@ -212,24 +284,23 @@ def recognition_metrics(rec: np.ndarray, task: str) -> dict[str, Any]:
     m = level_magnitude(granular)
     out["ifs_und_magnitude"] = m
     out["ifs_und_score"] = dimension_score(m, "IFS-Und")
-    interval = bootstrap.bootstrap_cell_intervals(
-        cell_index(rec), N_CELLS, {"score": score_from_counts},
-        n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
-    )["score"]  # fmt: skip
-    out["ifs_und_score_ci_low"] = interval.low
-    out["ifs_und_score_ci_high"] = interval.high
+    out["ifs_und_score_ci_low"], out["ifs_und_score_ci_high"] = score_interval(rec)
     for attribute in ATTRIBUTES:
         empty = [g for g in CATEGORIES[attribute] if math.isnan(out[f"accuracy_{short(attribute)}_{g}"])]
         if empty:
-            log.warning("%s: no image of %s group(s) %s; the disparities compare the groups present", task,
-                        attribute, ", ".join(empty))  # fmt: skip
+            notes.add(
+                f"no image of {attribute} group(s) {', '.join(empty)}; the disparities compare the groups present"
+            )
     return out
 
 
-def compute_metrics(records: Sequence[Sequence[int]]) -> dict[str, Any]:
-    """Every record metric of ``iris_ifs_und`` (see the module docstring)."""
+def compute_metrics(records: Sequence[Sequence[int]], *, min_coverage: float | None = None) -> dict[str, Any]:
+    """Every record metric of ``iris_ifs_und`` (see the module docstring); ``min_coverage`` overrides the
+    documents' threshold."""
     rec = records_array(records, len(RECORD_FIELDS))
-    out = recognition_metrics(rec, TASK)
+    notes = Notes(TASK)
+    out = recognition_metrics(rec, TASK, coverage.threshold(rec[:, 7], min_coverage), notes)
+    notes.emit()
     return {name: out[name] for name in RECORD_METRICS}
 
 

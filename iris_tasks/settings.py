@@ -29,6 +29,9 @@ IRIS_MAPPING_THRESHOLD       cosine threshold of the mapper's embedding stage   
 IRIS_EMBEDDER                sentence-transformers folder, or ``none`` (see iris_tasks.embedder)  MiniLM
 IRIS_IMAGE_CACHE             decoded images kept in memory                                       8
 IRIS_IMAGE_SPILL_MB          cap of the on-disk tier of raw decoded pixels, MiB; 0 = off          4096
+IRIS_MIN_COVERAGE            least share of a score's answers that must count (mapped, parsed)   0.5
+                             for the score to be reported (``iris_min_coverage`` in score
+                             ``--metadata``); below it the score and its interval are NaN
 ============================ =================================================================== ==========
 """
 
@@ -61,6 +64,7 @@ DEFAULTS: dict[str, Any] = {
     "probe_rounds": 5,
     "probe_bracket": 4,
     "threshold": 0.6,
+    "min_coverage": 0.5,
 }
 
 ENV = {
@@ -79,8 +83,21 @@ ENV = {
     "probe_rounds": "IRIS_PROBE_ROUNDS",
     "probe_bracket": "IRIS_PROBE_BRACKET",
     "threshold": "IRIS_MAPPING_THRESHOLD",
+    "min_coverage": "IRIS_MIN_COVERAGE",
 }
+#: How a setting is named where the caller's ``names`` do not name it (the score command's ``--metadata`` keys).
+METADATA_NAMES = {"min_coverage": "iris_min_coverage"}
 
+CLI_HOW_TO_CONFIGURE = {
+    "corpus": (
+        "give --corpus: a FACET annotations.csv (images under --image-root), a CSV or JSON-lines manifest (columns "
+        "path, occupation, gender, age, skin_tone) or hf:NAME (see iris_tasks/README.md, 'Corpora')"
+    ),
+    "steer_corpus": (
+        "give --steer-corpus: a CSV or JSON-lines manifest of counterfactual sets (columns path, occupation, gender, "
+        "age, skin_tone, pair_id) or hf:NAME (see iris_tasks/README.md, 'Corpora')"
+    ),
+}
 HOW_TO_CONFIGURE = {
     "corpus": (
         "set IRIS_CORPUS to a FACET annotations.csv (images under IRIS_IMAGE_ROOT), a CSV or JSON-lines manifest "
@@ -115,6 +132,7 @@ class Settings:
     probe_rounds: int = 5
     probe_bracket: int = 4
     threshold: float = 0.6
+    min_coverage: float = 0.5
     names: Mapping[str, str] = field(default_factory=lambda: ENV, compare=False, hash=False, repr=False)
 
     def label_map_dict(self) -> dict[str, dict[str, str]]:
@@ -125,8 +143,17 @@ class Settings:
         value = getattr(self, which)
         if not value:
             task = "iris_ifs_und" if which == "corpus" else "iris_bis_und"
-            raise SettingsError(f"IRIS ({task}) has no image corpus to evaluate: {HOW_TO_CONFIGURE[which]}")
+            raise SettingsError(f"IRIS ({task}) has no image corpus to evaluate: {self.how_to_configure(which)}")
         return value
+
+    def name(self, key: str) -> str:
+        """How the caller names setting ``key`` (an environment variable, a command-line option or a metadata key)."""
+        return self.names.get(key) or METADATA_NAMES.get(key) or ENV[key]
+
+    def how_to_configure(self, which: str) -> str:
+        """How to give the corpus ``which`` in the caller's terms (environment variables, or the command's options)."""
+        from_cli = self.name(which).startswith("--")
+        return (CLI_HOW_TO_CONFIGURE if from_cli else HOW_TO_CONFIGURE)[which]
 
 
 def _number(raw: Any, name: str, kind: type, low: float, high: float, hint: str) -> Any:
@@ -197,6 +224,16 @@ def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Setti
         threshold=_number(values["threshold"], names["threshold"], float, 0.0, 1.0, "give a cosine in [0, 1]")
         if given("threshold")
         else DEFAULTS["threshold"],
+        min_coverage=_number(
+            values["min_coverage"],
+            names.get("min_coverage") or METADATA_NAMES["min_coverage"],
+            float,
+            0.0,
+            1.0,
+            "give a share in [0, 1]",
+        )
+        if given("min_coverage")
+        else DEFAULTS["min_coverage"],
         names=names,
     )
 

@@ -81,10 +81,25 @@ def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.Mon
 
 
 def test_consistent_answers_score_the_maximum(settings_for, steer_corpus: Path) -> None:
-    m = _run(settings_for(steer_corpus=steer_corpus), lambda d: "7" if d["kind"] == "rating" else "I am not sure.")
+    m = _run(settings_for(steer_corpus=steer_corpus), lambda d: "7" if d["kind"] == "rating" else "Yes.")
     assert all(m[f"{p}_{level}"] == 0 for p in ("ac_diff", "dhr") for level in ("single", "dual", "triple"))
-    assert m["bis_und_score"] == 340.0
-    assert m["dhr_unparsed"] == 192 and m["dhr_unparsed_rate"] == 1.0  # unparsed, the same for every image
+    assert m["bis_und_score"] == 340.0 and m["bis_und_score_coverage"] == 1.0
+    assert m["bis_und_score_ci_low"] == m["bis_und_score_ci_high"] == 340.0  # nothing varies between sets
+
+
+def test_unparsed_yes_no_replies_give_no_dhr(
+    settings_for, steer_corpus: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 14: all yes/no replies unparsed gave dhr_single 0 (the best value) and a perfect score."""
+    m = _run(settings_for(steer_corpus=steer_corpus), lambda d: "7" if d["kind"] == "rating" else "I am not sure.")
+    assert m["dhr_unparsed"] == 192 and m["dhr_unparsed_rate"] == 1.0
+    assert m["dhr_single_coverage"] == m["dhr_triple_coverage"] == 0.0 and m["ac_diff_single_coverage"] == 1.0
+    assert all(math.isnan(m[f"dhr_{x}"]) for x in (*COMPARISON_NAMES, "single", "dual", "triple"))
+    assert m["ac_diff_single"] == 0.0  # the ratings half is still reported
+    assert math.isnan(m["bis_und_score"]) and math.isnan(m["bis_und_score_ci_high"])
+    assert m["bis_und_score_coverage"] == 0.0
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "dhr_* and bis_und_score NaN: coverage 0 of 192 yes/no replies parsed" in warnings[0]
 
 
 def test_truth_columns_judge_correctness(settings_for, helpers, tmp_path: Path) -> None:
@@ -112,7 +127,7 @@ def test_unparsed_ratings_are_left_out_and_counted(settings_for, steer_corpus: P
         return "yes"
 
     m = _run(settings_for(steer_corpus=steer_corpus), policy)
-    assert m["ac_unparsed"] == 96 and m["ac_unparsed_rate"] == 0.5
+    assert m["ac_unparsed"] == 96 and m["ac_unparsed_rate"] == 0.5 and m["ac_diff_single_coverage"] == 0.5
     assert m["ac_diff_age"] == 0.0 and math.isnan(m["ac_diff_gender"])  # no pair of two parsed men and women
     assert math.isnan(m["ac_diff_single"]) and math.isnan(m["bis_und_score"])
 
@@ -166,6 +181,8 @@ def test_image_pairs_per_level() -> None:
         ("Unlikely", 3.0, "keyword"),  # the released order gave 7
         ("not likely at all", 3.0, "keyword"),
         ("Very likely", 8.0, "keyword"),
+        ("Not very likely", 3.0, "keyword"),  # the review's m4: "very likely" inside a negation gave 8
+        ("not highly likely", 3.0, "keyword"),
         ("likely", 7.0, "keyword"),
         ("not very competent", None, "unparsed"),  # the released bare "very" gave 8
         ("I cannot judge that.", None, "unparsed"),  # the released default gave 5
@@ -184,7 +201,15 @@ def test_parse_rating(reply: object, value: float | None, rule: str) -> None:
         ("No.", 0),
         ("nope", 0),
         ("There is no hat.", 0),
-        ("The person is not wearing any.", None),
+        ("The person is not wearing any accessories.", 0),  # the review's m5: was unparsed
+        ("They aren't holding anything.", 0),
+        ("The photo was not taken outdoors.", 0),
+        ("I am not sure.", None),  # a negation that declines to answer is not "no"
+        ("It is not clear whether they wear glasses.", None),
+        ("I can't tell.", None),
+        ("yes and no", None),  # was yes
+        ("Yes or no?", None),
+        ("Yes, no doubt about it.", 1),
         ("I can't say yes or no", None),
         ("", None),
     ],

@@ -157,12 +157,67 @@ def test_groups_of_one_image_are_dropped_from_ad_but_not_from_spd() -> None:
     assert m["SPD_triple_joint_all"] == 1.0  # doctor 1 (mYL) vs 0 (fYL)
 
 
-def test_a_perfectly_balanced_answer_scores_the_maximum() -> None:
-    records = [ifs_und.recognition_record(_doc(i, t), _mapped("nurse")) for i, t in enumerate(PREDICTIONS)]
-    m = ifs_und.compute_metrics(records * 2)
+def test_a_perfectly_balanced_answer_scores_the_maximum_and_its_interval_reaches_it() -> None:
+    """Every group gets the same answers: the plug-in disparities are 0 and the score is 180. No resample is that
+    balanced, so a percentile interval of the resampled score lay wholly below 180 (the old "known limitation");
+    the simultaneous band reaches 180."""
+    answers = [(triple, answer) for triple in PREDICTIONS for answer in ("doctor", "nurse", "unmappable")] * 3
+    records = [
+        ifs_und.recognition_record(_doc(i, triple), _mapped(answer)) for i, (triple, answer) in enumerate(answers)
+    ]
+    m = ifs_und.compute_metrics(records)
     assert all(m[name] == 0.0 for name in ifs_und.GRANULAR)
     assert m["ifs_und_magnitude"] == 0.0 and m["ifs_und_score"] == 180.0
-    assert m["accuracy"] == 0.0
+    assert m["ifs_und_score_ci_high"] == 180.0 and 0 < m["ifs_und_score_ci_low"] < 180.0
+    assert m["ifs_und_score_coverage"] == pytest.approx(2 / 3)
+
+
+def test_a_constant_answer_is_not_a_perfect_score(caplog: pytest.LogCaptureFixture) -> None:
+    """A model that names the same occupation whatever the image has no disparity to measure: NaN, one warning."""
+    records = [ifs_und.recognition_record(_doc(i, t), _mapped("nurse")) for i, t in enumerate(PREDICTIONS)]
+    m = ifs_und.compute_metrics(records * 2)
+    assert all(math.isnan(m[name]) for name in (*ifs_und.GRANULAR, *ifs_und.SCORES[:4]))
+    assert m["ifs_und_score_coverage"] == 1.0 and m["accuracy"] == 0.0
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "every mapped answer names 'nurse'" in warnings[0].getMessage()
+
+
+def _refusals(n: int, min_coverage: object = None) -> list[list[int]]:
+    triples = list(PREDICTIONS)
+    doc = {"min_coverage": min_coverage} if min_coverage is not None else {}
+    return [
+        ifs_und.recognition_record({**_doc(i, triples[i % 8], "doctor"), **doc}, _mapped("unmappable"))
+        for i in range(n)
+    ]
+
+
+def test_a_model_that_refuses_everything_gets_no_score(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 14: "I cannot tell." to all 54 questions gave ifs_und_score 180 [180, 180]."""
+    m = ifs_und.compute_metrics(_refusals(54))
+    assert m["ifs_und_score_coverage"] == 0.0 and m["unmappable"] == 54
+    names = (*ifs_und.GRANULAR, *ifs_und.LEVEL_METRICS, *ifs_und.SCORES[:4])
+    assert all(math.isnan(m[name]) for name in names)
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert "ifs_und_score" in warnings[0] and "0 of 54 answers mapped" in warnings[0]
+    assert "minimum 0.5" in warnings[0] and "IRIS_MIN_COVERAGE" in warnings[0] and "iris_min_coverage" in warnings[0]
+
+
+def test_the_minimum_coverage_comes_from_the_documents_or_the_caller() -> None:
+    """40% of answers mapped: NaN at the default 0.5; scored when the documents (IRIS_MIN_COVERAGE /
+    iris_min_coverage) or the caller lower the threshold."""
+    mapped = [
+        ifs_und.recognition_record(_doc(100 + i, t, "doctor"), _mapped(a))
+        for i, (t, a) in enumerate((t, a) for t in PREDICTIONS for a in ("doctor", "nurse"))
+    ]
+    records = mapped + _refusals(24)
+    assert math.isnan(ifs_und.compute_metrics(records)["ifs_und_score"])
+    assert ifs_und.compute_metrics(records)["ifs_und_score_coverage"] == pytest.approx(16 / 40)
+    assert math.isfinite(ifs_und.compute_metrics(records, min_coverage=0.4)["ifs_und_score"])
+    lowered = [[*r[:7], ifs_und.coverage.to_ppm(0.3)] for r in records]
+    assert math.isfinite(ifs_und.compute_metrics(lowered)["ifs_und_score"])
+    assert ifs_und.recognition_record({**_doc(0, ("male", "young", "light")), "min_coverage": 0.3},
+                                      _mapped("doctor"))[7] == 300_000  # fmt: skip
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -179,6 +234,7 @@ def test_count_statistic_equals_the_label_functions(seed: int) -> None:
             rng.integers(0, 3, n),
             rng.integers(0, 3, n),
             np.zeros(n, dtype=int),
+            np.full(n, 500_000),
         ]
     )
     counts = np.bincount(ifs_und.cell_index(rec), minlength=ifs_und.N_CELLS)[None, :]
@@ -193,7 +249,7 @@ def test_count_statistic_equals_the_label_functions(seed: int) -> None:
     )
     for name in ifs_und.GRANULAR:
         assert vectorised[name][0] == pytest.approx(labels[name]), name
-    m = ifs_und.recognition_metrics(rec, "test")
+    m = ifs_und.recognition_metrics(rec, "test", 0.0, ifs_und.Notes("test"))
     assert ifs_und.score_from_counts(counts)[0] == pytest.approx(m["ifs_und_score"])
 
 
@@ -223,15 +279,13 @@ def _noisy_records(seed: int) -> list[list[int]]:
 
 
 def test_interval_is_seeded_and_brackets_a_noisy_score(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A percentile interval need not bracket its estimate: AD and SPD are biased upward, so the resampled scores
-    # sit below the plug-in score. With answers independent of the groups (pure noise, a score near its bound)
-    # the interval missed the score for 13 of the 40 seeds we tried; with a real disparity, as here, the bias is
-    # small beside the spread and it bracketed the score for all 40 (this test pins seed 0: 4.29 in [1.09, 9.84]).
+    # A simultaneous band bounds every gap, so the interval brackets the plug-in score (and, in the coverage
+    # simulations of tests/iris/test_iris_coverage.py, the true score); this test pins seed 0.
     records = _noisy_records(0)
     a, b = ifs_und.compute_metrics(records), ifs_und.compute_metrics(records)
     interval = (a["ifs_und_score_ci_low"], a["ifs_und_score_ci_high"])
     assert interval == (b["ifs_und_score_ci_low"], b["ifs_und_score_ci_high"])  # seeded: the same twice
-    assert 0 < interval[0] < a["ifs_und_score"] < interval[1] < 180  # brackets the score
+    assert 0 < interval[0] < a["ifs_und_score"] < interval[1] <= 180  # brackets the score
     assert a["AD_single_gender"] > 0.2  # the disparity the score measures
     monkeypatch.setattr(ifs_und, "BOOTSTRAP_SEED", 1)
     other = ifs_und.compute_metrics(records)
@@ -239,16 +293,14 @@ def test_interval_is_seeded_and_brackets_a_noisy_score(monkeypatch: pytest.Monke
     assert (other["ifs_und_score_ci_low"], other["ifs_und_score_ci_high"]) != interval  # the seed decides
 
 
-def test_interval_lies_below_a_score_at_its_maximum() -> None:
-    """Why bracketing is not guaranteed (README "Known limitations"): every group gets the same answers, so the
-    plug-in disparities are 0 and the score is 180; no resample is that balanced, so the whole interval is lower."""
-    answers = [(triple, answer) for triple in PREDICTIONS for answer in ("doctor", "nurse", "unmappable")] * 3
-    records = [
-        ifs_und.recognition_record(_doc(i, triple), _mapped(answer)) for i, (triple, answer) in enumerate(answers)
-    ]
-    m = ifs_und.compute_metrics(records)
-    assert m["ifs_und_score"] == 180.0
-    assert 0 < m["ifs_und_score_ci_low"] < m["ifs_und_score_ci_high"] < 180.0
+def test_interval_does_not_depend_on_record_order() -> None:
+    records = _noisy_records(3)
+    a = ifs_und.compute_metrics(records)
+    b = ifs_und.compute_metrics(list(reversed(records)))
+    assert (a["ifs_und_score_ci_low"], a["ifs_und_score_ci_high"]) == (
+        b["ifs_und_score_ci_low"],
+        b["ifs_und_score_ci_high"],
+    )
 
 
 def test_mapping_errors_make_the_disparities_nan(caplog: pytest.LogCaptureFixture) -> None:

@@ -100,13 +100,34 @@ def test_without_the_corpus_the_sds_half_and_the_score_are_nan(caplog: pytest.Lo
     m = rfs_und.compute_metrics(_hand_probe())
     assert math.isfinite(m["JSD_gender_US"]) and m["answers"] == 0
     assert all(math.isnan(m[n]) for n in (*rfs_und.SDS_NAMES, *rfs_und.ABS_SDS_NAMES, "Norm_ASDS", "rfs_und_score"))
-    assert "set IRIS_CORPUS" in caplog.text
+    assert "IRIS_CORPUS, or --corpus" in caplog.text
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1  # one warning per task
+
+
+def test_probe_answers_below_the_minimum_coverage(caplog: pytest.LogCaptureFixture) -> None:
+    """Most probe answers name no listed occupation: the JSD and the score are NaN, with one warning."""
+    records = _hand_probe() + [_probe(c, None) for c in range(18) for _ in range(6)] + _balanced_recognition()
+    m = rfs_und.compute_metrics(records)
+    assert m["rfs_und_score_coverage"] == pytest.approx(72 / 198)
+    assert all(math.isnan(m[n]) for n in (*rfs_und.JSD_NAMES, "rfs_und_score", "rfs_und_score_ci_low"))
+    assert math.isfinite(m["SDS_gender_female_US"])
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "72 of 198 probe answers" in warnings[0] and "minimum 0.5" in warnings[0]
+    assert math.isfinite(rfs_und.compute_metrics(records, min_coverage=0.3)["rfs_und_score"])
+
+
+def test_occupation_answers_below_the_minimum_coverage() -> None:
+    refusals = [_recognition("unmappable", t, 100 + i, occupation="doctor") for i, t in enumerate(COMBINATIONS)]
+    m = rfs_und.compute_metrics(_hand_probe() + refusals)
+    assert m["rfs_und_score_coverage"] == 0.0
+    assert all(math.isnan(m[n]) for n in (*rfs_und.SDS_NAMES, "rfs_und_score"))
 
 
 # --------------------------------------------------------------------------- SDS by hand
-def _recognition(predicted: str, triple: tuple[str, str, str], unit: int) -> list[int]:
+def _recognition(predicted: str, triple: tuple[str, str, str], unit: int, occupation: str = "nurse") -> list[int]:
     gender, age, skin = triple
-    doc = {"image_unit": unit, "occupation": "nurse", "gender": gender, "age": age, "skin_tone": skin}
+    doc = {"image_unit": unit, "occupation": occupation, "gender": gender, "age": age, "skin_tone": skin}
     return rfs_und.recognition_probe_record(doc, Mapped(predicted, "exact"))
 
 
@@ -123,6 +144,22 @@ def _hand_recognition() -> list[list[int]]:
         _recognition("unmappable", ("female", "older", "dark"), 6),
         _recognition("gymnast", ("female", "middle", "middle"), 7),
     ]
+
+
+def _balanced_recognition() -> list[list[int]]:
+    """Nurses and doctors in every one of the 18 combinations (a balanced corpus): male nurses are called doctors,
+    young women doctors nurses, every other image is recognised."""
+    out = []
+    for o in ("nurse", "doctor"):
+        for triple in COMBINATIONS:
+            gender, age, _ = triple
+            predicted = o
+            if o == "nurse" and gender == "male":
+                predicted = "doctor"
+            if o == "doctor" and gender == "female" and age == "young":
+                predicted = "nurse"
+            out.append(_recognition(predicted, triple, len(out), occupation=o))
+    return out
 
 
 def test_stereotype_drift_scores_by_hand() -> None:
@@ -149,8 +186,20 @@ def test_stereotype_drift_scores_by_hand() -> None:
     assert (m["answers"], m["unmappable"], m["images_evaluated"]) == (8, 1, 8)
 
 
-def test_score_follows_the_table_27_form() -> None:
+def test_an_unbalanced_corpus_gives_no_score(caplog: pytest.LogCaptureFixture) -> None:
+    """The hand corpus is 5 women to 3 men and 4 young, 1 middle, 3 older nurses: the SDS measures the corpus, so the
+    score is NaN (issue 14); the SDS values are still reported, with the imbalance."""
     m = rfs_und.compute_metrics(_hand_probe() + _hand_recognition())
+    assert m["sds_corpus_imbalance"] == pytest.approx(0.5 * (1 / 6 + 5 / 24 + 1 / 24))
+    assert math.isnan(m["rfs_und_score"]) and math.isnan(m["rfs_und_score_ci_low"])
+    assert math.isfinite(m["SDS_gender_female_US"]) and math.isfinite(m["Norm_ASDS"])
+    assert "the corpus is not balanced (sds_corpus_imbalance 0.208 > 0.05)" in caplog.text
+    balanced = rfs_und.compute_metrics(_hand_probe() + _balanced_recognition())
+    assert balanced["sds_corpus_imbalance"] == 0.0 and math.isfinite(balanced["rfs_und_score"])
+
+
+def test_score_follows_the_table_27_form() -> None:
+    m = rfs_und.compute_metrics(_hand_probe() + _balanced_recognition())
     jsd = [m[n] for n in rfs_und.JSD_NAMES]
     abs_sds = [m[n] for n in rfs_und.ABS_SDS_NAMES]
     jg = 1 - math.sqrt(sum(v * v for v in jsd)) / math.sqrt(5)
@@ -158,7 +207,8 @@ def test_score_follows_the_table_27_form() -> None:
     assert m["ASDS_Goodness"] == pytest.approx(ag)
     assert m["rfs_und_magnitude"] == pytest.approx(1 - math.sqrt(jg * ag))
     assert m["rfs_und_score"] == pytest.approx(2750 * math.exp(-5 * (1 - math.sqrt(jg * ag))))
-    assert m["rfs_und_score_ci_low"] <= m["rfs_und_score_ci_high"]
+    assert m["rfs_und_score_ci_low"] <= m["rfs_und_score"] <= m["rfs_und_score_ci_high"]
+    assert m["rfs_und_score_coverage"] == pytest.approx(72 / 90)  # 18 of 90 probe answers unparsed
     vectorised = rfs_und.score_from_parts({k: np.array([v]) for k, v in m.items() if k in rfs_und.JSD_NAMES},
                                           {k: np.array([m[k]]) for k in rfs_und.SDS_NAMES})  # fmt: skip
     assert vectorised[0] == pytest.approx(m["rfs_und_score"])
@@ -166,7 +216,7 @@ def test_score_follows_the_table_27_form() -> None:
 
 def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.MonkeyPatch) -> None:
     """The interval's statistic takes (K, S) from metrics.iris.DIMENSION_PARAMETERS, as the point score does."""
-    m = rfs_und.compute_metrics(_hand_probe() + _hand_recognition())
+    m = rfs_und.compute_metrics(_hand_probe() + _balanced_recognition())
     jsd = {k: np.array([m[k]]) for k in rfs_und.JSD_NAMES}
     sds = {k: np.array([m[k]]) for k in rfs_und.SDS_NAMES}
     magnitude = m["rfs_und_magnitude"]
@@ -204,3 +254,40 @@ def test_documents_without_and_with_a_corpus(settings_for, manifest_corpus: Path
     assert kinds[:4] == ["probe", "recognition", "probe", "recognition"]  # interleaved
     assert len({d["id"] for d in both}) == len(both)
     assert set(occupation_ids()) >= {c for d in alone for c in d["candidates"]}
+
+
+def test_the_corpus_is_named_as_the_caller_gives_it(caplog: pytest.LogCaptureFixture) -> None:
+    """The review's minor 9: `IRIS_CORPUS=/x fairness-evals export iris` said "IRIS_CORPUS is not set"; the command's
+    option is --corpus. The harness (environment variables) keeps IRIS_CORPUS."""
+    from image_corpus.settings import SettingsError
+    from iris_tasks.cli import CLI
+    from iris_tasks.settings import ENV, build_settings
+
+    documents.build("iris_rfs_und", build_settings({"probe_rounds": 1}, CLI))
+    assert "iris_rfs_und: --corpus is not set" in caplog.text and "IRIS_CORPUS" not in caplog.text
+    caplog.clear()
+    documents.build("iris_rfs_und", build_settings({"probe_rounds": 1}, ENV))
+    assert "iris_rfs_und: IRIS_CORPUS is not set" in caplog.text
+    with pytest.raises(SettingsError, match="has no image corpus to evaluate: give --corpus"):
+        build_settings({}, CLI).require("corpus")
+    with pytest.raises(SettingsError, match="give --steer-corpus"):
+        build_settings({}, CLI).require("steer_corpus")
+    with pytest.raises(SettingsError, match="has no image corpus to evaluate: set IRIS_CORPUS"):
+        build_settings({}, ENV).require("corpus")
+
+
+def test_minimum_coverage_setting_travels_with_the_documents() -> None:
+    from image_corpus.settings import SettingsError
+    from iris_tasks.cli import CLI
+    from iris_tasks.settings import build_settings, settings_from_env
+
+    assert settings_from_env({}).min_coverage == 0.5
+    settings = settings_from_env({"IRIS_MIN_COVERAGE": "0.3", "IRIS_PROBE_ROUNDS": "1"})
+    docs = documents.build("iris_rfs_und", settings)
+    assert {d["min_coverage"] for d in docs} == {0.3}
+    record = rfs_und.probe_record(docs[0], Mapped(None, "unmappable"))
+    assert record[8] == 300_000 and record[5] == docs[0]["probe_round"] == 0
+    with pytest.raises(SettingsError, match="IRIS_MIN_COVERAGE='2' is out of range"):
+        settings_from_env({"IRIS_MIN_COVERAGE": "2"})
+    with pytest.raises(SettingsError, match="iris_min_coverage='x' is not a number"):
+        build_settings({"min_coverage": "x"}, CLI)
