@@ -1,9 +1,10 @@
 """``fairness-evals iris-profile RESULTS...``: the IRIS fairness-space profile and IRIS-MBTI codes.
 
 RESULTS are lmms-eval (or lm-eval) output folders or results files of the understanding tasks
-(``iris_ifs_und``, ``iris_rfs_und``, ``iris_bis_und``) and of the generation tasks, for one model. Prints
-the six dimension scores and, per sector with all three scores, the IRIS-MBTI code and archetype
-(:mod:`iris_tasks.profile`). Errors are one line (exit status 2, from the ``fairness-evals`` CLI).
+(``iris_ifs_und``, ``iris_rfs_und``, ``iris_bis_und``) and of the generation tasks, or files written by
+``fairness-evals score iris``, for one model. Prints the six dimension scores with their coverage and, per sector
+with all three scores covered, the IRIS-MBTI code and archetype (:mod:`iris_tasks.profile`). Errors are one line
+(exit status 2, from the ``fairness-evals`` CLI).
 """
 
 from __future__ import annotations
@@ -14,12 +15,14 @@ import math
 import sys
 from pathlib import Path
 
-from iris_tasks.profile import as_text, profile, read_scores
+from iris_tasks.profile import DEFAULT_MIN_COVERAGE, as_text, profile, read_scores
 from metrics.iris import MBTI_THRESHOLD
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("results", nargs="+", help="lmms-eval output folders or results JSON files (one model)")
+    parser.add_argument(
+        "results", nargs="+", help="lmms-eval output folders, results JSON files or `score iris` outputs (one model)"
+    )
     parser.add_argument("--format", choices=["text", "json"], default="text", help="output format (default text)")
     parser.add_argument("--out", help="write here instead of standard output")
     parser.add_argument("--name", help="model name to print (default: from the results files)")
@@ -27,13 +30,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--threshold", type=float, default=MBTI_THRESHOLD,
         help=f"IRIS-MBTI threshold tau (default {MBTI_THRESHOLD:g}, the paper's)",
     )  # fmt: skip
+    parser.add_argument(
+        "--allow-mixed-models", action="store_true",
+        help="combine results that name different models (e.g. images made elsewhere, scored with from_folder)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-coverage", type=float, default=DEFAULT_MIN_COVERAGE,
+        help="least score coverage for a letter, where a result does not record its own min_coverage "
+        f"(default {DEFAULT_MIN_COVERAGE:g})",
+    )  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
     if not math.isfinite(args.threshold):
         raise ValueError(f"--threshold must be a finite number, got {args.threshold}")
-    result = profile(read_scores(args.results), threshold=args.threshold, name=args.name)
-    text = json.dumps(result, indent=2) + "\n" if args.format == "json" else as_text(result)
+    if not 0.0 <= args.min_coverage <= 1.0:
+        raise ValueError(f"--min-coverage must be a share in [0, 1], got {args.min_coverage}")
+    found = read_scores(args.results, allow_mixed_models=args.allow_mixed_models)
+    result = profile(found, threshold=args.threshold, name=args.name, min_coverage=args.min_coverage)
+    text = json.dumps(result, indent=2, allow_nan=False) + "\n" if args.format == "json" else as_text(result)
     if args.out:
         Path(args.out).write_text(text, encoding="utf-8")
     else:

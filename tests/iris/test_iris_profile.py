@@ -34,7 +34,11 @@ def test_bagel_from_the_seed_tables(capsys: pytest.CaptureFixture) -> None:
     assert result["dimensions"]["IFS-Gen"]["task"] == "iris_gen_neutral"
     assert result["dimensions"]["IFS-Gen"]["ifs_gen_magnitude"] == 2.1848
     assert result["dimensions"]["IFS-Und"]["ifs_und_score_ci_low"] == 60.1
-    assert result["notes"] == []
+    assert (
+        result["dimensions"]["IFS-Und"]["coverage"] == 0.96 and result["dimensions"]["IFS-Und"]["min_coverage"] == 0.5
+    )
+    assert result["dimensions"]["IFS-Gen"]["coverage"] is None  # the generation fixture predates coverage
+    assert result["notes"] == ["Gen: coverage not reported for IFS-Gen, RFS-Gen, BIS-Gen (results of an older version)"]
 
 
 def test_text_output_and_one_sector(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
@@ -106,3 +110,90 @@ def test_score_metric_names() -> None:
         "IFS-Und": "ifs_und_score", "RFS-Und": "rfs_und_score", "BIS-Und": "bis_und_score",
     }  # fmt: skip
     assert set(read_scores([DATA])) == set(SCORE_METRICS)
+
+
+def test_different_models_are_refused_unless_allowed(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The review's m1: IFS, RFS and BIS-Und of three models gave one code, exit 0."""
+    a = _results(tmp_path / "a_results.json", "iris_ifs_und", {"ifs_und_score": 65.0}, model="Bagel")
+    b = _results(tmp_path / "b_results.json", "iris_rfs_und", {"rfs_und_score": 61.0}, model="Harmon")
+    c = _results(tmp_path / "c_results.json", "iris_bis_und", {"bis_und_score": 61.0}, model="Janus-Pro")
+    assert main(["iris-profile", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "different models" in error and "--allow-mixed-models" in error and error.count("\n") == 1
+    for model, path in (("Bagel", a), ("Harmon", b), ("Janus-Pro", c)):
+        assert f"{model} ({path})" in error
+    result = _profile(capsys, str(tmp_path), "--allow-mixed-models")
+    assert result["mbti"]["Und"]["code"] == "UAF" and result["model"] == "Bagel / Harmon / Janus-Pro"
+
+
+def test_a_file_found_twice_is_read_once(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The review's m2: `iris-profile prof/Bagel prof/Bagel/a` said the score was in the same file twice."""
+    (tmp_path / "a").mkdir()
+    path = _results(tmp_path / "a" / "x_results.json", "iris_ifs_und", {"ifs_und_score": 65.0})
+    result = _profile(capsys, str(tmp_path), str(tmp_path / "a"), str(path))
+    assert result["dimensions"]["IFS-Und"]["score"] == 65.0
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("abc", "is 'abc', not a number"), ([1], "is [1], not a number"), (True, "is True, not a number"),
+     (1e308, "is 1e+308, outside [0, 2750]"), (-1.0, "is -1.0, outside [0, 2750]")],
+)  # fmt: skip
+def test_garbage_scores_are_rejected(tmp_path: Path, capsys: pytest.CaptureFixture, value, message) -> None:
+    """The review's minor 8: "abc" and [1] were shown as NaN, 1e308 printed as a 309-digit score."""
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({"iris_rfs_und": {"rfs_und_score": value}}))
+    assert main(["iris-profile", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert f"{path}: iris_rfs_und rfs_und_score {message}" in error
+
+
+def test_coverage_and_interval_values_are_checked(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({"iris_ifs_und": {"ifs_und_score": 60.0, "ifs_und_score_coverage": 1.5}}))
+    assert main(["iris-profile", str(path)]) == 2
+    assert "ifs_und_score_coverage is 1.5, outside [0, 1]" in capsys.readouterr().err
+    path.write_text(json.dumps({"iris_ifs_und": {"ifs_und_score": 60.0, "ifs_und_score_ci_high": "x"}}))
+    assert main(["iris-profile", str(path)]) == 2
+    assert "ifs_und_score_ci_high is 'x', not a number" in capsys.readouterr().err
+
+
+def test_reads_score_iris_output(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """The review's m3: the output of `fairness-evals score iris` ({task: {metric: value}}, null for NaN) was refused."""
+    scores = {
+        "iris_ifs_und": {"ifs_und_score": 71.46, "ifs_und_score_ci_low": 40.0, "ifs_und_score_ci_high": 150.0,
+                         "ifs_und_score_coverage": 0.9, "min_coverage": 0.5, "AD_single_gender": 0.03},
+        "iris_rfs_und": {"rfs_und_score": 69.81, "rfs_und_score_ci_low": None, "rfs_und_score_ci_high": None,
+                         "rfs_und_score_coverage": 0.8, "min_coverage": 0.5, "embedder": "all-MiniLM-L6-v2"},
+        "iris_bis_und": {"bis_und_score": 50.75, "bis_und_score_coverage": 0.99, "min_coverage": 0.5},
+    }  # fmt: skip
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps(scores))
+    result = _profile(capsys, str(path))
+    assert result["mbti"]["Und"]["code"] == "UAR"
+    assert result["dimensions"]["RFS-Und"]["rfs_und_score_ci_low"] is None
+    assert result["dimensions"]["BIS-Und"]["coverage"] == 0.99
+    wrapped = tmp_path / "wrapped.json"  # the same under a "results" table, as a scaffold may write it
+    wrapped.write_text(json.dumps({"results": scores, "model": "m"}))
+    assert _profile(capsys, str(wrapped))["model"] == "m"
+
+
+def test_no_letter_from_a_dimension_below_its_coverage(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A score whose coverage is below its run's minimum gives no IRIS-MBTI code (issue 14), with the reason."""
+    path = tmp_path / "scores.json"
+    path.write_text(json.dumps({
+        "iris_ifs_und": {"ifs_und_score": 65.0, "ifs_und_score_coverage": 0.3, "min_coverage": 0.25},
+        "iris_rfs_und": {"rfs_und_score": 61.0, "rfs_und_score_coverage": 0.3, "min_coverage": 0.5},
+        "iris_bis_und": {"bis_und_score": 61.0, "bis_und_score_coverage": 0.9},
+    }))  # fmt: skip
+    result = _profile(capsys, str(path))
+    assert result["mbti"]["Und"] is None
+    assert result["notes"][1:] == [
+        "Und: no IRIS-MBTI code, RFS-Und coverage 0.30 is below 0.5 (a letter needs the score's coverage)"
+    ]
+    assert _profile(capsys, str(path), "--min-coverage", "0.95")["notes"][1].endswith(
+        "RFS-Und coverage 0.30 is below 0.5; BIS-Und coverage 0.90 is below 0.95 (a letter needs the score's coverage)"
+    )
+    assert main(["iris-profile", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert "coverage" in text.splitlines()[2] and "Und: -" in text and "RFS-Und coverage 0.30 is below 0.5" in text
