@@ -377,3 +377,291 @@ def running(server: Any) -> Iterator[Any]:
         yield server
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------------- completions and images (scale tests)
+# Additions for tests/scale: the classes above are unchanged.
+class _CountsInFlight:
+    """Mixin for :class:`ModelServer` subclasses: ``in_flight`` / ``max_in_flight`` count the requests handled at
+    once (how concurrent the client was); wrap ``post`` in ``with self._flight():``."""
+
+    in_flight = 0
+    max_in_flight = 0
+    _count_lock: threading.Lock
+
+    @contextmanager
+    def _flight(self) -> Iterator[None]:
+        with self._count_lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            yield
+        finally:
+            with self._count_lock:
+                self.in_flight -= 1
+
+
+@dataclass
+class _CompletionRequest(_Request):
+    """One prompt of ``POST /v1/completions``: generate from its token ids, or (``score``) rate every token."""
+
+    prompt_ids: list[int] = field(default_factory=list)
+    score: bool = False
+    stop: list[str] = field(default_factory=list)
+    logprobs: dict[str, list[Any]] | None = None
+
+
+class CompletionsModelServer(_CountsInFlight, ModelServer):
+    """:class:`ModelServer` plus ``POST /v1/completions``, the legacy OpenAI completions API that vLLM and SGLang
+    also serve: prompts as text or token ids (one or a batch), greedy generation with ``stop`` strings, and with
+    ``echo`` + ``logprobs`` the log-probability of every prompt token (token 0 gets ``null``) followed by one
+    generated token, which is what lm-eval's ``local-completions`` reads for log-likelihood tasks.
+
+    Each completion is computed alone (no padding), so its text and numbers never depend on what else arrived;
+    pass ``max_batch=1`` to get the same for chat requests."""
+
+    def post(self, handler: _Handler) -> None:
+        with self._flight():
+            if handler.path.rstrip("/") == "/v1/completions":
+                self._post_completion(handler)
+            else:
+                super().post(handler)
+
+    def _post_completion(self, handler: _Handler) -> None:
+        if not self._authorised(handler):
+            return
+        try:
+            body = handler._body()
+        except json.JSONDecodeError:
+            handler._error(400, "the body is not JSON")
+            return
+        problem = self._check_completion(body)
+        if problem:
+            handler._error(*problem)
+            return
+        prompts = self._prompts(body["prompt"])
+        score = bool(body.get("echo")) and body.get("logprobs") is not None
+        stop = body.get("stop") or []
+        requests = [
+            _CompletionRequest(
+                messages=[], max_tokens=int(body.get("max_tokens", DEFAULT_MAX_TOKENS)), prompt_ids=ids, score=score,
+                stop=[stop] if isinstance(stop, str) else list(stop),
+            )
+            for ids in prompts
+        ]  # fmt: skip
+        with self._count_lock:
+            self.requests += 1
+            self.received.append(body)
+        for request in requests:
+            self._queue.put(request)
+        for request in requests:
+            request.done.wait()
+        failed = next((r.error for r in requests if r.error is not None), None)
+        if failed is not None:
+            handler._error(500, failed, "server_error")
+            return
+        choices = []
+        for index, request in enumerate(requests):
+            assert request.result is not None
+            text, finish, _, _ = request.result
+            choices.append({"index": index, "text": text, "logprobs": request.logprobs, "finish_reason": finish})
+        prompt_tokens = sum(len(r.prompt_ids) for r in requests)
+        completion_tokens = sum(r.result[3] for r in requests if r.result)
+        handler._json(
+            200,
+            {
+                "id": f"cmpl-{uuid.uuid4().hex}",
+                "object": "text_completion",
+                "created": int(time.time()),
+                "model": self.model_name,
+                "choices": choices,
+                "usage": {
+                    "prompt_tokens": prompt_tokens,
+                    "completion_tokens": completion_tokens,
+                    "total_tokens": prompt_tokens + completion_tokens,
+                },
+            },
+        )
+
+    def _check_completion(self, body: Any) -> tuple[int, str] | None:
+        if not isinstance(body, dict):
+            return 400, "the body must be a JSON object"
+        if body.get("model") != self.model_name:
+            return 404, f"The model `{body.get('model')}` does not exist."
+        prompt = body.get("prompt")
+        if not prompt or not isinstance(prompt, (str, list)):
+            return 400, "prompt must be a string, a list of token ids, or a list of either"
+        if body.get("stream"):
+            return 400, "streaming is not supported by this server"
+        if float(body.get("temperature") or 0) != 0:
+            return 400, "this server decodes greedily only (temperature 0)"
+        limit = body.get("max_tokens", DEFAULT_MAX_TOKENS)
+        if not isinstance(limit, int) or limit < 0:
+            return 400, "max_tokens must be a non-negative integer"
+        if body.get("echo") and body.get("logprobs") is not None and limit > 1:
+            return 400, "with echo and logprobs this server scores the prompt and adds at most one token"
+        if body.get("logprobs") is not None and not body.get("echo"):
+            return 400, "logprobs are only returned with echo (prompt scoring)"
+        return None
+
+    def _prompts(self, prompt: str | list) -> list[list[int]]:
+        """Token ids of each prompt: a string, a list of ids, or a list of strings or id lists."""
+        if isinstance(prompt, str) or (prompt and isinstance(prompt[0], int)):
+            prompt = [prompt]
+        return [
+            item if isinstance(item, list) else self.tokenizer(item, add_special_tokens=False)["input_ids"]
+            for item in prompt
+        ]
+
+    def _generate(self, batch: list[_Request]) -> None:
+        chats = [r for r in batch if not isinstance(r, _CompletionRequest)]
+        if chats:
+            super()._generate(chats)
+        for request in batch:
+            if isinstance(request, _CompletionRequest):
+                (self._score if request.score else self._complete)(request)
+
+    def _complete(self, request: _CompletionRequest) -> None:
+        torch = self.torch
+        ids = torch.tensor([request.prompt_ids])
+        with torch.no_grad():
+            output = self.model.generate(
+                input_ids=ids, attention_mask=torch.ones_like(ids), max_new_tokens=max(request.max_tokens, 1),
+                do_sample=False, temperature=None, top_p=None, top_k=None, pad_token_id=self.tokenizer.pad_token_id,
+            )  # fmt: skip
+        new = output[0, ids.shape[1] :].tolist()[: request.max_tokens]
+        finish = "length"
+        if self.eos in new:
+            new, finish = new[: new.index(self.eos)], "stop"
+        text = self.tokenizer.decode(new, skip_special_tokens=True)
+        cut = min((text.index(s) for s in request.stop if s and s in text), default=None)
+        if cut is not None:
+            text, finish = text[:cut], "stop"
+        request.result = (text, finish, len(request.prompt_ids), len(new))
+
+    def _score(self, request: _CompletionRequest) -> None:
+        torch = self.torch
+        ids = request.prompt_ids
+        with torch.no_grad():
+            logits = self.model(input_ids=torch.tensor([ids])).logits[0].float()
+        logp = torch.log_softmax(logits, dim=-1)
+        best = logp.argmax(dim=-1).tolist()
+        tokens = [self.tokenizer.decode([i]) for i in ids]
+        token_logprobs: list[float | None] = [None] + [float(logp[i - 1, ids[i]]) for i in range(1, len(ids))]
+        top: list[dict[str, float] | None] = [None] + [
+            {self.tokenizer.decode([best[i - 1]]): float(logp[i - 1, best[i - 1]])} for i in range(1, len(ids))
+        ]
+        text = self.tokenizer.decode(ids)
+        added = 0
+        if request.max_tokens == 1:  # the greedy next token, as an echoing server appends it
+            nxt = best[-1]
+            tokens.append(self.tokenizer.decode([nxt]))
+            token_logprobs.append(float(logp[-1, nxt]))
+            top.append({tokens[-1]: token_logprobs[-1]})
+            text += tokens[-1]
+            added = 1
+        request.logprobs = {"tokens": tokens, "token_logprobs": token_logprobs, "top_logprobs": top}
+        request.result = (text, "length", len(ids), added)
+
+
+class VisionModelServer(_CountsInFlight, ModelServer):
+    """:class:`ModelServer` for a LLaVA-style model (the tiny random VLM of ``tiny_vlm.py`` in the tests): chat
+    messages whose content may be a list of ``{"type": "text"}`` and ``{"type": "image_url"}`` parts, images sent
+    inline as base64 ``data:`` URLs (what lmms-eval's ``openai`` backend and OpenAI's API use). Greedy only."""
+
+    def __init__(
+        self, model_path: Path | str, *, model_name: str = "tiny-vlm", api_key: str | None = None,
+        max_batch: int = 1, batch_wait: float = 0.0,
+    ) -> None:  # fmt: skip
+        import torch
+        from transformers import AutoProcessor, LlavaForConditionalGeneration
+
+        self.torch = torch
+        self.model_name = model_name
+        self.api_key = api_key
+        self.max_batch = max_batch
+        self.batch_wait = batch_wait
+        self.processor = AutoProcessor.from_pretrained(model_path)
+        self.tokenizer = self.processor.tokenizer
+        self.model = LlavaForConditionalGeneration.from_pretrained(model_path, dtype=torch.float32).eval()
+        self.eos = self.tokenizer.eos_token_id
+        self.requests = 0
+        self.received: list[dict[str, Any]] = []
+        self.batches: list[int] = []
+        self.images = 0  # images decoded from requests
+        self.replies: list[str] = []  # every reply sent, in order
+        self._count_lock = threading.Lock()
+        self._queue: queue.Queue[_Request | None] = queue.Queue()
+        self._httpd: _Server | None = None
+        self._threads: list[threading.Thread] = []
+
+    def post(self, handler: _Handler) -> None:
+        with self._flight():
+            super().post(handler)
+
+    def _check(self, body: Any) -> tuple[int, str] | None:
+        if not isinstance(body, dict):
+            return 400, "the body must be a JSON object"
+        if body.get("model") != self.model_name:
+            return 404, f"The model `{body.get('model')}` does not exist."
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            return 400, "messages must be a non-empty list"
+        for message in messages:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, str):
+                continue
+            if not isinstance(content, list):
+                return 400, "content must be a string or a list of parts"
+            for part in content:
+                kind = part.get("type") if isinstance(part, dict) else None
+                if kind == "image_url":
+                    url = (part.get("image_url") or {}).get("url", "")
+                    if not url.startswith("data:image/") or ";base64," not in url:
+                        return 400, "images must be inline base64 data: URLs"
+                elif kind != "text":
+                    return 400, f"unsupported content part {kind!r}"
+        if float(body.get("temperature") or 0) != 0:
+            return 400, "this server decodes greedily only (temperature 0)"
+        return None
+
+    def _generate(self, batch: list[_Request]) -> None:
+        import base64
+        import io
+
+        from PIL import Image
+
+        torch = self.torch
+        for request in batch:
+            conversation, images = [], []
+            for message in request.messages:
+                content = message["content"]
+                if isinstance(content, str):
+                    content = [{"type": "text", "text": content}]
+                parts = []
+                for part in content:
+                    if part["type"] == "text":
+                        parts.append({"type": "text", "text": part["text"]})
+                    else:
+                        data = part["image_url"]["url"].split(";base64,", 1)[1]
+                        images.append(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"))
+                        parts.append({"type": "image"})
+                conversation.append({"role": message["role"], "content": parts})
+            with self._count_lock:
+                self.images += len(images)
+            text = self.processor.apply_chat_template(conversation, add_generation_prompt=True, tokenize=False)
+            inputs = self.processor(images=images or None, text=text, return_tensors="pt")
+            with torch.no_grad():
+                output = self.model.generate(
+                    **inputs, max_new_tokens=request.max_tokens, do_sample=False, temperature=None, top_p=None,
+                    top_k=None, pad_token_id=self.tokenizer.pad_token_id,
+                )  # fmt: skip
+            width = inputs["input_ids"].shape[1]
+            new = output[0, width:].tolist()
+            finish = "length"
+            if self.eos in new:
+                new, finish = new[: new.index(self.eos)], "stop"
+            reply = self.tokenizer.decode(new, skip_special_tokens=True).strip()
+            request.result = (reply, finish, width, len(new))
+            with self._count_lock:
+                self.replies.append(reply)
