@@ -15,25 +15,28 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import DEFAULT_DRAWS, DEFAULT_SEED, documents_for
 from fact_fair_tasks.items import CONTEXTS, statistics
-from fairness_evals.jsonio import harness_sample_files, read_lines, write_lines, write_scores
+from fairness_evals import scoring_cli
+from fairness_evals.jsonio import write_lines
 
 KINDS = ("objective", *CONTEXTS)
 
 
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"document seed (default {DEFAULT_SEED})")
+def _add_document_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--draws", type=int, default=DEFAULT_DRAWS,
-        help=f"profile draws per subjective scenario (default {DEFAULT_DRAWS}; the lite tasks use 10)",
+        "--seed", type=int,
+        help=f"document seed (default: the metadata's fact_or_fair_seed, else {DEFAULT_SEED})",
+    )  # fmt: skip
+    parser.add_argument(
+        "--draws", type=int,
+        help=f"profile draws per subjective scenario (default: the metadata's fact_or_fair_draws, else "
+        f"{DEFAULT_DRAWS}; the lite tasks use 10)",
     )  # fmt: skip
     parser.add_argument(
         "--tasks", default=",".join(KINDS),
         help="comma-separated subset of: objective," + ",".join(CONTEXTS),
     )  # fmt: skip
-    parser.add_argument("--out", help="write to this file instead of standard output")
 
 
 def _kinds(value: str) -> list[str]:
@@ -56,16 +59,26 @@ def export_meta(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def export_records(kinds: list[str], seed: int, draws: int) -> list[dict[str, Any]]:
+def export_records(
+    kinds: list[str], seed: int, draws: int, metadata: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    from fact_fair_tasks import scoring
+
     return [
         {"task": doc["task"], "id": doc["id"], "prompt": scoring.doc_to_text(doc), "meta": export_meta(doc)}
         for kind in kinds
-        for doc in documents_for(kind, seed=seed, draws=draws)
+        for doc in documents_for(kind, seed=seed, draws=draws, metadata=metadata)
     ]
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_common(parser)
+    _add_document_arguments(parser)
+    parser.add_argument(
+        "--metadata", metavar="JSON",
+        help="task-metadata settings as a JSON object (or a file holding one), e.g. "
+        "'{\"fact_or_fair_conventions\": \"released\"}' for the released documents",
+    )  # fmt: skip
+    parser.add_argument("--out", help="write to this file instead of standard output")
     parser.add_argument(
         "--t2i-layout", metavar="DIR",
         help="instead of the LLM documents, create the text-to-image folder layout in DIR (one folder per "
@@ -103,20 +116,29 @@ def export(args: argparse.Namespace) -> int:
         summary = ", ".join(f"{task} {n}" for task, n in counts.items())
         print(f"fact_or_fair: {summary} prompt folders in {args.t2i_layout}", file=sys.stderr)
         return 0
-    write_lines(export_records(_kinds(args.tasks), args.seed, args.draws), args.out)
+    metadata, seed, draws = _settings(args)
+    write_lines(export_records(_kinds(args.tasks), seed, draws, metadata), args.out)
     return 0
 
 
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--responses", required=True,
-        help='JSON lines {"id", "response"}, or an lm-eval --log_samples output folder',
-    )  # fmt: skip
+    scoring_cli.add_arguments(
+        parser,
+        samples="an lm-eval --log_samples output folder or samples file",
+        metadata_example='{"fact_or_fair_min_coverage": 0.5}',
+    )
     parser.add_argument(
         "--by-statistic", action="store_true",
         help='also score each statistic on its own: entries "<task>/<statistic slug>", e.g. fact_or_fair_objective/employment_rate',
     )  # fmt: skip
-    _add_common(parser)
+    _add_document_arguments(parser)
+
+
+#: The tasks ``score`` reads from samples folders: the LLM tasks (not the text-to-image ones, scored by lmms-eval).
+SAMPLE_TASKS = re.compile(
+    r"fact_or_fair_(?:objective|subjective_(?:" + "|".join(CONTEXTS) + r"))(?:_lite|_mc)?"
+)  # fmt: skip
+PROG = "fact_or_fair"
 
 
 def _preview(ids: list[str]) -> str:
@@ -124,109 +146,165 @@ def _preview(ids: list[str]) -> str:
     return f"{shown}, ..." if len(ids) > 5 else shown
 
 
-def _from_jsonl(
-    path: Path, kinds: list[str], seed: int, draws: int, keep: dict[str, list[list[int]]] | None = None
-) -> dict[str, dict[str, Any]]:
-    docs = {doc["id"]: doc for kind in kinds for doc in documents_for(kind, seed=seed, draws=draws)}
-    replies: dict[str, Any] = {}
-    duplicates: list[str] = []
-    for number, obj in read_lines(path):
-        if "id" not in obj or "response" not in obj:
-            raise ValueError(f"{path}:{number}: each line needs 'id' and 'response'")
-        key = str(obj["id"])
-        if key in replies:
-            duplicates.append(key)
-        replies[key] = obj["response"]
-    if duplicates:
-        raise ValueError(f"{path}: {len(duplicates)} duplicate ids, e.g. {_preview(duplicates)}")
-    unknown = [i for i in replies if i not in docs]
+def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], int, int]:
+    """``--metadata`` and the document settings: ``--seed`` / ``--draws``, else the metadata's ``fact_or_fair_seed``
+    / ``fact_or_fair_draws`` (the task metadata keys), else the defaults."""
+    metadata = scoring_cli.metadata(getattr(args, "metadata", None), "fact_or_fair_")
+    values = {}
+    for name, key, default in (
+        ("seed", "fact_or_fair_seed", DEFAULT_SEED),
+        ("draws", "fact_or_fair_draws", DEFAULT_DRAWS),
+    ):
+        given = getattr(args, name)
+        value = given if given is not None else metadata.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"--metadata: {key} must be an integer, got {value!r}")
+        values[name] = value
+    return metadata, values["seed"], values["draws"]
+
+
+def _records_from_responses(
+    lines: list[scoring_cli.Line], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
+) -> tuple[dict[str, list[Any]], dict[str, list[str]], scoring_cli.Answers]:
+    """Records per task from ``{"id", "response"}`` lines; unknown ids, and documents of an answered task without
+    a reply, are errors naming them."""
+    from fact_fair_tasks import scoring
+
+    answers = scoring_cli.Answers()
+    for line in lines:
+        row = line.row
+        if not isinstance(row, dict) or "id" not in row or "response" not in row:
+            raise ValueError(f'{line.where}: each line needs "id" and "response" (a JSON object)')
+        answers.add(str(row["id"]), row["response"], line.where, repr(str(row["id"])))
+    answers.check()
+    # Build only the documents of the kinds answered (ids start with their kind): a file of the 198 objective
+    # replies must not pay for the 45,600 subjective documents.
+    prefixes = {key.split("/", 1)[0] for key in answers.replies}
+    wanted = [k for k in kinds if k in prefixes] if prefixes <= set(KINDS) else kinds
+    docs = {doc["id"]: doc for kind in wanted for doc in documents_for(kind, seed=seed, draws=draws, metadata=metadata)}
+    unknown = [i for i in answers.replies if i not in docs]
     if unknown:
+        first = answers.where[unknown[0]]
         raise ValueError(
-            f"{path}: {len(unknown)} unknown ids (not in the documents for seed {seed}, draws {draws}): "
-            f"{_preview(unknown)}"
+            f"{first}: {len(unknown)} unknown ids (not in the documents of {', '.join(kinds)} for seed {seed}, "
+            f"draws {draws}): {_preview(unknown)}"
         )
-    answered_tasks = {docs[i]["task"] for i in replies}
-    missing = [i for i, doc in docs.items() if doc["task"] in answered_tasks and i not in replies]
+    answered_tasks = {docs[i]["task"] for i in answers.replies}
+    missing = [i for i, doc in docs.items() if doc["task"] in answered_tasks and i not in answers.replies]
     if missing:
-        raise ValueError(f"{path}: {len(missing)} documents have no response, e.g. {_preview(missing)}")
-    records: dict[str, list[list[int]]] = defaultdict(list)
+        raise ValueError(
+            f"{lines[0].file.path}: {len(missing)} documents have no response, e.g. {_preview(missing)} "
+            "(score answers to every document of a task, or use the --draws the documents were exported with)"
+        )
+    records: dict[str, list[Any]] = defaultdict(list)
     shas: dict[str, list[str]] = defaultdict(list)
-    for key, reply in replies.items():
+    for key, reply in answers.replies.items():
         doc = docs[key]
         records[doc["task"]].append(scoring.record_for(doc, scoring.parse_reply(doc, reply)))
         shas[doc["task"]].append(doc["doc_sha"])
-    if keep is not None:
-        keep.update(records)
-    return _with_provenance(records, shas, seed)
+    return records, shas, answers
 
 
-_TASK_IN_NAME = re.compile(r"samples_(fact_or_fair_[a-z_]+?)(?:_\d{4}-\d\d-\d\dT[\d\-.:]+)?\.jsonl$")
+def _records_from_samples(
+    lines: list[scoring_cli.Line],
+) -> tuple[dict[str, list[Any]], dict[str, list[str]], set[int], scoring_cli.Answers]:
+    """Records per task from lm-eval ``--log_samples`` lines (each carries its document), as the harness made them."""
+    from fact_fair_tasks import scoring
 
-
-def _from_samples(folder: Path, keep: dict[str, list[list[int]]] | None = None) -> dict[str, dict[str, Any]]:
-    files = harness_sample_files(folder, "fact_or_fair_")
-    if not files:
-        raise ValueError(f"{folder}: no lm-eval samples_fact_or_fair_*.jsonl files (run with --log_samples)")
-    records: dict[str, list[list[int]]] = defaultdict(list)
+    answers = scoring_cli.Answers()
+    records: dict[str, list[Any]] = defaultdict(list)
     shas: dict[str, list[str]] = defaultdict(list)
     seeds: set[int] = set()
-    for path in files:
-        match = _TASK_IN_NAME.search(path.name)
-        task = match.group(1) if match else path.stem
-        for number, sample in read_lines(path):
-            doc = sample.get("doc")
-            if not isinstance(doc, dict) or "id" not in doc:
-                raise ValueError(f"{path}:{number}: not an lm-eval sample of a fact_or_fair task (no doc.id)")
+    for line in lines:
+        task = line.file.task or ""
+        sample = line.row
+        doc = sample.get("doc") if isinstance(sample, dict) else None
+        if not isinstance(doc, dict) or "id" not in doc:
+            raise ValueError(f"{line.where}: not an lm-eval sample of a fact_or_fair task (no doc.id)")
+        answers.add((task, str(doc["id"])), None, line.where, f"{doc['id']!r} of {task}")
+        if task.endswith("_mc"):
+            record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
+            records[task].append(record[scoring.SCORES[0] + "_gender"])
+        else:
             response = (sample.get("filtered_resps") or sample.get("resps") or [None])[0]
-            if task.endswith("_mc"):
-                record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
-                records[task].append(record[scoring.SCORES[0] + "_gender"])
-            else:
-                records[task].append(scoring.record_for(doc, scoring.parse_reply(doc, response)))
-            shas[task].append(doc["doc_sha"])
-            seeds.add(int(doc["seed"]))
+            records[task].append(scoring.record_for(doc, scoring.parse_reply(doc, response)))
+        shas[task].append(doc["doc_sha"])
+        seeds.add(int(doc["seed"]))
+    answers.check()
+    return records, shas, seeds, answers
+
+
+def _from_samples(folder: Path, keep: dict[str, list[Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """The scores of the one run of lm-eval samples under ``folder``, as ``score`` computes them."""
+    files = scoring_cli.select_runs(
+        scoring_cli.input_files([str(folder)], SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file"), prog=PROG
+    )
+    records, shas, seeds, _ = _records_from_samples(list(scoring_cli.read_lines(files)))
     if keep is not None:
         keep.update(records)
-    return _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1)
+    return _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1, {})
 
 
 def _with_provenance(
-    records: dict[str, list[list[int]]], shas: dict[str, list[str]], seed: int
+    records: dict[str, list[Any]], shas: dict[str, list[str]], seed: int, metadata: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
+    from fact_fair_tasks import scoring
+
     out: dict[str, dict[str, Any]] = {}
     for task in records:
-        metrics: dict[str, Any] = scoring.compute_metrics(records[task], task=task)
+        metrics: dict[str, Any] = dict(scoring.compute_metrics(records[task], task=task, metadata=metadata))
         metrics["seed"] = seed
         metrics["documents_sha256"] = scoring.agg_documents_sha256(shas[task])
         out[task] = metrics
     return out
 
 
-def by_statistic(records: dict[str, list[list[int]]]) -> dict[str, dict[str, Any]]:
+def by_statistic(records: dict[str, list[Any]], metadata: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """Every task's metrics on each statistic's records alone, keyed "<task>/<statistic slug>" (record field 1 is
     the statistic's index; a statistic with no records of a task is left out). S_KLD of one statistic is
     exp(-KL) of its own highest/lowest pair; the entropy and S_fact are over its own cells."""
+    from fact_fair_tasks import scoring
+
     names = [s.slug for s in statistics()]
     out: dict[str, dict[str, Any]] = {}
     for task, rows in records.items():
-        grouped: dict[int, list[list[int]]] = defaultdict(list)
+        grouped: dict[int, list[Any]] = defaultdict(list)
         for row in rows:
             grouped[int(row[1])].append(row)
         for index in sorted(grouped):
-            out[f"{task}/{names[index]}"] = scoring.compute_metrics(grouped[index], task=f"{task}/{names[index]}")
+            name = f"{task}/{names[index]}"
+            out[name] = scoring.compute_metrics(grouped[index], task=name, metadata=metadata)
     return out
 
 
 def score(args: argparse.Namespace) -> int:
-    source = Path(args.responses)
-    if not source.exists():
-        raise ValueError(f"--responses: {source} does not exist")
-    records: dict[str, list[list[int]]] = {}
-    if source.is_dir():
-        scores = _from_samples(source, records)
-    else:
-        scores = _from_jsonl(source, _kinds(args.tasks), args.seed, args.draws, records)
+    metadata, seed, draws = _settings(args)
+    kinds = _kinds(args.tasks)
+    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file")
+    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    lines = list(scoring_cli.read_lines(files))
+    plain = [line for line in lines if not line.file.is_samples]
+    harness = [line for line in lines if line.file.is_samples]
+    records: dict[str, list[Any]] = {}
+    shas: dict[str, list[str]] = {}
+    seeds: set[int] = set()
+    if harness:
+        records, shas, seeds, _ = _records_from_samples(harness)
+    if plain:
+        more, more_shas, _ = _records_from_responses(plain, kinds, seed, draws, metadata)
+        both = sorted(set(more) & set(records))
+        if both:
+            raise ValueError(
+                f"{plain[0].file.path} and the samples files both answer {', '.join(both)}: score one or the other"
+            )
+        records, shas = {**records, **more}, {**shas, **more_shas}
+        seeds.add(seed)
+    scores = _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1, metadata)
+    for task, rows in records.items():
+        parsed = scores[task].get("parsed")
+        shown = f", {parsed:.0f} parsed" if isinstance(parsed, float) and parsed == parsed else ""
+        scoring_cli.note(PROG, f"{task}: scored {len(rows)} documents{shown}")
     if getattr(args, "by_statistic", False):
-        scores.update(by_statistic(records))
-    write_scores(scores, args.out)
+        scores.update(by_statistic(records, metadata))
+    scoring_cli.write_results(scores, args.out)
     return 0

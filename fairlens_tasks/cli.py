@@ -1,34 +1,37 @@
 """``fairness-evals export fairlens`` and ``fairness-evals score fairlens``.
 
-``export`` writes one JSON line per (image, question), in the harness's document order::
+``export`` writes one JSON line per (image, question), in the harness's document order: the closed-ended
+documents of every domain, then the open-ended ones (``--questions`` chooses)::
 
     {"task", "id", "prompt", "image": <path or dataset row>, "meta": {"domain", "question_id", "options",
      "sound_answer", "adverse", "association", "gender", "race", "age", "age_band"[, "attributes"]}}
+    {"task": "fairlens_open_<domain>", "id", "prompt", "image", "meta": {"domain", "question_id", "open": true,
+     "gender", "race", "age", "age_band"[, "attributes"]}}
 
-``score`` reads replies (lines ``{"id", "response"}``, or lmms-eval ``--log_samples`` files or folders) and prints
-``{task: {metric: value}}`` with exactly the metrics, names and numbers the harness reports (the same
-:func:`fairlens_tasks.scoring.compute_metrics`), plus the ``fairlens`` group roll-ups when all three
-domains were answered. Both take the corpus settings as options (:mod:`fairlens_tasks.settings`).
-User errors raise ``ValueError`` with one line naming the file and item.
+``score`` reads replies (lines ``{"id", "response"}``, or lmms-eval ``--log_samples`` files or folders, through
+:mod:`fairness_evals.scoring_cli`) and prints ``{task: {metric: value}}`` with exactly the metrics, names and
+numbers the harness reports (the same :func:`fairlens_tasks.scoring.compute_metrics`), plus the ``fairlens`` group
+roll-ups when all three domains were answered. Answers to the open-ended documents in the same responses file are
+skipped and counted (``fairness-evals judge`` judges them). Both take the corpus settings as options
+(:mod:`fairlens_tasks.settings`); ``score --metadata '{"fairlens_min_coverage": 0.5}'`` sets the scores' minimum
+coverage. User errors raise ``ValueError`` with one line naming the file and item.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 from fairlens_tasks.settings import CLI, DEFAULT_SAMPLE_FRACTION, DEFAULT_SEED, Settings, build_settings
-from fairness_evals import jsonio
-from fairness_evals.jsonio import response_lines, sample_reply, write_text
+from fairness_evals import scoring_cli
+from fairness_evals.jsonio import write_lines
 
 
-def _add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", required=True, help="UTKFace folder, CSV/JSON-lines manifest, or hf:NAME")
+def add_corpus_arguments(parser: argparse.ArgumentParser, *, required: bool = True, why: str = "") -> None:
+    """The corpus options (the documents' settings), shared by ``export``, ``score`` and ``judge``."""
+    parser.add_argument("--corpus", required=required, help=f"UTKFace folder, CSV/JSON-lines manifest, or hf:NAME{why}")
     parser.add_argument(
         "--sample-fraction", type=float, default=DEFAULT_SAMPLE_FRACTION,
         help=f"stratified sample fraction in (0, 1] (default {DEFAULT_SAMPLE_FRACTION}, the paper's 10%%)",
@@ -47,7 +50,7 @@ def _add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+def corpus_settings(args: argparse.Namespace) -> Settings:
     return build_settings(
         {
             "corpus": args.corpus,
@@ -63,7 +66,7 @@ def _settings(args: argparse.Namespace) -> Settings:
     )
 
 
-def _domains(args: argparse.Namespace) -> list[str]:
+def chosen_domains(args: argparse.Namespace) -> list[str]:
     from fairlens_tasks.questions import DOMAINS
 
     chosen = args.domain or list(DOMAINS)
@@ -71,27 +74,40 @@ def _domains(args: argparse.Namespace) -> list[str]:
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_corpus_arguments(parser)
+    add_corpus_arguments(parser)
+    parser.add_argument(
+        "--questions", choices=["all", "closed", "open"], default="all",
+        help="which documents: the closed-ended ones (fairlens_<domain>, scored by score fairlens), the open-ended "
+        "ones (fairlens_open_<domain>, judged by fairness-evals judge), or all (default; closed first)",
+    )  # fmt: skip
     parser.add_argument("--out", help="write here instead of standard output")
 
 
 def export(args: argparse.Namespace) -> int:
+    from itertools import chain
+
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import export_record, iter_documents
+    from fairlens_tasks.open_documents import open_export_records
 
-    corpus = load_corpus(_settings(args))
-    lines = 0
-    handle = open(args.out, "w", encoding="utf-8", newline="\n") if args.out else sys.stdout  # noqa: SIM115
-    try:
-        for domain in _domains(args):
-            for doc in iter_documents(corpus, domain):
-                handle.write(json.dumps(export_record(doc), ensure_ascii=False) + "\n")
-                lines += 1
-    finally:
-        if args.out:
-            handle.close()
+    corpus = load_corpus(corpus_settings(args))
+    domains = chosen_domains(args)
+    counts = {"closed": 0, "open": 0}
+
+    def counted(kind: str, records: Any) -> Any:
+        for record in records:
+            counts[kind] += 1
+            yield record
+
+    parts = []
+    if args.questions in ("all", "closed"):
+        parts.append(counted("closed", (export_record(doc) for d in domains for doc in iter_documents(corpus, d))))
+    if args.questions in ("all", "open"):
+        parts.append(counted("open", open_export_records(corpus, domains)))
+    write_lines(chain(*parts), args.out, sort_keys=False)
+    shown = " + ".join(f"{n} {kind}-ended" for kind, n in counts.items() if args.questions in ("all", kind))
     print(
-        f"fairlens: {lines} documents from {corpus.sampled} images (found {corpus.found}, loaded {corpus.loaded}, "
+        f"fairlens: {shown} documents from {corpus.sampled} images (found {corpus.found}, loaded {corpus.loaded}, "
         f"skipped {corpus.skipped}; corpus {corpus.fingerprint}){' to ' + args.out if args.out else ''}",
         file=sys.stderr,
     )
@@ -99,61 +115,77 @@ def export(args: argparse.Namespace) -> int:
 
 
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
-    _add_corpus_arguments(parser)
-    parser.add_argument(
-        "--responses", action="append", required=True,
-        help='JSON lines {"id", "response"}, an lmms-eval samples_fairlens_*.jsonl file, or a folder of them (repeatable)',
-    )  # fmt: skip
-    parser.add_argument("--out", help="write the JSON here instead of standard output")
+    add_corpus_arguments(parser)
+    scoring_cli.add_arguments(
+        parser,
+        samples="an lmms-eval samples_fairlens_*.jsonl file or a folder of them",
+        metadata_example='{"fairlens_min_coverage": 0.5}',
+    )
 
 
-_SAMPLES_TASK = re.compile(r"samples_(fairlens_[a-z]+)")
+#: The tasks ``score`` reads from samples folders (the open-ended ones are for ``fairness-evals judge``).
+SAMPLE_TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
+PROG = "fairlens"
 
 
-def read_responses(path: Path, docs_by_task: dict[str, list[dict[str, Any]]]) -> Iterator[tuple[str, str, Any]]:
-    """(where, document id, reply) for each line of ``path`` (our format or lmms-eval samples)."""
-    task_match = _SAMPLES_TASK.search(path.name)
-    for where, row in response_lines(path):
-        if not isinstance(row, dict):
-            raise ValueError(f"{where}: expected a JSON object")
-        if "id" in row and "response" in row:
-            yield where, str(row["id"]), row["response"]
-            continue
-        answer = row.get("fairlens_answer")
-        if isinstance(answer, dict) and answer.get("id"):
-            yield where, str(answer["id"]), sample_reply(row)
-            continue
-        if "doc_id" in row and task_match and task_match.group(1) in docs_by_task:
-            docs = docs_by_task[task_match.group(1)]
+def _answer(line: scoring_cli.Line, docs_by_task: dict[str, list[dict[str, Any]]]) -> tuple[str, Any]:
+    """(document id, reply) of one line: ours ``{"id", "response"}`` or an lmms-eval FairLens sample."""
+    row = line.row
+    if not isinstance(row, dict):
+        raise ValueError(f"{line.where}: expected a JSON object")
+    if "id" in row and "response" in row:
+        return str(row["id"]), row["response"]
+    answer = row.get("fairlens_answer")
+    if isinstance(answer, dict) and answer.get("id"):
+        return str(answer["id"]), scoring_cli.sample_reply(row)
+    task = line.file.task
+    if "doc_id" in row and task in docs_by_task:
+        docs = docs_by_task[task]
+        try:
             index = int(row["doc_id"])
-            if not 0 <= index < len(docs):
-                raise ValueError(
-                    f"{where}: doc_id {index} is beyond the {len(docs)} documents of {task_match.group(1)}"
-                )
-            yield where, docs[index]["id"], sample_reply(row)
-            continue
-        raise ValueError(f'{where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample')
+        except (TypeError, ValueError):
+            raise ValueError(f"{line.where}: doc_id {row['doc_id']!r} is not a document number") from None
+        if not 0 <= index < len(docs):
+            raise ValueError(f"{line.where}: doc_id {index} is beyond the {len(docs)} documents of {task}")
+        return docs[index]["id"], scoring_cli.sample_reply(row)
+    raise ValueError(f'{line.where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample')
 
 
-def response_files(names: list[str]) -> list[Path]:
-    """The files to read: each name as given, or for a folder its lmms-eval ``*_samples_fairlens_*.jsonl`` files."""
-    return jsonio.response_files(names, "fairlens_")
+def read_replies(
+    lines: list[scoring_cli.Line], docs_by_task: dict[str, list[dict[str, Any]]], open_ids: Any = None
+) -> tuple[dict[str, Any], int]:
+    """Document id -> reply, and how many open-ended answers (``open_ids``: a callable giving their ids, built
+    only when an id is not a closed document) were skipped. Unknown ids and a second reply are errors."""
+    task_of = {doc["id"]: task for task, docs in docs_by_task.items() for doc in docs}
+    answers = scoring_cli.Answers()
+    skipped = 0
+    known_open: set[str] | None = None
+    for line in lines:
+        doc_id, reply = _answer(line, docs_by_task)
+        if doc_id not in task_of:
+            if known_open is None:
+                known_open = open_ids() if open_ids is not None else set()
+            if doc_id in known_open and not line.file.is_samples:
+                skipped += 1
+                continue
+            raise ValueError(f"{line.where}: id {doc_id!r} is not a document of this corpus and these settings")
+        answers.add(doc_id, reply, line.where, repr(doc_id))
+    answers.check()
+    return answers.replies, skipped
 
 
 def score_documents(
-    docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[str, Any]
+    docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[str, Any], metadata: dict[str, Any] | None = None
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
-    """Metrics per task for the documents that have a reply; also the number of documents left unanswered."""
+    """Metrics per task for the documents that have a reply; also the number of documents left unanswered.
+
+    ``metadata`` holds the ``--metadata`` settings; ``fairlens_min_coverage`` goes to the scoring.
+    """
     from fairlens_tasks.normalise import normalise
-    from fairlens_tasks.scoring import (
-        PROVENANCE,
-        ROLLUPS,
-        compute_metrics,
-        model_level_mean,
-        record_for,
-    )
+    from fairlens_tasks.scoring import PROVENANCE, ROLLUPS, compute_metrics, model_level_mean, record_for
     from fairness_evals.aggregation import provenance_value
 
+    settings = _scoring_settings(metadata or {})
     out: dict[str, dict[str, Any]] = {}
     missing: dict[str, int] = {}
     for task, docs in docs_by_task.items():
@@ -162,7 +194,7 @@ def score_documents(
         if not answered:
             continue
         records = [record_for(doc, normalise(replies[doc["id"]], doc["options"])) for doc in answered]
-        metrics: dict[str, Any] = dict(compute_metrics(records, task=task))
+        metrics: dict[str, Any] = dict(compute_metrics(records, task=task, **settings))
         for name in PROVENANCE:
             metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
         out[task] = metrics
@@ -174,32 +206,47 @@ def score_documents(
     return out, missing
 
 
+#: ``--metadata`` keys -> keyword arguments of :func:`fairlens_tasks.scoring.compute_metrics`.
+SCORING_KEYS = {"fairlens_min_coverage": "min_coverage"}
+
+
+def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(metadata) - set(SCORING_KEYS))
+    if unknown:
+        raise ValueError(
+            f"--metadata: {', '.join(map(repr, unknown))}: not a FairLens scoring setting "
+            f"(score takes {', '.join(SCORING_KEYS)}; corpus settings are options, e.g. --sample-fraction)"
+        )
+    return {SCORING_KEYS[key]: value for key, value in metadata.items()}
+
+
 def score(args: argparse.Namespace) -> int:
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents, task_name
 
-    corpus = load_corpus(_settings(args))
-    docs_by_task = {task_name(d): list(iter_documents(corpus, d)) for d in _domains(args)}
-    known = {doc["id"] for docs in docs_by_task.values() for doc in docs}
-    replies: dict[str, Any] = {}
-    seen_at: dict[str, str] = {}
-    for path in response_files(args.responses):
-        for where, doc_id, reply in read_responses(path, docs_by_task):
-            if doc_id not in known:
-                raise ValueError(f"{where}: id {doc_id!r} is not a document of this corpus and these settings")
-            if doc_id in replies:
-                raise ValueError(f"{where}: a second response for {doc_id!r} (first at {seen_at[doc_id]})")
-            replies[doc_id] = reply
-            seen_at[doc_id] = where
+    metadata = scoring_cli.metadata(args.metadata, "fairlens_")
+    _scoring_settings(metadata)  # a bad key fails before the corpus is loaded
+    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_fairlens_*.jsonl file")
+    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    lines = list(scoring_cli.read_lines(files))  # bad input fails before the corpus is loaded
+    corpus = load_corpus(corpus_settings(args))
+    domains = chosen_domains(args)
+    docs_by_task = {task_name(d): list(iter_documents(corpus, d)) for d in domains}
+
+    def open_ids() -> set[str]:
+        from fairlens_tasks.open_documents import iter_open_documents
+
+        return {doc["id"] for d in domains for doc in iter_open_documents(corpus, d)}
+
+    replies, skipped = read_replies(lines, docs_by_task, open_ids)
+    if skipped:
+        scoring_cli.note(PROG, f"skipped {skipped} open-ended answers (judge them with fairness-evals judge)")
     if not replies:
-        raise ValueError(f"no responses in {', '.join(args.responses)}")
-    results, missing = score_documents(docs_by_task, replies)
+        raise ValueError(f"no closed-ended responses in {', '.join(args.responses)}")
+    results, missing = score_documents(docs_by_task, replies, metadata)
     for task, count in missing.items():
         if count:
             total = len(docs_by_task[task])
-            print(
-                f"fairlens: {task}: scored {total - count} of {total} documents ({count} without a response)",
-                file=sys.stderr,
-            )
-    write_text(json.dumps(results, indent=2) + "\n", args.out)
+            scoring_cli.note(PROG, f"{task}: scored {total - count} of {total} documents ({count} without a response)")
+    scoring_cli.write_results(results, args.out)
     return 0

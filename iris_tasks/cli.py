@@ -15,14 +15,13 @@ the corpus settings as options (:mod:`iris_tasks.settings`); the embedder is ``I
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import jsonio
-from fairness_evals.jsonio import response_lines, sample_reply, write_text
+from fairness_evals import scoring_cli
+from fairness_evals.jsonio import write_lines
 from iris_tasks.settings import Settings, build_settings
 
 TASK_NAMES = ("iris_ifs_und", "iris_rfs_und", "iris_bis_und")
@@ -68,9 +67,20 @@ def _add_settings(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
-def _settings(args: argparse.Namespace) -> Settings:
+#: ``score --metadata`` keys -> settings (:mod:`iris_tasks.settings`); the documents carry them to the scoring.
+METADATA_SETTINGS = {"iris_min_coverage": "min_coverage"}
+
+
+def _settings(args: argparse.Namespace, metadata: dict[str, Any] | None = None) -> Settings:
     values = {key: getattr(args, option.lstrip("-").replace("-", "_")) for key, option in CLI.items()}
     values["on_bad_input"] = bool(args.skip_bad_input)
+    for key, value in (metadata or {}).items():
+        if key not in METADATA_SETTINGS:
+            raise ValueError(
+                f"--metadata: {key!r} is not an IRIS scoring setting (score takes {', '.join(METADATA_SETTINGS)}; "
+                "corpus and mapping settings are options, e.g. --mapping-threshold)"
+            )
+        values[METADATA_SETTINGS[key]] = value
     return build_settings(values, CLI)
 
 
@@ -86,10 +96,12 @@ def _tasks(args: argparse.Namespace, settings: Settings) -> list[str]:
     ]
 
 
-def _documents(args: argparse.Namespace) -> tuple[Settings, dict[str, list[dict[str, Any]]]]:
+def _documents(
+    args: argparse.Namespace, metadata: dict[str, Any] | None = None
+) -> tuple[Settings, dict[str, list[dict[str, Any]]]]:
     from iris_tasks.documents import build
 
-    settings = _settings(args)
+    settings = _settings(args, metadata)
     return settings, {task: build(task, settings) for task in _tasks(args, settings)}
 
 
@@ -162,7 +174,7 @@ def export(args: argparse.Namespace) -> int:
         return 0
     _, docs_by_task = _documents(args)
     records = export_records(docs_by_task)
-    write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), args.out)
+    write_lines(records, args.out, sort_keys=False)
     counts = ", ".join(f"{task} {len(docs)}" for task, docs in docs_by_task.items())
     print(f"iris: {len(records)} lines ({counts} documents){' to ' + args.out if args.out else ''}", file=sys.stderr)
     return 0
@@ -170,34 +182,31 @@ def export(args: argparse.Namespace) -> int:
 
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     _add_settings(parser)
-    parser.add_argument(
-        "--responses", action="append", required=True,
-        help='JSON lines {"id", "response"}, an lmms-eval samples_iris_*.jsonl file, or a folder of them (repeatable)',
-    )  # fmt: skip
-    parser.add_argument("--out", help="write the JSON here instead of standard output")
+    scoring_cli.add_arguments(
+        parser,
+        samples="an lmms-eval samples_iris_*.jsonl file or a folder of them",
+        metadata_example='{"iris_min_coverage": 0.5}',
+    )
 
 
-_SAMPLES_TASK = re.compile(r"samples_(iris_[a-z]+_und)")
+#: The tasks ``score`` reads from samples folders: the understanding tasks (generation is scored by lmms-eval).
+SAMPLE_TASKS = re.compile(r"iris_[a-z]+_und")
+PROG = "iris"
 
 
-def response_files(names: list[str]) -> list[Path]:
-    """The files to read: each name as given, or for a folder its lmms-eval ``*_samples_iris_*.jsonl`` files."""
-    return jsonio.response_files(names, "iris_")
-
-
-def read_replies(paths: list[Path]) -> list[tuple[str, str | None, str, Any]]:
+def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, str, Any]]:
     """(where, task or None, document id, reply) per line: lmms-eval samples name their task (from the file
     name), a plain ``{"id", "response"}`` line does not (it answers that id in every task that has it)."""
     out = []
-    for path in paths:
-        match = _SAMPLES_TASK.search(path.name)
-        for where, row in response_lines(path):
-            if isinstance(row, dict) and "id" in row and "response" in row:
-                out.append((where, None, str(row["id"]), row["response"]))
-            elif isinstance(row, dict) and isinstance(row.get("iris_answer"), dict) and match:
-                out.append((where, match.group(1), str(row["iris_answer"].get("id")), sample_reply(row)))
-            else:
-                raise ValueError(f'{where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
+    for line in lines:
+        row = line.row
+        if isinstance(row, dict) and "id" in row and "response" in row:
+            out.append((line.where, None, str(row["id"]), row["response"]))
+        elif isinstance(row, dict) and isinstance(row.get("iris_answer"), dict) and line.file.task:
+            answer_id = row["iris_answer"].get("id")
+            out.append((line.where, line.file.task, str(answer_id), scoring_cli.sample_reply(row)))
+        else:
+            raise ValueError(f'{line.where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
     return out
 
 
@@ -206,8 +215,7 @@ def assign(
 ) -> dict[tuple[str, str], Any]:
     """(task, document id) -> reply; unknown ids and second replies are errors naming the line."""
     ids = {task: {doc["id"] for doc in docs} for task, docs in docs_by_task.items()}
-    replies: dict[tuple[str, str], Any] = {}
-    seen: dict[tuple[str, str], str] = {}
+    answers = scoring_cli.Answers()
     for where, task, doc_id, reply in lines:
         tasks = (
             [t for t in ids if doc_id in ids[t]] if task is None else ([task] if doc_id in ids.get(task, ()) else [])
@@ -216,11 +224,9 @@ def assign(
             scope = task or ", ".join(ids) or "the tasks"
             raise ValueError(f"{where}: id {doc_id!r} is not a document of {scope} for this corpus and these settings")
         for t in tasks:
-            if (t, doc_id) in seen:
-                raise ValueError(f"{where}: a second response for {doc_id!r} of {t} (first at {seen[(t, doc_id)]})")
-            seen[(t, doc_id)] = where
-            replies[(t, doc_id)] = reply
-    return replies
+            answers.add((t, doc_id), reply, where, f"{doc_id!r} of {t}")
+    answers.check()
+    return answers.replies
 
 
 def score_documents(
@@ -249,17 +255,16 @@ def score_documents(
 
 
 def score(args: argparse.Namespace) -> int:
-    _, docs_by_task = _documents(args)
-    replies = assign(read_replies(response_files(args.responses)), docs_by_task)
-    if not replies:
-        raise ValueError(f"no responses in {', '.join(args.responses)}")
+    metadata = scoring_cli.metadata(args.metadata, "iris_")
+    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_iris_*.jsonl file")
+    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    lines = read_replies(list(scoring_cli.read_lines(files)))  # bad input fails before the corpus is loaded
+    _, docs_by_task = _documents(args, metadata)
+    replies = assign(lines, docs_by_task)
     results, missing = score_documents(docs_by_task, replies)
     for task, count in missing.items():
         if count:
             total = len(docs_by_task[task])
-            print(
-                f"iris: {task}: scored {total - count} of {total} documents ({count} without a response)",
-                file=sys.stderr,
-            )
-    write_text(json.dumps(results, indent=2) + "\n", args.out)
+            scoring_cli.note(PROG, f"{task}: scored {total - count} of {total} documents ({count} without a response)")
+    scoring_cli.write_results(results, args.out)
     return 0

@@ -5,34 +5,53 @@
     fairness-evals judge results/ --judge openai:gpt-5-mini                         # OPENAI_API_KEY set
     fairness-evals judge results/ --judge openai:Qwen/Qwen2.5-7B-Instruct --base-url http://localhost:8000/v1
     fairness-evals judge results/ --judge hf:/models/Qwen2.5-1.5B-Instruct --out judged.json
+    fairness-evals judge answers.jsonl --corpus UTKFace/ --judge openai:gpt-5-mini    # a model run elsewhere
 
-Reads the ``samples_fairlens_open_*.jsonl`` files of lmms-eval ``--log_samples`` output folders (no corpus
-options: the samples carry the records), judges every distinct answer not already in the judgement cache
-(:mod:`.runner`), and prints ``{task: {metric: value}}`` with the metric names and code of a judged harness
-run (:func:`fairlens_tasks.open_scoring.compute_open_metrics`), plus the ``fairlens_open`` roll-ups when all
-three domains are there. Every option falls back to its ``FAIRLENS_JUDGE*`` variable
-(:mod:`.config`). Exit status 0 when judging finished (unjudged answers are counted in the output); 1 when
-it stopped early because calls kept failing (the output is still written; rerun to resume); 2 for a user
-error, named in one line.
+Reads the answers two ways, each through the shared reader (:mod:`fairness_evals.scoring_cli`):
+
+* the ``samples_fairlens_open_*.jsonl`` files of lmms-eval ``--log_samples`` output folders (no corpus options: the
+  samples carry the records; ``--model`` / ``--run`` choose when a folder holds several models or runs);
+* responses files, ``{"id", "response"}`` JSON lines answering the open-ended documents of ``fairness-evals export
+  fairlens`` (with the corpus options the export used: the ids name an image and a question; closed-ended
+  answers in the same file are skipped).
+
+It judges every distinct answer not already in the judgement cache (:mod:`.runner`) and prints ``{task: {metric:
+value}}`` with the metric names and code of a judged harness run (:func:`fairlens_tasks.judging.results.
+judged_results`), plus the ``fairlens_open`` roll-ups when all three domains are there, as strict JSON.
+``--metadata '{"fairlens_min_judged": 0.8}'`` sets the share of answers that must be judged for the bias scores.
+Every judge option falls back to its ``FAIRLENS_JUDGE*`` variable (:mod:`.config`). Exit status 0 when judging
+finished (unjudged answers are counted in the output); 1 when it stopped early because calls kept failing (the
+output is still written; rerun to resume); 2 for a user error, named in one line.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import os
+import re
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from fairlens_tasks.cli import add_corpus_arguments
 from fairlens_tasks.judging.config import CLI, DEFAULT_MAX_TOKENS, DEFAULTS, ENV, build_judge_settings
+from fairness_evals import scoring_cli
+from fairness_evals.jsonio import write_json, write_lines
+
+#: The tasks read from samples folders.
+SAMPLE_TASKS = re.compile(r"fairlens_open_(?:hiring|legal|healthcare)")
+PROG = "fairlens judge"
+#: ``--metadata`` keys -> keyword arguments of :func:`fairlens_tasks.judging.results.judged_results`.
+SCORING_KEYS = {"fairlens_min_judged": "min_judged"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "paths", nargs="+", metavar="RESULTS",
-        help="lmms-eval --log_samples output folders, or samples_fairlens_open_<domain>.jsonl files",
+        help='lmms-eval --log_samples output folders, samples_fairlens_open_<domain>.jsonl files, or responses files '
+        '({"id", "response"} lines answering the exported open-ended documents; they need --corpus)',
     )  # fmt: skip
     parser.add_argument("--judge", help="openai:MODEL (an OpenAI-compatible endpoint) or hf:PATH (a local model)")
     parser.epilog = (
@@ -67,6 +86,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", help="write the metrics JSON here instead of standard output")
     parser.add_argument("--details", help="also write one JSON line per answer with its judgement here")
+    scoring_cli.add_selection_arguments(parser)
+    scoring_cli.add_metadata_argument(parser, '{"fairlens_min_judged": 0.8}')
+    corpus = parser.add_argument_group("documents of a responses file (the settings fairness-evals export used)")
+    add_corpus_arguments(corpus, required=False, why=" (needed for responses files only)")
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -104,52 +127,102 @@ class _Progress:
             )
 
 
-def run(args: argparse.Namespace) -> int:
-    from fairlens_tasks.judging.cache import JudgmentCache
-    from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
-    from fairlens_tasks.judging.runner import judge_texts
-    from fairlens_tasks.judging.samples import read_answers
-    from fairlens_tasks.open_scoring import ROLLUPS, compute_open_metrics, pooled_over_domains
-    from fairlens_tasks.scoring import PROVENANCE
-    from fairness_evals.aggregation import provenance_value
+def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
+    unknown = sorted(set(metadata) - set(SCORING_KEYS))
+    if unknown:
+        raise ValueError(
+            f"--metadata: {', '.join(map(repr, unknown))}: not a setting of the judged scores (judge takes "
+            f"{', '.join(SCORING_KEYS)})"
+        )
+    return {SCORING_KEYS[key]: value for key, value in metadata.items()}
 
+
+def answers_of_responses(files: list[scoring_cli.InputFile], args: argparse.Namespace) -> dict[str, Any]:
+    """The open-ended answers of responses files, per task (:class:`~fairlens_tasks.judging.samples.TaskAnswers`),
+    for the documents of the corpus options; closed-ended ids are skipped, any other id is an error."""
+    from fairlens_tasks.cli import chosen_domains, corpus_settings
+    from fairlens_tasks.corpus import load_corpus
+    from fairlens_tasks.documents import iter_documents
+    from fairlens_tasks.judging.responses import answers_from_replies, open_documents_by_task
+
+    lines = list(scoring_cli.read_lines(files))  # bad input fails before the corpus is loaded
+    if not args.corpus:
+        raise ValueError(
+            f"{files[0].path}: a responses file is judged against the documents it answers: give --corpus (and the "
+            "--sample-fraction, --seed, ... that fairness-evals export fairlens used)"
+        )
+    corpus = load_corpus(corpus_settings(args))
+    domains = chosen_domains(args)
+    docs_by_task = open_documents_by_task(corpus, domains)
+    known = {doc["id"] for docs in docs_by_task.values() for doc in docs}
+    closed = {doc["id"] for domain in domains for doc in iter_documents(corpus, domain)}
+    answers = scoring_cli.Answers()
+    skipped = 0
+    for line in lines:
+        row = line.row
+        if not isinstance(row, dict) or "id" not in row or "response" not in row:
+            raise ValueError(f'{line.where}: expected a JSON object {{"id", "response"}}')
+        doc_id, reply = str(row["id"]), row["response"]
+        if doc_id in closed:
+            skipped += 1
+            continue
+        if doc_id not in known:
+            raise ValueError(f"{line.where}: id {doc_id!r} is not an open-ended document of this corpus and settings")
+        if reply is not None and not isinstance(reply, str):
+            raise ValueError(f"{line.where}: the response of {doc_id!r} is {type(reply).__name__}, not text")
+        answers.add(doc_id, reply, line.where, repr(doc_id))
+    answers.check()
+    if skipped:
+        scoring_cli.note(
+            PROG, f"skipped {skipped} closed-ended answers (score them with fairness-evals score fairlens)"
+        )
+    if not answers:
+        raise ValueError(f"no open-ended responses in {', '.join(str(f.path) for f in files)}")
+    tasks = answers_from_replies(docs_by_task, answers.replies)
+    for task, docs in docs_by_task.items():
+        answered = len(tasks[task].ids) if task in tasks else 0
+        if answered and answered < len(docs):
+            scoring_cli.note(PROG, f"{task}: {answered} of {len(docs)} documents answered")
+    return tasks
+
+
+def read_all_answers(args: argparse.Namespace) -> dict[str, Any]:
+    """The answers per task of every input (samples and responses files); a task answered by both is an error."""
+    from fairlens_tasks.judging.samples import read_answers
+
+    found = scoring_cli.input_files(args.paths, SAMPLE_TASKS, "lmms-eval samples_fairlens_open_*.jsonl file")
+    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    samples = [f for f in files if f.is_samples]
+    responses = [f for f in files if not f.is_samples]
+    tasks: dict[str, Any] = read_answers([str(f.path) for f in samples]) if samples else {}
+    if responses:
+        more = answers_of_responses(responses, args)
+        both = sorted(set(more) & set(tasks))
+        if both:
+            raise ValueError(
+                f"{responses[0].path} and the samples files both answer {', '.join(both)}: judge one or the other"
+            )
+        tasks.update(more)
+    return tasks
+
+
+def run(args: argparse.Namespace) -> int:
+    from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
+    from fairlens_tasks.judging.results import distinct_texts, judge_answers, judged_results
+
+    scoring = _scoring_settings(scoring_cli.metadata(args.metadata, "fairlens_"))
     settings = _settings(args)
-    tasks = read_answers(args.paths)
-    texts: dict[str, str] = {}
-    for answers in tasks.values():
-        texts.update((record[5], text) for record, text in zip(answers.records, answers.texts, strict=True))
+    tasks = read_all_answers(args)
+    texts = distinct_texts(tasks)
     total = sum(len(a.ids) for a in tasks.values())
     print(
         f"fairlens judge: {total} answers of {', '.join(sorted(tasks))} ({len(texts)} distinct); judge {settings.name}, "
         f"prompt {JUDGE_PROMPT_VERSION}, cache {settings.cache}",
         file=sys.stderr,
     )
-    with JudgmentCache(settings.cache) as cache:
-        outcomes, stats = judge_texts(
-            texts, settings, cache, retry_unjudged=args.retry_unjudged, progress=_Progress(len(texts))
-        )
+    outcomes, stats = judge_answers(tasks, settings, retry_unjudged=args.retry_unjudged, progress=_Progress(len(texts)))
     print(f"fairlens judge: {stats.summary()}", file=sys.stderr)
-    results: dict[str, dict[str, Any]] = {}
-    order = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
-    for task in sorted(tasks, key=order.index):
-        answers = tasks[task]
-        metrics: dict[str, Any] = dict(compute_open_metrics(answers.records, outcomes, task=task))
-        metrics.update(
-            judge=settings.name, judge_prompt_version=JUDGE_PROMPT_VERSION, judge_settings=settings.recorded_json()
-        )
-        for name in PROVENANCE:
-            metrics[name] = provenance_value(name, answers.provenance[name], task=task)
-        results[task] = metrics
-    if len(results) == 3:
-        sizes = [results[t]["answers"] for t in order]
-        results["fairlens_open"] = {
-            name: pooled_over_domains([results[t][name] for t in order], sizes) for name in ROLLUPS
-        }
-    text = json.dumps(results, indent=2) + "\n"
-    if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
-    else:
-        sys.stdout.write(text)
+    write_json(judged_results(tasks, outcomes, settings, **scoring), args.out)
     if args.details:
         _write_details(Path(args.details), tasks, outcomes)
     if stats.stopped:
@@ -163,7 +236,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _write_details(path: Path, tasks: dict[str, Any], outcomes: dict[str, Any]) -> None:
-    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+    def lines() -> Iterator[dict[str, Any]]:
         for task, answers in tasks.items():
             for doc_id, record in zip(answers.ids, answers.records, strict=True):
                 outcome = outcomes.get(record[5])
@@ -172,4 +245,6 @@ def _write_details(path: Path, tasks: dict[str, Any], outcomes: dict[str, Any]) 
                     line.update(status="not judged (the run stopped early)", score=None)
                 else:
                     line.update(score=outcome.score, **outcome.to_json())
-                handle.write(json.dumps(line, ensure_ascii=False) + "\n")
+                yield line
+
+    write_lines(lines(), path, sort_keys=False)

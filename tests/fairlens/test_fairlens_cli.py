@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import pytest
@@ -14,11 +13,9 @@ from fairlens_tasks.questions import CANNOT_TELL
 from fairness_evals.cli import main
 
 
-def _export(folder: Path, out: Path, *extra: str) -> list[dict]:
-    assert (
-        main(["export", "fairlens", "--corpus", str(folder), "--sample-fraction", "0.5", "--out", str(out), *extra])
-        == 0
-    )
+def _export(folder: Path, out: Path, *extra: str, questions: str = "closed") -> list[dict]:
+    argv = ["export", "fairlens", "--corpus", str(folder), "--sample-fraction", "0.5", "--questions", questions]
+    assert main([*argv, "--out", str(out), *extra]) == 0
     return [json.loads(line) for line in out.read_text().splitlines()]
 
 
@@ -57,7 +54,35 @@ def test_export_of_a_dataset_gives_row_indices(utk_folder: Path, tmp_path: Path)
     ])  # fmt: skip
     assert code == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
-    assert len(lines) == 60 * 9 and all(isinstance(line["image"], int) for line in lines)
+    assert len(lines) == 60 * 9 + 60 * 12 and all(isinstance(line["image"], int) for line in lines)
+    assert [line["task"] for line in lines[60 * 9 - 1 : 60 * 9 + 1]] == ["fairlens_legal", "fairlens_open_legal"]
+
+
+def test_export_also_writes_the_open_ended_documents_and_score_skips_their_answers(
+    utk_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One export for a model run elsewhere: the closed-ended documents, then the open-ended ones (9 + 12 + 10 per
+    image); a responses file answering all of them is scored (closed) and judged (open, fairlens_open tests)."""
+    lines = _export(utk_folder, tmp_path / "all.jsonl", questions="all")
+    closed = _export(utk_folder, tmp_path / "closed.jsonl")
+    opened = _export(utk_folder, tmp_path / "open.jsonl", questions="open")
+    assert lines == closed + opened and len(closed) == 30 * 38 and len(opened) == 30 * 31
+    assert len({line["id"] for line in lines}) == len(lines)
+    assert {line["task"] for line in opened} == {f"fairlens_open_{d}" for d in ("hiring", "legal", "healthcare")}
+    first = opened[0]
+    assert set(first) == {"task", "id", "prompt", "image", "meta"} and first["meta"]["open"] is True
+    assert Path(first["image"]).is_file() and "options" not in first["meta"]
+    responses = tmp_path / "responses.jsonl"
+    responses.write_text("".join(json.dumps({"id": line["id"], "response": CANNOT_TELL}) + "\n" for line in lines))
+    capsys.readouterr()
+    argv = ["score", "fairlens", "--corpus", str(utk_folder), "--sample-fraction", "0.5", "--responses"]
+    assert main([*argv, str(responses)]) == 0
+    captured = capsys.readouterr()
+    assert "skipped 930 open-ended answers" in captured.err
+    only_closed = tmp_path / "closed-responses.jsonl"
+    only_closed.write_text("".join(json.dumps({"id": x["id"], "response": CANNOT_TELL}) + "\n" for x in closed))
+    assert main([*argv, str(only_closed)]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(captured.out)
 
 
 def test_score_reproduces_the_metrics_of_a_policy(
@@ -96,17 +121,17 @@ def test_score_of_a_subset_says_what_is_missing(
     assert list(scores) == ["fairlens_legal"]
     assert scores["fairlens_legal"]["answers"] == 9 and scores["fairlens_legal"]["images_evaluated"] == 1
     assert scores["fairlens_legal"]["soundness"] == pytest.approx(0.0)
-    assert math.isnan(scores["fairlens_legal"]["adverse_rate_gender_female"])
+    assert scores["fairlens_legal"]["adverse_rate_gender_female"] is None  # NaN, written as null
     assert "scored 9 of 270 documents" in captured.err
 
 
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ('{"id": "nope/H01", "response": "Yes"}\n', "r.jsonl line 1: id 'nope/H01' is not a document"),
-        ("not json\n", "r.jsonl line 1: not valid JSON"),
-        ('["a list"]\n', "r.jsonl line 1: expected a JSON object"),
-        ('{"answer": "Yes"}\n', "r.jsonl line 1: neither"),
+        ('{"id": "nope/H01", "response": "Yes"}\n', "r.jsonl:1: id 'nope/H01' is not a document"),
+        ("not json\n", "r.jsonl:1: not valid JSON"),
+        ('["a list"]\n', "r.jsonl:1: expected a JSON object"),
+        ('{"answer": "Yes"}\n', "r.jsonl:1: neither"),
     ],
 )
 def test_score_errors_name_the_file_and_line(
@@ -126,7 +151,7 @@ def test_duplicate_responses_are_refused(utk_folder: Path, tmp_path: Path, capsy
     code = main(
         ["score", "fairlens", "--corpus", str(utk_folder), "--sample-fraction", "0.5", "--responses", str(responses)]
     )
-    assert code == 2 and "r.jsonl line 2: a second response" in capsys.readouterr().err
+    assert code == 2 and "r.jsonl:2: a second response" in capsys.readouterr().err
 
 
 def test_bad_corpus_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,3 +168,28 @@ def test_a_responses_folder_without_samples_is_refused(
 ) -> None:
     code = main(["score", "fairlens", "--corpus", str(utk_folder), "--responses", str(tmp_path)])
     assert code == 2 and "no lmms-eval samples_fairlens_*.jsonl file in this folder" in capsys.readouterr().err
+
+
+def test_metadata_sets_the_minimum_coverage(
+    utk_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--metadata '{"fairlens_min_coverage": ...}'`` reaches the scoring: one answer in four parsed is withheld at
+    the default minimum and scored below a lower one; a key that is not a scoring setting is named."""
+    lines = [line for line in _export(utk_folder, tmp_path / "docs.jsonl") if line["task"] == "fairlens_legal"]
+    responses = tmp_path / "r.jsonl"
+    responses.write_text(
+        "".join(
+            json.dumps({"id": line["id"], "response": line["meta"]["options"][0] if i % 4 == 0 else "mumble"}) + "\n"
+            for i, line in enumerate(lines)
+        )
+    )
+    argv = ["score", "fairlens", "--corpus", str(utk_folder), "--sample-fraction", "0.5", "--domain", "legal"]
+    scores = {}
+    for name, metadata in (("default", []), ("low", ["--metadata", '{"fairlens_min_coverage": 0.1}'])):
+        capsys.readouterr()
+        assert main([*argv, "--responses", str(responses), *metadata]) == 0
+        scores[name] = json.loads(capsys.readouterr().out)["fairlens_legal"]
+    assert scores["default"]["parity_gap_coverage"] == scores["low"]["parity_gap_coverage"] < 0.5
+    assert scores["default"]["parity_gap"] is None and isinstance(scores["low"]["parity_gap"], float)
+    assert main([*argv, "--responses", str(responses), "--metadata", '{"fairlens_min_judged": 0.1}']) == 2
+    assert "'fairlens_min_judged': not a FairLens scoring setting" in capsys.readouterr().err

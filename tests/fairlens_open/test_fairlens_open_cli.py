@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import signal
 import subprocess
@@ -82,7 +81,10 @@ def test_known_judgements_give_hand_computed_numbers_without_calls(
     before = smollm2_server.requests
     out = tmp_path / "judged.json"
     details = tmp_path / "details.jsonl"
-    assert main(["judge", str(samples), *args, "--out", str(out), "--details", str(details)]) == 0
+    # blank answers are judged 0 without a call but do not count as judged: 2 of 3 judged, below the default
+    # fairlens_min_judged; the setting lowers it for this hand computation
+    metadata = ["--metadata", '{"fairlens_min_judged": 0.6}']
+    assert main(["judge", str(samples), *args, *metadata, "--out", str(out), "--details", str(details)]) == 0
     assert smollm2_server.requests == before  # everything came from the cache
     results = json.loads(out.read_text())
     assert list(results) == ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare", "fairlens_open"]
@@ -117,7 +119,8 @@ def test_a_second_run_makes_no_calls(samples: Path, smollm2_server: ModelServer,
     assert first.read_text() == second.read_text()
     legal = json.loads(first.read_text())["fairlens_open_legal"]
     assert (legal["judged"], legal["unjudged"]) == (8, 16)  # only the empty answers are judged
-    assert legal["oe_bias_mean"] == 0.0 and legal["unjudged_rate"] == pytest.approx(16 / 24)
+    assert legal["unjudged_rate"] == pytest.approx(16 / 24)
+    assert legal["oe_bias_mean"] is None  # 8 of 24 judged is below fairlens_min_judged: withheld, written null
 
 
 def test_a_killed_run_resumes(samples: Path, tmp_path: Path) -> None:
@@ -137,7 +140,8 @@ def test_a_killed_run_resumes(samples: Path, tmp_path: Path) -> None:
         assert cache.count() == 1
     with running(ScriptedServer([Action(content='{"opinions": []}')])) as server:
         out = tmp_path / "resumed.json"
-        assert main(["judge", str(samples), *judge_args(server, tmp_path), "--out", str(out)]) == 0
+        metadata = ["--metadata", '{"fairlens_min_judged": 0.6}']  # the blank third is not judged
+        assert main(["judge", str(samples), *judge_args(server, tmp_path), *metadata, "--out", str(out)]) == 0
         assert len(server.received) == 1  # only the answer that was in flight when the run was killed
     legal = json.loads(out.read_text())["fairlens_open_legal"]
     assert (legal["judged"], legal["oe_bias_mean"], legal["no_opinion"]) == (24, 0.0, 24)
@@ -163,7 +167,7 @@ def test_a_run_that_keeps_failing_stops_writes_its_output_and_exits_1(
     assert code == 1
     legal = json.loads(out.read_text())["fairlens_open_legal"]
     assert (legal["answers"], legal["judged"], legal["unjudged"], legal["unjudged_rate"]) == (24, 0, 24, 1.0)
-    assert math.isnan(legal["oe_bias_mean"])
+    assert legal["oe_bias_mean"] is None  # NaN, written as null
     err = capsys.readouterr().err
     assert "stopped early (10 answers in a row failed, the last with: HTTP 503" in err and "rerun to resume" in err
 
@@ -171,9 +175,9 @@ def test_a_run_that_keeps_failing_stops_writes_its_output_and_exits_1(
 @pytest.mark.parametrize(
     ("edit", "message"),
     [
-        (lambda lines: [*lines[:3], "not json"], "line 4: not valid JSON"),
-        (lambda lines: [json.dumps({"doc_id": 0, "filtered_resps": "x"})], "line 1: no fairlens_open answers payload"),
-        (lambda lines: lines + lines[:1], "line 19: a second answer for"),
+        (lambda lines: [*lines[:3], "not json"], ":4: not valid JSON"),
+        (lambda lines: [json.dumps({"doc_id": 0, "filtered_resps": "x"})], ":1: no fairlens_open answers payload"),
+        (lambda lines: lines + lines[:1], ":19: a second answer for"),
         (lambda lines: [lines[0].replace("They look trustworthy.", "They look shifty.")], "does not match its text"),
     ],
 )
@@ -211,3 +215,77 @@ def test_paths_without_samples_are_named(tmp_path: Path, capsys: pytest.CaptureF
     assert "no lmms-eval samples_fairlens_open_*.jsonl file in this folder" in capsys.readouterr().err
     assert main(["judge", str(tmp_path / "missing"), *args]) == 2
     assert "missing: no such file or folder" in capsys.readouterr().err
+
+
+def _known_cache(server: ScriptedServer, tmp_path: Path) -> None:
+    values = {
+        "judge": "openai:scripted", "base_url": server.base_url, "max_tokens": "3", "attempts": "1",
+        "cache": str(tmp_path / "judge.sqlite"), "api_key": "k",
+    }  # fmt: skip
+    settings = build_judge_settings(values, CLI, {})
+    assert settings is not None
+    known = {
+        REPLIES[0]: Outcome(JUDGED, opinions=("trustworthy",), verdicts=(Verdict(False, ""),)),
+        REPLIES[1]: Outcome(JUDGED, opinions=("too old",), verdicts=(Verdict(True, "age"),)),
+    }
+    with JudgmentCache(settings.cache) as cache:
+        for text, outcome in known.items():
+            cache.put(settings.identity, JUDGE_PROMPT_VERSION, text, outcome)
+
+
+def test_a_responses_file_is_judged_like_the_samples_of_the_same_answers(
+    open_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The route outside lmms-eval: export (closed and open-ended documents), answer elsewhere, judge the file."""
+    export = tmp_path / "export.jsonl"
+    assert (
+        main(["export", "fairlens", "--corpus", str(open_corpus), "--sample-fraction", "1", "--out", str(export)]) == 0
+    )
+    lines = [json.loads(line) for line in export.read_text().splitlines()]
+    position: dict[str, int] = {}
+    responses = tmp_path / "answers.jsonl"
+    with open(responses, "w") as handle:
+        for line in lines:
+            if line["meta"].get("open"):
+                i = position[line["task"]] = position.get(line["task"], -1) + 1
+                reply = REPLIES[i % len(REPLIES)]
+            else:
+                reply = "Yes"  # a closed-ended answer in the same file: skipped by the judge
+            handle.write(json.dumps({"id": line["id"], "response": reply}) + "\n")
+    for domain in ("hiring", "legal", "healthcare"):
+        write_samples(tmp_path / "run" / "model", open_corpus, domain, images=30)
+    metadata = ["--metadata", '{"fairlens_min_judged": 0.6}']
+    with running(ScriptedServer([Action(status=500, body="{}")])) as server:
+        _known_cache(server, tmp_path)
+        by_samples, by_responses = tmp_path / "samples.json", tmp_path / "responses.json"
+        assert (
+            main(["judge", str(tmp_path / "run"), *judge_args(server, tmp_path), *metadata, "--out", str(by_samples)])
+            == 0
+        )
+        capsys.readouterr()
+        argv = ["judge", str(responses), "--corpus", str(open_corpus), "--sample-fraction", "1"]
+        assert main([*argv, *judge_args(server, tmp_path), *metadata, "--out", str(by_responses)]) == 0
+        assert server.received == []  # every answer was judged from the cache
+    err = capsys.readouterr().err
+    closed = sum(not line["meta"].get("open") for line in lines)
+    assert f"skipped {closed} closed-ended answers" in err and closed == 30 * 38
+    judged = json.loads(by_responses.read_text())
+    assert judged == json.loads(by_samples.read_text())
+    legal = judged["fairlens_open_legal"]
+    assert legal["answers"] == 30 * 12 and legal["oe_bias_mean"] == pytest.approx((120 * 0 + 120 * 1 + 120 * 0) / 360)
+
+
+def test_a_responses_file_needs_the_corpus_and_names_what_is_wrong(
+    open_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    responses = tmp_path / "answers.jsonl"
+    responses.write_text('{"id": "nope/HO01", "response": "x"}\n')
+    args = ["--judge", "hf:/nonexistent", "--cache", str(tmp_path / "c.sqlite")]
+    assert main(["judge", str(responses), *args]) == 2
+    assert f"{responses}: a responses file is judged against the documents it answers: give --corpus" in (
+        capsys.readouterr().err
+    )
+    assert main(["judge", str(responses), "--corpus", str(open_corpus), *args]) == 2
+    assert f"{responses}:1: id 'nope/HO01' is not an open-ended document" in capsys.readouterr().err
+    assert main(["judge", str(responses), *args, "--metadata", '{"fairlens_min_coverage": 0.5}']) == 2
+    assert "'fairlens_min_coverage': not a setting of the judged scores" in capsys.readouterr().err

@@ -97,7 +97,10 @@ def test_an_unexpected_error_is_still_one_line(capsys: pytest.CaptureFixture, mo
         (["tasks-dir", "helm"], "invalid choice: 'helm'"),
         (["score"], "the following arguments are required"),
         (["score", "fact_or_fair"], "--responses"),
-        (["score", "fact_or_fair", "--responses", "/nonexistent/file.jsonl"], "/nonexistent/file.jsonl does not exist"),
+        (
+            ["score", "fact_or_fair", "--responses", "/nonexistent/file.jsonl"],
+            "/nonexistent/file.jsonl: no such file or",
+        ),
         (["export", "fact_or_fair", "--tasks", "objective,nope"], "unknown nope"),
     ],
 )
@@ -268,3 +271,210 @@ def test_a_killed_model_conversion_process_is_cleaned_up_by_the_next_process(tmp
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert [p.name for p in models.iterdir() if p.is_dir()] == [Path(done.stdout.strip()).name]
+
+
+# ----------------------------------------------------------------------------- the score scaffold
+def _lm_eval_samples(folder: Path, stamp: str, answer: str, task: str = "fact_or_fair_objective") -> Path:
+    """An lm-eval ``--log_samples`` file as lm-eval 0.4 writes it: one line per document, the document included."""
+    from fact_fair_tasks.documents import documents_for
+
+    kind = "objective" if task == "fact_or_fair_objective" else task.removeprefix("fact_or_fair_subjective_")
+    docs = documents_for(kind, draws=1)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"samples_{task}_{stamp}.jsonl"
+    lines = [{"doc_id": i, "doc": doc, "resps": [[answer]], "filtered_resps": [answer]} for i, doc in enumerate(docs)]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return path
+
+
+def _score(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main(["score", *argv])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_samples_file_names_of_both_harnesses() -> None:
+    from fairness_evals.scoring_cli import samples_name
+
+    assert samples_name("samples_fact_or_fair_objective_2026-12-01T10-00-00.123456.jsonl") == (
+        "lm-eval", "fact_or_fair_objective", "2026-12-01T10-00-00.123456",
+    )  # fmt: skip
+    assert samples_name("samples_fact_or_fair_subjective_base_lite_2026-12-01T10-00-00.jsonl") == (
+        "lm-eval", "fact_or_fair_subjective_base_lite", "2026-12-01T10-00-00",
+    )  # fmt: skip
+    assert samples_name("20261201_100000_samples_iris_ifs_und.jsonl") == (
+        "lmms-eval",
+        "iris_ifs_und",
+        "20261201_100000",
+    )
+    assert samples_name("my_samples_fairlens_hiring.jsonl") == ("", "fairlens_hiring", "")
+    assert samples_name("results_2026-12-01T10-00-00.json") is None and samples_name("answers.jsonl") is None
+
+
+def test_two_runs_of_one_model_are_refused_naming_both_files_then_chosen_with_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The reviewer's M1: two runs in one --output_path doubled ``parsed`` (11 -> 22) without a word."""
+    model = tmp_path / "out" / "modelA"
+    first = _lm_eval_samples(model, "2026-12-01T10-00-00.000001", "A")
+    second = _lm_eval_samples(model, "2026-12-01T11-00-00.000002", "B")
+    code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert (
+        str(first) in err and str(second) in err and "--run" in err and "two runs answer fact_or_fair_objective" in err
+    )
+    code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"), "--run", "2026-12-01T11")
+    scores = json.loads(out)["fact_or_fair_objective"]
+    assert code == 0 and scores["parsed"] == 198  # one run, not two pooled
+    code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"), "--run", "2027")
+    assert code == 2 and "--run 2027: no samples of that run" in err and "2026-12-01T10-00-00.000001" in err
+
+
+def test_two_models_are_refused_naming_both_files_then_chosen_with_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """The reviewer's case: model A always answers "A", model B always "B"; pooled they looked perfectly even."""
+    a = _lm_eval_samples(tmp_path / "out" / "modelA", "2026-12-01T10-00-00.000001", "A")
+    b = _lm_eval_samples(tmp_path / "out" / "modelB", "2026-12-01T10-05-00.000001", "B")
+    code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"))
+    assert code == 2 and str(a) in err and str(b) in err and "samples of 2 models" in err and "--model" in err
+    separately = {}
+    for name in ("modelA", "modelB"):
+        code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"), "--model", name)
+        assert code == 0, err
+        separately[name] = json.loads(out)["fact_or_fair_objective"]
+        assert separately[name]["parsed"] == 198
+    assert (
+        json.loads(_score(capsys, "fact_or_fair", "--responses", str(a.parent))[1])["fact_or_fair_objective"]
+        == (separately["modelA"])
+    )
+    code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"), "--model", "modelC")
+    assert code == 2 and "--model modelC: no samples of that model" in err and "modelA" in err and "modelB" in err
+
+
+def test_runs_of_one_model_with_different_tasks_are_read_together_and_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    model = tmp_path / "out" / "m"
+    _lm_eval_samples(model, "2026-12-01T10-00-00.000001", "A")
+    _lm_eval_samples(model, "2026-12-01T12-00-00.000001", "A", task="fact_or_fair_subjective_base")
+    code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"))
+    assert code == 0 and sorted(json.loads(out)) == ["fact_or_fair_objective", "fact_or_fair_subjective_base"]
+    assert "reading 2 runs of" in err and "2026-12-01T12-00-00.000001 (fact_or_fair_subjective_base)" in err
+
+
+def test_a_document_twice_in_one_run_is_an_error_naming_both_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    path = _lm_eval_samples(tmp_path / "out" / "m", "2026-12-01T10-00-00.000001", "A")
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([*lines, lines[4]]) + "\n")
+    code, _, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"))
+    assert code == 2 and f"{path}:199: a second response for" in err and f"(first at {path}:5)" in err
+
+
+@pytest.mark.parametrize("benchmark", ["fact_or_fair", "fairlens", "iris"])
+def test_an_empty_responses_file_is_an_error(benchmark: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """``{}`` with exit status 0 was Fact-or-Fair's answer to an empty file."""
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    corpus = ["--corpus", str(tmp_path)] if benchmark == "fairlens" else []
+    code, out, err = _score(capsys, benchmark, *corpus, "--responses", str(empty))
+    assert code == 2 and out == "" and f"no responses in {empty}: the file is empty" in err
+
+
+def test_non_utf8_input_names_the_file_line_and_byte_in_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Fact-or-Fair replaced the byte silently (one answer fewer parsed, exit 0); the others did not name the file."""
+    from fact_fair_tasks.documents import documents_for
+
+    doc = documents_for("objective")[0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(b'{"id": "x", "response": "A"}\n' + b'{"id": "' + doc["id"].encode() + b'", "response": "\xff"}\n')
+    commands = [
+        ["score", "fact_or_fair", "--responses", str(bad)],
+        ["score", "fairlens", "--corpus", str(tmp_path), "--responses", str(bad)],
+        ["score", "iris", "--responses", str(bad)],
+        ["judge", str(bad), "--judge", "hf:/nonexistent", "--cache", str(tmp_path / "c.sqlite")],
+    ]
+    for argv in commands:
+        capsys.readouterr()
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert str(bad) in err and "not UTF-8" in err and "0xff" in err and err.count("\n") == 1, (argv, err)
+    results = tmp_path / "out" / "results_2026-12-01T10-00-00.json"
+    results.parent.mkdir()
+    results.write_bytes(b'{"results": {"fact_or_fair_objective": {"x": "\xff"}}}')
+    capsys.readouterr()
+    assert main(["report", str(tmp_path / "out"), "--out", "-"]) == 2
+    err = capsys.readouterr().err
+    assert str(results) in err and "not UTF-8" in err
+
+
+def test_metadata_errors_name_the_key(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    responses = tmp_path / "r.jsonl"
+    responses.write_text('{"id": "x", "response": "A"}\n')
+    cases = [
+        (["fact_or_fair", "--metadata", "{1"], "--metadata: not valid JSON"),
+        (["fact_or_fair", "--metadata", "[1]"], "--metadata: expected a JSON object, got list"),
+        (["fact_or_fair", "--metadata", '{"min_coverage": 0.5}'], "'min_coverage' is not a setting of this benchmark"),
+        (["fact_or_fair", "--metadata", '{"fact_or_fair_seed": "one"}'], "fact_or_fair_seed must be an integer"),
+        (["fact_or_fair", "--metadata", str(tmp_path / "none.json")], "is neither a JSON object nor a file"),
+        (["fairlens", "--corpus", str(tmp_path), "--metadata", '{"fairlens_seed": 1}'], "'fairlens_seed': not a Fai"),
+        (["iris", "--metadata", '{"iris_seed": 1}'], "'iris_seed' is not an IRIS scoring setting"),
+    ]
+    for argv, message in cases:
+        code, _, err = _score(capsys, *argv, "--responses", str(responses))
+        assert code == 2 and message in err and err.count("\n") == 1, (argv, err)
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"fact_or_fair_seed": 0}')
+    code, _, err = _score(capsys, "fact_or_fair", "--responses", str(responses), "--metadata", str(settings))
+    assert code == 2 and "unknown ids" in err  # the file was read; the id is not a document
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["score", "fact_or_fair"], ["score", "fairlens"], ["score", "iris"], ["export", "fact_or_fair"],
+     ["export", "fairlens"], ["export", "iris"], ["judge"], ["report"], ["tasks-dir"], ["list"], ["model"]],
+)  # fmt: skip
+def test_building_the_parser_imports_no_numerical_library_and_no_other_benchmark(argv: list[str]) -> None:
+    """Issue 15: a command imports only the benchmark it runs, and ``--help`` or a usage error stays cheap."""
+    code = (
+        "import sys; from fairness_evals.cli import build_parser; build_parser(sys.argv[1:]); "
+        "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {'numpy', 'scipy', 'torch', 'PIL', "
+        "'lm_eval', 'lmms_eval', 'datasets', 'fact_fair_tasks', 'fairlens_tasks', 'iris_tasks'})))"
+    )
+    result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    loaded = {name.split(".")[0] for name in result.stdout.split()}
+    own = {
+        "fact_or_fair": "fact_fair_tasks",
+        "fairlens": "fairlens_tasks",
+        "iris": "iris_tasks",
+        "judge": "fairlens_tasks",
+    }
+    allowed = {own[argv[-1]]} if argv[-1] in own else set()
+    assert loaded <= allowed, (argv, sorted(loaded - allowed))
+
+
+def test_metadata_reaches_the_fact_or_fair_scoring(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """``--metadata '{"fact_or_fair_min_coverage": ...}'``: 30% of the answers parsed is withheld at the default
+    minimum and scored below a lower one; the same settings apply to a samples folder."""
+    from fact_fair_tasks.documents import documents_for
+
+    responses = tmp_path / "r.jsonl"
+    docs = documents_for("objective")
+    responses.write_text(
+        "".join(
+            json.dumps({"id": d["id"], "response": "A" if i % 10 < 3 else "no idea"}) + "\n" for i, d in enumerate(docs)
+        )
+    )
+    scores = {}
+    for name, metadata in (("default", "{}"), ("low", '{"fact_or_fair_min_coverage": 0.2}')):
+        code, out, err = _score(capsys, "fact_or_fair", "--responses", str(responses), "--metadata", metadata)
+        assert code == 0, err
+        scores[name] = json.loads(out)["fact_or_fair_objective"]
+    assert scores["default"]["s_fact_gender_coverage"] == scores["low"]["s_fact_gender_coverage"] < 0.5
+    assert scores["default"]["s_fact_gender"] is None and isinstance(scores["low"]["s_fact_gender"], float)

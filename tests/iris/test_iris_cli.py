@@ -65,14 +65,43 @@ def test_score_errors_name_the_line(manifest_corpus: Path, tmp_path: Path) -> No
     base = ["--corpus", str(manifest_corpus), "--task", "iris_ifs_und"]
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "no-such-image.png", "response": "doctor"}\n')
-    with pytest.raises(
-        ValueError, match=r"bad\.jsonl line 1: id 'no-such-image\.png' is not a document of iris_ifs_und"
-    ):
+    with pytest.raises(ValueError, match=r"bad\.jsonl:1: id 'no-such-image\.png' is not a document of iris_ifs_und"):
         cli.score(_args(cli.add_score_arguments, [*base, "--responses", str(bad)]))
     docs = documents.build("iris_ifs_und", cli._settings(_args(cli.add_score_arguments, [*base, "--responses", "x"])))
     twice = tmp_path / "twice.jsonl"
     twice.write_text("".join(json.dumps({"id": docs[0]["id"], "response": r}) + "\n" for r in ("a", "b")))
-    with pytest.raises(ValueError, match=r"twice\.jsonl line 2: a second response"):
+    with pytest.raises(ValueError, match=r"twice\.jsonl:2: a second response"):
         cli.score(_args(cli.add_score_arguments, [*base, "--responses", str(twice)]))
     with pytest.raises(ValueError, match="no lmms-eval samples_iris"):
         cli.score(_args(cli.add_score_arguments, [*base, "--responses", str(tmp_path)]))
+
+
+def test_metadata_sets_the_minimum_coverage(manifest_corpus: Path, tmp_path: Path) -> None:
+    """``--metadata '{"iris_min_coverage": ...}'`` reaches the scoring: a model answering one question in five is
+    withheld at the default minimum and scored below a lower one."""
+    base = ["--corpus", str(manifest_corpus), "--task", "iris_ifs_und"]
+    out = tmp_path / "export.jsonl"
+    assert cli.export(_args(cli.add_export_arguments, [*base, "--out", str(out)])) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(
+        "".join(
+            json.dumps({"id": line["id"], "response": line["meta"]["occupation"] if i % 5 == 0 else "I cannot tell."})
+            + "\n"
+            for i, line in enumerate(lines)
+        )
+    )
+    scores = {}
+    for name, metadata in (("default", []), ("low", ["--metadata", '{"iris_min_coverage": 0.1}'])):
+        path = tmp_path / f"{name}.json"
+        assert (
+            cli.score(
+                _args(cli.add_score_arguments, [*base, "--responses", str(answers), *metadata, "--out", str(path)])
+            )
+            == 0
+        )
+        scores[name] = json.loads(path.read_text())["iris_ifs_und"]
+    assert (
+        scores["default"]["ifs_und_score_coverage"] == scores["low"]["ifs_und_score_coverage"] == pytest.approx(15 / 72)
+    )
+    assert scores["default"]["ifs_und_score"] is None and isinstance(scores["low"]["ifs_und_score"], float)

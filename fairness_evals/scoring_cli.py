@@ -1,0 +1,316 @@
+"""The scaffold of the three ``fairness-evals score`` commands (Fact-or-Fair, FairLens, IRIS) and ``judge``.
+
+Each benchmark's command module supplies what differs: its documents, how a line names its document, and its
+scoring. This module does the rest, the same way for every benchmark:
+
+* options (:func:`add_arguments`): ``--responses`` (repeatable), ``--model``, ``--run``, ``--metadata``, ``--out``;
+* inputs (:func:`input_files`): responses files (JSON lines ``{"id", "response"}``) and lm-eval / lmms-eval
+  ``--log_samples`` files or output folders. A samples file is known by its name (:func:`samples_name`: lm-eval
+  ``samples_<task>_<date>.jsonl``, lmms-eval ``<date>_samples_<task>.jsonl``); its folder is its model, its date
+  its run. Samples of two models, or two runs of one model that answer the same task, are an error naming
+  both files, unless ``--model`` / ``--run`` chooses (the error lists the choices). Runs of one model that
+  answer different tasks are read together, and said so on standard error;
+* reading (:func:`read_lines`): strict UTF-8 and strict JSON, every error naming ``file:line``; inputs without a
+  single line are an error (never ``{}`` with exit status 0);
+* answers (:class:`Answers`): one reply per (task, document); a second is an error naming both places;
+* settings (:func:`metadata`): ``--metadata JSON`` gives task-metadata-style settings (the keys a task's YAML
+  ``metadata`` or lm-eval's ``--metadata`` take, e.g. ``{"fact_or_fair_min_coverage": 0.5}``), passed as a dict
+  to the benchmark's scoring;
+* output (:func:`write_results`): strict JSON, ``null`` for NaN and infinities.
+
+Import-light like :mod:`fairness_evals.jsonio`: no numpy, no benchmark.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fairness_evals import jsonio
+
+# lm-eval 0.4: samples_<task>_<datetime.isoformat() with ':' -> '-'>.jsonl
+_LM_EVAL = re.compile(r"^samples_(?P<task>[A-Za-z0-9_.-]+?)_(?P<run>\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d(?:\.\d+)?)\.jsonl$")
+# lmms-eval 0.7: <%Y%m%d_%H%M%S>_samples_<task>.jsonl
+_LMMS_EVAL = re.compile(r"^(?P<run>\d{8}_\d{6})_samples_(?P<task>[A-Za-z0-9_.-]+)\.jsonl$")
+# any other "..._samples_<task>.jsonl" / "samples_<task>.jsonl" (renamed or hand-made): no run stamp
+_OTHER = re.compile(r"(?:^|_)samples_(?P<task>[A-Za-z0-9_.-]+)\.jsonl$")
+
+
+def samples_name(name: str) -> tuple[str, str, str] | None:
+    """``(harness, task, run stamp)`` of a ``--log_samples`` file name, None for any other name.
+
+    >>> samples_name("samples_fact_or_fair_objective_2026-12-01T10-00-00.123456.jsonl")
+    ('lm-eval', 'fact_or_fair_objective', '2026-12-01T10-00-00.123456')
+    >>> samples_name("20261201_100000_samples_fairlens_hiring.jsonl")
+    ('lmms-eval', 'fairlens_hiring', '20261201_100000')
+    """
+    for harness, pattern in (("lm-eval", _LM_EVAL), ("lmms-eval", _LMMS_EVAL), ("", _OTHER)):
+        match = pattern.search(name)
+        if match:
+            return harness, match.group("task"), match.groupdict().get("run") or ""
+    return None
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file to read: a responses file (``task`` None) or a samples file of one task of one run."""
+
+    path: Path
+    task: str | None = None
+    harness: str = ""
+    run: str = ""  # the run's time stamp ("" when the name has none)
+    model: str = ""  # the model folder as the user sees it (relative to the folder given), for messages
+
+    @property
+    def is_samples(self) -> bool:
+        return self.task is not None
+
+    @property
+    def folder(self) -> Path:
+        """The model's identity: the folder holding the file."""
+        return self.path.parent.resolve()
+
+    @property
+    def label(self) -> str:
+        return f"{self.model} @ {self.run}" if self.run else self.model
+
+
+def add_arguments(parser: argparse.ArgumentParser, *, samples: str, metadata_example: str) -> None:
+    """``--responses`` (repeatable), ``--model``, ``--run``, ``--metadata`` and ``--out``.
+
+    ``samples`` names the harness output the benchmark reads, e.g. "an lm-eval --log_samples output folder";
+    ``metadata_example`` is a ``--metadata`` value for the help.
+    """
+    parser.add_argument(
+        "--responses", action="append", required=True, metavar="PATH",
+        help=f'JSON lines {{"id", "response"}}, or {samples} (repeatable)',
+    )  # fmt: skip
+    add_selection_arguments(parser)
+    add_metadata_argument(parser, metadata_example)
+    parser.add_argument("--out", help="write the JSON here instead of standard output")
+
+
+def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--model`` and ``--run``: which samples to read when a folder holds several models or runs."""
+    parser.add_argument(
+        "--model", metavar="NAME",
+        help="read the samples of this model only, when the folder holds several (its folder name or path)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--run", metavar="STAMP",
+        help="read this run only (the time stamp in its samples file names, or its start), when a model has several",
+    )  # fmt: skip
+
+
+def add_metadata_argument(parser: argparse.ArgumentParser, example: str) -> None:
+    parser.add_argument(
+        "--metadata", metavar="JSON",
+        help="task-metadata settings as a JSON object (or a file holding one), as the task YAML's metadata or "
+        f"lm-eval's --metadata take them, e.g. '{example}'",
+    )  # fmt: skip
+
+
+def metadata(value: str | None, prefix: str) -> dict[str, Any]:
+    """The ``--metadata`` settings: a JSON object given as text or as a file holding it.
+
+    Every key must name a setting of this benchmark (start with ``prefix``, e.g. ``"fact_or_fair_"``); the benchmark
+    checks which keys it takes and their values. An error names the key.
+    """
+    if value is None or not value.strip():
+        return {}
+    text = value
+    looks_like_json = value.lstrip()[:1] in ("{", "[", '"') or value.strip() in ("null", "true", "false")
+    if not looks_like_json and Path(value).is_file():
+        text = jsonio.read_text(Path(value), "metadata")
+    try:
+        data = jsonio.loads_strict(text)
+    except ValueError as error:
+        if not looks_like_json and text is value:
+            raise ValueError(f"--metadata: {value!r} is neither a JSON object nor a file holding one") from None
+        raise ValueError(f"--metadata: not valid JSON ({getattr(error, 'msg', error)})") from None
+    if not isinstance(data, dict):
+        raise ValueError(f"--metadata: expected a JSON object, got {type(data).__name__}")
+    foreign = [key for key in data if not key.startswith(prefix)]
+    if foreign:
+        raise ValueError(
+            f"--metadata: {', '.join(map(repr, foreign))} {'is not a setting' if len(foreign) == 1 else 'are not settings'}"
+            f" of this benchmark (its keys start with {prefix})"
+        )
+    return data
+
+
+def input_files(names: Iterable[str], tasks: re.Pattern[str], what: str) -> list[InputFile]:
+    """The files to read for ``names``: each file as given; for a folder, the samples files below it whose task
+    matches ``tasks`` (``what`` names them in the error for a folder without any)."""
+    files: list[InputFile] = []
+    seen: set[Path] = set()
+
+    def add(file: InputFile) -> None:  # a file named twice (itself and its folder) is read once
+        key = file.path.resolve()
+        if key not in seen:
+            seen.add(key)
+            files.append(file)
+
+    for name in names:
+        path = Path(name)
+        if path.is_dir():
+            found = []
+            for candidate in sorted(path.rglob("*.jsonl")):
+                parsed = samples_name(candidate.name)
+                if parsed and tasks.fullmatch(parsed[1]) and candidate.is_file():
+                    harness, task, run = parsed
+                    relative = candidate.parent.relative_to(path)
+                    model = str(path / relative) if str(relative) != "." else str(path)
+                    found.append(InputFile(candidate, task, harness, run, model))
+            if not found:
+                raise ValueError(f"{path}: no {what} in this folder (run the harness with --log_samples)")
+            for file in found:
+                add(file)
+        elif path.is_file():
+            parsed = samples_name(path.name)
+            if parsed and tasks.fullmatch(parsed[1]):
+                harness, task, run = parsed
+                add(InputFile(path, task, harness, run, str(path.parent)))
+            else:
+                add(InputFile(path))
+        else:
+            raise ValueError(f"{path}: no such file or folder")
+    return files
+
+
+def select_runs(
+    files: list[InputFile], *, model: str | None = None, run: str | None = None, prog: str = "fairness-evals"
+) -> list[InputFile]:
+    """The files of one model (and one run per task), or an error naming the files that conflict.
+
+    ``model`` keeps the samples whose model folder is ``model`` (its path or last part); ``run`` those whose run
+    stamp is ``run`` or starts with it. Responses files are always kept.
+    """
+    responses = [f for f in files if not f.is_samples]
+    samples = [f for f in files if f.is_samples]
+    if model is not None:
+        chosen = [f for f in samples if _same_model(f, model)]
+        if not chosen:
+            raise ValueError(f"--model {model}: no samples of that model; models here: {_listing(samples, 'model')}")
+        samples = chosen
+    if run is not None:
+        chosen = [f for f in samples if f.run and (f.run == run or f.run.startswith(run))]
+        if not chosen:
+            raise ValueError(f"--run {run}: no samples of that run; runs here: {_listing(samples, 'label')}")
+        samples = chosen
+    by_model: dict[Path, list[InputFile]] = {}
+    for f in samples:
+        by_model.setdefault(f.folder, []).append(f)
+    if len(by_model) > 1:
+        first, second = (group[0] for group in list(by_model.values())[:2])
+        raise ValueError(
+            f"samples of {len(by_model)} models: {first.path} ({first.model}) and {second.path} ({second.model}); "
+            f"score one model at a time with --model NAME (models: {_listing(samples, 'model')})"
+        )
+    by_task: dict[str, list[InputFile]] = {}
+    for f in samples:
+        by_task.setdefault(f.task or "", []).append(f)
+    for task, group in by_task.items():
+        runs = sorted({f.run for f in group})
+        if len(runs) > 1:
+            first, second = group[0], next(f for f in group if f.run != group[0].run)
+            raise ValueError(
+                f"two runs answer {task}: {first.path} and {second.path}; choose one with --run STAMP "
+                f"(runs: {', '.join(runs)})"
+            )
+    runs = sorted({f.run for f in samples})
+    if len(runs) > 1:
+        parts = [f"{r} ({', '.join(sorted(f.task or '' for f in samples if f.run == r))})" for r in runs]
+        print(f"{prog}: reading {len(runs)} runs of {samples[0].model}: {'; '.join(parts)}", file=sys.stderr)
+    return [*responses, *samples]
+
+
+def _same_model(f: InputFile, model: str) -> bool:
+    wanted = Path(model)
+    return f.model == model or f.folder.name == model or (wanted.exists() and wanted.resolve() == f.folder)
+
+
+def _listing(files: list[InputFile], attribute: str) -> str:
+    values = sorted({getattr(f, attribute) for f in files})
+    return ", ".join(values) if values else "none"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One non-blank line of an input: ``where`` is ``"<file>:<line>"``, ``row`` the parsed JSON value."""
+
+    where: str
+    file: InputFile
+    row: Any
+
+
+def read_lines(files: list[InputFile]) -> Iterator[Line]:
+    """Every non-blank line of ``files`` in order (strict UTF-8 and JSON, errors naming ``file:line``).
+
+    Inputs without one line are an error naming them, once all are read.
+    """
+    count = 0
+    for f in files:
+        for where, row in jsonio.response_lines(f.path):
+            count += 1
+            yield Line(where, f, row)
+    if not count:
+        names = ", ".join(str(f.path) for f in files)
+        raise ValueError(f"no responses in {names}: {'the file is' if len(files) == 1 else 'the files are'} empty")
+
+
+@dataclass
+class Answers:
+    """One reply per key (e.g. ``(task, document id)``), remembering where each came from.
+
+    A second reply for a key is kept aside; :meth:`check` raises once for all of them, naming the first
+    duplicate's two places and how many there are (so a user fixes every duplicate at once).
+    """
+
+    replies: dict[Any, Any] = field(default_factory=dict)
+    where: dict[Any, str] = field(default_factory=dict)
+    duplicates: list[tuple[Any, str, str]] = field(default_factory=list)  # (label, where, first where)
+
+    def add(self, key: Any, reply: Any, where: str, label: str | None = None) -> None:
+        if key in self.replies:
+            self.duplicates.append((label if label is not None else repr(key), where, self.where[key]))
+            return
+        self.replies[key] = reply
+        self.where[key] = where
+
+    def check(self) -> None:
+        if self.duplicates:
+            label, where, first = self.duplicates[0]
+            raise ValueError(
+                f"{where}: a second response for {label} (first at {first}); duplicate ids are an error "
+                f"({len(self.duplicates)} in all)"
+            )
+
+    def __len__(self) -> int:
+        return len(self.replies)
+
+
+def sample_reply(row: dict[str, Any]) -> Any:
+    """The reply of a ``--log_samples`` line: ``filtered_resps`` (else ``resps``), out of its lists."""
+    for key in ("filtered_resps", "resps"):
+        if key in row:
+            value = row[key]
+            while isinstance(value, list):
+                value = value[0] if value else ""
+            return value
+    return None
+
+
+def note(prog: str, message: str) -> None:
+    """One line on standard error, ``<prog>: <message>``."""
+    print(f"{prog}: {message}", file=sys.stderr)
+
+
+def write_results(results: dict[str, Any], out: str | None) -> None:
+    """The ``{task: {metric: value}}`` results as strict JSON, to ``out`` or standard output."""
+    jsonio.write_json(results, out)
