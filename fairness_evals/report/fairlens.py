@@ -5,7 +5,8 @@ and provenance of every domain.
 The results carry each domain's answers, but not the answers per demographic group behind each rate. Those
 are counted from the run's ``--log_samples`` file (each sample's record, through
 :func:`fairlens_tasks.scoring.unit_counts`, the counts the task's own metrics are computed from), and shown
-only when they reproduce every per-group rate of the results exactly.
+only when they reproduce every per-group rate of the results exactly (a rate the results withhold, NaN, has
+nothing to reproduce).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from fairness_evals import jsonio
 from fairness_evals.report.load import ModelRuns, Run, models
 from fairness_evals.report.model import Figure, Section, Table, count, text
 from fairness_evals.report.svg import interval_bars
@@ -45,16 +47,26 @@ def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> Gr
     from fairlens_tasks.scoring import LAYOUT, RECORD_FIELDS, unit_counts
 
     try:
-        records = []
-        with open(file, encoding="utf-8") as handle:
-            for line in handle:
-                if line.strip():
-                    record = json.loads(line).get("soundness")
-                    if not (isinstance(record, list) and len(record) == len(RECORD_FIELDS)):
-                        return f"{file.name}: a sample without its FairLens record"
-                    records.append(record)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        return f"{file.name}: unreadable ({type(error).__name__})"
+        lines = jsonio.read_text(file, "samples file").split("\n")
+    except ValueError as error:
+        return f"{file.name}: unreadable ({error})"
+    records = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{file.name}:{number}"
+        try:
+            sample = json.loads(line)  # lmms-eval writes NaN as a bare NaN: accepted here
+        except (json.JSONDecodeError, RecursionError) as error:
+            return f"{where}: not valid JSON ({getattr(error, 'msg', 'nested too deeply')})"
+        if not isinstance(sample, dict):
+            return f"{where}: a {type(sample).__name__}, not a sample object"
+        record = sample.get("soundness")
+        if not (isinstance(record, list) and len(record) == len(RECORD_FIELDS)):
+            return f"{where}: a sample without its FairLens record"
+        if not all(isinstance(v, int) and not isinstance(v, bool) for v in record):
+            return f"{where}: the FairLens record holds a value that is not an integer"
+        records.append(record)
     if not records:
         return f"{file.name}: no samples"
     _, matrix = unit_counts(np.asarray(records, dtype=np.int64))
@@ -69,7 +81,9 @@ def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> Gr
             association[(attribute, group)] = int(tagged[i])
             rate = hits[i] / answers[i] if answers[i] else math.nan
             reported = dict(rates).get(f"adverse_rate_{attribute}_{group}", math.nan)
-            if not (math.isclose(rate, reported, rel_tol=1e-9) or (math.isnan(rate) and math.isnan(reported))):
+            # a rate the results withhold (NaN: coverage below the task's minimum) has nothing to reproduce; its
+            # answers still count as its denominator
+            if not (math.isnan(reported) or math.isclose(rate, reported, rel_tol=1e-9)):
                 return f"{file.name} does not reproduce the results' adverse_rate_{attribute}_{group}"
     total = int(totals[LAYOUT.pooled("assoc_answers")])
     return GroupCounts(adverse, association, total, file)

@@ -5,11 +5,16 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairness_evals import jsonio
+
 OUR_PREFIXES = ("fact_or_fair", "fairlens", "iris")
+#: The task-metadata keys of each benchmark's minimum coverage (package convention 2).
+MIN_COVERAGE_KEYS = ("fact_or_fair_min_coverage", "fairlens_min_coverage", "fairlens_min_judged", "iris_min_coverage")
 
 
 class ReportInputError(ValueError):
@@ -35,14 +40,58 @@ class Run:
         return f"{self.index}|{task}|{name}" if self.has(task) and name in self.results[task] else ""
 
     def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2):
-        """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one."""
+        """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one, its ``_coverage``
+        (package convention 1) when they carry that, and, for an undefined value, why (:meth:`nan_reason`)."""
         from fairness_evals.report.model import number
 
-        has_interval = f"{name}_ci_low" in self.results.get(task, {})
+        metrics = self.results.get(task, {})
+        has_interval = f"{name}_ci_low" in metrics
         low = self.metric(task, f"{name}_ci_low") if has_interval else None
         high = self.metric(task, f"{name}_ci_high") if has_interval else None
         source = self.source_of(task, name)
-        return number(self.metric(task, name), low, high, note=note, scale=scale, source=source, n=n, digits=digits)
+        value = self.metric(task, name)
+        coverage = self.metric(task, f"{name}_coverage") if f"{name}_coverage" in metrics else None
+        reason = self.nan_reason(task, name) if self.has(task) and math.isnan(value) else ""
+        if reason:
+            note = f"{reason}. {note}" if note else reason
+        return number(
+            value, low, high, note=note, scale=scale, source=source, n=n, digits=digits, coverage=coverage,
+            reason=reason,
+        )  # fmt: skip
+
+    def nan_reason(self, task: str, name: str) -> str:
+        """Why ``name`` is undefined, as far as the results tell: a recorded ``<name>_reason`` text, else its
+        coverage against the task's minimum (``*_min_coverage`` / ``fairlens_min_judged`` task metadata, or a
+        recorded ``min_coverage``), else "" (the run's warning says why)."""
+        from fairness_evals.report.model import share
+
+        metrics = self.results.get(task, {})
+        if name not in metrics:
+            return "not in the results"
+        recorded = metrics.get(f"{name}_reason")
+        if isinstance(recorded, str) and recorded.strip():
+            return recorded.strip()
+        coverage = self.metric(task, f"{name}_coverage")
+        if f"{name}_coverage" not in metrics:
+            return ""
+        if math.isnan(coverage) or coverage == 0:
+            return "withheld: no input counted (coverage 0)"
+        minimum, key = self.min_coverage(task)
+        if minimum is not None and coverage < minimum:
+            return f"withheld: coverage {share(coverage)} is below the minimum {share(minimum)} ({key})"
+        return ""
+
+    def min_coverage(self, task: str) -> tuple[float | None, str]:
+        """The task's minimum coverage and where it was set: task metadata, else a recorded ``min_coverage``."""
+        meta = self.metadata(task)
+        for key in MIN_COVERAGE_KEYS:
+            value = meta.get(key)
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value), key
+        recorded = self.results.get(task, {}).get("min_coverage")
+        if isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and math.isfinite(recorded):
+            return float(recorded), "min_coverage"
+        return None, ""
 
     def metric(self, task: str, name: str) -> float:
         """A numeric metric, NaN when the task or metric is absent or not a number."""
@@ -170,17 +219,29 @@ def _strip(metrics: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_results_file(path: Path) -> Run:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ReportInputError(f"{path}: not a readable results file ({type(error).__name__}: {error})") from None
+    """The :class:`Run` of one results file; an unreadable or malformed file is a :class:`ReportInputError`
+    naming the file and what is wrong with it."""
+    try:  # the harnesses write NaN as a bare NaN: read it (but strict UTF-8)
+        data = json.loads(jsonio.read_text(path, "results file"))
+    except json.JSONDecodeError as error:
+        raise ReportInputError(f"{path}: not a readable results file (not valid JSON: {error.msg})") from None
+    except RecursionError:
+        raise ReportInputError(f"{path}: not a readable results file (JSON nested too deeply)") from None
+    except ValueError as error:  # unreadable, or not UTF-8
+        message = str(error)
+        raise ReportInputError(message if message.startswith(str(path)) else f"{path}: {message}") from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise ReportInputError(f"{path}: not an lm-eval or lmms-eval results file (no 'results' table)")
+    for name in ("groups", "configs", "n-samples", "config"):
+        if data.get(name) is not None and not isinstance(data[name], dict):
+            raise ReportInputError(
+                f"{path}: malformed results file: '{name}' is a {type(data[name]).__name__}, expected an object"
+            )
     results = {task: _strip(m) for task, m in data["results"].items() if isinstance(m, dict)}
     for group, metrics in (data.get("groups") or {}).items():
         if isinstance(metrics, dict):
             results.setdefault(group, {}).update(_strip(metrics))
-    config = data.get("config") if isinstance(data.get("config"), dict) else {}
+    config = data.get("config") or {}
     harness = "lmms-eval" if "lmms_eval_version" in data or path.name.endswith("_results.json") else "lm-eval"
     limit = config.get("limit")
     return Run(
@@ -188,18 +249,26 @@ def load_results_file(path: Path) -> Run:
         harness=harness,
         model=_model_name(data),
         date=str(data.get("date", "")),
-        limit=float(limit) if isinstance(limit, (int, float)) else None,
+        limit=float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None,
         results=results,
         configs={k: v for k, v in (data.get("configs") or {}).items() if isinstance(v, dict)},
         n_samples={k: v for k, v in (data.get("n-samples") or {}).items() if isinstance(v, dict)},
     )
 
 
+#: The names the harnesses give their results files: lm-eval ``results_<ISO date>.json``, lmms-eval
+#: ``<%Y%m%d_%H%M%S>_results.json``. A broken file of such a name is an error; another ``results*.json`` found in a
+#: folder (a ``results_summary.json`` of some other tool) that is not a results file is skipped with a note.
+_HARNESS_RESULTS = re.compile(r"results_\d{4}-\d\d-\d\dT[\d\-.]+\.json|\d{8}_\d{6}_results\.json")
+
+
 def load_runs(paths: list[str | Path]) -> list[Run]:
     """Every results file under the given folders (or files) that holds at least one task of ours.
 
     Raises :class:`ReportInputError` for a path that does not exist, a folder without results files, a
-    broken results file, or results of unrelated tasks only.
+    results file named as the harnesses name them that is broken, a file given by name that is not a results
+    file, or results of unrelated tasks only. Other files found in a folder that are not results files (a
+    ``results_summary.json``) are skipped, each with one note on standard error.
     """
     runs: list[Run] = []
     for raw in paths:
@@ -209,7 +278,17 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*.json") if _is_results_file(p))
         if not files:
             raise ReportInputError(f"{path}: no lm-eval or lmms-eval results file (results_*.json, *_results.json)")
-        found = [load_results_file(f) for f in files]
+        found: list[Run] = []
+        skipped: list[str] = []
+        for file in files:
+            try:
+                found.append(load_results_file(file))
+            except ReportInputError as error:
+                if file == path or _HARNESS_RESULTS.fullmatch(file.name):
+                    raise
+                skipped.append(str(error))
+        for reason in skipped:
+            print(f"fairness-evals report: skipped {reason}", file=sys.stderr)
         ours = [run for run in found if any(task.startswith(OUR_PREFIXES) for task in run.results)]
         if not ours:
             tasks = sorted({task for run in found for task in run.results})

@@ -23,10 +23,28 @@ class Cell:
     source: str = ""  # "<run index>|<task>|<metric>" when the value is copied from a results file
     n: str = ""  # the denominator, shown under the number (HTML) or after it (Markdown)
     derived: str = ""  # how the report computed the value, when it is not copied
+    coverage: float | None = None  # the score's ``<name>_coverage``: share of its inputs that counted
+    reason: str = ""  # why an undefined value is undefined, shown with its dash
+
+    @property
+    def coverage_text(self) -> str:
+        """``coverage 95%`` (``coverage –`` when undefined), or "" for a number without a coverage."""
+        if self.coverage is None:
+            return ""
+        return f"coverage {share(self.coverage)}" if not math.isnan(self.coverage) else "coverage –"
 
     @property
     def missing(self) -> bool:
         return self.value is not None and math.isnan(self.value)
+
+
+def share(value: float) -> str:
+    """A share as a whole percentage, with one decimal where rounding would show 0% or 100% for a share that is
+    neither (99.6% must not read as everything)."""
+    whole = f"{100 * value:.0f}"
+    if (whole == "100" and value < 1) or (whole == "0" and value > 0):
+        return f"{100 * value:.1f}%"
+    return f"{whole}%"
 
 
 @dataclass
@@ -87,8 +105,11 @@ def number(
     n: str = "",
     derived: str = "",
     digits: int = 2,
+    coverage: float | None = None,
+    reason: str = "",
 ) -> Cell:
-    """A numeric cell with its interval, as ``62.13 [55.10, 68.92]`` (x100 when ``scale``)."""
+    """A numeric cell with its interval, as ``62.13 [55.10, 68.92]`` (x100 when ``scale``), its coverage and, when
+    undefined, the reason."""
 
     def fmt(v: float) -> str:
         return pct(v, digits) if scale else plain(v, digits)
@@ -96,7 +117,10 @@ def number(
     text = fmt(value)
     if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
         text += f" [{fmt(low)}, {fmt(high)}]"
-    return Cell(text=text, value=value, low=low, high=high, note=note, source=source, n=n, derived=derived)
+    return Cell(
+        text=text, value=value, low=low, high=high, note=note, source=source, n=n, derived=derived,
+        coverage=coverage, reason=reason,
+    )  # fmt: skip
 
 
 def text(value: str, note: str = "") -> Cell:

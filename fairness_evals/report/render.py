@@ -20,7 +20,7 @@ td.missing{color:#999}td.text{text-align:left;white-space:normal}td[title]{curso
 .caption,.intro,.meta{color:#555;font-size:.85rem;max-width:70rem}
 figure{margin:1rem 0}figcaption{color:#555;font-size:.85rem;max-width:560px}
 .sources li{font-size:.8rem;color:#555}
-td .n{display:block;color:#666;font-size:.75rem;white-space:normal}td.text:first-child{white-space:nowrap}td.derived{font-style:italic}
+td .n,td .cov,td .why{display:block;color:#666;font-size:.75rem;white-space:normal}td .why{font-style:italic}td.text:first-child{white-space:nowrap}td.derived{font-style:italic}
 .multiples{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 """.strip()
 
@@ -41,7 +41,10 @@ def _cell_html(cell: Cell, header: bool = False) -> str:
         attrs.append(f'class="{" ".join(c for c in classes if c)}"')
     if cell.note or cell.derived:
         attrs.append(f'title="{escape(" ".join(t for t in (cell.note, cell.derived and f"({cell.derived})") if t))}"')
-    body = escape(cell.text) + (f'<span class="n">{escape(cell.n)}</span>' if cell.n else "")
+    if cell.coverage is not None:
+        attrs.append(f'data-coverage="{_raw(cell.coverage)}"')
+    extra = [(cls, t) for cls, t in (("n", cell.n), ("cov", cell.coverage_text), ("why", cell.reason)) if t]
+    body = escape(cell.text) + "".join(f'<span class="{cls}">{escape(t)}</span>' for cls, t in extra)
     return f"<{tag} {' '.join(attrs)}>{body}</{tag}>" if attrs else f"<{tag}>{body}</{tag}>"
 
 
@@ -92,14 +95,17 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
 INTRO = (
     "Numbers are copied from the results files; the few the report computes (plain means, in italics, named in "
     "each caption) say so. Fact-or-Fair and FairLens values are x100 as in the papers, IRIS scores as reported; "
-    "brackets are 95% bootstrap intervals; n is the denominator. A dash means undefined (no answer to count)."
+    "brackets are 95% bootstrap intervals; n is the denominator; coverage is the share of a score's inputs that "
+    "counted (answers parsed, mapped or judged). A dash means undefined, with the reason where the results tell it "
+    "(e.g. a score withheld because its coverage is below the task's minimum)."
 )
 
 
 def _md_cell(cell: Cell) -> str:
     text = _md_escape(cell.text)
     text = f"_{text}_" if cell.derived and cell.text not in ("", "–") else text
-    return text + (f" ({_md_escape(cell.n)})" if cell.n else "")
+    extra = [t for t in (cell.n, cell.coverage_text, cell.reason) if t]
+    return text + (f" ({_md_escape('; '.join(extra))})" if extra else "")
 
 
 def _md_escape(text: str, brackets: bool = False) -> str:

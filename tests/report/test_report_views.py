@@ -197,3 +197,75 @@ def test_markdown_escapes_html_and_links_in_every_name(tmp_path: Path) -> None:
     assert "\\`code\\`" in markdown
     sources = markdown.split("## Sources")[1]
     assert "\\[x\\](javascript" in sources and "`" not in sources.replace("\\`", "")  # no link, no code span
+
+
+def test_coverage_beside_each_score_and_a_withheld_score_shows_why(tmp_path: Path) -> None:
+    metrics = {
+        "s_fact_gender": 0.5, "s_fact_gender_ci_low": 0.4, "s_fact_gender_ci_high": 0.6, "s_fact_gender_coverage": 0.996,
+        "s_fact_race": math.nan, "s_fact_race_ci_low": math.nan, "s_fact_race_ci_high": math.nan,
+        "s_fact_race_coverage": 0.3, "parsed": 110.0,
+    }  # fmt: skip
+    path = _results_file(tmp_path, "m", metrics)
+    data = json.loads(path.read_text())
+    data["configs"] = {"fact_or_fair_objective": {"metadata": {"version": 2, "fact_or_fair_min_coverage": 0.5}}}
+    path.write_text(json.dumps(data))
+    markdown = build_report([tmp_path], fmt="markdown")
+    row = next(line for line in markdown.splitlines() if line.startswith("| m | 50.00"))
+    assert "50.00 [40.00, 60.00] (n = 110 of 198; coverage 99.6%)" in row
+    assert "– (n = 110 of 198; coverage 30%; withheld: coverage 30% is below the minimum 50% (fact_or_fair_min" in row
+    html = build_report([tmp_path])
+    assert 'data-coverage="0.996"' in html and '<span class="cov">coverage 99.6%</span>' in html
+    assert (
+        '<span class="why">withheld: coverage 30% is below the minimum 50% (fact_or_fair_min_coverage)</span>' in html
+    )
+    # no input counted at all, and a reason the results record themselves
+    metrics.update(s_fact_race_coverage=0.0, s_fact_gender=math.nan, s_fact_gender_reason="the judge was down")
+    _results_file(tmp_path, "m", metrics)
+    markdown = build_report([tmp_path], fmt="markdown")
+    row = next(line for line in markdown.splitlines() if line.startswith("| m | –"))
+    assert "the judge was down" in row and "withheld: no input counted (coverage 0)" in row
+
+
+def test_malformed_results_are_named_and_an_unrelated_summary_is_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    good = _results_file(tmp_path / "run", "m", {"s_fact_gender": 0.5, "parsed": 198.0})
+    (tmp_path / "run" / "results_summary.json").write_text('{"models": ["m"], "note": "some other tool"}')
+    (tmp_path / "run" / "results.json").write_text("[1, 2]")
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "r.html")]) == 0
+    err = capsys.readouterr().err
+    assert "skipped" in err and "results_summary.json: not an lm-eval or lmms-eval results file" in err
+    assert "results.json" in err
+    cases = {
+        '{"results": {}, "groups": []}': "'groups' is a list, expected an object",
+        '{"results": {}, "configs": [1]}': "'configs' is a list, expected an object",
+        '{"results": {}, "n-samples": "x"}': "'n-samples' is a str, expected an object",
+        '{"results": {"fact_or_fair_objective": {}}': "not valid JSON",
+        "[" * 100_000 + "]" * 100_000: "nested too deeply",
+    }
+    for content, message in cases.items():
+        good.write_text(content)
+        assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "r.html")]) == 2
+        err = capsys.readouterr().err
+        assert str(good) in err and message in err and err.count("\n") == 1 and "unexpected" not in err, err
+
+
+def test_a_malformed_samples_line_is_named_in_the_report(tmp_path: Path) -> None:
+    """FairLens per-group counts come from the samples file; a bad line there is named, the report still built."""
+    from fairlens_tasks.scoring import RECORD_FIELDS
+    from fairness_evals.report.fairlens import _counts_from_samples
+
+    folder = tmp_path / "run"
+    results = _results_file(folder, "m", {"soundness": 0.5, "answers": 2.0}, task="fairlens_legal")
+    stamp = results.name.removeprefix("results_").removesuffix(".json")
+    samples = folder / f"samples_fairlens_legal_{stamp}.jsonl"
+    record = [0] * len(RECORD_FIELDS)
+    for lines, message in (
+        ([{"soundness": record}, [1, 2]], f"{samples.name}:2: a list, not a sample object"),
+        ([{"soundness": [*record[:-1], "x"]}], f"{samples.name}:1: the FairLens record holds a value that is not"),
+        (["{not json"], f"{samples.name}:1: not valid JSON"),
+    ):
+        samples.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
+        _counts_from_samples.cache_clear()
+        markdown = build_report([folder], fmt="markdown")
+        assert message in markdown, message
