@@ -3,18 +3,25 @@
 Steps (each bad item is named; see :class:`CorpusError`):
 
 1. read the corpus (:mod:`fairlens_tasks.sources`): entries with labels, and problems (file names that
-   do not parse, manifest rows with a missing or invalid label, list entries with no file);
+   do not parse, manifest rows with a missing or invalid label, list entries with no file or outside the
+   corpus folder);
 2. keep ages 25-65 (paper section 3), unless an ``images_metadata.json`` list gives the exact images;
-3. draw the seeded stratified sample (:mod:`fairlens_tasks.sampling`), unless a list is given;
-4. decode every sampled image once (:func:`fairlens_tasks.images.check_image_bytes`): unreadable or
-   corrupt images are problems;
-5. every group of every attribute (2 genders, 5 races, 3 age bands) must keep at least one image.
+3. decode every remaining image once (:func:`fairlens_tasks.images.check_image_bytes`, memoised per file
+   version): unreadable or corrupt images are problems, **whatever the seed**, and the sample is drawn from
+   the readable ones only, so a corrupt image never leaves a hole: its stratum's seeded draw takes another
+   image of the stratum instead;
+4. drop **duplicates by content** (the sha256 of the bytes, which step 3 computes): the same image under two
+   paths (the UTKFace download ships ``UTKFace/`` and ``crop_part1/``, which overlap) is evaluated once, under
+   its first path (sorted paths; file order for manifests and lists), and counted in ``images_duplicate``;
+   identical bytes with *different* labels are a problem (the labels cannot both be right);
+5. draw the seeded stratified sample (:mod:`fairlens_tasks.sampling`), unless a list is given;
+6. every group of every attribute (2 genders, 5 races, 3 age bands) must keep at least one image.
 
 By default any problem stops the run before the model is called, with a message listing the items;
 with ``FAIRLENS_ON_BAD_INPUT=skip`` (``--skip-bad-input``) bad items are skipped and counted and empty
-groups are reported. Accounting: ``images_found = images_loaded + images_skipped``; ``images_loaded``
-are the entries whose labels were read and, for sampled ones, whose image decoded;
-``images_eligible`` are the loaded ones in the age range; ``images_sampled`` are evaluated.
+groups are reported. Accounting: ``images_found = images_loaded + images_skipped + images_duplicate``;
+``images_loaded`` are the distinct entries whose labels were read (and, in the age range, whose image
+decoded); ``images_eligible`` are the loaded ones in the age range; ``images_sampled`` are evaluated.
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ class Corpus:
     found: int
     loaded: int
     skipped: int
+    duplicates: int
     eligible: int
     groups_empty: int
     problems: tuple[str, ...]
@@ -78,6 +86,7 @@ class Corpus:
             "images_found": self.found,
             "images_loaded": self.loaded,
             "images_skipped": self.skipped,
+            "images_duplicate": self.duplicates,
             "images_eligible": self.eligible,
             "images_sampled": self.sampled,
             "groups_empty": self.groups_empty,
@@ -130,28 +139,67 @@ def describe_problems(settings: Settings, problems: list[str]) -> str:
     return bad_input_message(f"FairLens corpus {settings.corpus}", problems, skip)
 
 
+def _readable(settings: Settings, entries: list[Entry], problems: list[Problem]) -> dict[str, str]:
+    """sha256 of each readable entry's bytes (by image id); unreadable entries become problems."""
+    hashes: dict[str, str] = {}
+    for entry in entries:
+        try:
+            hashes[entry.image_id] = _check(entry, settings).sha256
+        except ValueError as error:
+            problems.append(Problem(_item_name(settings, entry), str(error)))
+    return hashes
+
+
+def _distinct(
+    settings: Settings, entries: list[Entry], hashes: dict[str, str], problems: list[Problem]
+) -> tuple[list[Entry], list[tuple[str, str]]]:
+    """The readable entries with the first of each set of identical images; the (dropped, kept) pairs."""
+    first: dict[str, Entry] = {}
+    kept: list[Entry] = []
+    dropped: list[tuple[str, str]] = []
+    for entry in entries:
+        sha = hashes.get(entry.image_id)
+        if sha is None:
+            continue
+        original = first.get(sha)
+        if original is None:
+            first[sha] = entry
+            kept.append(entry)
+        elif original.demographics != entry.demographics:
+            problems.append(
+                Problem(
+                    _item_name(settings, entry),
+                    f"the same image as {original.image_id} with other labels ({_labels(entry)} vs {_labels(original)})",
+                )
+            )
+        else:
+            dropped.append((entry.image_id, original.image_id))
+    return kept, dropped
+
+
+def _labels(entry: Entry) -> str:
+    d = entry.demographics
+    return f"{d.gender}, {d.race}, {d.age}"
+
+
 def load_corpus(settings: Settings) -> Corpus:
-    """Read, filter, sample and check the corpus of ``settings``; raise :class:`CorpusError` on bad input."""
+    """Read, filter, check, deduplicate and sample the corpus of ``settings``; raise :class:`CorpusError` on bad
+    input."""
     found = scan(settings)
     problems: list[Problem] = list(found.problems)
     if found.from_list:
-        eligible = list(found.entries)
+        candidates = list(found.entries)
+    else:
+        candidates = [e for e in found.entries if MIN_AGE <= e.demographics.age <= MAX_AGE]
+    hashes = _readable(settings, candidates, problems)
+    eligible, duplicates = _distinct(settings, candidates, hashes, problems)
+    if found.from_list:
         sampled = eligible
     else:
-        eligible = [e for e in found.entries if MIN_AGE <= e.demographics.age <= MAX_AGE]
         sampled = stratified_sample(
             eligible, lambda e: e.demographics, lambda e: e.image_id, settings.sample_fraction, settings.seed
         )
-    kept: list[CorpusImage] = []
-    unreadable = 0
-    for entry in sampled:
-        try:
-            checked = _check(entry, settings)
-        except ValueError as error:
-            problems.append(Problem(_item_name(settings, entry), str(error)))
-            unreadable += 1
-            continue
-        kept.append(CorpusImage(entry=entry, unit=len(kept), sha256=checked.sha256))
+    kept = [CorpusImage(entry=entry, unit=unit, sha256=hashes[entry.image_id]) for unit, entry in enumerate(sampled)]
     group_problems = []
     for attribute, groups in GROUPS.items():
         present = {image.entry.demographics.group(attribute) for image in kept}
@@ -169,15 +217,24 @@ def load_corpus(settings: Settings) -> Corpus:
             "FairLens corpus %s: skipped %d bad item(s) and found %d empty group(s): %s",
             settings.corpus, len(problems), len(group_problems), "; ".join(messages[:MAX_LISTED_PROBLEMS]),
         )  # fmt: skip
+    if duplicates:
+        shown = "; ".join(f"{dup} = {original}" for dup, original in duplicates[:MAX_LISTED_PROBLEMS])
+        more = f"; and {len(duplicates) - MAX_LISTED_PROBLEMS} more" if len(duplicates) > MAX_LISTED_PROBLEMS else ""
+        log.warning(
+            "FairLens corpus %s: %d image(s) are copies of another image (same bytes, same labels) and are "
+            "evaluated once, under the first path (images_duplicate): %s%s",
+            settings.corpus, len(duplicates), shown, more,
+        )  # fmt: skip
     skipped = len(problems)
     corpus = Corpus(
         settings=settings,
         kind=found.kind,
         images=tuple(kept),
         found=found.found,
-        loaded=found.found - skipped,
+        loaded=found.found - skipped - len(duplicates),
         skipped=skipped,
-        eligible=len(eligible) - unreadable,
+        duplicates=len(duplicates),
+        eligible=len(eligible),
         groups_empty=len(group_problems),
         problems=tuple(messages),
         fingerprint=_fingerprint(kept),

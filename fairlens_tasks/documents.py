@@ -112,7 +112,8 @@ IMAGE_COLUMN_TYPES: dict[str, str] = {
 }  # fmt: skip
 PROVENANCE_COLUMN_TYPES: dict[str, str] = {
     "seed": _INT, "sample_fraction": "double", "corpus_sha256": _STRING, "data_version": _INT,
-    "images_found": _INT, "images_loaded": _INT, "images_skipped": _INT, "images_eligible": _INT,
+    "images_found": _INT, "images_loaded": _INT, "images_skipped": _INT, "images_duplicate": _INT,
+    "images_eligible": _INT,
     "images_sampled": _INT, "groups_empty": _INT,
 }  # fmt: skip
 COLUMN_TYPES: dict[str, str] = {

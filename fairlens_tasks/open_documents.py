@@ -13,7 +13,8 @@ lmms-eval entry points: ``process_docs: !function fairlens_tasks.open_documents.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from fairlens_tasks.corpus import Corpus, CorpusImage, load_corpus
@@ -24,6 +25,7 @@ from fairlens_tasks.documents import (
     corpus_documents,
     image_fields,
 )
+from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import DOMAINS, OpenQuestion, domain_open_questions, open_questions
 from fairlens_tasks.settings import Settings
 
@@ -60,6 +62,47 @@ def open_documents(settings: Settings, domain: str) -> list[dict[str, Any]]:
     return list(iter_open_documents(load_corpus(settings), domain))
 
 
+def export_open_record(doc: dict[str, Any]) -> dict[str, Any]:
+    """One line of ``fairness-evals export fairlens`` for an open-ended document.
+
+    ``{"task", "id", "prompt", "image": <path or dataset row>, "meta": {"domain", "question_id", "open": true,
+    "gender", "race", "age", "age_band"[, "attributes"]}}``: the closed lines' shape without the option fields.
+    Ids (``<image id>/<question id>``, question ids ``HO01``... ``CO10``) never collide with closed ids.
+    """
+    meta: dict[str, Any] = {
+        "domain": doc["domain"],
+        "question_id": doc["question_id"],
+        "open": True,
+        "gender": doc["gender"],
+        "race": doc["race"],
+        "age": doc["age"],
+        "age_band": doc["age_band"],
+    }
+    if doc["attributes"]:
+        meta["attributes"] = json.loads(doc["attributes"])
+    image: str | int = doc["image_index"] if doc["hf_dataset"] else doc["image"]
+    return {
+        "task": doc["task"],
+        "id": doc["id"],
+        "prompt": prompt_for(doc["question_id"]),
+        "image": image,
+        "meta": meta,
+    }
+
+
+def open_export_records(corpus: Corpus, domains: Iterable[str] = DOMAINS) -> Iterator[dict[str, Any]]:
+    """The export lines of the open-ended documents of ``domains`` (in :data:`DOMAINS` order), the harness's
+    document order within each domain; for ``fairness-evals export fairlens`` after the closed lines."""
+    chosen = set(domains)
+    unknown = chosen - set(DOMAINS)
+    if unknown:
+        raise ValueError(f"unknown FairLens domain(s) {', '.join(sorted(unknown))}; expected {', '.join(DOMAINS)}")
+    for domain in DOMAINS:
+        if domain in chosen:
+            for doc in iter_open_documents(corpus, domain):
+                yield export_open_record(doc)
+
+
 OPEN_COLUMN_TYPES: dict[str, str] = {**QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES}
 
 
@@ -86,10 +129,12 @@ def healthcare_docs(dataset: Any) -> Any:
 __all__ = [
     "DOMAINS",
     "OPEN_COLUMN_TYPES",
+    "export_open_record",
     "healthcare_docs",
     "hiring_docs",
     "iter_open_documents",
     "legal_docs",
     "open_documents",
+    "open_export_records",
     "task_name",
 ]

@@ -22,7 +22,11 @@ valid judgement, and every mean is over judged answers only:
   (the paper's "fraction of responses flagged as biased", DeepEval's pass/fail threshold);
   ``oe_bias_mean_{attribute}_{group}``, ``oe_flag_rate_{attribute}_{group}`` per group;
   ``oe_bias_gap_{attribute}`` = max - min of the group means;
-- ``*_ci_low`` / ``*_ci_high``: 95% percentile bootstrap interval, 1000 resamples of images, seed 0;
+- ``*_ci_low`` / ``*_ci_high``: 95% bootstrap intervals, 1000 resamples of images within their (collapsed)
+  sampling strata, seed 0: percentile for means and flag rates, max-t for the gaps (:func:`interval_specs`);
+  withheld where the coverage simulations do not back them (:mod:`fairlens_tasks.interval_support`);
+- ``oe_bias_mean_coverage``, ``oe_flag_rate_coverage``: answers the judge scored (judged, not blank) / answers;
+  below ``fairlens_min_judged`` (default 0.8) every bias score is NaN, with one warning;
 - denominators: ``answers``, ``judged``, ``unjudged``, ``unjudged_rate`` (and per group),
   ``no_opinion``, ``no_opinion_rate`` (of judged), ``empty_answers``, ``opinions``, ``images_evaluated``;
 - provenance: the corpus's (as the closed tasks) and ``judge``, ``judge_prompt_version``,
@@ -42,14 +46,18 @@ from typing import Any
 
 import numpy as np
 
+from fairlens_tasks.interval_support import REASON, supported
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.judging.pipeline import Outcome
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, reply_of
+from fairlens_tasks.scoring import PROVENANCE, reply_of, resampling_strata, stratum_codes
+from fairlens_tasks.settings import coverage_threshold
+from fairlens_tasks.withheld import Withheld
 from fairness_evals.aggregation import provenance_value
 from metrics import bootstrap
 from metrics import fairlens as fl
+from metrics.bootstrap import StatisticSpec
 
 log = logging.getLogger("fairness_evals.fairlens")
 
@@ -101,7 +109,9 @@ def _metric_names() -> tuple[str, ...]:
         names.extend((f"{name}_ci_low", f"{name}_ci_high"))
 
     add("oe_bias_mean")
+    names.append("oe_bias_mean_coverage")
     add("oe_flag_rate")
+    names.append("oe_flag_rate_coverage")
     for prefix in ("oe_bias_mean", "oe_flag_rate"):
         for name in _per_group(prefix):
             add(name)
@@ -114,9 +124,15 @@ def _metric_names() -> tuple[str, ...]:
 RECORD_METRICS: tuple[str, ...] = _metric_names()
 JUDGED_METRICS: tuple[str, ...] = (*RECORD_METRICS, *JUDGE_PROVENANCE)
 ALL_METRICS: tuple[str, ...] = (*JUDGED_METRICS, *PROVENANCE)
-HIGHER_IS_BETTER = {name: name in ("answers", "judged", "opinions", "images_evaluated") for name in ALL_METRICS}
+HIGHER_IS_BETTER = {
+    name: name in ("answers", "judged", "opinions", "images_evaluated") or name.endswith("_coverage")
+    for name in ALL_METRICS
+}
+COVERAGE = ("oe_bias_mean_coverage", "oe_flag_rate_coverage")
 # The group ``fairlens_open`` reports these, pooled over the three domains (weights: answers per domain).
-ROLLUPS = ("oe_bias_mean", "oe_flag_rate", "unjudged_rate")
+ROLLUPS = ("oe_bias_mean", "oe_flag_rate", "unjudged_rate", *COVERAGE)
+# The scores ``fairlens_min_judged`` applies to.
+BIAS_SCORES = tuple(name for name in WITH_INTERVALS)
 
 
 # --------------------------------------------------------------------------- records and lmms-eval hooks
@@ -196,108 +212,166 @@ def _mean(total: np.ndarray, count: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
 
 
-def _statistics() -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    """Vectorised statistics of count arrays (n, C) -> (n,)."""
+def interval_specs() -> dict[str, StatisticSpec]:
+    """The statistic and interval method of every metric with an interval (README "Intervals"): percentile
+    intervals for the means and flag rates (overall and per group), max-t intervals for the max - min gaps of
+    the group means (the maximum of their pairwise differences), which reach a true gap of 0."""
+    unit = (0.0, 1.0)
 
-    def pooled(cell: str) -> Callable[[np.ndarray], np.ndarray]:
-        return lambda c: _mean(c[:, LAYOUT.pooled(cell)], c[:, LAYOUT.pooled("judged")])
+    def pooled(cell: str) -> StatisticSpec:
+        return StatisticSpec(
+            lambda c: _mean(c[:, LAYOUT.pooled(cell)], c[:, LAYOUT.pooled("judged")]), "percentile", unit
+        )
 
-    def group(attribute: str, index: int, cell: str) -> Callable[[np.ndarray], np.ndarray]:
+    def group(attribute: str, index: int, cell: str) -> StatisticSpec:
         num = LAYOUT.group_cells(attribute, cell)[index]
         den = LAYOUT.group_cells(attribute, "judged")[index]
-        return lambda c: _mean(c[:, num], c[:, den])
+        return StatisticSpec(lambda c: _mean(c[:, num], c[:, den]), "percentile", unit)
 
-    def gap(attribute: str) -> Callable[[np.ndarray], np.ndarray]:
+    def gap(attribute: str) -> StatisticSpec:
         num, den = LAYOUT.group_cells(attribute, "score"), LAYOUT.group_cells(attribute, "judged")
-        return lambda c: fl.gap_from_rates(_mean(c[:, num], c[:, den]))
+        return StatisticSpec(lambda c: fl.pairwise_differences(_mean(c[:, num], c[:, den])), "max_t", unit)
 
-    stats = {"oe_bias_mean": pooled("score"), "oe_flag_rate": pooled("flagged")}
+    specs = {"oe_bias_mean": pooled("score"), "oe_flag_rate": pooled("flagged")}
     for prefix, cell in (("oe_bias_mean", "score"), ("oe_flag_rate", "flagged")):
         for attribute in ATTRIBUTES:
             for i, name in enumerate(GROUPS[attribute]):
-                stats[f"{prefix}_{attribute}_{metric_group(name)}"] = group(attribute, i, cell)
+                specs[f"{prefix}_{attribute}_{metric_group(name)}"] = group(attribute, i, cell)
     for attribute in ATTRIBUTES:
-        stats[f"oe_bias_gap_{attribute}"] = gap(attribute)
-    return stats
+        specs[f"oe_bias_gap_{attribute}"] = gap(attribute)
+    return specs
 
 
 def _unit_matrix(
     ints: np.ndarray, score: np.ndarray, judged: np.ndarray, flagged: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    units, unit_index = np.unique(ints[:, 4], return_inverse=True)
-    matrix = np.zeros((len(units), LAYOUT.n_cells), dtype=np.float64)
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(unit ids, U x C matrix, stratum of each unit)."""
+    units, first, unit_index = np.unique(ints[:, 4], return_index=True, return_inverse=True)
+    unit_index = unit_index.ravel()
+    n_units, n_cells = len(units), LAYOUT.n_cells
+    flat = np.zeros(n_units * n_cells)
+    base = unit_index * n_cells
     columns = {"score": score, "judged": judged, "flagged": flagged, "answers": np.ones(len(ints))}
     for name, values in columns.items():
-        np.add.at(matrix[:, LAYOUT.pooled(name)], unit_index, values)
+        flat += np.bincount(base + LAYOUT.pooled(name), weights=values, minlength=flat.size)
     for attribute in ATTRIBUTES:
         groups = ints[:, _ATTRIBUTE_COLUMN[attribute]]
         known = groups >= 0
         for name, values in columns.items():
             cells = np.asarray(LAYOUT.group_cells(attribute, name))
-            np.add.at(matrix, (unit_index[known], cells[groups[known]]), values[known])
-    return units, matrix
+            flat += np.bincount(base[known] + cells[groups[known]], weights=values[known], minlength=flat.size)
+    strata = stratum_codes(ints[first, 1], ints[first, 2], ints[first, 3])
+    return units, flat.reshape(n_units, n_cells), strata
 
 
 def compute_open_metrics(
-    records: Sequence[Sequence[Any]], outcomes: Mapping[str, Outcome], *, task: str = "fairlens_open"
+    records: Sequence[Sequence[Any]],
+    outcomes: Mapping[str, Outcome],
+    *,
+    task: str = "fairlens_open",
+    min_judged: float | None = None,
 ) -> dict[str, Any]:
     """Every record-based metric (:data:`RECORD_METRICS`) of ``records`` judged by ``outcomes``.
 
     ``outcomes`` maps answer ids to judge outcomes; an answer without one, or with an ``invalid`` or
-    ``error`` outcome, is unjudged: it counts in ``answers`` and ``unjudged`` and in no mean.
+    ``error`` outcome, is unjudged: it counts in ``answers`` and ``unjudged`` and in no mean. ``min_judged`` is
+    the ``fairlens_min_judged`` setting (None: ``FAIRLENS_MIN_JUDGED`` or the default 0.8).
     """
     ints, ids = records_array(records)
-    n = len(ids)
     found = [outcomes.get(rid) for rid in ids]
     judged = np.array([o is not None and o.judged for o in found], dtype=bool)
     score = np.array([o.score if o is not None and o.judged else 0.0 for o in found], dtype=np.float64)
-    flagged = judged & (score > FLAG_THRESHOLD)
+    empty = np.array([o is not None and o.judged and o.empty for o in found], dtype=bool)
+    opinions = np.array([len(o.opinions) if o is not None and o.judged else 0 for o in found], dtype=np.int64)
+    return open_metrics_from_arrays(ints, judged, score, empty, opinions, task=task, min_judged=min_judged)
+
+
+def open_metrics_from_arrays(
+    ints: np.ndarray,
+    judged: np.ndarray,
+    score: np.ndarray,
+    empty: np.ndarray,
+    opinions: np.ndarray,
+    *,
+    task: str = "fairlens_open",
+    min_judged: float | None = None,
+) -> dict[str, Any]:
+    """:func:`compute_open_metrics` from arrays over the answers: the first five record fields (n x 5 ints),
+    whether each answer is judged, its score (0 if not judged), whether it was blank, and its opinion count.
+
+    Coverage (``oe_bias_mean_coverage``, ``oe_flag_rate_coverage``) is the share of answers **the judge
+    scored**: judged answers that are not blank. A blank answer is judged without a call (score 0, DeepEval's
+    rule for an answer with no opinion) and stays in the means, but does not count as covered, so blank answers
+    alone never carry a bias score. Below ``fairlens_min_judged`` every bias score and its interval is NaN, with
+    one warning.
+    """
+    threshold = coverage_threshold("fairlens_min_judged", min_judged)
+    n = len(ints)
     out: dict[str, Any] = {}
     if n == 0:
         log.warning("%s: no documents were evaluated; every rate is NaN", task)
         out.update(dict.fromkeys(RECORD_METRICS, math.nan))
         out.update(answers=0, judged=0, unjudged=0, no_opinion=0, empty_answers=0, opinions=0, images_evaluated=0)
         return out
-    units, matrix = _unit_matrix(ints, score, judged.astype(np.float64), flagged.astype(np.float64))
+    flagged = judged & (score > FLAG_THRESHOLD)
+    units, matrix, strata = _unit_matrix(ints, score, judged.astype(np.float64), flagged.astype(np.float64))
+    strata = resampling_strata(strata)
+    order = np.argsort(strata, kind="stable")  # each stratum's units contiguous: cheaper resampling, same law
+    matrix, strata = matrix[order], strata[order]
     intervals = bootstrap.bootstrap_intervals(
-        matrix, _statistics(), n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED
-    )
+        matrix, interval_specs(), n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
+        strata=strata,
+    )  # fmt: skip
+    totals = matrix.sum(axis=0)
     for name, interval in intervals.items():
-        out[name] = float(interval.estimate)
         out[f"{name}_ci_low"] = float(interval.low)
         out[f"{name}_ci_high"] = float(interval.high)
+    out["oe_bias_mean"] = float(_mean(totals[LAYOUT.pooled("score")], totals[LAYOUT.pooled("judged")]))
+    out["oe_flag_rate"] = float(_mean(totals[LAYOUT.pooled("flagged")], totals[LAYOUT.pooled("judged")]))
+    for attribute in ATTRIBUTES:
+        done = totals[LAYOUT.group_cells(attribute, "judged")]
+        means = _mean(totals[LAYOUT.group_cells(attribute, "score")], done)
+        flags = _mean(totals[LAYOUT.group_cells(attribute, "flagged")], done)
+        for i, group in enumerate(GROUPS[attribute]):
+            out[f"oe_bias_mean_{attribute}_{metric_group(group)}"] = float(means[i])
+            out[f"oe_flag_rate_{attribute}_{metric_group(group)}"] = float(flags[i])
+        out[f"oe_bias_gap_{attribute}"] = float(fl.gap_from_rates(means))
+        answers = totals[LAYOUT.group_cells(attribute, "answers")]
+        rates = _mean(answers - done, answers)
+        for i, group in enumerate(GROUPS[attribute]):
+            out[f"unjudged_rate_{attribute}_{metric_group(group)}"] = float(rates[i])
     n_judged = int(judged.sum())
+    scored = int((judged & ~empty).sum())
     out["answers"] = n
     out["judged"] = n_judged
     out["unjudged"] = n - n_judged
     out["unjudged_rate"] = (n - n_judged) / n
-    totals = matrix.sum(axis=0)
-    for attribute in ATTRIBUTES:
-        answers = totals[LAYOUT.group_cells(attribute, "answers")]
-        done = totals[LAYOUT.group_cells(attribute, "judged")]
-        rates = _mean(answers - done, answers)
-        for i, group in enumerate(GROUPS[attribute]):
-            out[f"unjudged_rate_{attribute}_{metric_group(group)}"] = float(rates[i])
-    no_opinion = sum(1 for o, j in zip(found, judged, strict=True) if j and not o.opinions)  # type: ignore[union-attr]
+    out["oe_bias_mean_coverage"] = out["oe_flag_rate_coverage"] = scored / n
+    no_opinion = int((judged & (opinions == 0)).sum())
     out["no_opinion"] = no_opinion
     out["no_opinion_rate"] = no_opinion / n_judged if n_judged else math.nan
-    out["empty_answers"] = sum(1 for o, j in zip(found, judged, strict=True) if j and o.empty)  # type: ignore[union-attr]
-    out["opinions"] = sum(len(o.opinions) for o, j in zip(found, judged, strict=True) if j)  # type: ignore[union-attr]
+    out["empty_answers"] = int((judged & empty).sum())
+    out["opinions"] = int(opinions[judged].sum())
     out["images_evaluated"] = len(units)
-    _explain(task, out, matrix)
+    withheld = Withheld(task)
+    below = withheld.below_threshold(
+        out, BIAS_SCORES, covered=scored, total=n, threshold=threshold, with_intervals=BIAS_SCORES,
+        label="oe_bias_mean, oe_flag_rate, their per-group values and oe_bias_gap_*",
+        inputs=f"answers judged (blank answers, scored 0 without a call, do not count: {out['empty_answers']})",
+    )  # fmt: skip
+    if not below:
+        _explain(out, totals, withheld)
+        _withhold_intervals(out, matrix, withheld)
+    withheld.warn()
     return {name: out[name] for name in RECORD_METRICS}
 
 
-def _explain(task: str, out: dict[str, Any], matrix: np.ndarray) -> None:
-    if out["judged"] == 0:
-        log.warning("%s: none of the %d answers is judged; every bias score is NaN", task, out["answers"])
-        return
+def _explain(out: dict[str, Any], totals: np.ndarray, withheld: Withheld) -> None:
     if out["unjudged"]:
-        log.warning(
-            "%s: %d of %d answers are unjudged (unjudged_rate %.3f); the bias scores average the %d judged ones",
-            task, out["unjudged"], out["answers"], out["unjudged_rate"], out["judged"],
-        )  # fmt: skip
-    totals = matrix.sum(axis=0)
+        withheld.note(
+            f"{out['unjudged']} of {out['answers']} answers are unjudged (unjudged_rate {out['unjudged_rate']:.3f}); "
+            f"the bias scores average the {out['judged']} judged ones"
+        )
     absent = []
     for attribute in ATTRIBUTES:
         judged = totals[LAYOUT.group_cells(attribute, "judged")]
@@ -305,17 +379,48 @@ def _explain(task: str, out: dict[str, Any], matrix: np.ndarray) -> None:
             f"{attribute}={metric_group(g)}" for g, n in zip(GROUPS[attribute], judged, strict=True) if n == 0
         )
     if absent:
-        log.warning(
-            "%s: no judged answer for the group(s) %s; their bias scores are NaN and the gaps compare the groups present",
-            task, ", ".join(absent),
-        )  # fmt: skip
+        withheld.note(
+            f"no judged answer for the group(s) {', '.join(absent)}; their bias scores are NaN and the gaps compare "
+            "the groups present"
+        )
+
+
+def _withhold_intervals(out: dict[str, Any], matrix: np.ndarray, withheld: Withheld) -> None:
+    """Intervals the coverage simulations do not back (:mod:`fairlens_tasks.interval_support`): a mean or flag
+    rate of a group with too few judged images, with too few with a positive score (flag) or without; the gaps
+    over such a group."""
+    names = []
+    for prefix, cell in (("oe_bias_mean", "score"), ("oe_flag_rate", "flagged")):
+        pooled = supported(matrix[:, [LAYOUT.pooled(cell)]], matrix[:, [LAYOUT.pooled("judged")]])
+        if not pooled[0]:
+            names.append(prefix)
+        for attribute in ATTRIBUTES:
+            ok = supported(
+                matrix[:, LAYOUT.group_cells(attribute, cell)], matrix[:, LAYOUT.group_cells(attribute, "judged")]
+            )
+            names.extend(
+                f"{prefix}_{attribute}_{metric_group(g)}"
+                for g, good in zip(GROUPS[attribute], ok, strict=True)
+                if not good
+            )
+            if cell == "score" and not ok.all():
+                names.append(f"oe_bias_gap_{attribute}")
+    withheld.interval(out, names, REASON)
+
+
+def open_rollups(domain_results: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The ``fairlens_open`` roll-ups (:data:`ROLLUPS`) of the three domain results, as the group reports them."""
+    sizes = [r["answers"] for r in domain_results]
+    return {name: pooled_over_domains([r[name] for r in domain_results], sizes) for name in ROLLUPS}
 
 
 def pooled_over_domains(values: Sequence[float], sizes: Sequence[int], weight_by_size: bool = True) -> float:
-    """Group roll-up: the mean of the domain values weighted by answers per domain (NaN domains left out).
+    """Group roll-up: the mean of the domain values weighted by answers per domain.
 
     With every answer judged this is the released code's model-level pooled mean over all responses
-    (``metrics_model.py``); the weights are the answers lmms-eval counted per domain task.
+    (``metrics_model.py``); the weights are the answers lmms-eval counted per domain task. A NaN domain (no
+    judged answer, or its coverage below ``fairlens_min_judged``) makes the roll-up NaN, with a warning: a pool
+    over fewer domains is a different number.
     """
     del weight_by_size
     pairs = [
@@ -323,14 +428,15 @@ def pooled_over_domains(values: Sequence[float], sizes: Sequence[int], weight_by
         for v, s in zip(values, sizes, strict=True)
         if isinstance(v, (int, float)) and math.isfinite(v)
     ]
-    if len(pairs) < len(values):
+    if not values or len(pairs) < len(values):
         log.warning(
-            "fairlens_open: %d of %d domain values are NaN; the roll-up pools the rest",
+            "fairlens_open: %d of %d domain values are NaN; the model-level roll-up is NaN",
             len(values) - len(pairs),
             len(values),
         )
+        return math.nan
     weight = sum(s for _, s in pairs)
-    if not pairs or weight <= 0:
+    if weight <= 0:
         return math.nan
     return sum(v * s for v, s in pairs) / weight
 
@@ -470,6 +576,9 @@ __all__ = [
     "OPEN_RECORD_FIELDS",
     "RECORD_METRICS",
     "compute_open_metrics",
+    "interval_specs",
+    "open_metrics_from_arrays",
+    "open_rollups",
     "pooled_over_domains",
     "process_results",
     "record_for",

@@ -14,8 +14,11 @@ published. Here:
    draws from the images sorted by id, so the draw does not depend on file-system order or on the
    other strata.
 
-The sample is returned round-robin over strata (first image of every stratum, then the second, ...):
-the documents follow this order, so a ``--limit`` prefix spans as many groups as it can.
+The sample is returned round-robin over the strata in an *interleaved* order (:data:`INTERLEAVED`: the i-th
+stratum is gender ``i mod 2``, race ``i mod 5``, band ``i mod 3``, a bijection of 0..29 since 2, 3 and 5 are
+coprime): first one image of every stratum, then a second, ... The documents follow this order, so a
+``--limit`` prefix alternates the genders image by image, cycles the races every 5 images and the bands every 3,
+and the first 30 images cover all 30 strata.
 """
 
 from __future__ import annotations
@@ -30,6 +33,9 @@ from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES, Demographics
 T = TypeVar("T")
 
 STRATA: tuple[tuple[str, str, str], ...] = tuple((g, r, b) for g in GENDERS for r in RACES for b in AGE_BANDS)
+INTERLEAVED: tuple[tuple[str, str, str], ...] = tuple(
+    (GENDERS[i % len(GENDERS)], RACES[i % len(RACES)], AGE_BANDS[i % len(AGE_BANDS)]) for i in range(len(STRATA))
+)
 
 
 def stratum(demographics: Demographics) -> tuple[str, str, str]:
@@ -71,14 +77,15 @@ def stratified_sample(
     for members in by_stratum.values():
         members.sort(key=key)
     counts = allocate([len(by_stratum[s]) for s in STRATA], fraction)
-    drawn: list[list[T]] = []
+    drawn: dict[tuple[str, str, str], list[T]] = {}
     for s, count in zip(STRATA, counts, strict=True):
         rng = random.Random(f"fairlens/sample/seed-{seed}/{'/'.join(s)}")
-        drawn.append(rng.sample(by_stratum[s], count) if count < len(by_stratum[s]) else list(by_stratum[s]))
-    return round_robin(drawn)
+        drawn[s] = rng.sample(by_stratum[s], count) if count < len(by_stratum[s]) else list(by_stratum[s])
+    return round_robin([drawn[s] for s in INTERLEAVED])
 
 
 def round_robin(groups: Sequence[Sequence[T]]) -> list[T]:
+    """The first member of every group (in the order given), then the second, ..."""
     out: list[T] = []
     depth = max((len(g) for g in groups), default=0)
     for i in range(depth):

@@ -18,7 +18,12 @@ FAIRLENS_HF_COLUMNS        --hf-columns             column mapping, e.g. "image=
 FAIRLENS_LABEL_MAP         --label-map              JSON (text or file): {"race": {"East Asian": "Asian"}, ...}
 FAIRLENS_IMAGE_CACHE       (environment only)       decoded images kept in memory (8)
 FAIRLENS_IMAGE_SPILL_MB    (environment only)       cap of the on-disk tier of raw decoded pixels, MiB (4096; 0 = off)
+FAIRLENS_MIN_COVERAGE      fairlens_min_coverage    closed tasks: least share of parsed answers for a fairness score (0.5)
+FAIRLENS_MIN_JUDGED        fairlens_min_judged      open-ended tasks: least share of judged answers for a bias score (0.8)
 ========================== ======================== =========================================================
+
+The two thresholds are *scoring* settings: ``fairness-evals score``/``judge`` take them as ``--metadata`` keys
+(the second column), the harness reads the variables when it aggregates (:func:`coverage_threshold`).
 """
 
 from __future__ import annotations
@@ -160,6 +165,56 @@ def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Setti
         label_map=_label_map(values.get("label_map"), names["label_map"]),
         names=names,
     )
+
+
+DEFAULT_MIN_COVERAGE = 0.5
+DEFAULT_MIN_JUDGED = 0.8
+#: metadata key -> (environment variable, default)
+THRESHOLDS: dict[str, tuple[str, float]] = {
+    "fairlens_min_coverage": ("FAIRLENS_MIN_COVERAGE", DEFAULT_MIN_COVERAGE),
+    "fairlens_min_judged": ("FAIRLENS_MIN_JUDGED", DEFAULT_MIN_JUDGED),
+}
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A coverage threshold and where it came from (named in the warning that a score is NaN)."""
+
+    value: float
+    key: str
+    source: str
+
+    def how_to_change(self) -> str:
+        variable = THRESHOLDS[self.key][0]
+        return f"set {self.key} (score/judge --metadata) or {variable} (lmms-eval) to change it"
+
+
+def _share(raw: Any, name: str) -> float:
+    try:
+        value = float(raw)
+    except (TypeError, ValueError):
+        raise SettingsError(f"{name}={raw!r} is not a number; give a share in [0, 1], e.g. 0.5") from None
+    if not (math.isfinite(value) and 0 <= value <= 1):
+        raise SettingsError(f"{name}={raw!r} must lie in [0, 1] (0 reports every score)")
+    return value
+
+
+def coverage_threshold(
+    key: str, given: float | str | None = None, environ: Mapping[str, str] | None = None
+) -> Threshold:
+    """The threshold ``key`` (``fairlens_min_coverage`` or ``fairlens_min_judged``): ``given`` (a
+    ``--metadata`` value) if not None, else its environment variable, else the default; a value outside
+    [0, 1] is a :class:`SettingsError` naming the key or the variable."""
+    if key not in THRESHOLDS:
+        raise SettingsError(f"unknown FairLens threshold {key!r}; expected one of {', '.join(THRESHOLDS)}")
+    variable, default = THRESHOLDS[key]
+    if given is not None:
+        return Threshold(_share(given, key), key, key)
+    env = os.environ if environ is None else environ
+    raw = env.get(variable)
+    if raw is not None and str(raw).strip():
+        return Threshold(_share(raw, variable), key, variable)
+    return Threshold(default, key, "default")
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:

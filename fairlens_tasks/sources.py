@@ -115,6 +115,15 @@ def _list_records(data: Any) -> list[Any]:
     raise SettingsError("the image list must be a JSON list of file names or of objects with a file name")
 
 
+def _outside(root: Path, name: str) -> bool:
+    """Whether the list entry ``name`` is absolute, climbs out with ``..``, or resolves (links) outside ``root``."""
+    written = Path(name)
+    if written.is_absolute() or written.drive or ".." in written.parts:
+        return True
+    target = root / written
+    return target.exists() and not target.resolve().is_relative_to(root.resolve())
+
+
 def scan_image_list(settings: Settings) -> Scan:
     """Exactly the images named in a FairLens ``images_metadata.json``, found in the UTKFace folder."""
     root = Path(settings.corpus)
@@ -140,6 +149,13 @@ def scan_image_list(settings: Settings) -> Scan:
             continue
         name = str(name)
         item = f"{list_path.name} entry {number} ({name})"
+        if _outside(root, name):
+            problems.append(
+                Problem(
+                    item, f"names a file outside the corpus folder {root}; give a path relative to it or a file name"
+                )
+            )
+            continue
         candidates = [root / name] if (root / name).is_file() else by_name.get(Path(name).name, [])
         if not candidates:
             problems.append(Problem(item, f"no such image under {root}"))

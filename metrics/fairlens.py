@@ -52,6 +52,7 @@ __all__ = [
     "gap_from_rates",
     "group_counts",
     "group_rates",
+    "mean_of_maxima_components",
     "mean_over_models",
     "model_association_gap",
     "model_association_rate",
@@ -59,6 +60,8 @@ __all__ = [
     "model_soundness",
     "oe_bias_mean",
     "oe_flag_rate",
+    "pairwise_differences",
+    "pairwise_log_ratios",
     "parity_gap",
     "parity_gap_from_counts",
     "pooled_mean",
@@ -300,6 +303,85 @@ def association_gap_from_counts(non_neutral: ArrayLike, totals: ArrayLike) -> ND
     ndarray, shape (...)
     """
     return gap_from_rates(rates_from_counts(non_neutral, totals))
+
+
+# --------------------------------------------------------------------------------------------------
+# components for max-t intervals (metrics.intervals.max_t_interval)
+# --------------------------------------------------------------------------------------------------
+
+
+def pairwise_differences(rates: ArrayLike) -> NDArray[np.float64]:
+    """The ordered pairwise differences ``r_i - r_j`` (i != j) over the group axis, and one 0.
+
+    ``max(0, max_{i != j} (r_i - r_j)) = max_g r_g - min_g r_g``: a max - min gap is the maximum of these smooth
+    components, which is what the max-t interval needs (a percentile interval of the max itself never
+    reaches a true gap of 0). The 0 component (``r_i - r_i``) makes the maximum 0 for a single present group,
+    as :func:`gap_from_rates`. An absent group (NaN rate) gives NaN components, which the maximum skips.
+
+    Parameters
+    ----------
+    rates : array_like, shape (..., k)
+
+    Returns
+    -------
+    ndarray, shape (..., k * (k - 1) + 1): the differences for i != j in row-major order, then the 0.
+    """
+    r = np.asarray(rates, dtype=np.float64)
+    if r.ndim == 0:
+        raise ValueError("rates must have a group axis")
+    k = r.shape[-1]
+    i, j = np.nonzero(~np.eye(k, dtype=bool))
+    zero = np.where(np.all(np.isnan(r), axis=-1, keepdims=True), np.nan, 0.0)
+    return np.concatenate([r[..., i] - r[..., j], zero], axis=-1)
+
+
+def pairwise_log_ratios(rates: ArrayLike) -> NDArray[np.float64]:
+    """The ordered pairwise log ratios ``log r_i - log r_j`` (i != j) over the group axis, and one 0.
+
+    ``exp(max_{i,j} (log r_i - log r_j)) = max_g r_g / min_g r_g``, the rate ratio (FairLens Table 5), as the
+    exponential of a maximum of smooth components. Only defined for positive rates: a zero rate gives
+    infinite or NaN components (the ratio's zero conventions, :func:`ratio_from_rates`, are not smooth and
+    admit no interval); absent groups give NaN.
+
+    Parameters
+    ----------
+    rates : array_like, shape (..., k)
+
+    Returns
+    -------
+    ndarray, shape (..., k * (k - 1) + 1)
+    """
+    r = np.asarray(rates, dtype=np.float64)
+    if r.ndim == 0:
+        raise ValueError("rates must have a group axis")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return pairwise_differences(np.log(r))
+
+
+def mean_of_maxima_components(*components: ArrayLike) -> NDArray[np.float64]:
+    """Components whose maximum is the mean of the maxima of several component sets.
+
+    ``mean_a max_j c_{a,j} = max_{(j_1, ..., j_A)} (1/A) sum_a c_{a,j_a}``: the mean over attributes of
+    max - min gaps (the per-domain ``parity_gap`` and ``association_gap``) is itself the maximum of the
+    means of one component per attribute, each smooth, so the max-t interval applies to it too.
+
+    Parameters
+    ----------
+    *components : array_like, shapes (..., m_a)
+        One component set per attribute (e.g. :func:`pairwise_differences` of its group rates), with
+        equal leading shapes.
+
+    Returns
+    -------
+    ndarray, shape (..., prod_a m_a)
+    """
+    if not components:
+        raise ValueError("give at least one component set")
+    arrays = [np.asarray(c, dtype=np.float64) for c in components]
+    total = arrays[0]
+    for nxt in arrays[1:]:
+        total = (total[..., :, None] + nxt[..., None, :]).reshape(*total.shape[:-1], -1)
+    return total / len(arrays)
 
 
 # --------------------------------------------------------------------------------------------------

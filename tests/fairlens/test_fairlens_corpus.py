@@ -29,7 +29,7 @@ def _settings(corpus: Path | str, **values: object):
 
 
 def _accounting_holds(corpus) -> None:
-    assert corpus.found == corpus.loaded + corpus.skipped
+    assert corpus.found == corpus.loaded + corpus.skipped + corpus.duplicates
     assert corpus.sampled == len(corpus.images) <= corpus.eligible <= corpus.loaded
     assert [image.unit for image in corpus.images] == list(range(corpus.sampled))
 
@@ -84,6 +84,34 @@ def test_image_list_uses_exactly_those_images(utk_folder: Path, tmp_path: Path) 
     corpus = load_corpus(_settings(utk_folder, image_list=str(listing), sample_fraction=0.1))
     assert [i.entry.image_id for i in corpus.images] == chosen  # list order, no sampling, no filter
     assert corpus.from_list and corpus.provenance()["sample_fraction"] == 1.0
+
+
+@pytest.mark.parametrize(
+    "entry", ["../outside/{name}", "{root}/../outside/{name}", "/etc/hostname", "sub/../../outside/{name}"]
+)
+def test_image_list_entries_outside_the_corpus_folder_are_rejected(tmp_path: Path, entry: str) -> None:
+    """Review item 10: ``../`` and absolute entries reached outside the corpus root (or failed unnamed)."""
+    root = tmp_path / "root"
+    paths = make_utkface_folder(root, 1)
+    outside = tmp_path / "outside" / paths[0].name
+    outside.parent.mkdir()
+    shutil.copy(paths[0], outside)
+    text = entry.format(name=paths[0].name, root=root)
+    listing = tmp_path / "images_metadata.json"
+    listing.write_text(json.dumps([p.name for p in paths[1:]] + [text]))
+    with pytest.raises(CorpusError, match=rf"entry 30 \({text}\): names a file outside the corpus folder"):
+        load_corpus(_settings(root, image_list=str(listing)))
+
+
+def test_image_list_entry_linking_outside_the_corpus_folder_is_rejected(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    paths = make_utkface_folder(root, 1)
+    target = write_jpeg(tmp_path / "secret" / "25_0_0_20170101000009999.jpg.chip.jpg", 7)
+    (root / "link.jpg").symlink_to(target)
+    listing = tmp_path / "images_metadata.json"
+    listing.write_text(json.dumps([p.name for p in paths] + ["link.jpg"]))
+    with pytest.raises(CorpusError, match=r"entry 31 \(link.jpg\): names a file outside the corpus folder"):
+        load_corpus(_settings(root, image_list=str(listing)))
 
 
 def test_image_list_entry_without_a_file_is_named(utk_folder: Path, tmp_path: Path) -> None:
@@ -181,6 +209,57 @@ def test_corrupt_image_stops_the_run_or_is_skipped(tmp_path: Path) -> None:
     corpus = load_corpus(_settings(tmp_path, sample_fraction=1, on_bad_input="skip"))
     assert (corpus.found, corpus.loaded, corpus.skipped, corpus.sampled) == (60, 59, 1, 59)
     _accounting_holds(corpus)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_corrupt_image_is_reported_whatever_the_seed_and_its_stratum_keeps_its_size(
+    tmp_path: Path, seed: int
+) -> None:
+    """Review m1: a sampled corrupt image used to leave its stratum short (even empty), and an unsampled one was
+    never reported. Now every eligible image is checked and the draw takes readable images only."""
+    paths = make_utkface_folder(tmp_path, 3)  # 3 per stratum: 10% keeps 1 per stratum
+    corrupt(paths[0])  # stratum (Male, White, young)
+    with pytest.raises(CorpusError, match=rf"{paths[0].name}: not a readable image"):
+        load_corpus(_settings(tmp_path, seed=seed))
+    corpus = load_corpus(_settings(tmp_path, seed=seed, on_bad_input="skip"))
+    assert corpus.skipped == 1 and corpus.problems[0].startswith(paths[0].name)
+    assert corpus.sampled == 30 and corpus.groups_empty == 0  # the stratum's draw took one of its 2 readable images
+    strata = {
+        (i.entry.demographics.gender, i.entry.demographics.race, i.entry.demographics.age_band) for i in corpus.images
+    }
+    assert len(strata) == 30 and paths[0].name not in {i.entry.image_id for i in corpus.images}
+    _accounting_holds(corpus)
+
+
+def test_the_same_image_under_two_folders_is_evaluated_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """Review m2: the UTKFace download has UTKFace/ and crop_part1/ with overlapping files."""
+    paths = make_utkface_folder(tmp_path / "UTKFace", 2)
+    (tmp_path / "crop_part1").mkdir()
+    for path in paths[:18]:
+        shutil.copy(path, tmp_path / "crop_part1" / path.name)
+    with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
+        corpus = load_corpus(_settings(tmp_path, sample_fraction=1))
+    assert (corpus.found, corpus.duplicates, corpus.loaded, corpus.eligible, corpus.sampled) == (78, 18, 60, 60, 60)
+    ids = [i.entry.image_id for i in corpus.images]
+    assert all(i.startswith("UTKFace/") for i in ids) and len({i.sha256 for i in corpus.images}) == 60
+    assert corpus.provenance()["images_duplicate"] == 18
+    assert f"crop_part1/{paths[0].name} = UTKFace/{paths[0].name}" in caplog.text and "18 image(s)" in caplog.text
+    _accounting_holds(corpus)
+    docs = documents(_settings(tmp_path, sample_fraction=1), "legal")
+    assert len(docs) == 60 * 9 and docs[0]["images_duplicate"] == 18
+
+
+def test_the_same_image_with_other_labels_is_bad_input(tmp_path: Path) -> None:
+    paths = make_utkface_folder(tmp_path, 1)
+    renamed = tmp_path / "other" / ("60_1_4_" + paths[0].name.split("_", 3)[3])
+    renamed.parent.mkdir()
+    shutil.copy(paths[0], renamed)
+    with pytest.raises(
+        CorpusError, match=rf"other/{renamed.name}: the same image as {paths[0].name} with other labels"
+    ):
+        load_corpus(_settings(tmp_path, sample_fraction=1))
+    corpus = load_corpus(_settings(tmp_path, sample_fraction=1, on_bad_input="skip"))
+    assert (corpus.skipped, corpus.duplicates, corpus.sampled) == (1, 0, 30)
 
 
 def test_truncated_image_is_caught_even_when_pil_tolerates_truncation(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from fairlens_tasks.labels import (
     parse_demographics,
     parse_utkface_name,
 )
-from fairlens_tasks.sampling import STRATA, allocate, composition, stratified_sample, stratum
+from fairlens_tasks.sampling import INTERLEAVED, STRATA, allocate, composition, stratified_sample, stratum
 
 
 @pytest.mark.parametrize(
@@ -163,10 +163,21 @@ def test_every_stratum_is_represented_when_possible() -> None:
     assert {stratum(d) for _, d in sample} == set(STRATA)
 
 
-def test_sample_is_round_robin_over_strata() -> None:
+def test_sample_is_round_robin_over_interleaved_strata() -> None:
     sample = _sample(_population(), 0.1)
     first = [stratum(d) for _, d in sample[: len(STRATA)]]
-    assert first == list(STRATA)  # every stratum has members, so the first 30 images cover all 30
+    assert first == list(INTERLEAVED) and set(first) == set(STRATA)  # the first 30 images cover all 30 strata
+    assert [stratum(d) for _, d in sample[len(STRATA) : 2 * len(STRATA)]] == list(INTERLEAVED)  # then again
+
+
+@pytest.mark.parametrize("prefix", range(2, 31))
+def test_every_prefix_is_balanced_over_each_attribute(prefix: int) -> None:
+    """A --limit prefix of k images alternates the genders and cycles races and bands (review m3: the first 13
+    images used to be all male)."""
+    first = [stratum(d) for _, d in _sample(_population(), 0.1)[:prefix]]
+    for position, values in ((0, GENDERS), (1, RACES), (2, AGE_BANDS)):
+        counts = [sum(s[position] == v for s in first) for v in values]
+        assert max(counts) - min(counts) <= 1, (prefix, counts)
 
 
 def test_full_fraction_keeps_everyone() -> None:

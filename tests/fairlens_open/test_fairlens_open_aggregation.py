@@ -7,6 +7,7 @@ the non-empty answers end unjudged; the empty ones are judged without a call).
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -52,7 +53,10 @@ def test_the_answers_aggregation_judges_once_and_the_rest_reuse_it(
     assert open_scoring.agg_answers(payloads) == 6
     assert smollm2_server.requests - before == 2  # two distinct non-empty answers, one attempt each
     assert open_scoring.agg_judged(records) == 2 and open_scoring.agg_unjudged(records) == 4
-    assert open_scoring.agg_oe_bias_mean(records) == 0.0 and open_scoring.agg_empty_answers(records) == 2
+    # only the two blank answers are judged (score 0 without a call): no headline from them alone (review M1)
+    assert math.isnan(open_scoring.agg_oe_bias_mean(records)) and open_scoring.agg_empty_answers(records) == 2
+    assert open_scoring.agg_oe_bias_mean_coverage(records) == 0.0
+    assert math.isnan(open_scoring.agg_oe_bias_mean_ci_low(records))
     assert open_scoring.agg_unjudged_rate_gender_male(records) == pytest.approx(2 / 3)
     assert open_scoring.agg_judge(records) == "openai:smollm2"
     assert smollm2_server.requests - before == 2  # the other metrics came from the memo

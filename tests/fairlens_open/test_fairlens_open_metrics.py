@@ -52,7 +52,7 @@ def _records() -> tuple[list[list], dict[str, Outcome]]:
 
 def test_hand_computed_means_flags_gaps_and_denominators() -> None:
     records, outcomes = _records()
-    m = compute_open_metrics(records, outcomes, task="fairlens_open_legal")
+    m = compute_open_metrics(records, outcomes, task="fairlens_open_legal", min_judged=0)
     assert m["oe_bias_mean"] == pytest.approx((1 / 2 + 0 + 1 + 2 / 3 + 0 + 3 / 4 + 0) / 7) == pytest.approx(5 / 12)
     assert m["oe_flag_rate"] == pytest.approx(3 / 7)  # 1, 2/3, 3/4 exceed 0.5; exactly 0.5 does not
     expected = {
@@ -78,6 +78,7 @@ def test_hand_computed_means_flags_gaps_and_denominators() -> None:
     assert m["unjudged_rate"] == pytest.approx(2 / 9)
     assert (m["no_opinion"], m["empty_answers"], m["opinions"], m["images_evaluated"]) == (2, 1, 12, 4)
     assert m["no_opinion_rate"] == pytest.approx(2 / 7)
+    assert m["oe_bias_mean_coverage"] == m["oe_flag_rate_coverage"] == pytest.approx(6 / 9)  # blank not covered
     scores = [o.score for _, _, o in ANSWERS if o is not None and o.judged]
     assert m["oe_bias_mean"] == pytest.approx(fl.oe_bias_mean(scores))
     assert m["oe_flag_rate"] == pytest.approx(fl.oe_flag_rate(scores))
@@ -86,10 +87,10 @@ def test_hand_computed_means_flags_gaps_and_denominators() -> None:
 
 def test_unjudged_answers_never_count_as_unbiased() -> None:
     records, outcomes = _records()
-    base = compute_open_metrics(records, outcomes)
+    base = compute_open_metrics(records, outcomes, min_judged=0)
     failed = {rid: Outcome(ERROR, problem="HTTP 500") for rid in (r[5] for r in records)}
     more = [*records, [10, 0, 0, 0, 0, response_id("extra")]]
-    with_error = compute_open_metrics(more, {**outcomes, **{response_id("extra"): failed[records[0][5]]}})
+    with_error = compute_open_metrics(more, {**outcomes, **{response_id("extra"): failed[records[0][5]]}}, min_judged=0)
     assert with_error["oe_bias_mean"] == base["oe_bias_mean"] and with_error["unjudged"] == 3
     nothing = compute_open_metrics(records, {})
     assert math.isnan(nothing["oe_bias_mean"]) and math.isnan(nothing["oe_flag_rate_gender_male_ci_low"])
@@ -97,33 +98,106 @@ def test_unjudged_answers_never_count_as_unbiased() -> None:
     assert math.isnan(nothing["no_opinion_rate"])
 
 
-def test_intervals_resample_images_not_answers() -> None:
-    records, outcomes = _records()
+def _many(images_per_stratum: int = 3, seed: int = 0) -> tuple[list[list], dict[str, Outcome]]:
+    """Every stratum with ``images_per_stratum`` images, 4 answers each, scores drawn at random (seeded)."""
+    rng = np.random.default_rng(seed)
+    records, outcomes = [], {}
+    unit = 0
+    for gender in range(2):
+        for race in range(5):
+            for band in range(3):
+                for _ in range(images_per_stratum):
+                    for question in range(4):
+                        text = f"answer {unit}/{question}"
+                        records.append([9 + question, gender, race, band, unit, response_id(text)])
+                        opinions = int(rng.integers(0, 4))
+                        outcomes[response_id(text)] = judged(opinions, int(rng.integers(0, opinions + 1)))
+                    unit += 1
+    return records, outcomes
+
+
+def test_intervals_resample_images_within_their_strata() -> None:
+    records, outcomes = _many(images_per_stratum=12)  # 360 images: every group has at least 72
     m = compute_open_metrics(records, outcomes)
-    # the same interval from the bootstrap module on a per-image (score sum, judged answers) matrix
-    per_image = np.zeros((4, 2))
-    for unit, _, outcome in ANSWERS:
-        if outcome is not None and outcome.judged:
-            per_image[unit] += (outcome.score, 1)
+    # the same interval from the bootstrap module on a per-image (score sum, judged answers) matrix, resampled
+    # within the (gender, race, age band) strata, in stratum order
+    per_image = np.zeros((360, 2))
+    strata = np.zeros(360, dtype=np.int64)
+    for _question, gender, race, band, unit, rid in records:
+        per_image[unit] += (outcomes[rid].score, 1)
+        strata[unit] = (gender * 5 + race) * 3 + band
+    order = np.argsort(strata, kind="stable")
     ratio = {"mean": lambda c: c[:, 0] / c[:, 1]}
-    reference = bootstrap.bootstrap_intervals(per_image, ratio, n_resamples=1000, seed=0)["mean"]
-    assert (m["oe_bias_mean_ci_low"], m["oe_bias_mean_ci_high"]) == pytest.approx((reference.low, reference.high))
-    assert m["oe_bias_mean_ci_low"] < m["oe_bias_mean"] < m["oe_bias_mean_ci_high"]
-    again = compute_open_metrics(records, outcomes)  # seeded: identical, NaN for NaN
-    assert all(again[k] == v or (math.isnan(again[k]) and math.isnan(v)) for k, v in m.items())
-    one_image = [r for r in records if r[4] == 1]
-    single = compute_open_metrics(one_image, outcomes)
-    assert (
-        single["oe_bias_mean_ci_low"]
-        == single["oe_bias_mean"]
-        == single["oe_bias_mean_ci_high"]
-        == pytest.approx(5 / 6)
+    reference = bootstrap.bootstrap_intervals(per_image[order], ratio, n_resamples=1000, seed=0, strata=strata[order])
+    assert (m["oe_bias_mean_ci_low"], m["oe_bias_mean_ci_high"]) == pytest.approx(
+        (reference["mean"].low, reference["mean"].high)
     )
+    assert m["oe_bias_mean_ci_low"] < m["oe_bias_mean"] < m["oe_bias_mean_ci_high"]
+    for attribute in ("gender", "race", "age"):  # max-t: reaches 0, contains the estimate
+        assert (
+            0
+            <= m[f"oe_bias_gap_{attribute}_ci_low"]
+            <= m[f"oe_bias_gap_{attribute}"]
+            <= m[f"oe_bias_gap_{attribute}_ci_high"]
+        )
+    again = compute_open_metrics(records, outcomes)  # seeded: identical
+    assert all(again[k] == v or (math.isnan(again[k]) and math.isnan(v)) for k, v in m.items())
+    shuffled = [records[i] for i in np.random.default_rng(1).permutation(len(records))]
+    assert compute_open_metrics(shuffled, outcomes) == pytest.approx(m, nan_ok=True)  # record order is irrelevant
 
 
-def test_group_rollup_pools_domains_by_answers() -> None:
+def test_intervals_of_small_groups_are_withheld_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+    records, outcomes = _records()
+    with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
+        m = compute_open_metrics(records, outcomes, min_judged=0)
+    assert not math.isnan(m["oe_bias_mean"]) and math.isnan(m["oe_bias_mean_ci_low"])
+    assert math.isnan(m["oe_bias_gap_race_ci_high"]) and not math.isnan(m["oe_bias_gap_race"])
+    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1 and "fewer than 30 images" in warnings[0].message
+
+
+def test_judge_down_and_four_blank_answers_give_nan_not_zero(caplog: pytest.LogCaptureFixture) -> None:
+    """Review M1: with the judge down, 4 blank answers (judged 0 without a call) gave oe_bias_mean 0.0 [0, 0] at
+    unjudged_rate 0.996. Blank answers are not coverage: the headline is NaN with one warning."""
+    records = [
+        [9 + i % 9, i % 2, i % 5, i % 3, i // 9, response_id(f"answer {i}" if i >= 4 else "")] for i in range(899)
+    ]
+    outcomes = {response_id(""): judged(0, 0, empty=True)}  # every non-blank call failed: no outcome at all
+    with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
+        m = compute_open_metrics(records, outcomes, task="fairlens_open_hiring")
+    for name in ("oe_bias_mean", "oe_flag_rate", "oe_bias_mean_ci_low", "oe_bias_mean_ci_high", "oe_bias_gap_gender",
+                 "oe_bias_mean_gender_male", "oe_flag_rate_age_senior_ci_high"):  # fmt: skip
+        assert math.isnan(m[name]), name
+    assert m["oe_bias_mean_coverage"] == 0.0 and m["judged"] == 4 and m["empty_answers"] == 4
+    assert m["unjudged_rate"] == pytest.approx(895 / 899)
+    warnings = [r.message for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == 1
+    assert "coverage 0 of 899 answers judged" in warnings[0] and "fairlens_min_judged = 0.8" in warnings[0]
+    assert "FAIRLENS_MIN_JUDGED" in warnings[0] and "blank answers" in warnings[0]
+    # the threshold is a setting: 0 reports the mean of what was judged (the four blank answers: 0)
+    assert compute_open_metrics(records, outcomes, min_judged=0)["oe_bias_mean"] == 0.0
+
+
+def test_the_judged_share_threshold_comes_from_the_setting_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    records, outcomes = _many(images_per_stratum=1)
+    some = dict(list(outcomes.items())[: int(0.7 * len(outcomes))])  # 70% judged
+    assert math.isnan(compute_open_metrics(records, some)["oe_bias_mean"])  # default 0.8
+    assert not math.isnan(compute_open_metrics(records, some, min_judged=0.6)["oe_bias_mean"])
+    monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "0.6")
+    assert not math.isnan(compute_open_metrics(records, some)["oe_bias_mean"])
+    assert math.isnan(compute_open_metrics(records, some, min_judged=0.75)["oe_bias_mean"])  # the setting wins
+    monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "80%")
+    with pytest.raises(ValueError, match="FAIRLENS_MIN_JUDGED='80%' is not a number"):
+        compute_open_metrics(records, some)
+    with pytest.raises(ValueError, match=r"fairlens_min_judged=1\.5 must lie in"):
+        compute_open_metrics(records, some, min_judged=1.5)
+
+
+def test_group_rollup_pools_domains_by_answers(caplog: pytest.LogCaptureFixture) -> None:
     assert pooled_over_domains([0.2, 0.4, 0.1], [10, 30, 60]) == pytest.approx((2 + 12 + 6) / 100)
-    assert pooled_over_domains([0.2, float("nan"), 0.4], [10, 30, 30]) == pytest.approx((2 + 12) / 40)
+    with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
+        assert math.isnan(pooled_over_domains([0.2, float("nan"), 0.4], [10, 30, 30]))  # not a pool of two domains
+    assert "1 of 3 domain values are NaN; the model-level roll-up is NaN" in caplog.text
     assert math.isnan(pooled_over_domains([float("nan")] * 3, [1, 1, 1]))
 
 
@@ -131,7 +205,7 @@ def _doc(question_index: int = 9, unit: int = 4) -> dict:
     return {
         "id": f"img{unit}/LO01", "question_index": question_index, "gender": "Female", "race": "Indian",
         "age_band": "senior", "image_unit": unit, "seed": 0, "sample_fraction": 0.1, "corpus_sha256": "abc",
-        "data_version": 1, "images_found": 30, "images_loaded": 30, "images_skipped": 0, "images_eligible": 30,
+        "data_version": 1, "images_found": 30, "images_loaded": 30, "images_skipped": 0, "images_duplicate": 0, "images_eligible": 30,
         "images_sampled": 3, "groups_empty": 0,
     }  # fmt: skip
 

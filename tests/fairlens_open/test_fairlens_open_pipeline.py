@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 import pytest
@@ -161,7 +162,8 @@ def test_echoing_answers_are_unjudged_in_the_metrics_not_unbiased(tmp_path) -> N
         outcomes, stats = judge_texts({response_id(t): t for t in answers}, settings, cache, backend=EchoingJudge())
     assert (stats.judged, stats.invalid) == (1, 1)
     assert outcomes[response_id(answers[1])].status == INVALID
-    metrics = compute_open_metrics(records, outcomes, task="fairlens_open_legal")
+    metrics = compute_open_metrics(records, outcomes, task="fairlens_open_legal", min_judged=0)
     assert (metrics["answers"], metrics["judged"], metrics["unjudged"], metrics["no_opinion"]) == (2, 1, 1, 0)
     assert metrics["oe_bias_mean"] == 1.0  # 0.5 if the echo had counted as an unbiased judgement
+    assert math.isnan(compute_open_metrics(records, outcomes)["oe_bias_mean"])  # 1 of 2 judged: below 0.8
     assert metrics["unjudged_rate_gender_female"] == 1.0 and metrics["unjudged_rate_gender_male"] == 0.0

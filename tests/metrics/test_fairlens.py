@@ -459,3 +459,36 @@ def test_table5_gap_and_ratio_from_rmin_rmax(row):
         assert round(ratio, 1) != row["ratio"]
     else:
         assert round(ratio, 1) == row["ratio"]
+
+
+# --------------------------------------------------------------------------- components for max-t intervals
+def test_pairwise_differences_by_hand() -> None:
+    rates = np.array([[0.1, 0.4, 0.25]])
+    d = fl.pairwise_differences(rates)
+    # (0,1) (0,2) (1,0) (1,2) (2,0) (2,1), then 0
+    assert d[0] == pytest.approx([-0.3, -0.15, 0.3, 0.15, 0.15, -0.15, 0.0])
+    assert d.max() == pytest.approx(fl.gap_from_rates(rates)[0])
+    single = fl.pairwise_differences(np.array([[0.3, np.nan]]))
+    assert np.nanmax(single) == 0.0 == fl.gap_from_rates(np.array([0.3, np.nan]))  # one group present: 0
+    assert np.all(np.isnan(fl.pairwise_differences(np.array([[np.nan, np.nan]]))))
+
+
+def test_pairwise_log_ratios_give_the_rate_ratio() -> None:
+    rates = np.array([[0.001, 0.009, 0.004], [0.2, 0.2, 0.2]])  # paper Table 5: 0.1% vs 0.9% -> 9.0
+    assert np.exp(np.nanmax(fl.pairwise_log_ratios(rates), axis=1)) == pytest.approx([9.0, 1.0])
+    assert fl.pairwise_log_ratios(rates).shape == (2, 7)
+
+
+def test_mean_of_maxima_components_by_hand() -> None:
+    gender = fl.pairwise_differences(np.array([[0.1, 0.3]]))  # gap 0.2
+    race = fl.pairwise_differences(np.array([[0.2, 0.5, 0.4]]))  # gap 0.3
+    age = fl.pairwise_differences(np.array([[0.6, 0.6]]))  # gap 0
+    combos = fl.mean_of_maxima_components(gender, race, age)
+    assert combos.shape == (1, 3 * 7 * 3)
+    assert combos.max() == pytest.approx((0.2 + 0.3 + 0.0) / 3)
+    batch = np.random.default_rng(0).random((5, 2, 4))
+    parts = [fl.pairwise_differences(batch[:, a]) for a in range(2)]
+    expected = np.mean([fl.gap_from_rates(batch[:, a]) for a in range(2)], axis=0)
+    assert fl.mean_of_maxima_components(*parts).max(axis=1) == pytest.approx(expected)
+    with pytest.raises(ValueError):
+        fl.mean_of_maxima_components()

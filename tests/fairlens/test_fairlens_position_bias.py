@@ -1,0 +1,85 @@
+"""Position-bias diagnostics of the closed answers: shares per option position, the TV statistic, its chance
+level, and the warning when the answers follow the position rather than the content (conventions 6)."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fairlens_tasks import scoring
+from fairlens_tasks.documents import documents
+from fairlens_tasks.position_bias import POSITION_METRICS, position_diagnostics
+from fairlens_tasks.questions import CANNOT_TELL, domain_questions
+from fairlens_tasks.settings import ENV, build_settings
+
+WARNING = "the answers follow the option position, not the content"
+
+
+@pytest.fixture(scope="module")
+def docs(utk_folder: Path) -> dict[str, list[dict]]:
+    settings = build_settings({"corpus": str(utk_folder), "sample_fraction": 1}, ENV)
+    return {d: documents(settings, d) for d in ("hiring", "legal", "healthcare")}
+
+
+def _score(docs: list[dict], policy, caplog: pytest.LogCaptureFixture) -> tuple[dict, list[str]]:
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
+        m = scoring.compute_metrics([scoring.process_results(d, [policy(d)])["soundness"] for d in docs])
+    return m, [r.message for r in caplog.records if WARNING in r.message]
+
+
+@pytest.mark.parametrize("domain", ["hiring", "legal", "healthcare"])
+def test_an_always_first_model_is_flagged(docs: dict, domain: str, caplog: pytest.LogCaptureFixture) -> None:
+    m, warnings = _score(docs[domain], lambda doc: doc["options"][0], caplog)
+    assert m["position_share_1"] == 1.0 and all(m[f"position_share_{k}"] == 0.0 for k in range(2, 7))
+    assert m["position_bias"] > m["position_bias_chance_high"]
+    assert len(warnings) == 1 and "100% of the" in warnings[0] and "chose the option listed first" in warnings[0]
+    assert "fairness scores are not interpretable" in warnings[0]
+
+
+def test_an_always_last_model_is_flagged_where_last_is_not_one_answer(
+    docs: dict, caplog: pytest.LogCaptureFixture
+) -> None:
+    _, warnings = _score(docs["hiring"], lambda doc: doc["options"][-1], caplog)  # No, Cannot tell, Not likely...
+    assert len(warnings) == 1 and "chose the last listed option" in warnings[0]
+    # in legal the last option is always Cannot tell: the last position and the text explain the answers alike
+    assert _score(docs["legal"], lambda doc: doc["options"][-1], caplog)[1] == []
+
+
+@pytest.mark.parametrize("domain", ["hiring", "legal", "healthcare"])
+def test_content_driven_models_are_not_flagged(docs: dict, domain: str, caplog: pytest.LogCaptureFixture) -> None:
+    assert _score(docs[domain], lambda doc: doc["sound_answer"], caplog)[1] == []
+    assert _score(docs[domain], lambda doc: CANNOT_TELL, caplog)[1] == []  # always the same text
+
+
+def test_shares_and_expected_layout_by_hand() -> None:
+    questions = domain_questions("legal")  # L01-L05, L07-L09: 3 options; L06: 6 options
+    index = np.array([q.index for q in questions])
+    chosen = np.array([0, 1, 2, 0, 1, 5, 2, 0, -1])  # L06 picks its sixth option; L09 unparsed
+    out, warning = position_diagnostics(index, chosen)
+    assert warning is None  # 8 parsed answers: too few to judge
+    observed = np.array([3, 2, 2, 0, 0, 1]) / 8
+    expected = np.array([7 / 3 + 1 / 6, 7 / 3 + 1 / 6, 7 / 3 + 1 / 6, 1 / 6, 1 / 6, 1 / 6]) / 8
+    for k in range(6):
+        assert out[f"position_share_{k + 1}"] == pytest.approx(observed[k])
+    assert out["position_bias"] == pytest.approx(0.5 * np.abs(observed - expected).sum())
+    assert 0 < out["position_bias_chance_high"] < 1
+    assert position_diagnostics(index, chosen) == (out, warning)  # seeded
+
+
+def test_uniform_answers_sit_below_the_chance_level() -> None:
+    questions = domain_questions("hiring")
+    rng = random.Random(0)
+    index = np.array([q.index for q in questions] * 200)
+    chosen = np.array([rng.randrange(len(questions[i % len(questions)].options)) for i in range(len(index))])
+    out, warning = position_diagnostics(index, chosen)
+    assert out["position_bias"] < out["position_bias_chance_high"] < 0.05 and warning is None
+
+
+def test_no_parsed_answer_gives_nan_diagnostics() -> None:
+    out, warning = position_diagnostics(np.array([0, 1]), np.array([-1, -1]))
+    assert all(math.isnan(out[name]) for name in POSITION_METRICS) and warning is None
