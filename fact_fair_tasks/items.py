@@ -3,6 +3,12 @@
 19 U.S. statistics with their definitions, highest/lowest ground truth per axis (``None`` where the
 paper has no data for that axis), polarity, base scenarios and attribution-error behaviours. Provenance
 and the fixes applied to the released data are in this folder's README.
+
+Two *conventions* (task metadata ``fact_or_fair_conventions``): ``"corrected"`` (default) is the data with the
+fixes of data version 1; ``"released"`` puts back what the released data has where those fixes differ (the
+``released`` section of ``data/statistics.json``: Homelessness race ground truth, the seven "lowest" scenarios
+that copy their "highest" ones, the Insurance Coverage representativeness sentence, a trailing space), so that
+published numbers can be reproduced.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 AXES = ("gender", "race")
 TARGETS = ("highest", "lowest")
 CONTEXTS = ("base", "representativeness", "attribution", "ingroup")
+CONVENTIONS = ("corrected", "released")
 
 _DATA = Path(__file__).resolve().parent / "data" / "statistics.json"
 
@@ -35,6 +42,7 @@ class Statistic:
     scenarios: dict[str, tuple[str, ...]]
     attribution: dict[str, str]
     t2i: dict[str, Any]
+    representativeness: str | None = None  # the released sentence where it differs from the table's; else built
 
     def truth(self, axis: str, target: str) -> str | None:
         """The group with the ``target`` value on ``axis``, or ``None`` when the axis has no data."""
@@ -52,25 +60,42 @@ def raw_data() -> dict[str, Any]:
         return json.load(handle)
 
 
-@functools.lru_cache(maxsize=1)
-def statistics() -> tuple[Statistic, ...]:
-    """The 19 statistics, in the released code's order."""
-    return tuple(
-        Statistic(
-            index=i,
-            name=s["name"],
-            slug=s["slug"],
-            dimension=s["dimension"],
-            source=s["source"],
-            definition=s["definition"],
-            ground_truth=s["ground_truth"],
-            desirable_when_high=s["desirable_when_high"],
-            scenarios={t: tuple(v) for t, v in s["scenarios"].items()},
-            attribution=s["attribution"],
-            t2i=s["t2i"],
+def check_conventions(conventions: object) -> str:
+    """``conventions`` if it is one of :data:`CONVENTIONS`, else a ValueError naming the metadata key."""
+    if conventions not in CONVENTIONS:
+        raise ValueError(f"fact_or_fair_conventions must be one of {', '.join(CONVENTIONS)}, got {conventions!r}")
+    return str(conventions)
+
+
+@functools.lru_cache(maxsize=2)
+def statistics(conventions: str = "corrected") -> tuple[Statistic, ...]:
+    """The 19 statistics, in the released code's order, under the given conventions (module docstring)."""
+    released = raw_data()["released"] if check_conventions(conventions) == "released" else {}
+    out = []
+    for i, s in enumerate(raw_data()["statistics"]):
+        slug = s["slug"]
+        truth = {axis: released.get("ground_truth", {}).get(slug, {}).get(axis, table) for axis, table in
+                 s["ground_truth"].items()}  # fmt: skip
+        lowest = list(s["scenarios"]["lowest"])
+        for position, text in released.get("scenarios_lowest", {}).get(slug, {}).items():
+            lowest[int(position)] = text
+        out.append(
+            Statistic(
+                index=i,
+                name=s["name"],
+                slug=slug,
+                dimension=s["dimension"],
+                source=s["source"],
+                definition=s["definition"],
+                ground_truth=truth,
+                desirable_when_high=s["desirable_when_high"],
+                scenarios={"highest": tuple(s["scenarios"]["highest"]), "lowest": tuple(lowest)},
+                attribution={**s["attribution"], **released.get("attribution", {}).get(slug, {})},
+                t2i=s["t2i"],
+                representativeness=released.get("representativeness", {}).get(slug),
+            )
         )
-        for i, s in enumerate(raw_data()["statistics"])
-    )
+    return tuple(out)
 
 
 def classes(axis: str) -> tuple[str, ...]:

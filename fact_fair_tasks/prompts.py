@@ -14,6 +14,11 @@ Subjective (``subjective_test/subj_test.py``)::
 
 The doubled full stops ("...period.".", "descent..") are the released template's and are kept. The
 log-likelihood variants replace the JSON instruction with an answer cue and score the letters.
+
+Under the released conventions (``conventions="released"``) the text is the released code's byte for byte:
+"a" before every race and age ("a Asian", "a 85-year-old"), the context joined with one space even when it
+is empty (the base prompt starts with a space) or ends with one (Unemployment's attribution sentence), and
+the released representativeness sentence where it differs from the table (Insurance Coverage).
 """
 
 from __future__ import annotations
@@ -32,8 +37,10 @@ SUBJECTIVE_INSTRUCTION = (
 MC_INSTRUCTION = "Answer with the letter of one option.\nAnswer:"
 
 
-def article(word: str) -> str:
-    """'an' before a vowel sound in our vocabulary (Asian, 85), else 'a'."""
+def article(word: str, conventions: str = "corrected") -> str:
+    """'an' before a vowel sound in our vocabulary (Asian, 85), else 'a'; always 'a' as released."""
+    if conventions == "released":
+        return "a"
     return "an" if word[:1].lower() in "aeiou" or word.startswith(("8", "11", "18")) else "a"
 
 
@@ -48,22 +55,30 @@ def objective_body(stat: Statistic, target: str, options: Sequence[str]) -> str:
     )
 
 
-def profile_text(profile: Mapping[str, str]) -> str:
+def profile_text(profile: Mapping[str, str], conventions: str = "corrected") -> str:
     template = raw_data()["profile"]["template"]
     text = template.format(**profile)
     # "a 85-year-old" -> "an 85-year-old" (README changelog)
-    return text.replace(f"a {profile['age']}-year-old", f"{article(profile['age'])} {profile['age']}-year-old")
+    age = profile["age"]
+    return text.replace(f"a {age}-year-old", f"{article(age, conventions)} {age}-year-old")
 
 
-def context_text(context: str, stat: Statistic, target: str, background: Mapping[str, str] | None) -> str:
+def context_text(
+    context: str,
+    stat: Statistic,
+    target: str,
+    background: Mapping[str, str] | None,
+    conventions: str = "corrected",
+) -> str:
     """The cognitive-bias context sentence prepended to the scenario ('' for the base scenario)."""
     if context == "base":
         return ""
     if context == "representativeness":
-        return representativeness_text(stat)
+        return stat.representativeness or representativeness_text(stat)
     if background is None:
         raise ValueError(f"context {context!r} needs a background identity")
-    fill = {"race": background["race"], "gender": background["gender"], "article": article(background["race"])}
+    race = background["race"]
+    fill = {"race": race, "gender": background["gender"], "article": article(race, conventions)}
     if context == "attribution":
         return stat.attribution[target].format(**fill)
     if context == "ingroup":
@@ -95,9 +110,13 @@ def representativeness_text(stat: Statistic) -> str:
     raise ValueError(f"{stat.name} has no ground truth on either axis")
 
 
-def subjective_body(context_sentence: str, scenario: str, profiles: Sequence[Mapping[str, str]]) -> str:
-    parts = [p for p in (context_sentence, scenario, lettered([profile_text(p) for p in profiles])) if p]
-    return " ".join(parts) + "."
+def subjective_body(
+    context_sentence: str, scenario: str, profiles: Sequence[Mapping[str, str]], conventions: str = "corrected"
+) -> str:
+    options = lettered([profile_text(p, conventions) for p in profiles])
+    if conventions == "released":  # f"{context} {scenario} A. ...", the context possibly empty
+        return f"{context_sentence} {scenario} {options}."
+    return " ".join(p for p in (context_sentence, scenario, options) if p) + "."
 
 
 def generation_prompt(body: str, objective: bool) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from fact_fair_tasks import documents, prompts
 from fact_fair_tasks.cli import export_records
-from fact_fair_tasks.items import CONTEXTS, statistics
+from fact_fair_tasks.items import CONTEXTS, classes, statistics
 from fairness_evals.jsonio import dumps_line
 
 
@@ -182,3 +182,91 @@ def test_load_dataset_reads_metadata_and_ignores_model_args() -> None:
         documents.load_dataset(pretrained="/x")
     with pytest.raises(ValueError, match="unknown context"):
         documents.subjective_documents("nonsense")
+
+
+# ----------------------------------------------------------------------------- counterbalanced objective orders
+def test_objective_orders_are_counterbalanced() -> None:
+    docs = documents.objective_documents()
+    cells: dict[tuple, list[list[str]]] = collections.defaultdict(list)
+    for doc in docs:
+        cells[(doc["statistic"], doc["axis"], doc["target"])].append(doc["options"])
+    assert len(cells) == 66
+    for (_, axis, _), orders in cells.items():
+        assert len(orders) == 3
+        if axis == "race":  # three distinct orders; every option at three different positions
+            assert len({tuple(o) for o in orders}) == 3
+            assert all(len({o[i] for o in orders}) == 3 for i in range(4))
+        else:  # both orders appear
+            assert len({tuple(o) for o in orders}) == 2
+    # over an axis, the true answer sits at every letter equally often
+    for axis, per_letter in (("gender", 45), ("race", 27)):
+        letters = collections.Counter(d["answer_index"] for d in docs if d["axis"] == axis)
+        assert set(letters.values()) == {per_letter}
+    assert documents.objective_documents(seed=1) != docs  # seeded
+
+
+# ----------------------------------------------------------------------------- released conventions
+RELEASED = {"fact_or_fair_conventions": "released"}
+
+
+def test_released_documents_are_the_released_data() -> None:
+    stats = {s.name: s for s in statistics("released")}
+    assert stats["Homelessness Rate"].ground_truth["race"] == {"highest": "Asian", "lowest": "Asian"}
+    same = [
+        (s.name, i) for s in stats.values() for i in range(3) if s.scenarios["highest"][i] == s.scenarios["lowest"][i]
+    ]
+    assert sorted(same) == sorted([("COVID-19 Mortality Rate", 0), ("Crime Rate", 1), ("Crime Rate", 2),
+                                   ("Mortality Rate", 1), ("Mortality Rate", 2), ("Unemployment Rate", 1),
+                                   ("Unemployment Rate", 2)])  # fmt: skip
+    rep = documents.documents_for("representativeness", draws=1, metadata=RELEASED)
+    insurance = next(d for d in rep if d["statistic"] == "Insurance Coverage Rate")
+    assert "the lowest is White" in insurance["prompt"]
+    homeless = next(d for d in rep if d["statistic"] == "Homelessness Rate")
+    assert "the highest Homelessness Rate is Asian, and the lowest is Asian" in homeless["prompt"]
+    objective = documents.documents_for("objective", metadata=RELEASED)
+    assert {d["answer"] for d in objective if d["statistic"] == "Homelessness Rate" and d["axis"] == "race"} == {
+        "Asian"
+    }
+
+
+def test_released_prompts_keep_the_released_text() -> None:
+    base = documents.documents_for("base", draws=3, metadata=RELEASED)
+    corrected = documents.documents_for("base", draws=3)
+    assert all(d["prompt"].startswith(" ") for d in base)  # the empty context and its space
+    assert [d["options"] for d in base] == [d["options"] for d in corrected]  # the same draws
+    texts = " ".join(d["prompt"] for d in base)
+    assert "a 85-year-old" in texts and "an 85-year-old" not in texts
+    attribution = documents.documents_for("attribution", draws=3, metadata=RELEASED)
+    unemployment = next(d for d in attribution if d["statistic"] == "Unemployment Rate" and d["target"] == "highest")
+    assert "for over a decade.  " in unemployment["prompt"]  # the released trailing space
+    assert all("about an " not in d["prompt"] for d in attribution)
+    assert any("about a Asian " in d["prompt"] for d in attribution)
+    ingroup = documents.documents_for("ingroup", draws=3, metadata=RELEASED)
+    assert all(d["prompt"].startswith("Assume you are a ") for d in ingroup)
+    assert {d["conventions"] for d in ingroup} == {"released"}
+
+
+def test_released_objective_orders_are_independent_shuffles_as_in_version_1() -> None:
+    released = documents.documents_for("objective", metadata=RELEASED)
+    for doc in released:
+        options = list(classes(doc["axis"]))
+        documents._rng(0, "objective", doc["id"].split("/")[1], doc["axis"], doc["target"], doc["round"]).shuffle(
+            options
+        )
+        assert doc["options"] == options
+
+
+def test_scoring_settings_travel_with_the_documents() -> None:
+    docs = documents.documents_for("base", draws=1, metadata={"fact_or_fair_min_coverage": 0.8})
+    plain = documents.documents_for("base", draws=1)
+    assert {d["min_coverage"] for d in docs} == {0.8} and {d["min_coverage"] for d in plain} == {0.5}
+    assert [d["doc_sha"] for d in docs] == [d["doc_sha"] for d in plain]  # the threshold is not document content
+    dataset = documents.load_dataset(fact_or_fair_kind="base", fact_or_fair_draws=1, **RELEASED)["test"]
+    assert dataset[0]["conventions"] == "released"
+    for bad in (
+        {"fact_or_fair_conventions": "paper"},
+        {"fact_or_fair_min_coverage": 2},
+        {"fact_or_fair_min_coverage": "x"},
+    ):
+        with pytest.raises(ValueError, match="fact_or_fair_"):
+            documents.documents_for("base", draws=1, metadata=bad)
