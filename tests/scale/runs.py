@@ -76,13 +76,14 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def compare_runs(
-    one: Path, many: Path, *, normalise: Callable[[str], str] = lambda text: text
+    one: Path, many: Path, *, normalise: Callable[[str], str] = lambda text: text, skip: tuple[str, ...] = ()
 ) -> tuple[int, int, list[str]]:
     """Compare every result value (``results`` and ``groups``) and every logged sample of two output folders.
 
     Samples are matched by (task, ``doc_id``) whatever order the ranks wrote them in; ``normalise`` maps each
-    sample's JSON text first (e.g. to replace a run-specific output folder). Returns the number of values and
-    samples compared and a list of differences (empty when the runs agree)."""
+    sample's JSON text first (e.g. to replace a run-specific output folder) and the sample fields in ``skip`` are
+    not compared. Returns the number of values and samples compared and a list of differences (empty when the
+    runs agree)."""
     differences: list[str] = []
     values = 0
     a, b = results_of(one), results_of(many)
@@ -113,7 +114,7 @@ def compare_runs(
         for doc_id in sorted(set(by_doc[0]) & set(by_doc[1])):
             samples += 1
             x, y = by_doc[0][doc_id], by_doc[1][doc_id]
-            for key in sorted(set(x) | set(y)):
+            for key in sorted((set(x) | set(y)) - set(skip)):
                 if not _same(x.get(key, "<missing>"), y.get(key, "<missing>")):
                     differences.append(f"{task} doc {doc_id} [{key}]: {x.get(key)!r} != {y.get(key)!r}"[:400])
     return values, samples, differences

@@ -6,8 +6,8 @@ counted, not looked at) and ``POST /v1/completions`` (text or token-id prompts; 
 every prompt token with a fixed function of the token ids, so log-likelihood tasks get a deterministic answer). The
 reply is a fixed string or a function of the prompt's text. It counts requests and remembers each distinct prompt,
 tracks how many requests are in flight, can wait ``latency`` seconds per request (a remote API's round trip), and
-with ``hold_after=k`` answers k requests and holds every later one until :meth:`release` (so a test can kill the
-client at a known point). It is not a model: never read a score from it.
+with ``hold_after=k`` answers k requests and holds every later one, unanswered, until :meth:`release` drops them (so a
+test can kill the client at a known point). It is not a model: never read a score from it.
 """
 
 from __future__ import annotations
@@ -138,19 +138,18 @@ class InstantServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             hold = self.hold_after is not None and self.requests > self.hold_after
         try:
-            if hold:
+            if hold:  # never answered: released (or stopped) it is dropped, its client being gone
                 self.holding.set()
                 self._released.wait()
-                if self._httpd is None:  # stopped while held: the client is gone
-                    return
+                return
             if self.latency:
                 time.sleep(self.latency)
             payload = self._chat(body) if route == "/v1/chat/completions" else self._completion(body)
+            with self._lock:  # before sending: once the client has every answer, the counts are final
+                self.answered += 1
+                self.answered_prompts.append(key)
             with suppress(BrokenPipeError, ConnectionResetError):
                 handler._json(200, payload)
-                with self._lock:
-                    self.answered += 1
-                    self.answered_prompts.append(key)
         finally:
             with self._lock:
                 self.in_flight -= 1
