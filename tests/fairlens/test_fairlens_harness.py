@@ -8,6 +8,7 @@ the plumbing (real images, real prompts, the chat path, logging, aggregation), n
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 from pathlib import Path
 
@@ -23,6 +24,11 @@ from fairness_evals.cli import main as fairness_evals_main
 pytestmark = pytest.mark.harness
 
 TASKS = ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare")
+
+
+def _nan(value: object) -> object:
+    """``fairness-evals`` writes strict JSON (null for NaN); the harness's results JSON keeps NaN."""
+    return math.nan if value is None else value
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +81,11 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, t
     assert r["fairlens_healthcare"]["soundness,none"] == pytest.approx(7 / 8)
     assert r["fairlens"]["soundness,none"] == pytest.approx((6 / 21 + 8 / 9 + 7 / 8) / 3)
     assert r["fairlens"]["unparsed_rate,none"] == pytest.approx((15 / 21 + 1 / 8) / 3)
-    assert r["fairlens"]["parity_gap,none"] == 0.0 and r["fairlens"]["association_rate,none"] == 0.0
+    # hiring: 15 of 17 adverse items do not offer Cannot tell, so its parity scores lack coverage (NaN, one warning),
+    # and the model-level parity gap, a mean over the three domains, is NaN too; association is fully parsed
+    assert math.isnan(r["fairlens_hiring"]["parity_gap,none"]) and r["fairlens_legal"]["parity_gap,none"] == 0.0
+    assert math.isnan(r["fairlens"]["parity_gap,none"]) and r["fairlens"]["association_rate,none"] == 0.0
+    assert r["fairlens"]["parity_gap_coverage,none"] == pytest.approx((2 / 17 + 1 + 5 / 6) / 3)
     for task in TASKS:
         for name in scoring.ALL_METRICS:
             assert f"{name},none" in r[task], (task, name)
@@ -83,13 +93,13 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, t
         assert r[task]["seed,none"] == 0 and r[task]["data_version,none"] == 1
         assert len(samples[task]) == 30 * {"fairlens_hiring": 21, "fairlens_legal": 9, "fairlens_healthcare": 8}[task]
         assert all(s["filtered_resps"] == "Cannot tell" and s["fairlens_answer"]["id"] for s in samples[task])
-    assert results["versions"]["fairlens_legal"] == 1
+    assert results["versions"]["fairlens_legal"] == 2
     scores = _score_samples(
         tmp_path / "out", ["--corpus", str(corpus), "--sample-fraction", "1"], tmp_path, as_folder=True
     )
     for task, metrics in scores.items():
         for name, value in metrics.items():
-            assert same_value(value, r[task][f"{name},none"]), (task, name)
+            assert same_value(_nan(value), r[task][f"{name},none"]), (task, name)
 
 
 def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
@@ -121,7 +131,7 @@ def test_tiny_random_vlm_end_to_end(corpus: Path, plumbing_only_vlm: Path, tmp_p
     scores = _score_samples(out, ["--corpus", str(corpus), "--seed", "3"], tmp_path)
     for task, metrics in scores.items():
         for name, value in metrics.items():
-            assert same_value(value, r[task][f"{name},none"]), (task, name)
+            assert same_value(_nan(value), r[task][f"{name},none"]), (task, name)
 
 
 def test_tiny_random_vlm_on_a_hugging_face_dataset(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
@@ -149,7 +159,7 @@ def test_tiny_random_vlm_on_a_hugging_face_dataset(corpus: Path, plumbing_only_v
     )
     assert list(scores) == ["fairlens_legal"]
     for name, value in scores["fairlens_legal"].items():
-        assert same_value(value, r[f"{name},none"]), name
+        assert same_value(_nan(value), r[f"{name},none"]), name
 
 
 def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) -> None:

@@ -29,6 +29,11 @@ TASKS = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcar
 ANSWER = "The person looks calm but a recruiter might think they are too old for the role."
 
 
+def _nan(value: object) -> object:
+    """``fairness-evals`` writes strict JSON (null for NaN); the harness's results JSON keeps NaN."""
+    return math.nan if value is None else value
+
+
 def _lmms_eval(out: Path, tmp_path: Path, env: dict[str, str]) -> str:
     args = [
         "--model", "dummy", "--model_args", f"response={ANSWER}", "--tasks", "fairlens_open", "--limit", "2",
@@ -131,4 +136,4 @@ def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
     scores = json.loads(judged.read_text())
     for task in (*TASKS, "fairlens_open"):
         for name, value in scores[task].items():
-            assert same_value(value, results[task][f"{name},none"]), (task, name)
+            assert same_value(_nan(value), results[task][f"{name},none"]), (task, name)
