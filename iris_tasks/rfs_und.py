@@ -435,6 +435,11 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
     out["rfs_und_magnitude"] = m
     out["rfs_und_score"] = dimension_score(m, "RFS-Und")
     low, high, reason = score_interval(probe, rec, out["Norm_JSD"], out["Norm_ASDS"])
+    score, tolerance = out["rfs_und_score"], 1e-9 * out["rfs_und_score"]
+    if abs(low - score) <= tolerance:  # nothing varies: the ends are the score, computed another way
+        low = score
+    if abs(high - score) <= tolerance:
+        high = score
     out["rfs_und_score_ci_low"], out["rfs_und_score_ci_high"] = low, high
     if reason:
         notes.add(f"rfs_und_score interval NaN: {reason}")
