@@ -108,7 +108,7 @@ def bench_aggregation(n: int) -> None:
     rng = random.Random(1)
     print(f"aggregation of {n:,} answers (every agg_<metric> of the task, as lmms-eval calls them)")
     ppm = 500_000  # the documents' minimum coverage (0.5), as every record carries it
-    ifs = [[i, rng.randrange(52), rng.choice([rng.randrange(52), 52]), rng.randrange(2), rng.randrange(3),
+    ifs = [[i, rng.randrange(52), rng.choice([rng.randrange(52)] * 3 + [52]), rng.randrange(2), rng.randrange(3),
             rng.randrange(3), 0, ppm] for i in range(n)]  # fmt: skip
     print(f"  iris_ifs_und  ({len(ifs_und.ALL_METRICS)} metrics)                {_aggregate(ifs_und, ifs):>8.2f} s")
     probe = [[0, i, i % 18, rng.randrange(52) if rng.random() > 0.1 else -1, 0, i // (18 * 13), 0, 0, ppm]
