@@ -437,7 +437,8 @@ def test_metadata_errors_name_the_key(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     "argv",
     [["score", "fact_or_fair"], ["score", "fairlens"], ["score", "iris"], ["export", "fact_or_fair"],
-     ["export", "fairlens"], ["export", "iris"], ["judge"], ["report"], ["tasks-dir"], ["list"], ["model"]],
+     ["export", "fairlens"], ["export", "iris"], ["judge"], ["report"], ["tasks-dir"], ["list"], ["model"],
+     ["iris-profile"], ["check"]],
 )  # fmt: skip
 def test_building_the_parser_imports_no_numerical_library_and_no_other_benchmark(argv: list[str]) -> None:
     """Issue 15: a command imports only the benchmark it runs, and ``--help`` or a usage error stays cheap."""
@@ -454,6 +455,7 @@ def test_building_the_parser_imports_no_numerical_library_and_no_other_benchmark
         "fairlens": "fairlens_tasks",
         "iris": "iris_tasks",
         "judge": "fairlens_tasks",
+        "iris-profile": "iris_tasks",
     }
     allowed = {own[argv[-1]]} if argv[-1] in own else set()
     assert loaded <= allowed, (argv, sorted(loaded - allowed))
