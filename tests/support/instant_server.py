@@ -25,6 +25,13 @@ from typing import Any
 from openai_server import _Handler, _Server
 
 
+class _NoDelayHandler(_Handler):
+    """Headers and body leave at once: without TCP_NODELAY, the body's small second write waits for the client's
+    delayed ACK (about 40 ms on Linux) whenever a client reuses its connection, as a plain loop does."""
+
+    disable_nagle_algorithm = True
+
+
 def prompt_text(body: dict[str, Any]) -> str:
     """The text a reply function sees: the user messages' text parts, or the completion prompt as given."""
     if "messages" in body:
@@ -79,6 +86,8 @@ class InstantServer:
         self.answered_prompts: list[str] = []  # prompt keys, in the order they were answered
         self.in_flight = 0
         self.max_in_flight = 0
+        self.first_at: float | None = None  # time.monotonic() of the first request, and of the last answer
+        self.last_at: float | None = None
         self.holding = threading.Event()  # set when a request is held after ``hold_after`` answers
         self._released = threading.Event()
         self._lock = threading.Lock()
@@ -90,6 +99,11 @@ class InstantServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host}:{port}/v1"
 
+    @property
+    def busy_seconds(self) -> float:
+        """From the first request to the last answer: the requesting phase of a run, without its start-up."""
+        return 0.0 if self.first_at is None or self.last_at is None else self.last_at - self.first_at
+
     def release(self) -> None:
         self._released.set()
 
@@ -99,6 +113,7 @@ class InstantServer:
         with self._lock:
             self.hold_after = hold_after
             self.requests = self.answered = self.images = self.in_flight = self.max_in_flight = 0
+            self.first_at = self.last_at = None
             self.prompts.clear()
             self.answered_prompts.clear()
             self.holding.clear()
@@ -125,6 +140,8 @@ class InstantServer:
             return
         key = prompt_key(body)
         with self._lock:
+            if self.first_at is None:
+                self.first_at = time.monotonic()
             self.requests += 1
             self.prompts[key] += 1
             self.images += sum(
@@ -148,6 +165,7 @@ class InstantServer:
             with self._lock:  # before sending: once the client has every answer, the counts are final
                 self.answered += 1
                 self.answered_prompts.append(key)
+                self.last_at = time.monotonic()
             with suppress(BrokenPipeError, ConnectionResetError):
                 handler._json(200, payload)
         finally:
@@ -191,7 +209,7 @@ class InstantServer:
         }
 
     def start(self) -> InstantServer:
-        self._httpd = _Server(("127.0.0.1", 0), _Handler)
+        self._httpd = _Server(("127.0.0.1", 0), _NoDelayHandler)
         self._httpd.app = self
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
