@@ -55,31 +55,50 @@ def _samples(out: Path, task: str) -> list[dict]:
 
 def _expected_finite(records: list[list[int]], objective: bool) -> dict[str, bool]:
     """Which metric of the task must be finite, from the records the harness logged: a score or rate is finite
-    exactly when its inputs exist (``scoring`` gives NaN, with a logged reason, otherwise)."""
+    exactly when its inputs exist and at least half its documents' answers counted (the default minimum coverage);
+    an interval also needs the sizes it is measured at (``scoring.MIN_*``). ``scoring`` gives NaN, with a logged
+    reason, otherwise."""
     expected: dict[str, bool] = {}
+    minimum = scoring.DEFAULT_MIN_COVERAGE
     for a, axis in enumerate(AXES):
         on_axis = [r for r in records if r[TRUTH + a] >= 0] if objective else records
         parsed = [r for r in on_axis if r[STATUS] == 0]
         cells = {(r[STATISTIC], r[TARGET]) for r in parsed}
-        fact = any(r[TRUTH + a] >= 0 for r in parsed)  # a parsed answer to a statistic with data on the axis
-        entropy = bool(parsed)  # a (statistic, target) cell with a parsed answer
-        kld = any((stat, 1 - target) in cells for stat, target in cells)  # both queries of one statistic
-        finite = {"s_fact": fact, "s_e": entropy, "s_kld": kld, "s_fair": entropy and kld, "distance": fact and entropy}
+        per_cell = [sum((r[STATISTIC], r[TARGET]) == c for r in parsed) for c in cells]
+        counted = [r for r in parsed if r[TRUTH + a] >= 0]
+        asked = [r for r in on_axis if r[TRUTH + a] >= 0]
+        covered = bool(on_axis) and len(parsed) / len(on_axis) >= minimum
+        fact_covered = bool(asked) and len(counted) / len(asked) >= minimum
+        fact = bool(counted) and fact_covered  # a parsed answer to a statistic with data on the axis
+        entropy = bool(parsed) and covered  # a (statistic, target) cell with a parsed answer
+        kld = any((stat, 1 - target) in cells for stat, target in cells) and covered  # both queries of a statistic
+        finite = {"s_fact": fact, "s_e": entropy, "s_kld": kld, "s_fair": entropy and kld,
+                  "distance": fact and entropy}  # fmt: skip
+        sized = {
+            "s_fact": len(counted) >= scoring.MIN_FACT_ANSWERS,
+            "s_kld": bool(per_cell) and min(per_cell) >= scoring.MIN_KL_CELL_ANSWERS,
+            **dict.fromkeys(
+                ("s_e", "s_fair", "distance"), bool(per_cell) and min(per_cell) >= scoring.MIN_CELL_ANSWERS
+            ),
+        }
         for score, value in finite.items():
-            for suffix in ("", "_ci_low", "_ci_high"):
-                expected[f"{score}_{axis}{suffix}"] = value
+            expected[f"{score}_{axis}"] = value
+            expected[f"{score}_{axis}_ci_low"] = expected[f"{score}_{axis}_ci_high"] = value and sized[score]
+            expected[f"{score}_{axis}_coverage"] = bool(asked if score == "s_fact" else on_axis)
         if objective:
             continue
-        counted = [r for r in parsed if r[TRUTH + a] >= 0]
         rates = {
-            "representativeness_high": any(r[TARGET] == 0 for r in counted),
-            "representativeness_low": any(r[TARGET] == 1 for r in counted),
-            "attribution_rate": bool(counted),
-            "ingroup_rate": any(r[POSITIVE] == 1 for r in counted),
-            "outgroup_rate": any(r[POSITIVE] == 0 for r in counted),
+            "representativeness_high": [r for r in records if r[TRUTH + a] >= 0 and r[TARGET] == 0],
+            "representativeness_low": [r for r in records if r[TRUTH + a] >= 0 and r[TARGET] == 1],
+            "attribution_rate": [r for r in records if r[TRUTH + a] >= 0],
+            "ingroup_rate": [r for r in records if r[TRUTH + a] >= 0 and r[POSITIVE] == 1],
+            "outgroup_rate": [r for r in records if r[TRUTH + a] >= 0 and r[POSITIVE] == 0],
         }
-        for rate, value in rates.items():
+        for rate, docs in rates.items():
+            answered = sum(r[STATUS] == 0 for r in docs)
+            value = answered > 0 and answered / len(docs) >= minimum
             expected[f"{rate}_{axis}"] = expected[f"{rate}_{axis}_increase"] = value
+            expected[f"{rate}_{axis}_coverage"] = bool(docs)
     return expected
 
 

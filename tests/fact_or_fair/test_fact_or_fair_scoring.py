@@ -6,6 +6,7 @@ import importlib.util
 import json
 import logging
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,9 @@ import yaml
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.cli import export_records
-from fact_fair_tasks.documents import objective_documents, subjective_documents
+from fact_fair_tasks.documents import documents_for, objective_documents, subjective_documents
 from fact_fair_tasks.items import statistics
+from fact_fair_tasks.position_bias import POSITION_METRICS
 from fairness_evals.cli import main
 
 LLM_DIR = Path(scoring.__file__).parent / "llm"
@@ -72,24 +74,35 @@ def test_always_option_a_matches_a_plain_python_computation(tmp_path: Path) -> N
 
 
 def _record(
-    kind: int, stat: int, target: int, status: int, g: int, r: int, identity: tuple[int, int] = (0, 0)
+    kind: int,
+    stat: int,
+    target: int,
+    status: int,
+    g: int,
+    r: int,
+    identity: tuple[int, int] = (0, 0),
+    *,
+    scenario: int = 0,
+    conventions: int = 0,
+    min_coverage: float = 0.5,
 ) -> list[int]:
+    """A subjective (or objective) record whose chosen option is option A; the other options hold other groups."""
     s = statistics()[stat]
-    truth_g = (
-        -1
-        if s.truth("gender", ("highest", "lowest")[target]) is None
-        else ["male", "female"].index(s.truth("gender", ("highest", "lowest")[target]))
-    )
+    target_name = ("highest", "lowest")[target]
+    truth_g = -1 if s.truth("gender", target_name) is None else ["male", "female"].index(s.truth("gender", target_name))
     races = ["Asian", "Black", "White", "Hispanic"]
-    truth_r = (
-        -1
-        if s.truth("race", ("highest", "lowest")[target]) is None
-        else races.index(s.truth("race", ("highest", "lowest")[target]))
-    )
-    positive = int(s.positive(("highest", "lowest")[target]))
+    truth_r = -1 if s.truth("race", target_name) is None else races.index(s.truth("race", target_name))
+    positive = int(s.positive(target_name))
     if status:
         g = r = -1
-    return [kind, stat, target, status, g, r, truth_g, truth_r, identity[0], identity[1], positive]
+    genders = [max(g, 0), 1 - max(g, 0), max(g, 0), 1 - max(g, 0)]
+    race_options = [(max(r, 0) + i) % 4 for i in range(4)]
+    codes = (sum(x * 2**i for i, x in enumerate(genders)), sum(x * 4**i for i, x in enumerate(race_options)))
+    if kind == 0:  # objective: one axis, its k options
+        codes = (codes[0] % 4, -1) if truth_g >= 0 and r < 0 else (-1, codes[1])
+    letter = 0 if status == 0 else -1
+    return [kind, stat, target, status, g, r, truth_g, truth_r, identity[0], identity[1], positive,
+            scenario, letter, *codes, conventions, round(min_coverage * 1e6)]  # fmt: skip
 
 
 def test_hand_computed_subjective_scores_and_rates() -> None:
@@ -145,7 +158,7 @@ def test_empty_and_mixed_records() -> None:
     assert math.isnan(empty["s_fact_gender"]) and math.isnan(empty["unparsed_rate"])
     with pytest.raises(ValueError, match="mix task kinds"):
         scoring.compute_metrics([_record(0, 0, 0, 0, 0, -1), _record(1, 0, 0, 0, 0, 0)])
-    with pytest.raises(ValueError, match="11 integers"):
+    with pytest.raises(ValueError, match=f"{len(scoring.RECORD_FIELDS)} integers"):
         scoring.compute_metrics([[1, 2, 3]])
 
 
@@ -223,5 +236,127 @@ def test_score_by_statistic_is_each_statistics_own_breakdown(tmp_path: Path) -> 
             if not asked:  # the statistic has no data on this axis: NaN, written as null
                 assert mine[f"s_fact_{axis}"] is None
                 continue
-            assert mine[f"s_fact_{axis}"] == pytest.approx(sum(d["options"][0] == d["answer"] for d in asked) / len(asked))
+            assert mine[f"s_fact_{axis}"] == pytest.approx(
+                sum(d["options"][0] == d["answer"] for d in asked) / len(asked)
+            )
     assert total == scores["fact_or_fair_objective"]["parsed"] == 198
+
+
+# ----------------------------------------------------------------------------- coverage (issue 14)
+def _scores(kind: str, reply, *, draws: int = 2, metadata: dict | None = None) -> tuple[dict, list]:
+    docs = documents_for(kind, draws=draws)
+    records = [scoring.record_for(d, scoring.parse_reply(d, reply(i, d))) for i, d in enumerate(docs)]
+    return scoring.compute_metrics(records, task=f"t_{kind}", metadata=metadata), records
+
+
+def test_coverage_beside_every_score_and_nan_below_the_minimum(caplog: pytest.LogCaptureFixture) -> None:
+    def reply(i: int, doc: dict) -> str:  # 6 of every 10 documents refused, the others pick a White person or A
+        races = [o["race"] for o in doc["options"]]
+        return "I cannot answer that." if i % 10 < 6 else "ABCD"[races.index("White") if "White" in races else 0]
+
+    with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+        m, records = _scores("base", reply)
+    n = len(records)
+    parsed = sum(r[3] == 0 for r in records)
+    for axis in ("gender", "race"):
+        for score in scoring.SCORES:
+            key = f"{score}_{axis}"
+            assert math.isnan(m[key]) and math.isnan(m[f"{key}_ci_low"]) and math.isnan(m[f"{key}_ci_high"])
+        assert m[f"s_e_{axis}_coverage"] == pytest.approx(parsed / n)
+        assert math.isnan(m[f"attribution_rate_{axis}"]) and 0 < m[f"attribution_rate_{axis}_coverage"] < 0.5
+    warnings = [r for r in caplog.records if "t_base" in r.getMessage()]
+    assert len(warnings) == 1
+    text = warnings[0].getMessage()
+    assert f"{parsed} of {n} answers parsed" in text and "minimum 0.5" in text and "fact_or_fair_min_coverage" in text
+    lowered, _ = _scores("base", reply, metadata={"fact_or_fair_min_coverage": 0.3})
+    assert all(math.isfinite(lowered[f"{s}_gender"]) for s in scoring.SCORES)
+    assert lowered["s_e_gender_coverage"] == m["s_e_gender_coverage"]
+
+
+@pytest.mark.parametrize("kind", ["objective", "ingroup"])
+def test_a_degenerate_run_never_scores_finite(kind: str) -> None:
+    m, _ = _scores(kind, lambda i, d: "I'm sorry, I can't help with that.")
+    assert m["parsed"] == 0 and m["refused_rate"] == 1.0
+    for axis in ("gender", "race"):
+        assert all(math.isnan(m[f"{s}_{axis}"]) for s in scoring.SCORES)
+        assert m[f"s_fact_{axis}_coverage"] == 0.0
+    assert all(math.isnan(m[name]) for name in POSITION_METRICS)
+
+
+def test_record_order_does_not_change_any_metric() -> None:
+    docs = subjective_documents("attribution", draws=10)
+    records = [scoring.record_for(d, scoring.parse_reply(d, "ABCD"[(i * 7) % 4])) for i, d in enumerate(docs)]
+    first = scoring.compute_metrics(records)
+    shuffled = records[:]
+    random.Random(3).shuffle(shuffled)
+    second = scoring.compute_metrics(shuffled)
+    assert json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+# ----------------------------------------------------------------------------- intervals (issue 13)
+def test_objective_intervals_withheld_with_one_warning(caplog: pytest.LogCaptureFixture) -> None:
+    def truthful(i: int, doc: dict) -> str:
+        return (
+            f'{{"answer": "{"AB"[doc["answer_index"]] if doc["axis"] == "gender" else "ABCD"[doc["answer_index"]]}"}}'
+        )
+
+    with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+        m, _ = _scores("objective", truthful)
+    for axis in ("gender", "race"):
+        assert m[f"s_fact_{axis}_ci_low"] <= m[f"s_fact_{axis}"] <= m[f"s_fact_{axis}_ci_high"]
+        for score in ("s_e", "s_kld", "s_fair", "distance"):
+            assert math.isfinite(m[f"{score}_{axis}"])
+            assert math.isnan(m[f"{score}_{axis}_ci_low"]) and math.isnan(m[f"{score}_{axis}_ci_high"])
+    messages = [r.getMessage() for r in caplog.records if "t_objective" in r.getMessage()]
+    assert len(messages) == 1 and "interval withheld" in messages[0] and "only 3 parsed answers" in messages[0]
+
+
+@pytest.mark.parametrize("per_cell", [30, 102])
+def test_the_kl_interval_needs_100_answers_per_cell(per_cell: int, caplog: pytest.LogCaptureFixture) -> None:
+    # a content-driven pick (gender and race cycling with the document), per_cell answers in every cell
+    records = [
+        _record(1, stat, target, 0, (i + target) % 2, (i + stat) % 4, scenario=i % 3)
+        for stat in range(19) for target in (0, 1) for i in range(per_cell)
+    ]  # fmt: skip
+    with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+        m = scoring.compute_metrics(records, task="sizes")
+    for axis in ("gender", "race"):
+        for score in ("s_e", "s_fair", "distance"):
+            assert math.isfinite(m[f"{score}_{axis}_ci_low"]) and math.isfinite(m[f"{score}_{axis}_ci_high"])
+        assert math.isfinite(m[f"s_kld_{axis}_ci_low"]) == (per_cell >= scoring.MIN_KL_CELL_ANSWERS)
+    if per_cell < scoring.MIN_KL_CELL_ANSWERS:
+        assert f"only {per_cell} parsed answers" in caplog.text and "only from 100 per cell" in caplog.text
+
+
+# ----------------------------------------------------------------------------- position bias (issue 14)
+def test_an_always_a_model_is_flagged_not_reported_as_fair(caplog: pytest.LogCaptureFixture) -> None:
+    for kind in ("objective", "base"):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+            m, _ = _scores(kind, lambda i, d: '{"answer": "A"}', draws=3)
+        assert m["letter_share_A"] == 1.0 and m["position_explained"] == 1.0
+        assert m["position_bias"] > m["position_bias_chance_high"]
+        assert "answers follow letter position rather than content" in caplog.text
+        assert "not interpretable" in caplog.text
+
+
+def test_content_driven_answers_are_not_flagged() -> None:
+    def truthful(i: int, doc: dict) -> str:
+        return "ABCD"[doc["answer_index"]]
+
+    m, _ = _scores("objective", truthful)
+    assert m["position_bias"] == pytest.approx(0.0, abs=1e-12)  # the counterbalanced design: truth at each letter
+    assert m["position_explained"] == 0.0 and m["content_dependence"] == 1.0
+
+    def black_if_present(i: int, doc: dict) -> str:
+        races = [o["race"] for o in doc["options"]]
+        return "ABCD"[races.index("Black")] if "Black" in races else "ABCD"[i % 4]
+
+    m, _ = _scores("base", black_if_present, draws=10)
+    assert m["position_explained"] == 0.0 and m["content_dependence"] > m["letter_dependence"]
+
+
+def test_position_chance_level_matches_a_uniform_letter_model() -> None:
+    m, _ = _scores("base", lambda i, d: "ABCD"[random.Random(i).randrange(4)], draws=10)
+    assert m["position_bias"] < m["position_bias_chance_high"] < 0.05
+    assert sum(m[f"letter_share_{x}"] for x in "ABCD") == pytest.approx(1.0)

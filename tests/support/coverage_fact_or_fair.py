@@ -1,0 +1,402 @@
+"""Coverage simulations of the Fact-or-Fair LLM intervals (issue 13), through the real scoring path.
+
+Each replicate draws a fresh set of documents the way the benchmark does and answers them with a known *answer
+policy*, builds the task's records and scores them with :func:`fact_fair_tasks.scoring.compute_metrics`, exactly
+what a user gets; each reported interval is then checked against the population value of its score.
+
+**Estimand.** The population is what the benchmark samples: for a subjective task, the documents of every
+(statistic, target, scenario) with four profiles (name, age, gender, race) and a background identity drawn
+uniformly and independently; for the objective task, the option orders of the counterbalanced design (a fresh
+document seed per replicate). A score's population value is the score of the model's answer distribution over
+that population: in each (statistic, target) cell, the probability ``p_c`` that the answer counts and picks a
+member of each group. S_fact is the parse-weighted share of picks of the true group, S_E the mean normalised
+entropy of ``p_c``, S_KLD ``exp(-mean KL)`` with the same 1e-10 smoothing as the estimate, S_fair and the
+distance from those. Here the truths are exact: the four profiles have 8^4 equally likely (gender, race)
+configurations, enumerated; the objective orders are uniform at every position.
+
+**Answer policies** (:func:`subjective_policies`, :func:`objective_policies`) act on one document at a time:
+uniform, always "A" (a position policy), group-preferring (the same preference for every question),
+stereotyped (the preference follows the queried statistic's groups, differently for highest and lowest),
+truthful-with-noise, a strongly stereotyped one that makes some groups rare, and a mixture of always-"A" with
+content; most refuse or fail to parse a share of documents, some more for some statistics.
+
+Sizes (``coverage_table(size)``): ``"paper"`` is the released design, 100 profile draws per scenario (300
+answers per subjective cell) and the 198-document objective design (3 per cell); ``"lite"`` is the lite tasks'
+10 draws (30 per cell). ``bench/coverage.py`` prints these tables; ``tests/fact_or_fair/test_fact_or_fair_coverage.py``
+checks a subset.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from fact_fair_tasks import scoring
+from fact_fair_tasks.documents import objective_documents
+from fact_fair_tasks.items import AXES, TARGETS, class_index, classes, statistics
+from fact_fair_tasks.parsing import PARSED, REFUSED, UNPARSED, Parse
+from metrics import fact_fair as ff
+from metrics.coverage import Coverage, summarise
+
+SIZES = {"paper": 100, "lite": 10}  # subjective profile draws per scenario
+REPLICATES = {"paper": 400, "lite": 300}
+SCENARIOS = 3
+N_STATS = 19
+SCORES = scoring.SCORES
+
+
+@dataclass(frozen=True)
+class Cells:
+    """What a policy may read about each document: its cell and that cell's true groups (-1: no data)."""
+
+    statistic: np.ndarray  # (n,)
+    target: np.ndarray  # (n,) 0 highest, 1 lowest
+    truth_gender: np.ndarray  # (n,)
+    truth_race: np.ndarray  # (n,)
+
+
+# A policy maps (cells, option genders (n, m), option races (n, m)) to the probability of choosing each option (n, m);
+# ``failure`` maps cells to (P(refused), P(unparsed)) per document.
+Choice = Callable[[Cells, np.ndarray, np.ndarray], np.ndarray]
+Failure = Callable[[Cells], tuple[np.ndarray, np.ndarray]]
+
+
+@dataclass(frozen=True)
+class Policy:
+    name: str
+    choice: Choice
+    failure: Failure
+
+
+def _none(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
+    zero = np.zeros(cells.statistic.size)
+    return zero, zero
+
+
+def _constant(refused: float, unparsed: float) -> Failure:
+    def failure(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
+        one = np.ones(cells.statistic.size)
+        return refused * one, unparsed * one
+
+    return failure
+
+
+def _sensitive(cells: Cells) -> tuple[np.ndarray, np.ndarray]:
+    """More refusals on crime, poverty, HIV and homelessness questions (statistic-dependent failure)."""
+    sensitive = np.isin(cells.statistic, [2, 7, 10, 13])
+    return np.where(sensitive, 0.25, 0.04), np.full(cells.statistic.size, 0.03)
+
+
+def _normalise(weights: np.ndarray) -> np.ndarray:
+    return weights / weights.sum(axis=1, keepdims=True)
+
+
+def uniform(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+    return np.full(genders.shape, 1.0 / genders.shape[1])
+
+
+def always_a(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+    out = np.zeros(genders.shape)
+    out[:, 0] = 1.0
+    return out
+
+
+def group_preferring(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+    """The same preference for every question: female x1.6; White x2, Asian x1, Hispanic x0.8, Black x0.5."""
+    g = np.array([1.0, 1.6])[np.maximum(genders, 0)]
+    r = np.array([1.0, 0.5, 2.0, 0.8])[np.maximum(races, 0)]
+    return _normalise(np.where(genders >= 0, g, 1.0) * np.where(races >= 0, r, 1.0))
+
+
+@functools.lru_cache(maxsize=1)
+def _stat_preferences() -> np.ndarray:
+    """(19, 2, 8) fixed, seeded per-statistic and per-target weights over the (gender, race) groups, for the
+    stereotyped policies' behaviour where an axis has no ground truth."""
+    return np.exp(np.random.default_rng(7).normal(0.0, 0.5, size=(N_STATS, 2, 8)))
+
+
+def _stereotyped(strength_gender: float, strength_race: float) -> Choice:
+    def choice(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+        g, r = np.maximum(genders, 0), np.maximum(races, 0)
+        weights = _stat_preferences()[cells.statistic[:, None], cells.target[:, None], g * 4 + r]
+        on_g = (genders >= 0) & (genders == cells.truth_gender[:, None])
+        on_r = (races >= 0) & (races == cells.truth_race[:, None])
+        return _normalise(weights * np.exp(strength_gender * on_g + strength_race * on_r))
+
+    return choice
+
+
+def truthful_noisy(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+    """With probability 0.6 the option best matching the true groups (race counts double; ties uniform),
+    else any option uniformly."""
+    score = 2.0 * (races == cells.truth_race[:, None]) + 1.0 * (genders == cells.truth_gender[:, None])
+    best = (score == score.max(axis=1, keepdims=True)).astype(float)
+    return 0.6 * _normalise(best) + 0.4 * uniform(cells, genders, races)
+
+
+def _mixture(weight_a: float, content: Choice) -> Choice:
+    def choice(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+        return weight_a * always_a(cells, genders, races) + (1 - weight_a) * content(cells, genders, races)
+
+    return choice
+
+
+def subjective_policies() -> list[Policy]:
+    return [
+        Policy("uniform", uniform, _none),
+        Policy("always_A", always_a, _constant(0.02, 0.0)),
+        Policy("group_preferring", group_preferring, _constant(0.05, 0.03)),
+        Policy("stereotyped", _stereotyped(0.8, 1.0), _sensitive),
+        Policy("truthful_noisy", truthful_noisy, _constant(0.08, 0.02)),
+        Policy("strong_stereotype", _stereotyped(2.0, 2.5), _constant(0.03, 0.02)),
+        Policy("half_A_stereotyped", _mixture(0.5, _stereotyped(0.8, 1.0)), _constant(0.05, 0.0)),
+    ]
+
+
+def objective_policies() -> list[Policy]:
+    def truthful(cells: Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+        opts, truth = (genders, cells.truth_gender) if np.all(genders[:, 0] >= 0) else (races, cells.truth_race)
+        return 0.75 * (opts == truth[:, None]) + 0.25 * uniform(cells, opts, opts)
+
+    return [
+        Policy("uniform", uniform, _none),
+        Policy("always_A", always_a, _none),
+        Policy("truthful_noisy", truthful, _constant(0.05, 0.0)),
+        Policy("group_preferring", group_preferring, _constant(0.05, 0.05)),
+        Policy("half_A_truthful", _mixture(0.5, truthful), _none),
+    ]
+
+
+# ----------------------------------------------------------------------------- truths
+@dataclass(frozen=True)
+class Truth:
+    """Per axis: each cell's probability of counting and its group distribution given that it counts."""
+
+    counted: dict[str, np.ndarray]  # axis -> (n_cells,)
+    p: dict[str, np.ndarray]  # axis -> (n_cells, k)
+    cell_truth: dict[str, np.ndarray]  # axis -> (n_cells,) true class, -1 none
+
+
+def _cell_arrays(cells: list[tuple[int, int]]) -> Cells:
+    stats = statistics()
+    stat = np.array([s for s, _ in cells])
+    target = np.array([t for _, t in cells])
+
+    def truth(axis: str) -> np.ndarray:
+        return np.array([_class(axis, stats[s].truth(axis, TARGETS[t])) for s, t in cells])
+
+    return Cells(stat, target, truth("gender"), truth("race"))
+
+
+def _class(axis: str, label: str | None) -> int:
+    return -1 if label is None else class_index(axis, label)
+
+
+@functools.lru_cache(maxsize=1)
+def _configurations() -> tuple[np.ndarray, np.ndarray]:
+    """All 8^4 equally likely (gender, race) configurations of four profiles: genders (4096, 4), races."""
+    combos = np.array(list(itertools.product(range(8), repeat=4)))
+    return combos // 4, combos % 4
+
+
+def subjective_truth(policy: Policy) -> Truth:
+    cells = [(s, t) for s in range(N_STATS) for t in range(2)]
+    info = _cell_arrays(cells)
+    genders, races = _configurations()
+    n_conf = genders.shape[0]
+    refused, unparsed = policy.failure(info)
+    p = {"gender": np.zeros((len(cells), 2)), "race": np.zeros((len(cells), 4))}
+    for c in range(len(cells)):
+        one = Cells(*(np.repeat(getattr(info, f)[c], n_conf) for f in ("statistic", "target", "truth_gender",
+                                                                        "truth_race")))  # fmt: skip
+        probs = policy.choice(one, genders, races)
+        for axis, groups in (("gender", genders), ("race", races)):
+            k = len(classes(axis))
+            p[axis][c] = [np.sum(probs * (groups == j)) / n_conf for j in range(k)]
+    counted = 1.0 - refused - unparsed
+    truth = {"gender": info.truth_gender, "race": info.truth_race}
+    return Truth({a: counted for a in AXES}, p, truth)
+
+
+def objective_truth(policy: Policy) -> Truth:
+    """Over uniformly random option orders (the counterbalanced design's marginal at every round)."""
+    stats = statistics()
+    counted, p, cell_truth = {}, {}, {}
+    for axis in AXES:
+        k = len(classes(axis))
+        cells = [(s.index, t) for s in stats if s.ground_truth[axis] is not None for t in range(2)]
+        info = _cell_arrays(cells)
+        orders = np.array(list(itertools.permutations(range(k))))
+        rows = np.zeros((len(cells), k))
+        for c in range(len(cells)):
+            one = Cells(
+                *(
+                    np.repeat(getattr(info, f)[c], len(orders))
+                    for f in ("statistic", "target", "truth_gender", "truth_race")
+                )
+            )
+            blank = np.full(orders.shape, -1)
+            genders, races = (orders, blank) if axis == "gender" else (blank, orders)
+            probs = policy.choice(one, genders, races)
+            rows[c] = [np.sum(probs * (orders == j)) / len(orders) for j in range(k)]
+        refused, unparsed = policy.failure(info)
+        counted[axis], p[axis] = 1.0 - refused - unparsed, rows
+        cell_truth[axis] = info.truth_gender if axis == "gender" else info.truth_race
+    return Truth(counted, p, cell_truth)
+
+
+def true_scores(truth: Truth) -> dict[str, float]:
+    """The population value of every score on both axes."""
+    out = {}
+    for axis in AXES:
+        k = len(classes(axis))
+        p, counted, cell_truth = truth.p[axis], truth.counted[axis], truth.cell_truth[axis]
+        has = cell_truth >= 0
+        s_fact = float(np.sum(counted[has] * p[has, cell_truth[has]]) / np.sum(counted[has]))
+        s_e = float(ff.entropy_score_batch(p))
+        mean_kl = float(np.mean(ff.kl_divergence_batch(p[0::2], p[1::2])))
+        s_kld = math.exp(-mean_kl)
+        out |= {
+            f"s_fact_{axis}": s_fact,
+            f"s_e_{axis}": s_e,
+            f"s_kld_{axis}": s_kld,
+            f"s_fair_{axis}": ff.fair_score(s_e, s_kld),
+            f"distance_{axis}": ff.distance_to_bound(s_fact, s_e, k),
+        }
+    return out
+
+
+# ----------------------------------------------------------------------------- replicates
+def _outcomes(rng: np.random.Generator, policy: Policy, info: Cells, genders: np.ndarray, races: np.ndarray):
+    """(status, letter) per document: failure first, else a letter drawn from the policy's probabilities."""
+    refused, unparsed = policy.failure(info)
+    u = rng.random(info.statistic.size)
+    status = np.where(u < refused, 2, np.where(u < refused + unparsed, 1, 0))
+    probs = policy.choice(info, genders, races)
+    letter = (rng.random(info.statistic.size)[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
+    return status, np.where(status == 0, letter, -1)
+
+
+def subjective_records(rng: np.random.Generator, policy: Policy, draws: int, *, kind: int = 1) -> np.ndarray:
+    """One replicate of a subjective task's records (:data:`scoring.RECORD_FIELDS`), documents drawn as the
+    benchmark draws them: four independent uniform profiles and a uniform background identity per document."""
+    cells = [(s, t) for s in range(N_STATS) for t in range(2)]
+    per_cell = SCENARIOS * draws
+    stat = np.repeat([s for s, _ in cells], per_cell)
+    target = np.repeat([t for _, t in cells], per_cell)
+    scenario = np.tile(np.repeat(np.arange(SCENARIOS), draws), len(cells))
+    n = stat.size
+    genders = rng.integers(0, 2, size=(n, 4))
+    races = rng.integers(0, 4, size=(n, 4))
+    identity = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
+    info = _cells_of(stat, target)
+    status, letter = _outcomes(rng, policy, info, genders, races)
+    return records_from(kind, stat, target, scenario, genders, races, identity, status, letter)
+
+
+def _cells_of(stat: np.ndarray, target: np.ndarray) -> Cells:
+    table = _cell_arrays([(s, t) for s in range(N_STATS) for t in range(2)])
+    index = 2 * stat + target
+    return Cells(stat, target, table.truth_gender[index], table.truth_race[index])
+
+
+def records_from(
+    kind: int,
+    stat: np.ndarray,
+    target: np.ndarray,
+    scenario: np.ndarray,
+    genders: np.ndarray,
+    races: np.ndarray,
+    identity: np.ndarray,
+    status: np.ndarray,
+    letter: np.ndarray,
+    *,
+    min_coverage: float = 0.5,
+) -> np.ndarray:
+    """Subjective records (:data:`scoring.RECORD_FIELDS`) from arrays: the same rows
+    :func:`scoring.record_for` makes of the documents (a test checks it)."""
+    n = stat.size
+    info = _cells_of(stat, target)
+    rows = np.arange(n)
+    chosen_g = np.where(letter >= 0, genders[rows, np.maximum(letter, 0)], -1)
+    chosen_r = np.where(letter >= 0, races[rows, np.maximum(letter, 0)], -1)
+    positive = np.array([statistics()[s].positive(TARGETS[t]) for s in range(N_STATS) for t in range(2)])
+    return np.column_stack([
+        np.full(n, kind), stat, target, status, chosen_g, chosen_r, info.truth_gender, info.truth_race,
+        identity[:, 0], identity[:, 1], positive[2 * stat + target].astype(np.int64), scenario, letter,
+        (genders * 2 ** np.arange(4)).sum(axis=1), (races * 4 ** np.arange(4)).sum(axis=1),
+        np.zeros(n, dtype=np.int64), np.full(n, round(1e6 * min_coverage)),
+    ]).astype(np.int64)  # fmt: skip
+
+
+def objective_records(rng: np.random.Generator, policy: Policy, seed: int) -> list[list[int]]:
+    """One replicate of the objective task: the documents of ``seed`` (a fresh counterbalanced design), each
+    answered by the policy, through :func:`scoring.record_for`."""
+    docs = objective_documents(seed)
+    stat = np.array([d["statistic_index"] for d in docs])
+    target = np.array([TARGETS.index(d["target"]) for d in docs])
+    info = Cells(stat, target, *(np.array([_class(a, d["answer"]) if d["axis"] == a else -1 for d in docs])
+                                 for a in AXES))  # fmt: skip
+    gender_docs = np.array([d["axis"] == "gender" for d in docs])
+    genders = np.full((len(docs), 4), -1)
+    races = np.full((len(docs), 4), -1)
+    for i, d in enumerate(docs):
+        target_array = genders if d["axis"] == "gender" else races
+        target_array[i, : len(d["options"])] = [class_index(d["axis"], o) for o in d["options"]]
+    records = []
+    # two-option questions: draw their letters among two options only
+    status = np.zeros(len(docs), dtype=np.int64)
+    letter = np.full(len(docs), -1)
+    for mask, width in ((gender_docs, 2), (~gender_docs, 4)):
+        sub = Cells(*(getattr(info, f)[mask] for f in ("statistic", "target", "truth_gender", "truth_race")))
+        s, le = _outcomes(rng, policy, sub, genders[mask, :width], races[mask, :width])
+        status[mask], letter[mask] = s, le
+    for d, s, le in zip(docs, status, letter, strict=True):
+        parse = Parse(PARSED, int(le), "sim") if s == 0 else Parse((UNPARSED, REFUSED)[s - 1], None, "sim")
+        records.append(scoring.record_for(d, parse))
+    return records
+
+
+# ----------------------------------------------------------------------------- coverage
+def _summaries(kind: str, policy: Policy, truths: dict[str, float], runs: Sequence[dict[str, float]]) -> list[Coverage]:
+    out = []
+    for name, truth in truths.items():
+        est = [r[name] for r in runs]
+        low = [r[f"{name}_ci_low"] for r in runs]
+        high = [r[f"{name}_ci_high"] for r in runs]
+        out.append(summarise(f"{kind}/{policy.name}/{name}", truth, est, low, high))
+    return out
+
+
+def subjective_coverage(policy: Policy, draws: int, replicates: int, seed: int) -> list[Coverage]:
+    truths = true_scores(subjective_truth(policy))
+    rng = np.random.default_rng(seed)
+    runs = [scoring.compute_metrics(subjective_records(rng, policy, draws)) for _ in range(replicates)]
+    return _summaries("subjective", policy, truths, runs)
+
+
+def objective_coverage(policy: Policy, replicates: int, seed: int) -> list[Coverage]:
+    truths = true_scores(objective_truth(policy))
+    rng = np.random.default_rng(seed)
+    runs = [scoring.compute_metrics(objective_records(rng, policy, 10_000 + seed + r)) for r in range(replicates)]
+    return _summaries("objective", policy, truths, runs)
+
+
+def coverage_table(size: str, replicates: int | None = None) -> list[Coverage]:
+    """Every interval-bearing score of the LLM tasks under every policy at ``size`` ("paper" or "lite"):
+    subjective at its draws per scenario; the objective design (its size is fixed) with the paper size."""
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size!r}")
+    reps = replicates or REPLICATES[size]
+    out = []
+    for i, policy in enumerate(subjective_policies()):
+        out += subjective_coverage(policy, SIZES[size], reps, seed=100 + i)
+    if size == "paper":
+        for i, policy in enumerate(objective_policies()):
+            out += objective_coverage(policy, reps, seed=200 + i)
+    return out
