@@ -110,3 +110,93 @@ def test_paired_difference_of_entropy_scores_covers_the_true_difference() -> Non
     est, lo, hi = (np.array(c) for c in zip(*rows, strict=True))
     result = summarise("delta S_E", truth, est, lo, hi)
     assert result.meets(0.93), result
+
+
+# ------------------------------------------------------------------ maxima of components (gaps)
+def gap_components(rates: np.ndarray) -> np.ndarray:
+    """Pairwise differences of group rates (n, k) -> (n, k*k): their maximum is the max - min gap."""
+    return (rates[:, :, None] - rates[:, None, :]).reshape(len(rates), -1)
+
+
+def group_rates(counts: np.ndarray) -> np.ndarray:
+    """counts (n, 2k): events then answers of k groups."""
+    k = counts.shape[1] // 2
+    return counts[:, :k] / counts[:, k:]
+
+
+GAP = bs.StatisticSpec(lambda c: gap_components(group_rates(c)), "max_t", (0.0, 1.0))
+
+
+def test_statistic_values_of_a_max_t_spec_is_the_maximum_of_its_components() -> None:
+    counts = np.array([[1.0, 3.0, 10.0, 10.0], [5.0, 5.0, 10.0, 10.0]])
+    np.testing.assert_allclose(paired.statistic_values(GAP, counts), [0.2, 0.0])
+    ratio = bs.StatisticSpec(lambda c: np.log(group_rates(c))[:, [0, 1]], "max_t", (0.0, math.inf), math.exp)
+    np.testing.assert_allclose(paired.statistic_values(ratio, counts), [0.3, 0.5])
+
+
+def _two_runs(rates_a, rates_b, n: int, rng: np.random.Generator):
+    """Per-unit matrices (n units per group, one answer each) of two runs sharing each unit's latent draw."""
+    k = len(rates_a)
+    group = np.repeat(np.arange(k), n)
+    u = rng.random(group.size)
+    rows = []
+    for rates in (rates_a, rates_b):
+        m = np.zeros((group.size, 2 * k))
+        m[np.arange(group.size), group] = (u < np.asarray(rates)[group]).astype(float)
+        m[np.arange(group.size), k + group] = 1.0
+        rows.append(m)
+    return rows[0], rows[1], group
+
+
+def test_max_difference_is_basic_where_both_gaps_are_clear_and_bounds_where_one_is_not() -> None:
+    rng = np.random.default_rng(3)
+    ma, mb, group = _two_runs([0.1, 0.4, 0.2], [0.1, 0.3, 0.2], 400, rng)
+    ca, cb = paired.paired_unit_counts(ma, mb, strata=group, n_resamples=500, seed=1)
+    clear = paired.spec_difference(GAP, ma.sum(0), mb.sum(0), ca, cb)
+    assert clear.method == "basic"
+    basic = paired.difference(clear.estimate_a, clear.estimate_b, paired.statistic_values(GAP, ca),
+                              paired.statistic_values(GAP, cb))  # fmt: skip
+    assert (clear.low, clear.high, clear.p_value) == (basic.low, basic.high, basic.p_value)
+    ma, mb, group = _two_runs([0.3, 0.3, 0.3], [0.1, 0.4, 0.2], 400, rng)
+    ca, cb = paired.paired_unit_counts(ma, mb, strata=group, n_resamples=500, seed=1)
+    fair = paired.spec_difference(GAP, ma.sum(0), mb.sum(0), ca, cb)
+    assert fair.method == "bounds"
+    from metrics.intervals import max_t_interval
+
+    a = max_t_interval(GAP.function(ma.sum(0)[None])[0], GAP.function(ca), confidence=0.975)
+    b = max_t_interval(GAP.function(mb.sum(0)[None])[0], GAP.function(cb), confidence=0.975)
+    assert (fair.low, fair.high) == pytest.approx((b.low - a.high, b.high - a.low))
+    assert fair.low > 0 and fair.p_value < 0.05  # a 0.3 gap against a fair model is found
+    # a smaller gap: the p-value is the level at which the bounds touch 0
+    ma, mb, group = _two_runs([0.3, 0.3, 0.3], [0.15, 0.35, 0.3], 400, rng)
+    ca, cb = paired.paired_unit_counts(ma, mb, strata=group, n_resamples=500, seed=1)
+    near = paired.spec_difference(GAP, ma.sum(0), mb.sum(0), ca, cb)
+    assert near.method == "bounds" and 1 / 501 < near.p_value < 1
+    edge_a = max_t_interval(GAP.function(ma.sum(0)[None])[0], GAP.function(ca), confidence=1 - near.p_value / 2)
+    edge_b = max_t_interval(GAP.function(mb.sum(0)[None])[0], GAP.function(cb), confidence=1 - near.p_value / 2)
+    assert edge_b.low - edge_a.high == pytest.approx(0.0, abs=1e-6)
+
+
+def test_identical_runs_give_no_difference_for_gaps() -> None:
+    rng = np.random.default_rng(4)
+    ma, _, group = _two_runs([0.3, 0.3, 0.3], [0.3, 0.3, 0.3], 100, rng)
+    ca, cb = paired.paired_unit_counts(ma, ma, strata=group, n_resamples=300, seed=0)
+    out = paired.spec_difference(GAP, ma.sum(0), ma.sum(0), ca, cb)
+    assert out.difference == 0 and out.p_value == 1.0 and out.low <= 0 <= out.high
+
+
+@pytest.mark.parametrize("rates_a", [(0.3, 0.3, 0.3, 0.3), (0.3, 0.32, 0.3, 0.3)])
+def test_gap_difference_against_a_fair_model_covers(rates_a) -> None:
+    """Where the basic interval of a gap difference fails (a fair model's gap is the maximum of its noise), the
+    conservative bounds cover the true difference."""
+    rates_b = (0.2, 0.35, 0.3, 0.3)
+    truth = (max(rates_b) - min(rates_b)) - (max(rates_a) - min(rates_a))
+    rng = np.random.default_rng(5)
+    rows = []
+    for rep in range(80):
+        ma, mb, group = _two_runs(rates_a, rates_b, 150, rng)
+        ca, cb = paired.paired_unit_counts(ma, mb, strata=group, n_resamples=400, seed=rep)
+        out = paired.spec_difference(GAP, ma.sum(0), mb.sum(0), ca, cb)
+        rows.append((out.difference, out.low, out.high))
+    est, lo, hi = (np.array(c) for c in zip(*rows, strict=True))
+    assert summarise("delta gap", truth, est, lo, hi).coverage >= 0.93
