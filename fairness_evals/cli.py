@@ -87,6 +87,7 @@ MODULE_COMMANDS = {
     "report": ("HTML or Markdown report of harness output folders, the papers' views", "fairness_evals.report.cli"),
     "iris-profile": ("combine IRIS results into the fairness-space profile and IRIS-MBTI", "iris_tasks.profile_cli"),
     "check": ("exit 1 naming every missing task, NaN headline, low coverage or logged failure", "fairness_evals.check"),
+    "compare": ("is run B fairer than run A? paired differences, p-values, verdicts", "fairness_evals.compare.cli"),
 }
 
 
