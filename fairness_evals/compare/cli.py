@@ -1,0 +1,105 @@
+"""``fairness-evals compare RUN_A RUN_B [RUN_C ...] [--baseline RUN] [--alpha 0.05] [--json FILE]``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from fairness_evals import jsonio
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "runs", nargs="+", metavar="RUN",
+        help="lm-eval / lmms-eval --output_path folder or results file of one model, run with --log_samples",
+    )  # fmt: skip
+    parser.add_argument(
+        "--baseline", metavar="RUN",
+        help="compare every other run against this one (a RUN as given, or its model name; default: the first)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, help="family-wise error level of the verdicts (default 0.05)"
+    )
+    parser.add_argument(
+        "--metrics", action="append", default=[], metavar="PATTERN",
+        help="compare these metrics instead of the headline ones: glob over 'metric' or 'task/metric' (repeatable); "
+        "a smaller family chosen before looking gives the verdicts more power",
+    )  # fmt: skip
+    parser.add_argument(
+        "--unpaired", action="store_true",
+        help="resample each run on its own (runs on different documents, seeds or data versions; wider intervals)",
+    )  # fmt: skip
+    parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write the comparison as strict JSON here ('-': standard output)"
+    )
+    parser.add_argument("--out", metavar="FILE", help="write the Markdown table here instead of standard output")
+
+
+def run(args: argparse.Namespace) -> int:
+    from fairness_evals.compare.comparison import Options, compare_pair
+    from fairness_evals.compare.engine import NotPaired
+    from fairness_evals.compare.runs import load_run
+    from fairness_evals.compare.table import document, markdown
+
+    if len(args.runs) < 2:
+        raise ValueError("compare needs at least two runs")
+    if not 0.0 < args.alpha < 1.0:
+        raise ValueError(f"--alpha must lie strictly between 0 and 1, got {args.alpha}")
+    if args.resamples < 100:
+        raise ValueError(f"--resamples must be at least 100, got {args.resamples}")
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    runs = [load_run(path) for path in args.runs]
+    _label(runs)
+    seen: dict[Path, str] = {}
+    for path, run_input in zip(args.runs, runs, strict=True):
+        for task in run_input.tasks.values():
+            key = task.source.resolve()
+            if key in seen and seen[key] != path:
+                raise ValueError(f"{path} and {seen[key]} are the same run ({task.source})")
+            seen[key] = path
+    baseline = _baseline(runs, args.baseline)
+    options = Options(args.alpha, args.resamples, args.seed, args.unpaired, tuple(args.metrics))
+    results = []
+    for other in runs:
+        if other is baseline:
+            continue
+        try:
+            rows, notes = compare_pair(baseline, other, options)
+        except NotPaired as error:
+            raise ValueError(
+                f"{other.path} against {baseline.path}: not the same documents: {error}. A paired comparison needs "
+                "runs on the same documents; --unpaired compares them as independent samples"
+            ) from None
+        results.append((other, rows, notes))
+    text = markdown(baseline, results, options)
+    if args.json:
+        jsonio.write_json(document(runs, baseline, results, options), None if args.json == "-" else args.json)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+    elif args.json != "-":
+        sys.stdout.write(text)
+    return 0
+
+
+def _label(runs: list) -> None:
+    """Each run's label: its model name, or the path given where two runs share a model name."""
+    names = [r.model for r in runs]
+    for r in runs:
+        r.label = r.model if names.count(r.model) == 1 else r.path
+
+
+def _baseline(runs: list, wanted: str | None):
+    if wanted is None:
+        return runs[0]
+    matches = [
+        r for r in runs if wanted in (r.path, r.label, r.model) or Path(wanted).resolve() == Path(r.path).resolve()
+    ]
+    if len(matches) != 1:
+        choices = ", ".join(f"{r.label} = {r.path} ({r.model})" for r in runs)
+        what = "matches no run" if not matches else "matches several runs"
+        raise ValueError(f"--baseline {wanted}: {what}; runs: {choices}")
+    return matches[0]

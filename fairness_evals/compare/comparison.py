@@ -1,0 +1,244 @@
+"""Comparing runs: every metric of every task both runs cover, its difference, interval, p-value and verdict.
+
+For each run against the baseline:
+
+1. The tasks both runs report that a benchmark adapter knows (:data:`ADAPTERS`). Their documents must be the
+   same: the provenance the results record (seed, data version, documents or corpus hash, sample fraction), the
+   task version, and the set of document ids in the samples; the first difference is an error naming it, unless
+   ``unpaired``.
+2. The metrics: by default the task's *headline* metrics (every ``<name>`` reported with ``<name>_coverage``
+   beside it, package convention 1), or those matching ``metrics`` patterns (``name`` or ``task/name`` globs).
+3. Each metric is *not comparable*, with the reason, when either run reports it as NaN (e.g. its coverage is below
+   the task's minimum), when either run withholds its interval (too few units back it: no difference interval
+   is backed then either), or when the samples do not reproduce the reported value. Otherwise the runs are
+   resampled (:mod:`fairness_evals.compare.engine`) and the difference gets its interval and p-value.
+4. Holm's adjustment over all comparable metrics of the pair (:func:`metrics.paired.holm`), and the verdict at
+   ``alpha``: "B fairer" / "A fairer" (fairness metrics, by the metric's fairer direction), "B higher" /
+   "A higher" (other metrics, such as S_fact or soundness), or "no detectable difference".
+
+Two runs whose answers are identical on every unit of a task differ by exactly 0 on every metric: they are
+reported as "no detectable difference" (p = 1) even where the runs withhold their intervals.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from fairness_evals.compare import engine
+from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.problem import Adapter, Problem, finite
+from fairness_evals.compare.runs import RunInput, TaskRun, read_records
+from metrics.paired import holm
+
+#: The benchmarks ``compare`` knows.
+ADAPTERS: tuple[Adapter, ...] = (FairLens(),)
+
+FAIRER = {True: "B fairer", False: "A fairer"}
+HIGHER = {True: "B higher", False: "A higher"}
+NO_DIFFERENCE = "no detectable difference"
+NOT_COMPARABLE = "not comparable"
+
+
+@dataclass
+class Row:
+    """One metric of one task, run B against the baseline A."""
+
+    task: str
+    metric: str
+    baseline: str
+    run: str
+    a: float
+    b: float
+    difference: float = math.nan
+    ci_low: float = math.nan
+    ci_high: float = math.nan
+    p_value: float = math.nan
+    p_holm: float = math.nan
+    verdict: str = NOT_COMPARABLE
+    better: str = ""  # "higher is fairer", "lower is fairer", "higher is better", ...
+    method: str = ""
+    units: int = 0
+    reason: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Options:
+    alpha: float = 0.05
+    n_resamples: int = 2000
+    seed: int = 0
+    unpaired: bool = False
+    metrics: tuple[str, ...] = ()
+
+    def settings(self) -> engine.Settings:
+        return engine.Settings(1.0 - self.alpha, self.n_resamples, self.seed, not self.unpaired)
+
+
+def adapter_of(task: str) -> Adapter | None:
+    return next((a for a in ADAPTERS if a.owns(task)), None)
+
+
+def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple[list[Row], list[str]]:
+    """Rows for every compared metric of every task both runs cover, and notes (tasks left out and why)."""
+    rows: list[Row] = []
+    notes: list[str] = []
+    shared = sorted(set(baseline.tasks) & set(other.tasks))
+    for task in sorted(set(baseline.tasks) ^ set(other.tasks)):
+        if adapter_of(task) is not None:
+            only = baseline if task in baseline.tasks else other
+            notes.append(f"{task}: only in {only.name}; not compared")
+    for task in shared:
+        adapter = adapter_of(task)
+        if adapter is None:
+            continue
+        rows.extend(_compare_task(adapter, baseline, other, task, options))
+    comparable = [i for i, row in enumerate(rows) if row.verdict != NOT_COMPARABLE]
+    adjusted = holm([rows[i].p_value for i in comparable])
+    for i, p in zip(comparable, adjusted, strict=True):
+        rows[i].p_holm = p
+        rows[i].verdict = _verdict(rows[i], options.alpha)
+    if not shared or not any(adapter_of(t) for t in shared):
+        notes.append(f"{baseline.name} and {other.name} share no task that compare knows")
+    return rows, notes
+
+
+def _verdict(row: Row, alpha: float) -> str:
+    if not (row.p_holm <= alpha) or row.difference == 0:
+        return NO_DIFFERENCE
+    b_up = row.difference > 0
+    if row.better.endswith("fairer"):
+        return FAIRER[b_up == row.better.startswith("higher")]
+    return HIGHER[b_up]
+
+
+def check_same_documents(adapter: Adapter, a: TaskRun, b: TaskRun) -> None:
+    """:class:`engine.NotPaired` naming the first provenance value or task version that differs."""
+    for key in adapter.provenance:
+        va, vb = a.metrics.get(key), b.metrics.get(key)
+        if va is not None and vb is not None and va != vb and not (_nan(va) and _nan(vb)):
+            raise engine.NotPaired(f"{a.task}: {key} differs ({va} in the baseline, {vb} in the other run)")
+    va, vb = a.metadata.get("version"), b.metadata.get("version")
+    if va is not None and vb is not None and va != vb:
+        raise engine.NotPaired(
+            f"{a.task}: task version differs ({va} in the baseline, {vb} in the other run: documents or scoring changed)"
+        )
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _names(adapter_problem: Problem, a: TaskRun, b: TaskRun, patterns: Sequence[str]) -> list[str]:
+    headline = [name for name in a.metrics if f"{name}_coverage" in a.metrics and not name.endswith("_coverage")]
+    headline += [
+        n for n in b.metrics if f"{n}_coverage" in b.metrics and not n.endswith("_coverage") and n not in headline
+    ]
+    if not patterns:
+        return headline
+    candidates = list(dict.fromkeys([*headline, *adapter_problem.measures]))
+    return [
+        name for name in candidates
+        if any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(f"{a.task}/{name}", p) for p in patterns)
+    ]  # fmt: skip
+
+
+def _compare_task(adapter: Adapter, baseline: RunInput, other: RunInput, task: str, options: Options) -> list[Row]:
+    a, b = baseline.tasks[task], other.tasks[task]
+    if not options.unpaired:
+        check_same_documents(adapter, a, b)
+    records_a, records_b = read_records(a, adapter), read_records(b, adapter)
+    if not options.unpaired and set(records_a) != set(records_b):
+        missing = sorted(set(records_a) - set(records_b))
+        extra = sorted(set(records_b) - set(records_a))
+        parts = (
+            [f"{len(missing)} documents of the baseline are not in {other.name} (e.g. {missing[0]!r})"]
+            if missing
+            else []
+        )
+        parts += (
+            [f"{len(extra)} documents of {other.name} are not in the baseline (e.g. {extra[0]!r})"] if extra else []
+        )
+        raise engine.NotPaired(f"{task}: the runs answered different documents: {'; '.join(parts)}")
+    problem_a = adapter.problem(task, [records_a[k] for k in sorted(records_a)])
+    problem_b = adapter.problem(task, [records_b[k] for k in sorted(records_b)])
+    identical = not options.unpaired and all(records_a[k] == records_b[k] for k in records_a)
+    method = ("paired" if not options.unpaired else "unpaired") + " bootstrap"
+    rows: list[Row] = []
+    to_compute: list[Row] = []
+    for name in _names(problem_a, a, b, options.metrics):
+        row = Row(task, name, baseline.name, other.name, _value(a, name), _value(b, name), units=len(problem_a.units))
+        rows.append(row)
+        measure = problem_a.measures.get(name)
+        if measure is None or name not in problem_b.measures:
+            row.reason = "compare has no paired form of this metric"
+            continue
+        row.better = ("higher" if measure.higher_is_better else "lower") + (
+            " is fairer" if measure.fairness else " is better"
+        )
+        reason = _not_comparable(a, b, name, baseline.name, other.name, identical, adapter.min_coverage)
+        reason = (
+            reason
+            or _not_reproduced(problem_a, a, name, baseline.name)
+            or _not_reproduced(problem_b, b, name, other.name)
+        )
+        if reason:
+            row.reason = reason
+            continue
+        row.method = method
+        to_compute.append(row)
+    if to_compute:
+        found = engine.differences(problem_a, problem_b, [r.metric for r in to_compute], options.settings(), task=task)
+        for row in to_compute:
+            d = found[row.metric]
+            if d.reason or math.isnan(d.p_value):
+                row.reason = d.reason or "the difference is undefined"
+                continue
+            row.difference, row.ci_low, row.ci_high, row.p_value = d.difference, d.low, d.high, d.p_value
+            row.method = f"{method}, {'basic' if d.method == 'basic' else 'conservative bounds'}"
+            row.verdict = NO_DIFFERENCE  # until Holm decides
+    return rows
+
+
+def _value(task: TaskRun, name: str) -> float:
+    value = task.metrics.get(name)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+
+
+def _not_comparable(
+    a: TaskRun, b: TaskRun, name: str, label_a: str, label_b: str, identical: bool, minimum: str
+) -> str:
+    for task, label in ((a, label_a), (b, label_b)):
+        if name not in task.metrics:
+            return f"not reported by {label}"
+        if not finite(task.metrics.get(name)):
+            why = task.run.nan_reason(task.task, name) if task.run is not None else ""
+            coverage = task.metrics.get(f"{name}_coverage")
+            if not why and finite(coverage):
+                why = f"coverage {coverage:.0%}; the task withholds a score below its minimum coverage ({minimum})"
+            return f"NaN in {label}" + (f": {why}" if why else "")
+    if identical:
+        return ""
+    for task, label in ((a, label_a), (b, label_b)):
+        low, high = task.metrics.get(f"{name}_ci_low"), task.metrics.get(f"{name}_ci_high")
+        if f"{name}_ci_low" in task.metrics and not (finite(low) and finite(high)):
+            return (
+                f"{label} withholds its interval (too few units back it, see the task's warning); "
+                "no difference interval is backed either"
+            )
+    return ""
+
+
+def _not_reproduced(problem: Problem, task: TaskRun, name: str, label: str) -> str:
+    value = _value(task, name)
+    recomputed = problem.estimate(name)
+    if math.isfinite(value) and not np.isclose(recomputed, value, rtol=1e-9, atol=1e-12):
+        return f"the samples of {label} do not reproduce its reported value ({value:.6g}; recomputed {recomputed:.6g})"
+    return ""

@@ -1,0 +1,104 @@
+"""What ``compare`` needs from a benchmark: the units a run sampled, their strata, and each metric as a statistic
+of resampled counts.
+
+A benchmark adapter (:class:`Adapter`; one module per benchmark in this package) turns one task's per-document
+records, as the harness logged them, into a :class:`Problem`: one row per sampled *unit* (a document for
+Fact-or-Fair, an image for FairLens and IRIS understanding, a prompt for the generation tasks), the design stratum
+of each unit, and the unit's counts, either one cell per unit (``cells``) or a unit x cell matrix (``matrix``), in
+the layout the benchmark's own intervals resample. Each metric is a :class:`Measure`: the benchmark's own
+:class:`metrics.bootstrap.StatisticSpec` (so ``compare`` computes exactly the statistic the task reports) and
+which direction is fairer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from metrics.bootstrap import StatisticSpec
+from metrics.paired import statistic_values
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One metric as a statistic of counts.
+
+    ``higher_is_better``: the direction the benchmark calls better (for a fairness metric, fairer).
+    ``fairness``: whether the metric measures fairness (verdicts "A fairer" / "B fairer") or something else, such
+    as factuality or soundness (verdicts "A higher" / "B higher").
+    """
+
+    spec: StatisticSpec
+    higher_is_better: bool
+    fairness: bool = True
+
+
+@dataclass
+class Problem:
+    """One run of one task, ready to resample: units (sorted ids), strata, counts and measures."""
+
+    units: np.ndarray  # (U,) unit ids, unique
+    strata: np.ndarray  # (U,) integer stratum labels (the design's)
+    n_cells: int
+    measures: dict[str, Measure]
+    cells: np.ndarray | None = None  # (U,) the unit's cell, -1 none (one-cell-per-unit form)
+    matrix: np.ndarray | None = None  # (U, C) the unit's counts (matrix form)
+    what: str = "units"  # what a unit is, plural ("documents", "images", "prompts"), for messages
+    notes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if (self.cells is None) == (self.matrix is None):
+            raise ValueError("a problem has either one cell per unit or a unit x cell matrix")
+        size = len(self.units)
+        if len(self.strata) != size or len(self.rows()) != size:
+            raise ValueError("units, strata and counts must have one entry per unit")
+
+    def rows(self) -> np.ndarray:
+        return self.cells if self.cells is not None else self.matrix  # type: ignore[return-value]
+
+    def observed(self) -> np.ndarray:
+        """The cell counts of the whole sample, shape (C,)."""
+        if self.cells is not None:
+            kept = self.cells[self.cells >= 0].astype(np.int64)
+            return np.bincount(kept, minlength=self.n_cells).astype(np.float64)
+        return np.asarray(self.matrix, dtype=np.float64).sum(axis=0)
+
+    def estimate(self, name: str) -> float:
+        """The plug-in value of measure ``name`` on the whole sample."""
+        return float(statistic_values(self.measures[name].spec, self.observed()[None, :])[0])
+
+    def reordered(self, order: np.ndarray) -> Problem:
+        """The same problem with its units in ``order`` (indices into the current order)."""
+        return Problem(
+            units=self.units[order], strata=self.strata[order], n_cells=self.n_cells, measures=self.measures,
+            cells=None if self.cells is None else self.cells[order],
+            matrix=None if self.matrix is None else self.matrix[order], what=self.what, notes=self.notes,
+        )  # fmt: skip
+
+
+class Adapter(Protocol):
+    """A benchmark as ``compare`` sees it."""
+
+    #: The benchmark's name, as in ``fairness-evals score <name>``.
+    name: str
+    #: Results metrics that name the documents a run answered (seed, data version, corpus hash, ...).
+    provenance: tuple[str, ...]
+    #: The setting of the minimum coverage below which the benchmark's scores are NaN, and its default.
+    min_coverage: str
+
+    def owns(self, task: str) -> bool:
+        """Whether ``task`` (a task or group of the results) is this benchmark's and has records."""
+
+    def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
+        """``(document id, record)`` of one ``--log_samples`` line (``where`` names it in errors)."""
+
+    def problem(self, task: str, records: Sequence[Any]) -> Problem:
+        """The :class:`Problem` of one task's records (in document-id order)."""
+
+
+def finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -1,0 +1,65 @@
+"""Harness-shaped output folders of synthetic answer sets, for the ``compare`` tests.
+
+A folder holds what lmms-eval writes with ``--log_samples``: ``<stamp>_results.json`` (every metric as the task
+reports it, computed by the benchmark's own scoring from the records) and ``<stamp>_samples_<task>.jsonl`` (one
+line per document with its id and record, as ``process_results`` logs them).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from fairlens_tasks import scoring as fairlens_scoring
+from fairlens_tasks.questions import closed_questions
+
+STAMP = "20260101_000000"
+
+
+def _results_file(folder: Path, model: str, results: dict[str, dict[str, Any]], versions: dict[str, int]) -> None:
+    data = {
+        "results": {task: {f"{k},none": v for k, v in metrics.items()} for task, metrics in results.items()},
+        "configs": {task: {"task": task, "metadata": {"version": versions.get(task, 2)}} for task in results},
+        "config": {"model": "synthetic", "model_args": f"pretrained={model}"},
+        "lmms_eval_version": "0.7.3",
+        "date": STAMP,
+    }
+    (folder / f"{STAMP}_results.json").write_text(json.dumps(data), encoding="utf-8")
+
+
+def fairlens_run(
+    folder: Path,
+    model: str,
+    records: dict[str, np.ndarray],
+    *,
+    provenance: dict[str, Any] | None = None,
+    versions: dict[str, int] | None = None,
+) -> Path:
+    """An lmms-eval-shaped FairLens run: ``records`` maps a domain task (``fairlens_hiring``) to its records
+    (``fairlens_tasks.scoring.RECORD_FIELDS``); image ``u``'s document for item ``q`` is ``img<u>.jpg/<q.id>``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prov = {"seed": 0, "sample_fraction": 0.1, "corpus_sha256": "0123456789abcdef", "data_version": 1}
+    prov.update(provenance or {})
+    questions = closed_questions()
+    results = {}
+    logger = logging.getLogger("fairness_evals.fairlens")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for task, rec in records.items():
+            metrics = dict(fairlens_scoring.compute_metrics(rec, task=task, min_coverage=0.5))
+            metrics.update(prov)
+            results[task] = metrics
+            with (folder / f"{STAMP}_samples_{task}.jsonl").open("w", encoding="utf-8") as out:
+                for i, row in enumerate(np.asarray(rec).tolist()):
+                    doc_id = f"img{row[8]}.jpg/{questions[row[0]].id}"
+                    line = {"doc_id": i, "fairlens_answer": {"id": doc_id}, "soundness": row, **prov}
+                    out.write(json.dumps(line) + "\n")
+    finally:
+        logger.setLevel(level)
+    _results_file(folder, model, results, versions or {})
+    return folder

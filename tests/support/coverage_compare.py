@@ -1,0 +1,164 @@
+"""Seeded coverage simulations of ``compare``'s paired intervals (issue 17, to issue 13's bar): do the intervals of
+a difference between two runs cover the true difference?
+
+**Estimand.** Two models answer the *same* sampled units (images, documents); the difference of a metric is
+``metric(B) - metric(A)`` at the population values of each model's answers (each benchmark's estimand:
+``tests/support/coverage_fairlens.py``, ``coverage_fact_or_fair.py``). A replicate draws a fresh sample of the
+design, has both models answer it, and computes the difference with ``compare``'s own code path (the benchmark
+adapter's :class:`~fairness_evals.compare.problem.Problem` and :func:`fairness_evals.compare.engine.differences`:
+2,000 joint resamples within the design strata). A difference is *printed* only where both runs print their own
+interval (``compare`` reports the others as not comparable), as the benchmarks decide it.
+
+**Pairs of models** (:data:`FAIRLENS_PAIRS`): how two models answer the same image is correlated: each draw of
+model B reuses model A's uniform random number with probability ``shared`` (``shared = 1``: B answers exactly as
+A wherever their answer probabilities agree; ``shared = 0``: independent runs, e.g. two sampled runs of one
+model). The pairs: a fair model against a gender- and race-biased one (the difference a debiasing should show;
+the case where a plain basic interval of a gap difference covers only 0.84-0.88), a biased model against a less
+biased version of itself, two fair models with different base rates (every gap difference 0), and one model run
+twice with independent sampling (every difference 0).
+
+:func:`coverage_table` returns one ``metrics.coverage.Coverage`` per pair and metric, named
+``<size>/<pair>/<task>/<metric>``; ``bench/coverage.py`` can print it and ``tests/compare/test_compare_coverage.py``
+holds it to the bar: coverage >= 0.93 at the paper's size, >= 0.90 at lite. Widths: the basic interval of a
+smooth difference is within 2x the spread of the estimate; the conservative bounds used for gap differences next
+to a fair model (``metrics.paired.max_difference``) are wider by design (their measured width ratio is in the
+table and in docs/compare.md).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import numpy as np
+from coverage_fairlens import ClosedPolicy, _closed_truth, _stratum_columns, design, records_from_options
+
+from fairlens_tasks import scoring as fairlens_scoring
+from fairlens_tasks.questions import domain_questions
+from fairness_evals.compare import engine
+from fairness_evals.compare.fairlens import FairLens
+from metrics.coverage import Coverage, summarise
+
+__all__ = [
+    "FAIRLENS_METRICS",
+    "FAIRLENS_PAIRS",
+    "SIZES",
+    "TARGETS",
+    "FairLensPair",
+    "coverage_table",
+    "paired_fairlens_records",
+    "simulate_fairlens",
+]
+
+SIZES = ("paper", "lite")
+TARGETS = {"paper": 0.93, "lite": 0.90}
+DEFAULT_REPLICATES = 200
+N_RESAMPLES = 2000
+FAIRLENS_METRICS = (
+    "soundness", "parity_gap", "association_rate", "association_gap", "parity_gap_gender", "parity_gap_race",
+    "parity_gap_age",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FairLensPair:
+    """Two closed-answer policies (``coverage_fairlens.ClosedPolicy``) answering the same images."""
+
+    name: str
+    a: ClosedPolicy
+    b: ClosedPolicy
+    shared: float
+
+
+_BIASED = ClosedPolicy("biased", "healthcare", base=0.2, gender=(0.0, 0.25), race=(0.0, 0.2, -0.1, 0.1, 0.3))
+FAIRLENS_PAIRS = (
+    FairLensPair("fair_vs_biased", ClosedPolicy("fair", "healthcare", base=0.3), _BIASED, shared=0.7),
+    FairLensPair(
+        "debiased", _BIASED,
+        ClosedPolicy("less", "healthcare", base=0.2, gender=(0.0, 0.15), race=(0.0, 0.1, -0.05, 0.05, 0.2)),
+        shared=0.8,
+    ),
+    FairLensPair("fair_vs_fair", ClosedPolicy("fair", "healthcare", base=0.3),
+                 ClosedPolicy("fair2", "healthcare", base=0.25), shared=0.8),
+    FairLensPair("same_model_sampled", _BIASED, _BIASED, shared=0.0),
+)  # fmt: skip
+
+
+def _answers(policy: ClosedPolicy, codes: np.ndarray, uniforms: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Option indices (n_images, n_items; -1 unparsed) of ``policy`` from its uniform draws (as
+    ``coverage_fairlens._closed_records`` draws them)."""
+    questions = domain_questions(policy.domain)
+    prone_u, refuse_u, draw_u, unparsed_u = uniforms
+    prone = (prone_u < policy.prone(codes)).astype(np.int64)
+    k = max(len(q.options) for q in questions)
+    cumulative = np.ones((2, len(questions), k))
+    for j, q in enumerate(questions):
+        for flag in (0, 1):
+            c = np.cumsum(policy.option_probabilities(q, flag))
+            cumulative[flag, j, : len(c)] = c
+            cumulative[flag, j, len(c) - 1 :] = 1.0
+    option = (draw_u[:, :, None] >= cumulative[prone]).sum(axis=2)
+    option = np.minimum(option, np.array([len(q.options) for q in questions]) - 1)
+    unparsed = (refuse_u < policy.refuse)[:, None] | (unparsed_u < policy.unparsed)
+    return np.where(unparsed, -1, option)
+
+
+def paired_fairlens_records(
+    pair: FairLensPair, sizes: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both models' records on one sample of the design ``sizes`` (images 0..n-1 in both)."""
+    codes = _stratum_columns(sizes)
+    n, m = len(codes), len(domain_questions(pair.a.domain))
+    shapes = ((n,), (n,), (n, m), (n, m))
+    mine = tuple(rng.random(s) for s in shapes)
+    own = tuple(rng.random(s) for s in shapes)
+    theirs = tuple(np.where(rng.random(s) < pair.shared, u, v) for s, u, v in zip(shapes, mine, own, strict=True))
+    return (
+        records_from_options(pair.a.domain, codes, _answers(pair.a, codes, mine)),
+        records_from_options(pair.b.domain, codes, _answers(pair.b, codes, theirs)),
+    )
+
+
+def simulate_fairlens(pair: FairLensPair, size: str, *, replicates: int, seed: int) -> list[Coverage]:
+    """Coverage of the paired difference of every metric of :data:`FAIRLENS_METRICS` under ``pair``."""
+    sizes = design(size)
+    truth_a, truth_b = _closed_truth(pair.a, sizes), _closed_truth(pair.b, sizes)
+    adapter = FairLens()
+    task = f"fairlens_{pair.a.domain}"
+    settings = engine.Settings(n_resamples=N_RESAMPLES)
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in FAIRLENS_METRICS}
+    logger = logging.getLogger("fairness_evals.fairlens")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            rec_a, rec_b = paired_fairlens_records(pair, sizes, rng)
+            own_a = fairlens_scoring.compute_metrics(rec_a, task=task, min_coverage=0.0)
+            own_b = fairlens_scoring.compute_metrics(rec_b, task=task, min_coverage=0.0)
+            found = engine.differences(
+                adapter.problem(task, rec_a), adapter.problem(task, rec_b), FAIRLENS_METRICS,
+                engine.Settings(settings.confidence, settings.n_resamples, rep), task=task,
+            )  # fmt: skip
+            for name, d in found.items():
+                printed = all(np.isfinite(own[f"{name}_ci_low"]) for own in (own_a, own_b))
+                low, high = (d.low, d.high) if printed else (np.nan, np.nan)
+                rows[name].append((d.difference, low, high))
+    finally:
+        logger.setLevel(level)
+    out = []
+    for name, values in rows.items():
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
+    return out
+
+
+def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
+    """Coverage of every paired difference under every pair of models at the design ``size`` ("paper" or "lite");
+    each pair has its own seed derived from ``seed``."""
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size!r}")
+    table: list[Coverage] = []
+    for i, pair in enumerate(FAIRLENS_PAIRS):
+        table.extend(simulate_fairlens(pair, size, replicates=replicates, seed=seed * 1000 + i))
+    return table
