@@ -55,27 +55,33 @@ def detector_from_options(
     options: dict[str, Any],
     *,
     default_kind: str = "hog",
-    default_upsample: int = 0,
-    default_resize_longest: int | None = None,
+    default_upsample: int | None = None,
+    default_resize_longest: int | str | None = "default",
 ) -> FaceDetector:
     """Build a :class:`FaceDetector` from spec options, consuming the detector keys from ``options``.
 
     Keys: ``detector`` (hog/cnn/none), ``cnn_weights`` (path), ``upsample`` (int), ``resize_longest``
-    (int, or ``none``), ``min_score`` (float), ``landmarks`` (path). Unknown keys are left in place so
-    the caller can reject them. Values may be strings (from a spec) or already typed.
+    (int, or ``none``), ``min_score`` (float), ``min_size`` (share of the shorter side), ``overlap``
+    (IoU), ``landmarks`` (path). Unknown keys are left in place so the caller can reject them. Values may
+    be strings (from a spec) or already typed; what is not given takes the detector's calibrated default
+    (:data:`~face_attributes.detection.DETECTOR_DEFAULTS`) unless the caller's ``default_*`` says otherwise.
     """
     from .detection import FaceDetector
 
     kind = str(options.pop("detector", default_kind))
     resize = options.pop("resize_longest", default_resize_longest)
-    if isinstance(resize, str):
+    if isinstance(resize, str) and resize != "default":
         resize = None if resize.lower() in ("", "none", "0") else int(resize)
+    upsample = options.pop("upsample", default_upsample)
+    min_score = options.pop("min_score", None)
     return FaceDetector(
         kind,
         cnn_weights=options.pop("cnn_weights", None),
-        upsample=int(options.pop("upsample", default_upsample)),
+        upsample=None if upsample is None else int(upsample),
         resize_longest=resize,
-        min_score=float(options.pop("min_score", 0.0)),
+        min_score=None if min_score is None else float(min_score),
+        min_size=float(options.pop("min_size", 0.0)),
+        overlap=float(options.pop("overlap", 1.0)),
         landmarks=options.pop("landmarks", None),
     )
 

