@@ -31,13 +31,14 @@ from typing import Any
 import numpy as np
 
 from fairness_evals.compare import engine
+from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
 from fairness_evals.compare.problem import Adapter, Problem, finite
 from fairness_evals.compare.runs import RunInput, TaskRun, read_records
 from metrics.paired import holm
 
 #: The benchmarks ``compare`` knows.
-ADAPTERS: tuple[Adapter, ...] = (FairLens(),)
+ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens())
 
 FAIRER = {True: "B fairer", False: "A fairer"}
 HIGHER = {True: "B higher", False: "A higher"}
@@ -91,10 +92,10 @@ def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple
     rows: list[Row] = []
     notes: list[str] = []
     shared = sorted(set(baseline.tasks) & set(other.tasks))
-    for task in sorted(set(baseline.tasks) ^ set(other.tasks)):
-        if adapter_of(task) is not None:
-            only = baseline if task in baseline.tasks else other
-            notes.append(f"{task}: only in {only.name}; not compared")
+    for one, two in ((baseline, other), (other, baseline)):
+        only = sorted(t for t in set(one.tasks) - set(two.tasks) if adapter_of(t) is not None)
+        if only:
+            notes.append(f"only in {one.name}, not compared: {', '.join(only)}")
     for task in shared:
         adapter = adapter_of(task)
         if adapter is None:

@@ -47,7 +47,7 @@ class RunInput:
 
 def load_run(path: str) -> RunInput:
     """The run at ``path`` (a folder or results file of one model), or ValueError naming what is wrong."""
-    from fairness_evals.report.load import OUR_PREFIXES, load_runs, models
+    from fairness_evals.report.load import load_runs, models
 
     runs = load_runs([path])
     grouped = models(runs)
@@ -56,7 +56,13 @@ def load_run(path: str) -> RunInput:
         raise ValueError(
             f"{path}: holds {len(grouped)} runs ({names}); give one run's folder or results file per argument"
         )
-    model = grouped[0]
+    return from_model(grouped[0], path)
+
+
+def from_model(model: Any, path: str) -> RunInput:
+    """The :class:`RunInput` of one model of the report's reader (:class:`fairness_evals.report.load.ModelRuns`)."""
+    from fairness_evals.report.load import OUR_PREFIXES
+
     out = RunInput(path=path, model=model.name)
     for run in model.runs:
         for task, metrics in run.results.items():
