@@ -10,10 +10,23 @@ from fairness_evals.report import fact_or_fair, fairlens, iris, render
 from fairness_evals.report.load import Run, load_runs
 
 
-def build_report(paths: list[str | Path], *, fmt: str = "html", title: str = "Fairness evaluation report") -> str:
-    """The report of every results file of ours under ``paths``, as HTML or Markdown text."""
+def build_report(
+    paths: list[str | Path],
+    *,
+    fmt: str = "html",
+    title: str = "Fairness evaluation report",
+    baseline: str | None = None,
+    published: bool = False,
+) -> str:
+    """The report of every results file of ours under ``paths``, as HTML or Markdown text; ``baseline`` (a model
+    name) adds the differences view, ``published`` the papers' published rows."""
+    from fairness_evals.report import differences
+    from fairness_evals.report import published as published_rows
+
     runs = load_runs(paths)
     sections = [s for s in (fact_or_fair.section(runs), fairlens.section(runs), iris.section(runs)) if s is not None]
+    extra = (differences.section(runs, baseline), published_rows.section(runs) if published else None)
+    sections += [s for s in extra if s is not None]
     sources = [f"[{run.index}] {run.model}: {run.source} ({run.harness}, {_date(run.date)})" for run in runs]
     notes = _notes(runs)
     if fmt == "html":
