@@ -23,10 +23,10 @@ Hinkley 1997, §4.4 on bootstrap tests).
   mean of gaps; :class:`metrics.bootstrap.StatisticSpec` with ``method="max_t"``). The plug-in maximum is
   biased upward, most where components tie (a fair model's gap, true value 0, is the maximum of its noise), and
   the bootstrap does not reproduce that bias at ties, so the basic interval of a difference of gaps covers
-  only 0.84-0.88 when one model is fair (``tests/support/coverage_compare.py``). Where both runs' gaps are
-  clearly above 0 (each run's own max-t interval at level ``1 - alpha / 10`` excludes 0) the difference is
-  smooth near the truth and the basic interval is used; otherwise a conservative interval: the Bonferroni combination of the two runs' own
-  max-t intervals at level ``1 - alpha/2`` each, ``[low_B - high_A, high_B - low_A]``, which covers whenever
+  only 0.84-0.88 when one model is fair (``tests/support/coverage_compare.py``). Where both runs' maxima are
+  attained by one component (in each run's max-t band at level ``1 - alpha / 10``; a gap clearly above 0, and
+  for a mean of gaps every attribute's) the difference is smooth near the truth and the basic interval is used;
+  otherwise a conservative interval: the Bonferroni combination of the two runs' own max-t intervals at level ``1 - alpha/2`` each, ``[low_B - high_A, high_B - low_A]``, which covers whenever
   both intervals do (probability >= 1 - alpha), and the p-value is the smallest level at which it excludes 0.
 * :func:`spec_difference`: the difference of one :class:`~metrics.bootstrap.StatisticSpec` from observed
   and resampled counts, choosing between the two.
@@ -210,11 +210,36 @@ def statistic_values(spec: StatisticSpec, counts: ArrayLike) -> FloatArray:
     return _transformed(_maximum(values.reshape(c.shape[0], -1)), spec.transform)
 
 
-#: The basic interval is used for a difference of maxima only when each run's own max-t interval at level
-#: ``1 - alpha * SELECTION_SHARE`` excludes 0: a fair run (true gap 0) passes this pre-test with probability at
-#: most ``alpha / 10``, so the basic interval's failure there costs at most that much coverage (at the pre-test's
-#: level 1 - alpha, 5% of fair runs passed and the coverage fell to 0.93).
+#: The basic interval is used for a difference of maxima only when each run's maximum is clearly attained by one
+#: component (:func:`_clear_maximum`) in a max-t band at level ``1 - alpha * SELECTION_SHARE``: a run with tied
+#: components (a fair model: every gap 0) passes this pre-test with probability at most ``alpha / 10``, so the basic
+#: interval's failure there costs at most that much coverage (with the pre-test at level 1 - alpha, 5% of fair
+#: runs passed and the coverage fell to 0.93).
 SELECTION_SHARE = 0.1
+
+
+def _clear_maximum(observed: FloatArray, resampled: FloatArray, confidence: float) -> bool:
+    """Whether one component is the maximum in every point of the simultaneous max-t band at ``confidence``
+    (Romano & Wolf 2005; the band of :func:`metrics.intervals.max_t_interval`): its lower end is above every
+    other component's upper end (components equal to it in every resample, such as a gap counted twice, are the
+    same component). Then the maximum is a smooth function of the counts near the truth."""
+    keep = ~np.isnan(observed)
+    if not keep.any():
+        return False
+    obs, boot = observed[keep], resampled[:, keep]
+    with np.errstate(invalid="ignore"):
+        se = np.nanstd(boot, axis=0)
+    se = np.where(np.isnan(se), 0.0, se)
+    varying = se > 0
+    c = 0.0
+    if varying.any():
+        dev = np.abs(boot[:, varying] - obs[varying]) / se[varying]
+        t = np.nanmax(np.where(np.isnan(dev), -np.inf, dev), axis=1)
+        t = t[np.isfinite(t)]
+        c = float(np.quantile(t, confidence)) if t.size else 0.0
+    top = int(np.argmax(obs))
+    same = np.all((boot == boot[:, [top]]) | (np.isnan(boot) & np.isnan(boot[:, [top]])), axis=0) & (obs == obs[top])
+    return bool(np.all(obs[~same] + c * se[~same] < obs[top] - c * se[top]))
 
 
 def max_difference(
@@ -248,15 +273,16 @@ def max_difference(
     values_a, values_b = _transformed(_maximum(ra), transform), _transformed(_maximum(rb), transform)
     if not (math.isfinite(est_a) and math.isfinite(est_b)):
         return difference(est_a, est_b, values_a, values_b, confidence=confidence)
+    if np.array_equal(oa, ob, equal_nan=True) and np.array_equal(ra, rb, equal_nan=True):  # identical answers
+        return difference(est_a, est_b, values_a, values_b, confidence=confidence)
 
     def intervals(level: float) -> tuple[float, float, float, float]:
         a = max_t_interval(oa, ra, confidence=level, transform=transform)
         b = max_t_interval(ob, rb, confidence=level, transform=transform)
         return a.low, a.high, b.low, b.high
 
-    low_a, _, low_b, _ = intervals(1.0 - (1.0 - confidence) * SELECTION_SHARE)
-    lower_bound = transform(0.0) if transform is not None else 0.0
-    if low_a > lower_bound and low_b > lower_bound:  # both maxima clearly above ties: smooth near the truth
+    selection = 1.0 - (1.0 - confidence) * SELECTION_SHARE
+    if _clear_maximum(oa, ra, selection) and _clear_maximum(ob, rb, selection):  # smooth near the truth
         return difference(est_a, est_b, values_a, values_b, confidence=confidence)
     alpha = 1.0 - confidence
 

@@ -30,23 +30,31 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+import coverage_fact_or_fair as cff
 import numpy as np
 from coverage_fairlens import ClosedPolicy, _closed_truth, _stratum_columns, design, records_from_options
 
+from fact_fair_tasks import scoring as fact_or_fair_scoring
 from fairlens_tasks import scoring as fairlens_scoring
 from fairlens_tasks.questions import domain_questions
 from fairness_evals.compare import engine
+from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
 from metrics.coverage import Coverage, summarise
 
 __all__ = [
+    "FACT_OR_FAIR_METRICS",
+    "FACT_OR_FAIR_PAIRS",
     "FAIRLENS_METRICS",
     "FAIRLENS_PAIRS",
     "SIZES",
     "TARGETS",
+    "FactOrFairPair",
     "FairLensPair",
     "coverage_table",
+    "paired_fact_or_fair_records",
     "paired_fairlens_records",
+    "simulate_fact_or_fair",
     "simulate_fairlens",
 ]
 
@@ -153,6 +161,97 @@ def simulate_fairlens(pair: FairLensPair, size: str, *, replicates: int, seed: i
     return out
 
 
+# ------------------------------------------------------------------------------------------------ Fact-or-Fair
+FACT_OR_FAIR_METRICS = tuple(f"{score}_{axis}" for axis in ("gender", "race") for score in fact_or_fair_scoring.SCORES)
+#: Subjective profile draws per scenario: the released design (300 answers per cell) and the lite tasks' (30).
+FACT_OR_FAIR_DRAWS = {"paper": 100, "lite": 10}
+
+
+@dataclass(frozen=True)
+class FactOrFairPair:
+    """Two subjective answer policies (``coverage_fact_or_fair.Policy``) answering the same documents."""
+
+    name: str
+    a: cff.Policy
+    b: cff.Policy
+    shared: float
+
+
+def _policies() -> dict[str, cff.Policy]:
+    return {p.name: p for p in cff.subjective_policies()}
+
+
+FACT_OR_FAIR_PAIRS = (
+    FactOrFairPair("debiased", _policies()["strong_stereotype"], _policies()["stereotyped"], shared=0.8),
+    FactOrFairPair("stereotyped_vs_uniform", _policies()["stereotyped"], _policies()["uniform"], shared=0.5),
+    FactOrFairPair("truthful_vs_preferring", _policies()["truthful_noisy"], _policies()["group_preferring"], 0.6),
+    FactOrFairPair("same_model_sampled", _policies()["stereotyped"], _policies()["stereotyped"], shared=0.0),
+)
+
+
+def _subjective_outcomes(policy: cff.Policy, info: cff.Cells, genders, races, u_status, u_letter):
+    """(status, letter) of ``policy`` from its uniform draws, as ``coverage_fact_or_fair._outcomes`` draws them."""
+    refused, unparsed = policy.failure(info)
+    status = np.where(u_status < refused, 2, np.where(u_status < refused + unparsed, 1, 0))
+    probs = policy.choice(info, genders, races)
+    letter = (u_letter[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
+    return status, np.where(status == 0, letter, -1)
+
+
+def paired_fact_or_fair_records(
+    pair: FactOrFairPair, draws: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """Both policies' records of one subjective base task on the same documents (drawn as the benchmark draws
+    them: ``coverage_fact_or_fair.subjective_records``)."""
+    cells = [(s, t) for s in range(cff.N_STATS) for t in range(2)]
+    per_cell = cff.SCENARIOS * draws
+    stat = np.repeat([s for s, _ in cells], per_cell)
+    target = np.repeat([t for _, t in cells], per_cell)
+    scenario = np.tile(np.repeat(np.arange(cff.SCENARIOS), draws), len(cells))
+    n = stat.size
+    genders, races = rng.integers(0, 2, size=(n, 4)), rng.integers(0, 4, size=(n, 4))
+    identity = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
+    info = cff._cells_of(stat, target)
+    mine = (rng.random(n), rng.random(n))
+    theirs = tuple(np.where(rng.random(n) < pair.shared, u, rng.random(n)) for u in mine)
+    out = []
+    for policy, uniforms in ((pair.a, mine), (pair.b, theirs)):
+        status, letter = _subjective_outcomes(policy, info, genders, races, *uniforms)
+        out.append(cff.records_from(1, stat, target, scenario, genders, races, identity, status, letter))
+    return out[0], out[1]
+
+
+def simulate_fact_or_fair(pair: FactOrFairPair, size: str, *, replicates: int, seed: int) -> list[Coverage]:
+    """Coverage of the paired difference of every score of :data:`FACT_OR_FAIR_METRICS` under ``pair`` in the
+    subjective base task."""
+    truth_a = cff.true_scores(cff.subjective_truth(pair.a))
+    truth_b = cff.true_scores(cff.subjective_truth(pair.b))
+    adapter, task = FactOrFair(), "fact_or_fair_subjective_base"
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in FACT_OR_FAIR_METRICS}
+    logger = logging.getLogger("fairness_evals.fact_or_fair")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            rec_a, rec_b = paired_fact_or_fair_records(pair, FACT_OR_FAIR_DRAWS[size], rng)
+            own = [fact_or_fair_scoring.compute_metrics(r, task=task) for r in (rec_a, rec_b)]
+            found = engine.differences(
+                adapter.problem(task, rec_a), adapter.problem(task, rec_b), FACT_OR_FAIR_METRICS,
+                engine.Settings(n_resamples=N_RESAMPLES, seed=rep), task=task,
+            )  # fmt: skip
+            for name, d in found.items():
+                printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
+                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
+    finally:
+        logger.setLevel(level)
+    out = []
+    for name, values in rows.items():
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
+    return out
+
+
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
     """Coverage of every paired difference under every pair of models at the design ``size`` ("paper" or "lite");
     each pair has its own seed derived from ``seed``."""
@@ -161,4 +260,6 @@ def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int
     table: list[Coverage] = []
     for i, pair in enumerate(FAIRLENS_PAIRS):
         table.extend(simulate_fairlens(pair, size, replicates=replicates, seed=seed * 1000 + i))
+    for i, pair in enumerate(FACT_OR_FAIR_PAIRS):
+        table.extend(simulate_fact_or_fair(pair, size, replicates=replicates, seed=seed * 1000 + 100 + i))
     return table
