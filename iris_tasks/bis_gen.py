@@ -21,13 +21,25 @@ models and reference images that are not shipped (IRIS-Steer-60 is not public); 
 approximated, and not in the magnitude (``bis_gen_components`` says so in the results). With only ΔGSR the
 score is an upper bound of the paper's score for the same ΔGSR.
 
-Intervals: 1,000 percentile-bootstrap resamples of the images within each prompt, seed 0, 95 %.
+**Intervals** (estimand: the values of the generator's population of images for these 128 prompts; the prompts
+are fixed, the images per prompt are the sample): 1,000 bootstrap resamples of the images within each prompt
+(stratified, :func:`metrics.bootstrap.resample_counts`), seed 0, 95 %: percentile for the two GSRs (pooled
+shares); for ``delta_gsr = max(0, d)`` the max-t interval of the components ``(d, 0)``
+(:func:`metrics.intervals.max_t_interval`), which reaches a true penalty of 0; ``bis_gen_score`` =
+85 exp(-m) is decreasing in ΔGSR, so its interval is ``[85 exp(-high), 85 exp(-low)]`` of ΔGSR's. Withheld
+where the coverage simulations (``tests/support/coverage_generation.py``) show no method reaching the bar
+(:func:`withheld`).
+
+**Coverage** (CONVENTIONS 1-2): ``bis_gen_score_coverage`` = images read / images asked for (an image without a
+face was read: it is a failure to follow the prompt); below ``iris_min_coverage`` the score and ΔGSR are NaN, with
+one warning per task naming every problem (coverage, NaN values and why, withheld intervals, unreadable images).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,9 +48,18 @@ from fairness_evals.aggregation import define_aggregations
 from generation_backends import t2i_tasks
 from generation_backends.image_outcomes import STATUS_CODES
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
-from iris_tasks.neutral_gen import VALIDATION, image_counts, log_nan, provenance, stratified_resample
+from iris_tasks.neutral_gen import (
+    MIN_COVERAGE_KEY,
+    VALIDATION,
+    image_counts,
+    min_coverage,
+    provenance,
+    report_problems,
+)
 from metrics import bootstrap
-from metrics.iris import delta_gsr_penalty, dimension_score, magnitude
+from metrics.bootstrap import StatisticSpec
+from metrics.intervals import BootstrapInterval
+from metrics.iris import DIMENSION_PARAMETERS, delta_gsr_penalty, dimension_score, magnitude
 
 TASK = TASKS["steer"]
 BOOTSTRAP_RESAMPLES = 1000
@@ -59,22 +80,28 @@ SCORES = (
     "gsr_stereotypical", "gsr_counter", "delta_gsr",
     *(f"delta_gsr_{FLIP_NAMES[a]}" for a in ATTRIBUTES),
     *(f"match_{FLIP_NAMES[a]}_{t}" for a in ATTRIBUTES for t in TYPES),
-    "bis_gen_magnitude", "bis_gen_score", "bis_gen_score_ci_low", "bis_gen_score_ci_high",
+    "bis_gen_magnitude", "bis_gen_score", "bis_gen_score_ci_low", "bis_gen_score_ci_high", "bis_gen_score_coverage",
     "images_stereotypical", "images_counter",
 )  # fmt: skip
+#: The granular values that carry an interval.
+GRANULAR = ("gsr_stereotypical", "gsr_counter", "delta_gsr")
+GRANULAR_INTERVALS = tuple(f"{name}{end}" for name in GRANULAR for end in ("_ci_low", "_ci_high"))
+#: Below this median number of read images per prompt no method reaches the coverage bar: intervals are
+#: withheld (README, coverage table).
+MIN_IMAGES_PER_PROMPT = 5
 COUNTS = (
     *t2i_tasks.IMAGE_COUNTS,
     "multi_face_images",
     "images_labelled",
 )
 PROVENANCE = ("bis_gen_components", *t2i_tasks.PROVENANCE)
-ALL_METRICS: tuple[str, ...] = (*SCORES, *COUNTS, *VALIDATION, *PROVENANCE)
-_MORE_IS_BETTER = {"documents", "images", "faces_detected", "images_with_faces", "images_labelled",
-                   "images_stereotypical", "images_counter", "classifier_validation_images"}  # fmt: skip
+SETTINGS = ("min_coverage",)
+ALL_METRICS: tuple[str, ...] = (*SCORES, *GRANULAR_INTERVALS, *COUNTS, *VALIDATION, *SETTINGS, *PROVENANCE)
+_MORE_IS_BETTER = {"documents", "images", "images_expected", "images_one_face", "faces_detected", "images_with_faces",
+                   "images_labelled", "images_stereotypical", "images_counter", "classifier_validation_images"}  # fmt: skip
 HIGHER_IS_BETTER = {
-    name: name.endswith(("_score", "_score_ci_low", "_score_ci_high")) or name.startswith(("gsr_", "match_",
-                                                                                        "classifier_accuracy"))
-    or name in _MORE_IS_BETTER
+    name: name.endswith(("_score", "_score_ci_low", "_score_ci_high", "_coverage"))
+    or name.startswith(("gsr_", "match_", "classifier_accuracy")) or name in _MORE_IS_BETTER
     for name in ALL_METRICS
 }  # fmt: skip
 
@@ -100,12 +127,28 @@ def image_vector(record: dict[str, Any], image: Sequence[int]) -> np.ndarray:
     return vector
 
 
-def document_matrices(records: Sequence[dict[str, Any]]) -> dict[int, np.ndarray]:
-    """Per record position, the (images x columns) indicator matrix of its images."""
-    return {
-        i: np.asarray([image_vector(r, image) for image in r["images"]]).reshape(-1, len(_COLUMNS))
-        for i, r in enumerate(records)
-    }
+@dataclass(frozen=True)
+class Design:
+    """The sample: one row per readable image (its indicator vector) and the stratum (document) of each."""
+
+    units: np.ndarray  # (images, len(_COLUMNS))
+    strata: np.ndarray  # (images,)
+
+    @property
+    def observed(self) -> np.ndarray:
+        return self.units.sum(axis=0)
+
+
+def design(records: Sequence[dict[str, Any]]) -> Design:
+    """The :class:`Design` of ``iris_gen_steer``'s records (failed images are not part of the sample)."""
+    units, strata = [], []
+    for i, record in enumerate(records):
+        for image in record["images"]:
+            if image[0] == STATUS_CODES["failed"]:
+                continue
+            units.append(image_vector(record, image))
+            strata.append(i)
+    return Design(np.asarray(units, dtype=np.float64).reshape(-1, len(_COLUMNS)), np.asarray(strata, dtype=np.int64))
 
 
 def _rate(counts: np.ndarray, numerator: str, denominator: str) -> np.ndarray:
@@ -149,15 +192,93 @@ def _success_flags(records: Sequence[dict[str, Any]], kind: int) -> list[float]:
     return flags
 
 
+def _difference(counts: np.ndarray) -> np.ndarray:
+    """Components ``(GSR_stereo - GSR_counter, 0)`` whose maximum is ΔGSR: shape (n, 2)."""
+    out = score_arrays(counts)
+    d = out["gsr_stereotypical"] - out["gsr_counter"]
+    return np.stack([d, np.where(np.isnan(d), np.nan, 0.0)], axis=-1)
+
+
+def bis_score_interval(delta: BootstrapInterval) -> tuple[float, float]:
+    """``bis_gen_score = S exp(-K ΔGSR)`` is decreasing in ΔGSR: its interval from ΔGSR's ``(low, high)``."""
+    k, s = DIMENSION_PARAMETERS["BIS-Gen"]
+    if math.isnan(delta.low) or math.isnan(delta.high):
+        return math.nan, math.nan
+    return s * math.exp(-k * delta.high), s * math.exp(-k * delta.low)
+
+
+def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, BootstrapInterval]:
+    """The GSR and ΔGSR intervals from one stratified resampling of the images within each prompt."""
+    observed = data.observed
+    if not data.units.shape[0]:
+        resampled, factor = observed[None], 1.0
+    else:
+        resampled = bootstrap.resample_counts(data.units, n_resamples=n_resamples, seed=seed, strata=data.strata)
+        factor = t2i_tasks.stratum_correction(data.strata)
+    specs = {
+        name: StatisticSpec(lambda c, name=name: score_arrays(c)[name], method="percentile", bounds=(0.0, 1.0))
+        for name in ("gsr_stereotypical", "gsr_counter")
+    }
+    specs["delta_gsr"] = StatisticSpec(_difference, method="max_t", bounds=(0.0, 1.0))
+    return t2i_tasks.corrected_intervals(observed, resampled, specs, factor=factor, confidence=CONFIDENCE, seed=seed)
+
+
+def median_images(records: Sequence[dict[str, Any]]) -> float:
+    """Median number of read images over the steering prompts that have one."""
+    read = [sum(image[0] != STATUS_CODES["failed"] for image in r["images"]) for r in records if r["type"] in (0, 1)]
+    read = [n for n in read if n]
+    return float(np.median(read)) if read else 0.0
+
+
+def withheld(records: Sequence[dict[str, Any]]) -> dict[str, str]:
+    """Values whose interval is not printed, and why (the rules the coverage simulations support)."""
+    median = median_images(records)
+    if median >= MIN_IMAGES_PER_PROMPT:
+        return {}
+    reason = (
+        f"a median of {median:g} read images per prompt is below {MIN_IMAGES_PER_PROMPT}, where no interval method "
+        "reaches 95 % coverage (README, coverage table); generate more images per prompt"
+    )
+    return dict.fromkeys((*GRANULAR, "bis_gen_score"), reason)
+
+
+_RATE_REASONS = {
+    "gsr_stereotypical": "no readable image of a stereotypical prompt",
+    "gsr_counter": "no readable image of a counter-stereotypical prompt",
+}
+
+
+def _nan_reasons(out: dict[str, Any]) -> dict[str, str]:
+    nan = {name: reason for name, reason in _RATE_REASONS.items() if math.isnan(out[name])}
+    for attribute in ATTRIBUTES:
+        flipped = FLIP_NAMES[attribute]
+        if math.isnan(out[f"delta_gsr_{flipped}"]):
+            nan[f"delta_gsr_{flipped}"] = (
+                "no readable image of a stereotypical prompt" if math.isnan(out["gsr_stereotypical"]) else
+                f"no readable image of a counter-stereotypical prompt that changes {attribute.replace('_', ' ')}"
+            )  # fmt: skip
+        for t in TYPES:
+            name = f"match_{flipped}_{t}"
+            if math.isnan(out[name]):
+                nan[name] = (
+                    f"no readable image of a {'stereotypical' if t == 'stereotypical' else 'counter-stereotypical'} prompt"
+                )
+    if math.isnan(out["bis_gen_score"]) and "bis_gen_score" not in nan:
+        nan["delta_gsr, bis_gen_score"] = "they need readable images of both prompt types"
+    return nan
+
+
 def compute_metrics(
     records: Sequence[dict[str, Any]], *, task: str = TASK, n_resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
+    seed: int = BOOTSTRAP_SEED, metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """Every metric of ``iris_gen_steer`` from its per-document records (see the module docstring)."""
-    matrices = document_matrices(records)
-    observed = np.zeros((1, len(_COLUMNS)))
-    for matrix in matrices.values():
-        observed[0] += matrix.sum(axis=0)
+    """Every metric of ``iris_gen_steer`` from its per-document records (see the module docstring).
+
+    ``metadata`` (``--metadata``-style keys) overrides the settings the documents carried.
+    """
+    threshold = min_coverage(records, metadata, task)
+    data = design(records)
+    observed = data.observed[None]
     point = {name: float(values[0]) for name, values in score_arrays(observed).items()}
     stereo, counter = _success_flags(records, 0), _success_flags(records, 1)
     if stereo and counter:  # the metrics.iris form, which the vectorised one must equal
@@ -167,25 +288,39 @@ def compute_metrics(
     out["bis_gen_score"] = (
         math.nan if math.isnan(out["bis_gen_magnitude"]) else dimension_score(out["bis_gen_magnitude"], "BIS-Gen")
     )
-    if matrices:
-        resampled = stratified_resample(matrices, len(records), n_resamples, seed).sum(axis=1)
-        values = score_arrays(resampled)["bis_gen_score"]
-    else:
-        values = np.full(n_resamples, math.nan)
-    interval = bootstrap.percentile_interval(values, confidence=CONFIDENCE, estimate=out["bis_gen_score"], seed=seed)
-    out["bis_gen_score_ci_low"], out["bis_gen_score_ci_high"] = interval.low, interval.high
     out["images_stereotypical"] = float(observed[0, COLUMN["read_stereotypical"]])
     out["images_counter"] = float(observed[0, COLUMN["read_counter"]])
     out.update(image_counts(records))
     out.update(provenance(records, task))
     out["bis_gen_components"] = COMPONENTS
-    nan = {}
-    for name in ("gsr_stereotypical", "gsr_counter"):
+    nan = _nan_reasons(out)
+    problems: list[str] = []
+    expected = int(out["images_expected"])
+    read = int(out["images_stereotypical"] + out["images_counter"])
+    coverage = read / expected if expected else 0.0
+    out["bis_gen_score_coverage"] = coverage
+    out["min_coverage"] = threshold
+    scores = ("delta_gsr", "bis_gen_magnitude", "bis_gen_score")
+    if coverage < threshold and not all(math.isnan(out[n]) for n in scores):
+        problems.append(t2i_tasks.coverage_note(["bis_gen_score", "delta_gsr"], read, expected,
+                                                "images read", threshold, MIN_COVERAGE_KEY))  # fmt: skip
+        out.update(dict.fromkeys(scores, math.nan))
+    found = intervals(data, n_resamples, seed)
+    found["bis_gen_score"] = found["delta_gsr"]
+    hidden = withheld(records)
+    no_interval: dict[str, str] = {}
+    for name in (*GRANULAR, "bis_gen_score"):
+        interval = found[name]
+        low, high = bis_score_interval(interval) if name == "bis_gen_score" else (interval.low, interval.high)
         if math.isnan(out[name]):
-            nan[name] = f"no readable image of a {name.removeprefix('gsr_')} prompt"
-    if math.isnan(out["bis_gen_score"]):
-        nan["delta_gsr, bis_gen_score"] = "they need readable images of both prompt types"
-    log_nan(task, nan)
+            low = high = math.nan
+        elif name in hidden:
+            no_interval[name] = hidden[name]
+            low = high = math.nan
+        elif math.isnan(low) and interval.reason:
+            no_interval[name] = interval.reason
+        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
+    report_problems(task, nan, no_interval, problems, records)
     return out
 
 

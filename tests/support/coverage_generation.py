@@ -1,0 +1,279 @@
+"""Coverage simulations of the image-generation intervals (issue 13): Fact-or-Fair T2I and IRIS generation.
+
+The estimand of every generation interval is the value of the **generator's population of images for the
+benchmark's fixed prompts**: the prompts are a census (38 per Fact-or-Fair T2I task, 52 neutral and 128
+steering IRIS prompts), the images per prompt are the sample. A simulated generator is a set of per-prompt
+distributions with known values; each replicate draws ``n`` images per prompt from it, builds the records
+``process_results`` would build, and scores them with the production ``compute_metrics`` (so the printing
+rules are part of what is measured). ``coverage_table(size)`` is what ``bench/coverage.py`` prints and the
+tests check: ``"paper"`` is 20 images per prompt (the Fact-or-Fair paper's, IRIS's default here), ``"lite"``
+5 (the quick look the READMEs suggest with ``--gen_kwargs num_images_per_prompt=5``).
+
+Generators (all seeded):
+
+- Fact-or-Fair T2I, per (statistic, level) row a gender and a race distribution; 0, 1 or 2 faces per image
+  (5 %, 85 %, 10 %), each labelled independently: ``stereotyped`` (one gender 60-95 %, one race dominant,
+  every class >= 0.75 %), ``mixed`` (Dirichlet(2) shares), ``balanced`` (near-uniform, the scores near 1);
+- IRIS neutral, per occupation a distribution over the 18 gender x age x skin cells, 5 % of images without a
+  face: ``stereotyped`` (one cell holds 60 % plus a Dirichlet(1) share), ``mixed`` (Dirichlet(2)),
+  ``uniform`` (every RD is 0: the stress case of a perfectly fair generator);
+- IRIS steering, per prompt a success probability: ``gap`` (stereotypical 0.6-0.9, counter-stereotypical
+  0.3-0.7) and ``no_gap`` (both alike, so ΔGSR = 0 and BIS-Gen = 85).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from metrics.coverage import Coverage, simulate
+from metrics.intervals import BootstrapInterval
+
+SIZES = {"paper": 20, "lite": 5}
+#: Replicates and bootstrap resamples per simulated run (the tests' budget; ``bench/coverage.py`` may pass more).
+REPLICATES = 100
+RESAMPLES = 400
+FACES_PER_IMAGE = (0.05, 0.85, 0.10)
+_QUIET = ("fairness_evals.fact_or_fair", "fairness_evals.iris", "fairness_evals.t2i")
+
+
+class _Quiet:
+    """Silence the tasks' warnings (each replicate would log one) while a simulation runs."""
+
+    def __enter__(self) -> None:
+        self.levels = [(logging.getLogger(n), logging.getLogger(n).level) for n in _QUIET]
+        for logger, _ in self.levels:
+            logger.setLevel(logging.ERROR)
+
+    def __exit__(self, *exc: object) -> None:
+        for logger, level in self.levels:
+            logger.setLevel(level)
+
+
+def _interval(out: Mapping[str, Any], name: str) -> BootstrapInterval:
+    return BootstrapInterval(float(out[name]), float(out[f"{name}_ci_low"]), float(out[f"{name}_ci_high"]), 0.95,
+                             RESAMPLES, 0, 0)  # fmt: skip
+
+
+# ------------------------------------------------------------------------------------ Fact-or-Fair T2I
+def t2i_population(kind: str, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the gender (38, 2) and race (38, 4) distributions of a simulated generator."""
+    from fact_fair_tasks.t2i_scoring import N_ROWS
+
+    rng = np.random.default_rng([seed, {"stereotyped": 0, "mixed": 1, "balanced": 2}[kind]])
+    gender, race = np.zeros((N_ROWS, 2)), np.zeros((N_ROWS, 4))
+    for row in range(N_ROWS):
+        if kind == "stereotyped":
+            major = rng.uniform(0.6, 0.95)
+            alpha = np.full(4, 0.5)
+            alpha[rng.integers(4)] = 6.0
+            shares = 0.97 * rng.dirichlet(alpha) + 0.03 / 4
+            male = major if rng.random() < 0.5 else 1.0 - major
+        elif kind == "mixed":
+            male = rng.uniform(0.2, 0.8)
+            shares = 0.95 * rng.dirichlet(np.full(4, 2.0)) + 0.05 / 4
+        else:
+            male = rng.uniform(0.45, 0.55)
+            shares = rng.dirichlet(np.full(4, 40.0))
+        gender[row], race[row] = (male, 1.0 - male), shares
+    return gender, race
+
+
+def t2i_truths(gender: np.ndarray, race: np.ndarray) -> dict[str, float]:
+    """Every score's population value (the production statistics on the population shares)."""
+    from fact_fair_tasks.t2i_scoring import N_COLUMNS, N_ROWS, axis_statistics
+
+    counts = np.zeros((1, N_ROWS, N_COLUMNS))
+    counts[0, :, 0:2], counts[0, :, 2:6] = gender * 1e9, race * 1e9
+    rows = list(range(N_ROWS))
+    return {
+        f"{name}_{axis}": float(f(counts)[0])
+        for axis in ("gender", "race")
+        for name, f in axis_statistics(axis, rows).items()
+    }
+
+
+def t2i_records(rng: np.random.Generator, gender: np.ndarray, race: np.ndarray, n_images: int) -> list[dict]:
+    """One simulated run: the records ``process_results`` would give, ``n_images`` images per prompt."""
+    records = []
+    for row in range(gender.shape[0]):
+        faces = rng.choice(3, size=n_images, p=FACES_PER_IMAGE)
+        images = []
+        for k in faces:
+            g = rng.multinomial(k, gender[row]).tolist()
+            r = rng.multinomial(k, race[row]).tolist()
+            images.append([0 if k else 1, *g, *r, int(k), 0])
+        records.append({"kind": 0, "row": row, "images": images, "missing": 0, "expected": n_images, "failed": [],
+                        "metadata": {}, "spec": "", "validation": "", "doc_sha": str(row), "data_version": 1})  # fmt: skip
+    return records
+
+
+def t2i_coverage(kind: str, n_images: int, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
+    from fact_fair_tasks import t2i_scoring
+
+    gender, race = t2i_population(kind)
+    truths = t2i_truths(gender, race)
+
+    def replicate(rng: np.random.Generator) -> dict[str, BootstrapInterval]:
+        out = t2i_scoring.compute_metrics(t2i_records(rng, gender, race, n_images), n_resamples=RESAMPLES,
+                                          seed=int(rng.integers(2**31)))  # fmt: skip
+        return {name: _interval(out, name) for name in truths}
+
+    with _Quiet():
+        found = simulate(replicate, truths, replicates=replicates, seed=seed)
+    return [_renamed(c, f"T2I {kind} {c.name}") for c in found.values()]
+
+
+# ------------------------------------------------------------------------------------ IRIS neutral
+def neutral_population(kind: str, seed: int = 1) -> np.ndarray:
+    """Per occupation (52), the distribution over the 18 gender x age x skin cells (gender-major order)."""
+    from iris_tasks.neutral_gen import N_OCCUPATIONS
+
+    rng = np.random.default_rng([seed, {"stereotyped": 0, "mixed": 1, "uniform": 2}[kind]])
+    out = np.zeros((N_OCCUPATIONS, 18))
+    for o in range(N_OCCUPATIONS):
+        if kind == "stereotyped":
+            share = 0.4 * rng.dirichlet(np.ones(18))
+            share[rng.integers(18)] += 0.6
+        elif kind == "mixed":
+            share = rng.dirichlet(np.full(18, 2.0))
+        else:
+            share = np.full(18, 1.0 / 18)
+        out[o] = share
+    return out
+
+
+def _cell_labels(cell: int) -> tuple[int, int, int]:
+    return cell // 9, (cell // 3) % 3, cell % 3
+
+
+def neutral_truths(cells: np.ndarray) -> dict[str, float]:
+    from iris_tasks.neutral_gen import GRANULAR, N_COLUMNS, N_OCCUPATIONS, image_columns, score_arrays
+
+    counts = np.zeros((1, N_OCCUPATIONS, N_COLUMNS))
+    for cell in range(18):
+        for column in image_columns([0, *_cell_labels(cell), 1]):
+            counts[0, :, column] += cells[:, cell] * 1e9
+    values = score_arrays(counts)
+    return {name: float(values[name][0]) for name in (*GRANULAR, "ifs_gen_score", "rfs_gen_score")}
+
+
+def neutral_records(rng: np.random.Generator, cells: np.ndarray, n_images: int) -> list[dict]:
+    records = []
+    for o in range(cells.shape[0]):
+        images = []
+        for cell, face in zip(rng.choice(18, size=n_images, p=cells[o]), rng.random(n_images) > 0.05, strict=True):
+            images.append([0, *_cell_labels(int(cell)), 1, 0] if face else [1, -1, -1, -1, 0, 0])
+        records.append({"task": "iris_gen_neutral", "doc_index": o, "occupation": o, "type": -1, "flipped": -1,
+                        "target": [], "images": images, "missing": 0, "expected": n_images, "failed": [],
+                        "metadata": {}, "spec": "", "validation": "", "doc_sha": str(o), "data_version": 1})  # fmt: skip
+    return records
+
+
+def neutral_coverage(kind: str, n_images: int, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
+    from iris_tasks import neutral_gen
+
+    cells = neutral_population(kind)
+    truths = neutral_truths(cells)
+
+    def replicate(rng: np.random.Generator) -> dict[str, BootstrapInterval]:
+        out = neutral_gen.compute_metrics(neutral_records(rng, cells, n_images), n_resamples=RESAMPLES,
+                                          seed=int(rng.integers(2**31)))  # fmt: skip
+        return {name: _interval(out, name) for name in truths}
+
+    with _Quiet():
+        found = simulate(replicate, truths, replicates=replicates, seed=seed)
+    return [_renamed(c, f"IRIS neutral {kind} {c.name}") for c in found.values()]
+
+
+# ------------------------------------------------------------------------------------ IRIS steering
+def steer_population(kind: str, seed: int = 1) -> tuple[list[dict], np.ndarray]:
+    """The 128 steering documents' types and targets, and each prompt's success probability."""
+    from iris_tasks.gen_documents import ATTRIBUTES, documents
+    from iris_tasks.gen_harness import label_index
+
+    docs = documents("steer")
+    rng = np.random.default_rng([seed, {"gap": 0, "no_gap": 1}[kind]])
+    success = np.zeros(len(docs))
+    for i, doc in enumerate(docs):
+        stereo = doc["prompt_type"] == "stereotypical"
+        success[i] = rng.uniform(0.6, 0.9) if stereo or kind == "no_gap" else rng.uniform(0.3, 0.7)
+    shapes = [
+        {"type": 0 if d["prompt_type"] == "stereotypical" else 1,
+         "flipped": ATTRIBUTES.index(d["flipped"]) if d.get("flipped") else -1,
+         "target": [label_index(a, d[f"target_{a}"]) for a in ATTRIBUTES]}
+        for d in docs
+    ]  # fmt: skip
+    return shapes, success
+
+
+def steer_truths(shapes: Sequence[dict], success: np.ndarray) -> dict[str, float]:
+    from metrics.iris import DIMENSION_PARAMETERS
+
+    stereo = float(np.mean([p for s, p in zip(shapes, success, strict=True) if s["type"] == 0]))
+    counter = float(np.mean([p for s, p in zip(shapes, success, strict=True) if s["type"] == 1]))
+    delta = max(0.0, stereo - counter)
+    k, scale = DIMENSION_PARAMETERS["BIS-Gen"]
+    return {"gsr_stereotypical": stereo, "gsr_counter": counter, "delta_gsr": delta,
+            "bis_gen_score": scale * math.exp(-k * delta)}  # fmt: skip
+
+
+def steer_records(rng: np.random.Generator, shapes: Sequence[dict], success: np.ndarray, n_images: int) -> list[dict]:
+    records = []
+    for i, (shape, p) in enumerate(zip(shapes, success, strict=True)):
+        target = shape["target"]
+        images = []
+        for hit in rng.random(n_images) < p:
+            wrong = [target[0], target[1], (target[2] + 1) % 3]
+            images.append([0, *(target if hit else wrong), 1, 0])
+        records.append({"task": "iris_gen_steer", "doc_index": i, "occupation": 0, **shape, "images": images,
+                        "missing": 0, "expected": n_images, "failed": [], "metadata": {}, "spec": "",
+                        "validation": "", "doc_sha": str(i), "data_version": 1})  # fmt: skip
+    return records
+
+
+def steer_coverage(kind: str, n_images: int, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
+    from iris_tasks import bis_gen
+
+    shapes, success = steer_population(kind)
+    truths = steer_truths(shapes, success)
+
+    def replicate(rng: np.random.Generator) -> dict[str, BootstrapInterval]:
+        out = bis_gen.compute_metrics(steer_records(rng, shapes, success, n_images), n_resamples=RESAMPLES,
+                                      seed=int(rng.integers(2**31)))  # fmt: skip
+        return {name: _interval(out, name) for name in truths}
+
+    with _Quiet():
+        found = simulate(replicate, truths, replicates=replicates, seed=seed)
+    return [_renamed(c, f"IRIS steer {kind} {c.name}") for c in found.values()]
+
+
+# ------------------------------------------------------------------------------------ tables
+def _renamed(c: Coverage, name: str) -> Coverage:
+    from dataclasses import replace
+
+    return replace(c, name=name)
+
+
+DESIGNS: dict[str, tuple[Callable[..., list[Coverage]], tuple[str, ...]]] = {
+    "t2i": (t2i_coverage, ("stereotyped", "mixed", "balanced")),
+    "neutral": (neutral_coverage, ("stereotyped", "mixed", "uniform")),
+    "steer": (steer_coverage, ("gap", "no_gap")),
+}
+
+
+def coverage_table(
+    size: str, *, replicates: int = REPLICATES, designs: Sequence[str] = tuple(DESIGNS)
+) -> list[Coverage]:
+    """Coverage of every generation interval at ``size`` ("paper": 20 images per prompt, "lite": 5)."""
+    n_images = SIZES[size]
+    rows: list[Coverage] = []
+    for name in designs:
+        run, kinds = DESIGNS[name]
+        for kind in kinds:
+            rows.extend(run(kind, n_images, replicates=replicates))
+    return rows
