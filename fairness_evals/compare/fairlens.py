@@ -14,7 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from fairlens_tasks.labels import ATTRIBUTES
 from fairness_evals.compare.problem import Measure, Problem
+from metrics.paired import MeanOfMaxima, Spec
 
 #: The closed-ended domain tasks (the open-ended ones need the judge's scores, which the samples do not carry).
 TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
@@ -46,9 +48,15 @@ class FairLens:
         units, matrix = scoring.unit_counts(rec)
         first = np.unique(rec[:, 8], return_index=True)[1]
         strata = scoring.resampling_strata(scoring.stratum_codes(rec[first, 5], rec[first, 6], rec[first, 7]))
+        specs: dict[str, Spec] = dict(scoring.interval_specs())
+        for mean, part in (("parity_gap", "parity_gap_"), ("association_gap", "association_gap_")):
+            # the mean over attributes of gaps, by attribute (metrics.paired.maxima_difference treats an attribute
+            # whose groups tie apart from the others)
+            blocks = [specs[f"{part}{a}"].function for a in ATTRIBUTES]
+            specs[mean] = MeanOfMaxima(lambda c, blocks=blocks: [f(c) for f in blocks], (0.0, 1.0))
         measures = {
             name: Measure(spec, scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS)
-            for name, spec in scoring.interval_specs().items()
+            for name, spec in specs.items()
         }
         return Problem(units=units, strata=strata, n_cells=matrix.shape[1], measures=measures, matrix=matrix,
                        what="images")  # fmt: skip

@@ -6,8 +6,9 @@ records, as the harness logged them, into a :class:`Problem`: one row per sample
 Fact-or-Fair, an image for FairLens and IRIS understanding, a prompt for the generation tasks), the design stratum
 of each unit, and the unit's counts, either one cell per unit (``cells``) or a unit x cell matrix (``matrix``), in
 the layout the benchmark's own intervals resample. Each metric is a :class:`Measure`: the benchmark's own
-:class:`metrics.bootstrap.StatisticSpec` (so ``compare`` computes exactly the statistic the task reports) and
-which direction is fairer.
+:class:`metrics.bootstrap.StatisticSpec` (so ``compare`` computes exactly the statistic the task reports; a mean
+of gaps as a :class:`metrics.paired.MeanOfMaxima` over the same per-attribute components) and which direction is
+fairer.
 """
 
 from __future__ import annotations
@@ -19,8 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from metrics.bootstrap import StatisticSpec
-from metrics.paired import statistic_values
+from metrics.paired import Spec, statistic_values
 
 
 @dataclass(frozen=True)
@@ -32,7 +32,7 @@ class Measure:
     as factuality or soundness (verdicts "A higher" / "B higher").
     """
 
-    spec: StatisticSpec
+    spec: Spec
     higher_is_better: bool
     fairness: bool = True
 

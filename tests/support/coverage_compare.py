@@ -127,13 +127,15 @@ def paired_fairlens_records(
     )
 
 
-def simulate_fairlens(pair: FairLensPair, size: str, *, replicates: int, seed: int) -> list[Coverage]:
+def simulate_fairlens(
+    pair: FairLensPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
+) -> list[Coverage]:
     """Coverage of the paired difference of every metric of :data:`FAIRLENS_METRICS` under ``pair``."""
     sizes = design(size)
     truth_a, truth_b = _closed_truth(pair.a, sizes), _closed_truth(pair.b, sizes)
     adapter = FairLens()
     task = f"fairlens_{pair.a.domain}"
-    settings = engine.Settings(n_resamples=N_RESAMPLES)
+    settings = engine.Settings(n_resamples=n_resamples)
     rng = np.random.default_rng(seed)
     rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in FAIRLENS_METRICS}
     logger = logging.getLogger("fairness_evals.fairlens")
@@ -221,7 +223,9 @@ def paired_fact_or_fair_records(
     return out[0], out[1]
 
 
-def simulate_fact_or_fair(pair: FactOrFairPair, size: str, *, replicates: int, seed: int) -> list[Coverage]:
+def simulate_fact_or_fair(
+    pair: FactOrFairPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
+) -> list[Coverage]:
     """Coverage of the paired difference of every score of :data:`FACT_OR_FAIR_METRICS` under ``pair`` in the
     subjective base task."""
     truth_a = cff.true_scores(cff.subjective_truth(pair.a))
@@ -238,7 +242,7 @@ def simulate_fact_or_fair(pair: FactOrFairPair, size: str, *, replicates: int, s
             own = [fact_or_fair_scoring.compute_metrics(r, task=task) for r in (rec_a, rec_b)]
             found = engine.differences(
                 adapter.problem(task, rec_a), adapter.problem(task, rec_b), FACT_OR_FAIR_METRICS,
-                engine.Settings(n_resamples=N_RESAMPLES, seed=rep), task=task,
+                engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
             )  # fmt: skip
             for name, d in found.items():
                 printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
