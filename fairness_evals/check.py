@@ -172,10 +172,43 @@ def _requested(raw: Iterable[str]) -> list[str]:
 
 
 def _group_members(groups: dict[Path, dict[str, list[str]]], group: str) -> list[str]:
+    """The tasks of ``group``: from a results file's ``group_subtasks``, else from our own group YAMLs (a group the
+    run did not name is still satisfied by its tasks)."""
     for members in groups.values():
         if members.get(group):
             return list(members[group])
-    return []
+    return _our_groups().get(group, [])
+
+
+def _our_groups() -> dict[str, list[str]]:
+    """``{group: [tasks]}`` of every group YAML in our task folders (both harnesses); nested groups expanded."""
+    import yaml
+
+    from fairness_evals.paths import task_paths
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+    found: dict[str, list[str]] = {}
+    for harness in ("lm-eval", "lmms-eval"):
+        for folder in task_paths(harness):
+            for path in sorted(Path(folder).rglob("*.yaml")):
+                try:
+                    config = yaml.load(path.read_text(encoding="utf-8"), Loader=Loader)
+                except (OSError, UnicodeDecodeError, yaml.YAMLError):
+                    continue
+                if isinstance(config, dict) and isinstance(config.get("group"), str):
+                    tasks = config.get("task")
+                    names = [t if isinstance(t, str) else t.get("task") for t in tasks or [] if t]
+                    found[config["group"]] = [n for n in names if isinstance(n, str)]
+
+    def expand(name: str, seen: frozenset[str] = frozenset()) -> list[str]:
+        if name not in found or name in seen:
+            return [name]
+        return [leaf for member in found[name] for leaf in expand(member, seen | {name})]
+
+    return {group: expand(group) for group in found}
 
 
 def _logs(paths: Sequence[Path], extra: Sequence[Path], report: Report) -> None:

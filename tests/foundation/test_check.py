@@ -159,3 +159,15 @@ def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture) -> N
     assert code == 2 and "--min-coverage must lie in [0, 1]" in err
     code, _, err = run_check(capsys, tmp_path / "missing")
     assert code == 1 and "missing: no such file or folder" in err
+
+
+def test_a_group_of_ours_is_satisfied_by_its_tasks_even_when_the_run_did_not_name_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    t2i = {"s_fact_gender": 0.55, "s_fact_gender_coverage": 0.8, "min_coverage": 0.5}
+    write_results(tmp_path / "out", {"fact_or_fair_t2i_objective": t2i, "fact_or_fair_t2i_subjective": t2i})
+    code, _, err = run_check(capsys, tmp_path / "out", "--tasks", "fact_or_fair_t2i")
+    assert code == 0, err
+    write_results(tmp_path / "half", {"fact_or_fair_t2i_objective": t2i})
+    code, _, err = run_check(capsys, tmp_path / "half", "--tasks", "fact_or_fair_t2i")
+    assert code == 1 and "task fact_or_fair_t2i is not in the results" in err
