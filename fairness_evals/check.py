@@ -268,8 +268,8 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
                                "was not run (see the harness log)")  # fmt: skip
     for run in runs:
         for task in sorted(t for t in run.results if _ours(t)):
-            if task in groups.get(run.source, {}):
-                continue  # a group: its members are checked
+            if groups.get(run.source, {}).get(task):
+                continue  # a group (lmms-eval lists every task there, a leaf with no members): its members are checked
             _check_task(run, task, args, report)
     _logs(folders, args.log, report)
     return report

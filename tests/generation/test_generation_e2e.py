@@ -61,7 +61,7 @@ def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
     # one image per prompt: S_fact's interval is printed (zero width: every prompt's single image is fixed), the
     # entropy-based ones are withheld, each with its reason in the run's warning
     assert out["s_fact_gender_ci_low"] <= out["s_fact_gender"] <= out["s_fact_gender_ci_high"]
-    assert out["s_e_gender_ci_low"] is None and out["distance_gender_ci_high"] is None
+    assert math.isnan(out["s_e_gender_ci_low"]) and math.isnan(out["distance_gender_ci_high"])
     assert out["s_fact_gender_coverage"] == pytest.approx(35 / 76) and out["min_coverage"] == 0.3
     for score in ("s_fact", "s_e", "s_kld", "s_fair", "distance"):
         assert out[f"{score}_race"] is None or math.isnan(out[f"{score}_race"])  # no race classifier
@@ -317,7 +317,9 @@ def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
     summary, faces = (t for t in result.tables if "text-to-image" in t.title.lower())
     (row,) = summary.rows
     assert row[1].value == out["s_fact_gender"] and row[1].low == out["s_fact_gender_ci_low"]
-    assert row[4].value == subjective["s_fair_gender"] and row[4].low == subjective["s_fair_gender_ci_low"]
+    # the S_fair interval is withheld at one image per prompt: NaN in the results and in the report
+    assert row[4].value == subjective["s_fair_gender"] and math.isnan(row[4].low)
+    assert math.isnan(subjective["s_fair_gender_ci_low"])
     assert row[7].value == pytest.approx((out["s_fact_gender"] + subjective["s_fair_gender"]) / 2)  # Avg. G
     by_task = {row[1].text: dict(zip(faces.columns, (c.text for c in row), strict=True)) for row in faces.rows}
     assert list(by_task) == ["fact_or_fair_t2i_objective", SUBJECTIVE]
@@ -346,3 +348,21 @@ def test_the_report_draws_the_iris_sector(from_folder_run: Path, tmp_path: Path)
     assert float(cell) == ours["ifs_gen_score"]
     bagel = json.loads((seeds / "bagel_gen_results.json").read_text())
     assert f'data-value="{bagel["results"]["iris_gen_neutral"]["ifs_gen_score,none"]!r}"' in html
+
+
+def test_check_gates_the_real_run(from_folder_run: Path, capsys: pytest.CaptureFixture) -> None:
+    """``fairness-evals check`` on lmms-eval's own output folder: the requested tasks are there; the race scores are
+    NaN by design without a race classifier; every coverage is below the default 0.5 the run lowered to 0.3."""
+    from fairness_evals.cli import main
+
+    tasks = "fact_or_fair_t2i,iris_gen"
+    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks, "--allow-nan", "*_race"]) == 0
+    assert "check: ok" in capsys.readouterr().out
+    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks]) == 1
+    err = capsys.readouterr().err
+    assert "fact_or_fair_t2i_objective: headline metric s_fact_race is NaN" in err
+    assert main(["check", str(from_folder_run / "out"), "--allow-nan", "*_race", "--min-coverage", "0.5"]) == 1
+    err = capsys.readouterr().err
+    assert "iris_gen_steer: bis_gen_score_coverage 0.492 is below the threshold 0.5 (--min-coverage)" in err
+    assert main(["check", str(from_folder_run / "out"), "--tasks", "fact_or_fair"]) == 1
+    assert "task fact_or_fair is not in the results" in capsys.readouterr().err
