@@ -415,7 +415,7 @@ def design(records: Sequence[dict[str, Any]], rule: str = "skip") -> Design:
     evaluated as rows without a face."""
     readable: dict[int, list[list[int]]] = {}
     documents_of: set[int] = set()
-    for record in records:
+    for record in sorted(records, key=lambda r: (int(r["row"]), str(r.get("doc_sha", "")))):  # not arrival order
         row = int(record["row"])
         if not 0 <= row < N_ROWS:
             continue

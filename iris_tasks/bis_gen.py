@@ -140,14 +140,18 @@ class Design:
 
 
 def design(records: Sequence[dict[str, Any]]) -> Design:
-    """The :class:`Design` of ``iris_gen_steer``'s records (failed images are not part of the sample)."""
+    """The :class:`Design` of ``iris_gen_steer``'s records (failed images are not part of the sample).
+
+    The stratum of an image is its document's ``doc_index`` and the records are taken in document order, so the
+    resamples do not depend on the order the records arrive in (a data-parallel run gathers them rank by rank).
+    """
     units, strata = [], []
-    for i, record in enumerate(records):
+    for record in sorted(records, key=lambda r: (int(r.get("doc_index", -1)), str(r.get("doc_sha", "")))):
         for image in record["images"]:
             if image[0] == STATUS_CODES["failed"]:
                 continue
             units.append(image_vector(record, image))
-            strata.append(i)
+            strata.append(int(record.get("doc_index", -1)))
     return Design(np.asarray(units, dtype=np.float64).reshape(-1, len(_COLUMNS)), np.asarray(strata, dtype=np.int64))
 
 

@@ -181,7 +181,7 @@ def design(records: Sequence[dict[str, Any]]) -> Design:
     """The :class:`Design` of ``iris_gen_neutral``'s records (failed images are not part of the sample)."""
     rows, cols, strata = [], [], []
     n = 0
-    for record in records:
+    for record in sorted(records, key=lambda r: (int(r["occupation"]), str(r.get("doc_sha", "")))):  # arrival order
         occupation = int(record["occupation"])
         if not 0 <= occupation < N_OCCUPATIONS:
             continue

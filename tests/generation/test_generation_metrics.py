@@ -592,3 +592,16 @@ def test_harness_settings_come_from_capitalised_environment_variables() -> None:
     assert read_metadata(keys, env) == {"fact_or_fair_min_coverage": 0.25, "fact_or_fair_conventions": "released"}
     with pytest.raises(ValueError, match="iris_min_coverage must be a number in"):
         neutral_gen.check_metadata(read_metadata(("iris_min_coverage",), {"IRIS_MIN_COVERAGE": "most"}))
+
+
+def test_iris_neutral_numbers_do_not_depend_on_record_order() -> None:
+    """Ranks gather records in another order: the resamples are drawn per occupation in occupation order."""
+    import random
+
+    records = [iris_record(o, *(iris_image("male" if (o + i) % 3 else "female", "young", "light") for i in range(6)),
+                           expected=6) for o in range(52)]  # fmt: skip
+    expected = neutral_gen.intervals(neutral_gen.design(records), 100, 0)
+    shuffled = list(records)
+    random.Random(1).shuffle(shuffled)
+    again = neutral_gen.intervals(neutral_gen.design(shuffled), 100, 0)
+    assert {k: (v.low, v.high) for k, v in expected.items()} == {k: (v.low, v.high) for k, v in again.items()}
