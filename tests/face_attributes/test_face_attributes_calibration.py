@@ -83,3 +83,39 @@ def test_measure_counts_one_face_false_faces_and_invariance() -> None:
     assert strict.meets_targets()  # the targets are about one-person and no-person images and invariance
     off_face = [RawDetections("a/png", ((150, 150, 190, 190),), (1.0,), (200, 200), 0.1)]
     assert measure(images[:1], off_face, Rule(0.0)).one_face == 0.0  # one detection, not on the face
+
+
+# ---------------------------------------------------------------------------------------- the chosen defaults
+def _counts(detector, names: list[str]) -> dict[str, int]:
+    images = {im.name: im for im in calibration_set(n_lfw=0, natural=(), groups=0)}
+    return {name: len(detector.detect(images[name].build())) for name in names}
+
+
+ASTRONAUT = [f"astronaut/{v}" for v in VARIANTS]
+COVERED = [f"astronaut-face-covered/{v}" for v in VARIANTS]
+COLLAGE = [f"astronaut-collage/{v}" for v in VARIANTS]
+
+
+def test_hog_default_counts_one_face_and_no_mission_patch_in_every_copy() -> None:
+    """dlib's threshold 0 took the mission patch for a face in the JPEG and enlarged copies; the default does not."""
+    from face_attributes import FaceDetector
+
+    counts = _counts(FaceDetector("hog"), [*ASTRONAUT, *COVERED, *COLLAGE])
+    assert {name: counts[name] for name in ASTRONAUT} == dict.fromkeys(ASTRONAUT, 1)
+    assert {name: counts[name] for name in COVERED} == dict.fromkeys(COVERED, 0)
+    assert {name: counts[name] for name in COLLAGE} == dict.fromkeys(COLLAGE, 2)
+    loose = _counts(FaceDetector("hog", min_score=0.0), ["astronaut/jpeg", "astronaut-face-covered/jpeg"])
+    assert loose == {"astronaut/jpeg": 2, "astronaut-face-covered/jpeg": 1}  # the patch at 0.072
+
+
+def test_cnn_default_counts_one_face_two_in_the_collage_and_none_without_a_face() -> None:
+    """The CNN on its 800-px copy (on a 512-px copy it lost both faces of the 1024-px collage)."""
+    from face_attributes import FaceDetector
+
+    detector = FaceDetector("cnn")
+    assert (detector.min_score, detector.resize_longest, detector.upsample) == (0.3, 800, 0)
+    counts = _counts(detector, ["astronaut/png", "astronaut/jpeg", "astronaut/grey", "astronaut-face-covered/jpeg",
+                                "astronaut-collage/png"])  # fmt: skip
+    assert counts == {"astronaut/png": 1, "astronaut/jpeg": 1, "astronaut/grey": 1, "astronaut-face-covered/jpeg": 0,
+                      "astronaut-collage/png": 2}  # fmt: skip
+    assert _counts(FaceDetector("cnn", resize_longest=512), ["astronaut-collage/png"]) == {"astronaut-collage/png": 0}

@@ -102,7 +102,10 @@ def test_the_weights_come_from_face_recognition_models(cnn_classifier: FaceModel
     assert path.stat().st_size == WEIGHTS_SIZE
     assert hashlib.sha256(path.read_bytes()).hexdigest() == WEIGHTS_SHA256
     assert cnn_classifier.detector.kind == "cnn" and cnn_classifier.detector.cnn_weights == path
-    assert "detector cnn upsample=0 resize_longest=800 min_score=0.5 weights=mmod_human_face_detector.dat" in cnn_classifier.version
+    assert (
+        "detector cnn upsample=0 resize_longest=800 min_score=0.3 weights=mmod_human_face_detector.dat"
+        in cnn_classifier.version
+    )
 
 
 def test_the_astronaut_is_found_and_labelled_as_with_hog(cnn_classifier: FaceModel, images: dict) -> None:
