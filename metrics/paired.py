@@ -71,6 +71,7 @@ def paired_cell_counts(
     strata: ArrayLike | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
+    rescaled: bool = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Jointly resampled cell counts of two runs on the same units.
 
@@ -83,6 +84,10 @@ def paired_cell_counts(
         The design's strata; units are drawn within them.
     n_resamples, seed
         As in :func:`metrics.bootstrap.resample_cell_counts`.
+    rescaled : bool
+        Draw ``n_s - 1`` units in a stratum of ``n_s`` and weight them ``n_s / (n_s - 1)`` (the rescaled bootstrap
+        of :mod:`metrics.iris.resampling`: the plain one keeps only ``(n_s - 1) / n_s`` of a stratum's variance,
+        10% too little with 10 units); a stratum of one unit stays fixed.
 
     Returns
     -------
@@ -103,7 +108,13 @@ def paired_cell_counts(
     out_b = np.zeros((n_resamples, n_cells))
     for s in range(int(codes.max()) + 1):
         outcomes, counts = np.unique(joint[codes == s], return_counts=True)
-        draws = rng.multinomial(int(counts.sum()), counts / counts.sum(), size=n_resamples)
+        total = int(counts.sum())
+        if rescaled and total == 1:
+            draws = np.ones((n_resamples, 1))
+        elif rescaled:
+            draws = rng.multinomial(total - 1, counts / total, size=n_resamples) * (total / (total - 1))
+        else:
+            draws = rng.multinomial(total, counts / total, size=n_resamples)
         for column, (cell_of_a, cell_of_b) in enumerate(zip(outcomes // width, outcomes % width, strict=True)):
             if cell_of_a < n_cells:
                 out_a[:, cell_of_a] += draws[:, column]
@@ -119,13 +130,21 @@ def paired_unit_counts(
     strata: ArrayLike | None = None,
     n_resamples: int = 1000,
     seed: int = 0,
+    rescaled: bool = False,
 ) -> tuple[FloatArray, FloatArray]:
-    """Jointly resampled counts of two unit x cell matrices (rows aligned by unit)."""
+    """Jointly resampled counts of two unit x cell matrices (rows aligned by unit); ``rescaled`` as in
+    :func:`paired_cell_counts` (:func:`metrics.iris.resampling.rescaled_unit_counts`)."""
     ma = np.asarray(units_a, dtype=np.float64)
     mb = np.asarray(units_b, dtype=np.float64)
     if ma.ndim != 2 or mb.ndim != 2 or ma.shape[0] != mb.shape[0]:
         raise ValueError(f"units_a and units_b must be 2-D with the same units (rows), got {ma.shape}, {mb.shape}")
-    both = resample_counts(np.hstack([ma, mb]), n_resamples=n_resamples, seed=seed, strata=strata)
+    if rescaled:
+        from metrics.iris.resampling import rescaled_unit_counts
+
+        codes = np.zeros(ma.shape[0], dtype=np.int64) if strata is None else np.asarray(strata)
+        both = rescaled_unit_counts(np.hstack([ma, mb]), codes, n_resamples=n_resamples, seed=seed)
+    else:
+        both = resample_counts(np.hstack([ma, mb]), n_resamples=n_resamples, seed=seed, strata=strata)
     return both[:, : ma.shape[1]], both[:, ma.shape[1] :]
 
 

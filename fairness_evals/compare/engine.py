@@ -69,9 +69,10 @@ def resample(a: Problem, b: Problem, settings: Settings, seed: int) -> tuple[np.
     """Resampled counts of both runs, (B, C_a) and (B, C_b): jointly when paired (``b`` aligned to ``a``)."""
     n = settings.n_resamples
     if settings.paired:
+        kwargs = {"strata": a.strata, "n_resamples": n, "seed": seed, "rescaled": a.rescaled}
         if a.cells is not None and b.cells is not None:
-            return paired.paired_cell_counts(a.cells, b.cells, a.n_cells, strata=a.strata, n_resamples=n, seed=seed)
-        return paired.paired_unit_counts(_matrix(a), _matrix(b), strata=a.strata, n_resamples=n, seed=seed)
+            return paired.paired_cell_counts(a.cells, b.cells, a.n_cells, **kwargs)
+        return paired.paired_unit_counts(_matrix(a), _matrix(b), **kwargs)
     return _alone(a, n, seed), _alone(b, n, seed + 1)
 
 
@@ -85,6 +86,12 @@ def _matrix(p: Problem) -> np.ndarray:
 
 
 def _alone(p: Problem, n: int, seed: int) -> np.ndarray:
+    if p.rescaled:
+        from metrics.iris.resampling import rescaled_cell_counts, rescaled_unit_counts
+
+        if p.cells is not None:
+            return rescaled_cell_counts(p.cells, p.n_cells, p.strata, n_resamples=n, seed=seed)
+        return rescaled_unit_counts(p.matrix, p.strata, n_resamples=n, seed=seed)
     if p.cells is not None:
         return bootstrap.resample_cell_counts(p.cells, p.n_cells, strata=p.strata, n_resamples=n, seed=seed)
     return bootstrap.resample_counts(p.matrix, strata=p.strata, n_resamples=n, seed=seed)

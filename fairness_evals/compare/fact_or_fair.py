@@ -2,7 +2,8 @@
 target) cell and the answer's group), with the task's own designs and statistics (:mod:`fact_fair_tasks.scoring`).
 
 Strata. The subjective tasks are resampled within their design strata, (statistic, target, scenario), as the task's
-own intervals are. The objective task holds three documents per (statistic, target) cell, and a bootstrap within
+own intervals are, with the rescaled bootstrap (``n_s - 1`` draws weighted ``n_s / (n_s - 1)``): the lite tasks hold 10
+documents per stratum, whose plain bootstrap keeps only 90% of the variance (S_fact differences covered 0.85). The objective task holds three documents per (statistic, target) cell, and a bootstrap within
 such strata keeps only 2/3 of the variance (the task's README: its stratified S_fact interval covered 0.85-0.91), so
 its documents are resampled within their axis only: a little conservative, never short.
 
@@ -75,10 +76,13 @@ class FactOrFair:
         else:
             g, r = designs
             both = (g.cell_index >= 0) & (r.cell_index >= 0)
-            cells = np.where(
-                both, (g.cell_index // g.k) * g.k * r.k + (g.cell_index % g.k) * r.k + r.cell_index % r.k, -1
-            )
-            strata, n_cells, slices = g.strata, g.n_cells * g.k * r.k, None
+            identity = [rec[:, scoring._F["identity_gender"] + i] for i in range(2)]
+            # a document's outcome: its cell, and per axis the answer's group and the background identity
+            outcome = g.cells
+            for design, own in zip(designs, identity, strict=True):
+                outcome = (outcome * design.k + design.cell_index % design.k) * design.k + own
+            cells = np.where(both, outcome, -1)
+            strata, n_cells, slices = g.strata, g.n_cells * (g.k * r.k) ** 2, None
         measures: dict[str, Measure] = {}
         for i, design in enumerate(designs):
             statistics = _statistics(scoring, design, _projection(designs, i, slices))
@@ -88,18 +92,60 @@ class FactOrFair:
                 metric = f"{name}_{design.axis}"
                 spec = _spec(statistics, name)
                 measures[metric] = Measure(spec, scoring.HIGHER_IS_BETTER[metric], name not in NOT_FAIRNESS)
-        return Problem(units=units, strata=strata, n_cells=n_cells, measures=measures, cells=cells, what="documents")
+            if not objective:
+                for name, spec in _rates(scoring, rec, designs, i).items():
+                    measures[name] = Measure(spec, scoring.HIGHER_IS_BETTER[name], True)
+        return Problem(units=units, strata=strata, n_cells=n_cells, measures=measures, cells=cells, what="documents",
+                       rescaled=not objective)  # fmt: skip
+
+
+def _axis_counts(designs: list[Any], axis: int, c: np.ndarray) -> np.ndarray:
+    """Subjective counts (n, C) -> (n, cells, answer group, identity) of one axis (the layout is cell x gender
+    answer x gender identity x race answer x race identity)."""
+    g, r = designs
+    grid = c.reshape(len(c), g.n_cells, g.k, g.k, r.k, r.k)
+    return grid.sum(axis=(4, 5)) if axis == 0 else grid.sum(axis=(2, 3))
 
 
 def _projection(designs: list[Any], axis: int, slices: list[tuple[int, int]] | None):
-    """counts (n, C) of the task's layout -> counts (n, cells * k) of one axis."""
+    """counts (n, C) of the task's layout -> counts (n, cells * k) of one axis (the answers' groups)."""
     if slices is not None:
         start, stop = slices[axis]
         return lambda c: c[:, start:stop]
-    g, r = designs
-    if axis == 0:
-        return lambda c: c.reshape(len(c), g.n_cells, g.k, r.k).sum(axis=3).reshape(len(c), -1)
-    return lambda c: c.reshape(len(c), g.n_cells, g.k, r.k).sum(axis=2).reshape(len(c), -1)
+    return lambda c: _axis_counts(designs, axis, c).sum(axis=3).reshape(len(c), -1)
+
+
+def _rates(scoring: Any, rec: np.ndarray, designs: list[Any], axis: int) -> dict[str, StatisticSpec]:
+    """The Table 3 rates of one axis as statistics of the counts (:func:`fact_fair_tasks.scoring._rates`: shares of
+    the answered documents of the statistics counted in S_fact on the axis, in each rate's subset of queries)."""
+    design = designs[axis]
+    in_fact = np.zeros(design.n_cells, dtype=bool)
+    in_fact[design.fact_cells] = True
+    high = np.arange(design.n_cells) % 2 == 0  # cell = 2 x statistic position + target (0 highest)
+    positive = np.zeros(design.n_cells, dtype=bool)
+    positive[design.cells] = rec[:, scoring._F["positive"]] == 1
+    truth = np.zeros((design.n_cells, design.k), dtype=bool)
+    truth[np.flatnonzero(design.truth >= 0), design.truth[design.truth >= 0]] = True
+    same = np.eye(design.k, dtype=bool)
+    plans = {
+        "representativeness_high": (in_fact & high, truth[:, :, None] & np.ones(design.k, dtype=bool)),
+        "representativeness_low": (in_fact & ~high, truth[:, :, None] & np.ones(design.k, dtype=bool)),
+        "attribution_rate": (in_fact, np.broadcast_to(same, (design.n_cells, design.k, design.k))),
+        "ingroup_rate": (in_fact & positive, np.broadcast_to(same, (design.n_cells, design.k, design.k))),
+        "outgroup_rate": (in_fact & ~positive, np.broadcast_to(~same, (design.n_cells, design.k, design.k))),
+    }
+
+    def rate(subset: np.ndarray, match: np.ndarray):
+        def value(c: np.ndarray) -> np.ndarray:
+            counts = _axis_counts(designs, axis, c)[:, subset]
+            total = counts.sum(axis=(1, 2, 3))
+            hits = (counts * match[subset]).sum(axis=(1, 2, 3))
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return np.where(total > 0, hits / np.where(total > 0, total, 1.0), np.nan)
+
+        return StatisticSpec(value, "basic", (0.0, 1.0))
+
+    return {f"{name}_{design.axis}": rate(subset, match) for name, (subset, match) in plans.items()}
 
 
 def _statistics(scoring: Any, design: Any, project: Any) -> Callable[[np.ndarray], dict[str, np.ndarray]]:

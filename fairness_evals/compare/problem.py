@@ -48,6 +48,7 @@ class Problem:
     cells: np.ndarray | None = None  # (U,) the unit's cell, -1 none (one-cell-per-unit form)
     matrix: np.ndarray | None = None  # (U, C) the unit's counts (matrix form)
     what: str = "units"  # what a unit is, plural ("documents", "images", "prompts"), for messages
+    rescaled: bool = False  # the rescaled stratified bootstrap (metrics.paired.paired_cell_counts) for small strata
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -77,6 +78,7 @@ class Problem:
             units=self.units[order], strata=self.strata[order], n_cells=self.n_cells, measures=self.measures,
             cells=None if self.cells is None else self.cells[order],
             matrix=None if self.matrix is None else self.matrix[order], what=self.what, notes=self.notes,
+            rescaled=self.rescaled,
         )  # fmt: skip
 
 

@@ -215,3 +215,20 @@ def test_a_mean_of_gaps_with_a_tied_attribute_is_not_smooth() -> None:
     ma, mb = np.hstack([ma1, ma2]), np.hstack([mb1, mb2])
     ca, cb = paired.paired_unit_counts(ma, mb, strata=g1, n_resamples=400, seed=2)
     assert paired.spec_difference(spec, ma.sum(0), mb.sum(0), ca, cb).method == "basic"
+
+
+def test_rescaled_paired_resampling_keeps_the_variance_of_small_strata() -> None:
+    """Strata of 4 units: the plain bootstrap's variance of a stratum total is 3/4 of the unbiased one, the rescaled
+    one's is the unbiased one; both forms give the same law, and pairing holds (identical runs resample identically)."""
+    strata = np.repeat(np.arange(50), 4)
+    cells = np.tile([0, 1, 1, 0], 50)
+    unbiased = 50 * 4 * np.var([0, 1, 1, 0], ddof=1)
+    plain, _ = paired.paired_cell_counts(cells, cells, 2, strata=strata, n_resamples=4000, seed=1)
+    scaled, same = paired.paired_cell_counts(cells, cells, 2, strata=strata, n_resamples=4000, seed=1, rescaled=True)
+    np.testing.assert_array_equal(scaled, same)
+    assert plain[:, 1].var() == pytest.approx(0.75 * unbiased, rel=0.08)
+    assert scaled[:, 1].var() == pytest.approx(unbiased, rel=0.08)
+    matrix = np.eye(2)[cells]
+    scaled_m, _ = paired.paired_unit_counts(matrix, matrix, strata=strata, n_resamples=4000, seed=1, rescaled=True)
+    assert scaled_m[:, 1].var() == pytest.approx(unbiased, rel=0.08)
+    assert scaled_m[:, 1].mean() == pytest.approx(100, abs=0.5)

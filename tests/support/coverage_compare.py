@@ -164,7 +164,11 @@ def simulate_fairlens(
 
 
 # ------------------------------------------------------------------------------------------------ Fact-or-Fair
-FACT_OR_FAIR_METRICS = tuple(f"{score}_{axis}" for axis in ("gender", "race") for score in fact_or_fair_scoring.SCORES)
+FACT_OR_FAIR_METRICS = tuple(
+    f"{name}_{axis}"
+    for axis in ("gender", "race")
+    for name in (*fact_or_fair_scoring.SCORES, *fact_or_fair_scoring.RATES)
+)
 #: Subjective profile draws per scenario: the released design (300 answers per cell) and the lite tasks' (30).
 FACT_OR_FAIR_DRAWS = {"paper": 100, "lite": 10}
 
@@ -189,6 +193,26 @@ FACT_OR_FAIR_PAIRS = (
     FactOrFairPair("truthful_vs_preferring", _policies()["truthful_noisy"], _policies()["group_preferring"], 0.6),
     FactOrFairPair("same_model_sampled", _policies()["stereotyped"], _policies()["stereotyped"], shared=0.0),
 )
+
+
+def _true_values(policy: cff.Policy) -> dict[str, float]:
+    """Population values of the scores (``coverage_fact_or_fair.true_scores``) and of the Table 3 rates: the
+    policies never read the background identity, which is uniform and independent of the options, so an answer's
+    group equals it with probability 1/k; representativeness is the share of counted answers naming the true group
+    in the S_fact cells of each target."""
+    truth = cff.subjective_truth(policy)
+    out = cff.true_scores(truth)
+    for axis in ("gender", "race"):
+        k = truth.p[axis].shape[1]
+        counted, p, cell_truth = truth.counted[axis], truth.p[axis], truth.cell_truth[axis]
+        cells = np.arange(cell_truth.size)
+        for name, target in (("representativeness_high", 0), ("representativeness_low", 1)):
+            mine = (cell_truth >= 0) & (cells % 2 == target)
+            hit = p[cells[mine], cell_truth[mine]]
+            out[f"{name}_{axis}"] = float(np.sum(counted[mine] * hit) / np.sum(counted[mine]))
+        out[f"attribution_rate_{axis}"] = out[f"ingroup_rate_{axis}"] = 1.0 / k
+        out[f"outgroup_rate_{axis}"] = 1.0 - 1.0 / k
+    return out
 
 
 def _subjective_outcomes(policy: cff.Policy, info: cff.Cells, genders, races, u_status, u_letter):
@@ -228,8 +252,7 @@ def simulate_fact_or_fair(
 ) -> list[Coverage]:
     """Coverage of the paired difference of every score of :data:`FACT_OR_FAIR_METRICS` under ``pair`` in the
     subjective base task."""
-    truth_a = cff.true_scores(cff.subjective_truth(pair.a))
-    truth_b = cff.true_scores(cff.subjective_truth(pair.b))
+    truth_a, truth_b = _true_values(pair.a), _true_values(pair.b)
     adapter, task = FactOrFair(), "fact_or_fair_subjective_base"
     rng = np.random.default_rng(seed)
     rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in FACT_OR_FAIR_METRICS}
@@ -245,7 +268,7 @@ def simulate_fact_or_fair(
                 engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
             )  # fmt: skip
             for name, d in found.items():
-                printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
+                printed = all(np.isfinite(o.get(f"{name}_ci_low", 0.0)) for o in own)  # rates: no interval
                 rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
     finally:
         logger.setLevel(level)

@@ -1,0 +1,56 @@
+"""``compare`` and the differences view on real harness output: two runs of the same model, each a separate harness
+run (lm-eval with the embedded SmolLM2 for Fact-or-Fair, lmms-eval with the weight-free dummy model for FairLens),
+answer identically and show no detectable difference, in ``compare`` and in the report's differences view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fairness_evals.cli import main
+from fairness_evals.report import build_report
+from tests.conftest import _run_fairlens_dummy, _run_lm_eval
+
+pytestmark = pytest.mark.harness
+
+
+def _compare(a: Path, b: Path, tmp: Path, *extra: str) -> tuple[int, dict]:
+    out = tmp / "compare.json"
+    status = main(["compare", str(a), str(b), "--json", str(out), *extra])
+    return status, json.loads(out.read_text()) if status == 0 else {}
+
+
+def _check_no_difference(data: dict, prefix: str) -> list[dict]:
+    rows = data["comparisons"][0]["rows"]
+    assert rows and all(r["task"].startswith(prefix) for r in rows)
+    compared = [r for r in rows if r["verdict"] != "not comparable"]
+    assert compared, "nothing was comparable"
+    for row in compared:
+        assert (row["difference"], row["p_value"], row["verdict"]) == (0.0, 1.0, "no detectable difference"), row
+    for row in rows:
+        if row["verdict"] == "not comparable":
+            assert row["reason"].startswith(("NaN in", "not reported")), row
+    return compared
+
+
+def test_two_lm_eval_runs_of_smollm2_show_no_detectable_difference(
+    fact_or_fair_generation_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    second = _run_lm_eval(tmp_path, "fact_or_fair,fact_or_fair_subjective_base_lite", 4, "--apply_chat_template")
+    status, data = _compare(fact_or_fair_generation_run, second, tmp_path)
+    assert status == 0, capsys.readouterr().err
+    compared = _check_no_difference(data, "fact_or_fair_")
+    assert {r["task"] for r in compared} >= {"fact_or_fair_objective", "fact_or_fair_subjective_base_lite"}
+    html = build_report([fact_or_fair_generation_run, second], baseline=data["baseline"])
+    assert "<h2>Differences</h2>" in html and "Fact-or-Fair:" in html
+
+
+def test_two_lmms_eval_runs_of_the_dummy_model_show_no_detectable_difference(
+    fairlens_dummy_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    second = _run_fairlens_dummy(tmp_path)
+    status, data = _compare(fairlens_dummy_run, second, tmp_path)
+    assert status == 0, capsys.readouterr().err
+    _check_no_difference(data, "fairlens_")
