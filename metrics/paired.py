@@ -29,6 +29,8 @@ Hinkley 1997, §4.4 on bootstrap tests).
   difference. The others get a conservative interval from each run's simultaneous max-t band (Romano & Wolf 2005),
   ``[low_B - high_A, high_B - low_A]`` per block, which covers whenever both bands do; with both kinds the level
   is split (Bonferroni). The p-value is the smallest level at which the interval excludes 0.
+* :func:`union_difference`: for a statistic whose only valid interval is each run's own conservative bound (IRIS
+  IFS-Und), the Bonferroni combination of the two runs' intervals (no use of the pairing).
 * :func:`spec_difference`: the difference of one :class:`~metrics.bootstrap.StatisticSpec` from observed
   and resampled counts, choosing between the two.
 * :func:`holm`: Holm's step-down adjustment (Holm, Scand. J. Statist. 1979) over the metrics compared,
@@ -58,6 +60,7 @@ __all__ = [
     "paired_unit_counts",
     "spec_difference",
     "statistic_values",
+    "union_difference",
 ]
 
 FloatArray = NDArray[np.float64]
@@ -481,6 +484,50 @@ def _bounds_p_value(bounds: Callable[[float], tuple[float, float]], n_resamples:
         else:
             low = middle
     return float(high)
+
+
+#: The levels at which :func:`union_difference` looks for the smallest one whose interval excludes 0 (its p-value is
+#: that level, a conservative rounding up of the exact one).
+P_GRID = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+
+
+def union_difference(
+    estimate_a: float,
+    estimate_b: float,
+    interval_a: Callable[[float], tuple[float, float]],
+    interval_b: Callable[[float], tuple[float, float]],
+    *,
+    confidence: float = 0.95,
+    n_resamples: int = 0,
+) -> Difference:
+    """``B - A`` from each run's own interval of the statistic (``interval_x(level) -> (low, high)``), for statistics
+    whose only valid interval is a conservative bound of the run (IRIS IFS-Und's simultaneous gap band): the
+    Bonferroni combination ``[low_B - high_A, high_B - low_A]`` of the two runs' intervals at level ``1 - alpha / 2``
+    covers whenever both do (probability >= ``1 - alpha``). It does not use the pairing. The p-value is the smallest
+    level of :data:`P_GRID` (and ``alpha``) whose interval excludes 0, 1 if none: rounded up, so conservative."""
+    confidence = check_confidence(confidence)
+    alpha = 1.0 - confidence
+    d = estimate_b - estimate_a
+    if not (math.isfinite(estimate_a) and math.isfinite(estimate_b)):
+        return Difference(estimate_a, estimate_b, d, math.nan, math.nan, math.nan, confidence, n_resamples, 0,
+                          "a run's estimate is NaN", "bounds")  # fmt: skip
+
+    def at(level_alpha: float) -> tuple[float, float]:
+        low_a, high_a = interval_a(1.0 - level_alpha / 2.0)
+        low_b, high_b = interval_b(1.0 - level_alpha / 2.0)
+        return low_b - high_a, high_b - low_a
+
+    low, high = at(alpha)
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return Difference(estimate_a, estimate_b, d, math.nan, math.nan, math.nan, confidence, n_resamples, 0,
+                          "a run's interval is undefined", "bounds")  # fmt: skip
+    p = 1.0
+    for level in sorted({*P_GRID, alpha}):
+        lo, hi = at(level)
+        if lo > 0.0 or hi < 0.0:
+            p = level
+            break
+    return Difference(estimate_a, estimate_b, d, low, high, p, confidence, n_resamples, 0, None, "bounds")
 
 
 def spec_difference(

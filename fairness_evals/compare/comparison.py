@@ -33,12 +33,13 @@ import numpy as np
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.iris import Iris
 from fairness_evals.compare.problem import Adapter, Problem, finite
 from fairness_evals.compare.runs import RunInput, TaskRun, read_records
 from metrics.paired import holm
 
 #: The benchmarks ``compare`` knows.
-ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens())
+ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens(), Iris())
 
 FAIRER = {True: "B fairer", False: "A fairer"}
 HIGHER = {True: "B higher", False: "A higher"}

@@ -106,17 +106,21 @@ def differences(
         return {}
     if settings.paired:
         b = align(a, b)
+    out: dict[str, Difference] = {}
+    bounded = [n for n in names if a.measures[n].run_interval is not None and b.measures[n].run_interval is not None]
+    for name in bounded:
+        out[name] = paired.union_difference(
+            a.estimate(name), b.estimate(name), a.measures[name].run_interval, b.measures[name].run_interval,
+            confidence=settings.confidence,
+        )  # fmt: skip
+    rest = [n for n in names if n not in out]
+    if not rest:
+        return out
     counts_a, counts_b = resample(a, b, settings, task_seed(settings.seed, task))
     observed_a, observed_b = a.observed()[None, :], b.observed()[None, :]  # one array each: specs may cache by it
-    return {
-        name: paired.spec_difference(
-            a.measures[name].spec,
-            observed_a,
-            observed_b,
-            counts_a,
-            counts_b,
-            confidence=settings.confidence,
+    for name in rest:
+        out[name] = paired.spec_difference(
+            a.measures[name].spec, observed_a, observed_b, counts_a, counts_b, confidence=settings.confidence,
             spec_b=b.measures[name].spec,
-        )
-        for name in names
-    }
+        )  # fmt: skip
+    return out

@@ -14,7 +14,7 @@ fairer.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -35,6 +35,9 @@ class Measure:
     spec: Spec
     higher_is_better: bool
     fairness: bool = True
+    #: For a statistic whose only valid interval is the run's own conservative bound: ``level -> (low, high)``, the
+    #: run's interval at that confidence (the difference is then :func:`metrics.paired.union_difference`).
+    run_interval: Callable[[float], tuple[float, float]] | None = None
 
 
 @dataclass

@@ -63,3 +63,37 @@ def fairlens_run(
         logger.setLevel(level)
     _results_file(folder, model, results, versions or {})
     return folder
+
+
+def iris_run(
+    folder: Path, model: str, records: dict[str, np.ndarray], *, versions: dict[str, int] | None = None
+) -> Path:
+    """An lmms-eval-shaped IRIS understanding run: ``records`` maps ``iris_ifs_und`` / ``iris_bis_und`` to its records;
+    a document's id is ``img<unit>`` (IFS-Und) or ``s<set>/i<image>/q<question>`` (BIS-Und)."""
+    from iris_tasks import bis_und, ifs_und
+
+    folder.mkdir(parents=True, exist_ok=True)
+    prov = {"seed": 0, "sample_fraction": 1.0, "corpus_sha256": "fedcba9876543210", "data_version": 1}
+    modules = {"iris_ifs_und": ifs_und, "iris_bis_und": bis_und}
+    results = {}
+    logger = logging.getLogger("fairness_evals.iris")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for task, rec in records.items():
+            module = modules[task]
+            metrics = dict(module.compute_metrics(rec))
+            metrics.update(prov)
+            results[task] = metrics
+            score = f"{task.removeprefix('iris_')}_score"  # the harness logs the record under every metric name
+            with (folder / f"{STAMP}_samples_{task}.jsonl").open("w", encoding="utf-8") as out:
+                for row in np.asarray(rec).tolist():
+                    if task == "iris_ifs_und":
+                        doc_id = f"img{int(row[0])}"
+                    else:
+                        doc_id = f"s{int(row[0])}/i{int(row[1])}/q{int(row[2])}"
+                    out.write(json.dumps({"iris_answer": {"id": doc_id}, score: row, **prov}) + "\n")
+    finally:
+        logger.setLevel(level)
+    _results_file(folder, model, results, versions or {})
+    return folder

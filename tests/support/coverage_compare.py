@@ -27,10 +27,12 @@ table and in docs/compare.md).
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass
 
 import coverage_fact_or_fair as cff
+import coverage_iris as ci
 import numpy as np
 from coverage_fairlens import ClosedPolicy, _closed_truth, _stratum_columns, design, records_from_options
 
@@ -40,6 +42,8 @@ from fairlens_tasks.questions import domain_questions
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.iris import Iris
+from iris_tasks import bis_und
 from metrics.coverage import Coverage, summarise
 
 __all__ = [
@@ -47,13 +51,18 @@ __all__ = [
     "FACT_OR_FAIR_PAIRS",
     "FAIRLENS_METRICS",
     "FAIRLENS_PAIRS",
+    "IRIS_METRICS",
+    "IRIS_PAIRS",
     "SIZES",
     "TARGETS",
     "FactOrFairPair",
     "FairLensPair",
+    "IrisPair",
     "coverage_table",
+    "paired_bis_und_records",
     "paired_fact_or_fair_records",
     "paired_fairlens_records",
+    "simulate_bis_und",
     "simulate_fact_or_fair",
     "simulate_fairlens",
 ]
@@ -279,6 +288,83 @@ def simulate_fact_or_fair(
     return out
 
 
+# ------------------------------------------------------------------------------------------------ IRIS BIS-Und
+IRIS_METRICS = ("bis_und_score", *bis_und.AC_LEVEL, *bis_und.DHR_LEVEL)
+#: Counterfactual sets per occupation (``coverage_iris.SIZES``: 2 at the "paper" size, 1 at lite).
+IRIS_SETS = {"paper": 2, "lite": 1}
+
+
+@dataclass(frozen=True)
+class IrisPair:
+    """Two ``coverage_iris.set_answers`` kinds answering the same counterfactual sets; ``shared``: both draw from the
+    same random numbers (1: the same images, scenes and noise) or from independent ones (0)."""
+
+    name: str
+    a: str
+    b: str
+    shared: bool
+
+
+IRIS_PAIRS = (
+    IrisPair("debiased", "biased", "paper", shared=True),
+    IrisPair("same_model_sampled", "biased", "biased", shared=False),
+)
+
+
+@functools.cache
+def _bis_truths(kind: str) -> dict[str, float]:
+    """The population score and level values (as ``coverage_iris.bis_truth``: pair totals pooled over 200,000 sets)."""
+    rng = np.random.default_rng(2024)
+    totals = np.zeros(4 * len(bis_und.COMPARISON_NAMES))
+    occupations = np.arange(20_000) % ci.N_OCC
+    for _ in range(10):
+        totals += ci.set_pair_totals(*ci.set_answers(kind, occupations, rng))
+    levels = bis_und.levels_from_counts(totals[None])
+    return {"bis_und_score": float(bis_und.score_from_counts(totals[None])[0])} | {
+        name: float(levels[name][0]) for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL)
+    }
+
+
+def paired_bis_und_records(pair: IrisPair, sets: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Both kinds' ``iris_bis_und`` records on the same sets (``sets`` per occupation)."""
+    occupations = np.repeat(np.arange(ci.N_OCC), sets)
+    seed = int(rng.integers(2**32))
+    answers_a = ci.set_answers(pair.a, occupations, np.random.default_rng(seed))
+    answers_b = ci.set_answers(pair.b, occupations, np.random.default_rng(seed if pair.shared else seed + 1))
+    return ci.bis_records(occupations, *answers_a), ci.bis_records(occupations, *answers_b)
+
+
+def simulate_bis_und(
+    pair: IrisPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
+) -> list[Coverage]:
+    """Coverage of the paired difference of the BIS-Und score and level values under ``pair``."""
+    truth_a, truth_b = _bis_truths(pair.a), _bis_truths(pair.b)
+    adapter, task = Iris(), "iris_bis_und"
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in IRIS_METRICS}
+    logger = logging.getLogger("fairness_evals.iris")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            rec_a, rec_b = paired_bis_und_records(pair, IRIS_SETS[size], rng)
+            own = [bis_und.compute_metrics(r) for r in (rec_a, rec_b)]
+            found = engine.differences(
+                adapter.problem(task, rec_a), adapter.problem(task, rec_b), IRIS_METRICS,
+                engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
+            )  # fmt: skip
+            for name, d in found.items():
+                printed = all(np.isfinite(o.get(f"{name}_ci_low", 0.0)) for o in own)  # levels: no interval
+                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
+    finally:
+        logger.setLevel(level)
+    out = []
+    for name, values in rows.items():
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
+    return out
+
+
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
     """Coverage of every paired difference under every pair of models at the design ``size`` ("paper" or "lite");
     each pair has its own seed derived from ``seed``."""
@@ -289,4 +375,6 @@ def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int
         table.extend(simulate_fairlens(pair, size, replicates=replicates, seed=seed * 1000 + i))
     for i, pair in enumerate(FACT_OR_FAIR_PAIRS):
         table.extend(simulate_fact_or_fair(pair, size, replicates=replicates, seed=seed * 1000 + 100 + i))
+    for i, pair in enumerate(IRIS_PAIRS):
+        table.extend(simulate_bis_und(pair, size, replicates=replicates, seed=seed * 1000 + 200 + i))
     return table

@@ -1,0 +1,111 @@
+"""IRIS understanding tasks for ``compare`` (:mod:`iris_tasks.ifs_und`, :mod:`iris_tasks.bis_und`).
+
+- ``iris_bis_und``: counterfactual *sets* are the units (the corpus samples sets), resampled within their occupation
+  with the task's rescaled bootstrap (strata of 1-2 sets); the score and the six level values (AC_diff and DHR,
+  single / dual / triple) are smooth functions of the per-set pair sums the task resamples
+  (:func:`iris_tasks.bis_und.unit_matrix`, :func:`~iris_tasks.bis_und.levels_from_counts`): the basic interval of
+  their paired difference.
+- ``iris_ifs_und``: the score is a decreasing function of 14 max - min gaps whose plug-in values are biased by several
+  times their spread at IRIS's sizes; the task's only valid interval is a conservative simultaneous band over every
+  group difference (:mod:`metrics.iris.gap_band`, coverage 1.00). The difference is the Bonferroni combination of the
+  two runs' own intervals (:func:`metrics.paired.union_difference`): valid, conservative, and blind to the pairing,
+  so only large differences are detected.
+- ``iris_rfs_und`` has two kinds of units (probe rounds and corpus images, resampled independently) and an interval
+  built from bounds of two norms; ``compare`` has no paired form for it yet (reported as such).
+
+Each ``--log_samples`` line carries the document id under ``iris_answer`` and the record under every metric name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from fairness_evals.compare.problem import Measure, Problem
+from metrics.bootstrap import StatisticSpec
+
+TASKS = re.compile(r"iris_(?:ifs|rfs|bis)_und")
+
+
+class Iris:
+    name = "iris"
+    provenance = ("seed", "sample_fraction", "corpus_sha256", "data_version", "max_per_cell")
+    min_coverage = "IRIS_MIN_COVERAGE / iris_min_coverage, default 0.5"
+
+    def owns(self, task: str) -> bool:
+        return bool(TASKS.fullmatch(task))
+
+    def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
+        answer = row.get("iris_answer")
+        record = next((row[k] for k in ("ifs_und_score", "rfs_und_score", "bis_und_score") if k in row), None)
+        if not isinstance(answer, Mapping) or not answer.get("id") or not isinstance(record, list):
+            raise ValueError(f"{where}: not an IRIS understanding sample (no iris_answer id or record)")
+        return str(answer["id"]), record
+
+    def problem(self, task: str, records: Sequence[Any]) -> Problem:
+        if task == "iris_bis_und":
+            return _bis_und(records)
+        if task == "iris_ifs_und":
+            return _ifs_und(records)
+        from iris_tasks import ifs_und, rfs_und
+
+        rec = ifs_und.records_array(records, rfs_und.WIDTH)
+        return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=1, measures={},
+                       cells=np.zeros(len(rec), dtype=np.int64), what="answers")  # fmt: skip
+
+
+def _bis_und(records: Sequence[Any]) -> Problem:
+    from iris_tasks import bis_und
+
+    rec = bis_und._array(records)
+    is_rating = rec[:, 3] == bis_und.RATING
+    ratings, yes_no = rec[is_rating], rec[~is_rating]
+    ac = ratings[ratings[:, 8] == 0]
+    n_sets = int(rec[:, 0].max()) + 1
+    present = np.unique(rec[:, 0].astype(np.int64))
+    matrix = bis_und.unit_matrix(ac, yes_no, n_sets)[present]
+    measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"), True)}
+    for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL):
+        spec = StatisticSpec(lambda c, name=name: bis_und.levels_from_counts(c)[name], "basic")
+        measures[name] = Measure(spec, bis_und.HIGHER_IS_BETTER[name])
+    return Problem(units=present, strata=bis_und.set_strata(rec, present), n_cells=matrix.shape[1], measures=measures,
+                   matrix=matrix, what="counterfactual sets", rescaled=True)  # fmt: skip
+
+
+def _ifs_und(records: Sequence[Any]) -> Problem:
+    from iris_tasks import ifs_und
+
+    rec = ifs_und.records_array(records, len(ifs_und.RECORD_FIELDS))
+    cells = ifs_und.cell_index(rec)
+    strata = ifs_und.combination_index(rec)
+    measure = Measure(StatisticSpec(ifs_und.score_from_counts), True, run_interval=_ifs_interval(rec))
+    return Problem(units=rec[:, 0], strata=strata, n_cells=ifs_und.N_CELLS, measures={"ifs_und_score": measure},
+                   cells=cells, what="images")  # fmt: skip
+
+
+def _ifs_interval(rec: np.ndarray) -> Callable[[float], tuple[float, float]]:
+    """The run's ``ifs_und_score`` interval at any level: :func:`iris_tasks.ifs_und.score_interval` (its resamples,
+    seed and band), with the level as a parameter."""
+    from iris_tasks import ifs_und
+    from metrics.iris import dimension_score
+    from metrics.iris.gap_band import gap_bounds
+    from metrics.iris.resampling import rescaled_cell_counts
+
+    cells = ifs_und.cell_index(rec)
+    observed = np.bincount(cells, minlength=ifs_und.N_CELLS).astype(np.float64)
+    resampled = rescaled_cell_counts(
+        cells, ifs_und.N_CELLS, ifs_und.combination_index(rec), n_resamples=ifs_und.BOOTSTRAP_RESAMPLES,
+        seed=ifs_und.BOOTSTRAP_SEED,
+    )  # fmt: skip
+    families = ifs_und.gap_families(observed, resampled)
+
+    def at(confidence: float) -> tuple[float, float]:
+        bounds, _ = gap_bounds(families, confidence=confidence)
+        low = ifs_und.level_magnitude({name: b[0] for name, b in bounds.items()})
+        high = ifs_und.level_magnitude({name: b[1] for name, b in bounds.items()})
+        return dimension_score(high, "IFS-Und"), dimension_score(low, "IFS-Und")
+
+    return at
