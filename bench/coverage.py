@@ -69,19 +69,11 @@ def _fmt(value: float, digits: int = 2) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-def render(benchmark: str, size: str, rows: list[Coverage], *, markdown: bool) -> str:
+def render(benchmark: str, size: str, rows: list[Coverage], verdicts: list[str], *, markdown: bool) -> str:
     head = ["statistic", "printed", "coverage", "below", "above", "width/spread", "verdict"]
     body = [
-        [
-            r.name,
-            _fmt(r.printed),
-            _fmt(r.coverage),
-            _fmt(r.below),
-            _fmt(r.above),
-            _fmt(r.width_ratio, 1),
-            verdict(r, size),
-        ]
-        for r in rows
+        [r.name, _fmt(r.printed), _fmt(r.coverage), _fmt(r.below), _fmt(r.above), _fmt(r.width_ratio, 1), v]
+        for r, v in zip(rows, verdicts, strict=True)
     ]
     replicates = sorted({r.replicates for r in rows})
     title = (

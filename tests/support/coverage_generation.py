@@ -270,6 +270,8 @@ def coverage_table(
     size: str, *, replicates: int = REPLICATES, designs: Sequence[str] = tuple(DESIGNS)
 ) -> list[Coverage]:
     """Coverage of every generation interval at ``size`` ("paper": 20 images per prompt, "lite": 5)."""
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {list(SIZES)}, got {size!r}")
     n_images = SIZES[size]
     rows: list[Coverage] = []
     for name in designs:

@@ -1,0 +1,61 @@
+"""bench/coverage.py: its verdicts, and every benchmark's design module offers the table it prints."""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+import types
+from pathlib import Path
+
+import pytest
+
+from metrics.coverage import summarise
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "coverage.py"
+
+
+def _bench() -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_coverage", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def test_verdicts() -> None:
+    bench = _bench()
+    good = summarise("a", 0.5, [0.5, 0.4, 0.6], [0.4, 0.3, 0.5], [0.6, 0.5, 0.7])
+    wide = summarise("b", 0.0, [0.1, 0.2, 0.3], [0, 0, 0], [1, 1, 1])
+    missing = summarise("c", 0.5, [0.5, 0.5], [0.6, 0.6], [0.7, 0.7])
+    withheld = summarise("d", 0.5, [0.5, 0.5], [float("nan")] * 2, [float("nan")] * 2)
+    assert bench.verdict(good, "paper") == "ok"
+    assert bench.verdict(wide, "paper") == "width > 2.0x"
+    assert bench.verdict(wide, "paper", "documented") == "conservative: documented"
+    assert bench.verdict(missing, "lite", "documented") == "coverage < 0.9"  # a conservative row must still cover
+    assert bench.verdict(withheld, "lite") == "withheld"
+
+
+def test_main_prints_tables_and_fails_below_the_bar(capsys: pytest.CaptureFixture, tmp_path: Path) -> None:
+    bench = _bench()
+    fake = types.ModuleType("coverage_fake_for_test")
+    fake.coverage_table = lambda size: [summarise("a", 0.5, [0.5, 0.4], [0.6, 0.3], [0.7, 0.5])]
+    sys.modules[fake.__name__] = fake
+    try:
+        bench.BENCHMARKS = {"fake": fake.__name__}
+        assert bench.main(["--size", "paper", "--json", str(tmp_path / "c.json")]) == 1
+    finally:
+        del sys.modules[fake.__name__]
+    out = capsys.readouterr().out
+    assert "fake, paper size" in out and "1 statistic(s) below the bar" in out
+    assert '"coverage": 0.5' in (tmp_path / "c.json").read_text()
+
+
+@pytest.mark.parametrize("name", ["coverage_fact_or_fair", "coverage_fairlens", "coverage_iris", "coverage_generation"])
+def test_every_benchmark_offers_a_coverage_table(name: str) -> None:
+    assert name in _bench().BENCHMARKS.values()
+    module = importlib.import_module(name)
+    parameters = inspect.signature(module.coverage_table).parameters
+    assert next(iter(parameters)) == "size"
+    with pytest.raises(ValueError):
+        module.coverage_table("huge")
