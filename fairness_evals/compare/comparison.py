@@ -33,13 +33,14 @@ import numpy as np
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.iris import Iris
 from fairness_evals.compare.problem import Adapter, Problem, finite
 from fairness_evals.compare.runs import RunInput, TaskRun, read_records
 from metrics.paired import holm
 
 #: The benchmarks ``compare`` knows.
-ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens(), Iris())
+ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens(), Iris(), Generation())
 
 FAIRER = {True: "B fairer", False: "A fairer"}
 HIGHER = {True: "B higher", False: "A higher"}
@@ -172,7 +173,7 @@ def _compare_task(adapter: Adapter, baseline: RunInput, other: RunInput, task: s
     problem_a = adapter.problem(task, [records_a[k] for k in sorted(records_a)])
     problem_b = adapter.problem(task, [records_b[k] for k in sorted(records_b)])
     identical = not options.unpaired and all(records_a[k] == records_b[k] for k in records_a)
-    method = ("paired" if not options.unpaired else "unpaired") + " bootstrap"
+    method = ("paired" if not (options.unpaired or problem_a.independent) else "unpaired") + " bootstrap"
     rows: list[Row] = []
     to_compute: list[Row] = []
     for name in _names(problem_a, a, b, options.metrics):

@@ -1,7 +1,8 @@
 """Resampling two runs of one task and the difference of each metric (:mod:`metrics.paired`).
 
 Paired (the default): the two runs answered the same units, so one resample draws units and takes *both* runs'
-answers to them (within the design strata): :func:`metrics.paired.paired_cell_counts` or
+answers to them (within the design strata); where the units are each run's own draws within shared strata (a
+generator's images of fixed prompts, :attr:`Problem.independent`) each run is resampled on its own: :func:`metrics.paired.paired_cell_counts` or
 :func:`~metrics.paired.paired_unit_counts`. The units must be the same, in the same strata; anything else is an
 error naming the first difference (``--unpaired`` resamples each run on its own instead: valid for runs on
 different documents, and wider).
@@ -68,7 +69,7 @@ def _codes(strata: np.ndarray) -> np.ndarray:
 def resample(a: Problem, b: Problem, settings: Settings, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Resampled counts of both runs, (B, C_a) and (B, C_b): jointly when paired (``b`` aligned to ``a``)."""
     n = settings.n_resamples
-    if settings.paired:
+    if settings.paired and not a.independent:
         kwargs = {"strata": a.strata, "n_resamples": n, "seed": seed, "rescaled": a.rescaled}
         if a.cells is not None and b.cells is not None:
             return paired.paired_cell_counts(a.cells, b.cells, a.n_cells, **kwargs)
@@ -104,7 +105,7 @@ def differences(
     names = list(names)
     if not names:
         return {}
-    if settings.paired:
+    if settings.paired and not a.independent:
         b = align(a, b)
     out: dict[str, Difference] = {}
     bounded = [n for n in names if a.measures[n].run_interval is not None and b.measures[n].run_interval is not None]

@@ -52,6 +52,9 @@ class Problem:
     matrix: np.ndarray | None = None  # (U, C) the unit's counts (matrix form)
     what: str = "units"  # what a unit is, plural ("documents", "images", "prompts"), for messages
     rescaled: bool = False  # the rescaled stratified bootstrap (metrics.paired.paired_cell_counts) for small strata
+    #: The two runs' units are different draws within the same strata (a generator's images of the same prompts):
+    #: each run is resampled on its own, never aligned unit by unit.
+    independent: bool = False
     notes: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -81,7 +84,7 @@ class Problem:
             units=self.units[order], strata=self.strata[order], n_cells=self.n_cells, measures=self.measures,
             cells=None if self.cells is None else self.cells[order],
             matrix=None if self.matrix is None else self.matrix[order], what=self.what, notes=self.notes,
-            rescaled=self.rescaled,
+            rescaled=self.rescaled, independent=self.independent,
         )  # fmt: skip
 
 

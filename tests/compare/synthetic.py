@@ -97,3 +97,33 @@ def iris_run(
         logger.setLevel(level)
     _results_file(folder, model, results, versions or {})
     return folder
+
+
+def generation_run(folder: Path, model: str, task: str, records: list[dict]) -> Path:
+    """An lmms-eval-shaped generation run of one task (``fact_or_fair_t2i_*``, ``iris_gen_neutral``,
+    ``iris_gen_steer``): the document ids are ``<task>/<doc_sha>``."""
+    from fact_fair_tasks import t2i_scoring
+    from iris_tasks import bis_gen, neutral_gen
+
+    folder.mkdir(parents=True, exist_ok=True)
+    compute = {"iris_gen_neutral": neutral_gen.compute_metrics, "iris_gen_steer": bis_gen.compute_metrics}
+    key = {"iris_gen_neutral": "ifs_gen_score", "iris_gen_steer": "bis_gen_score"}.get(task, "s_fact_gender")
+    loggers = [
+        logging.getLogger(n) for n in ("fairness_evals.fact_or_fair", "fairness_evals.iris", "fairness_evals.t2i")
+    ]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.ERROR)
+    try:
+        if task in compute:
+            metrics = dict(compute[task](records))
+        else:
+            metrics = dict(t2i_scoring.compute_metrics(records, task=task))
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
+    with (folder / f"{STAMP}_samples_{task}.jsonl").open("w", encoding="utf-8") as out:
+        for record in records:
+            out.write(json.dumps({"t2i_images": {"id": f"{task}/{record['doc_sha']}"}, key: record}) + "\n")
+    _results_file(folder, model, {task: metrics}, {})
+    return folder

@@ -30,8 +30,10 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass
+from typing import Any
 
 import coverage_fact_or_fair as cff
+import coverage_generation as cg
 import coverage_iris as ci
 import numpy as np
 from coverage_fairlens import ClosedPolicy, _closed_truth, _stratum_columns, design, records_from_options
@@ -42,6 +44,7 @@ from fairlens_tasks.questions import domain_questions
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.iris import Iris
 from iris_tasks import bis_und
 from metrics.coverage import Coverage, summarise
@@ -51,12 +54,14 @@ __all__ = [
     "FACT_OR_FAIR_PAIRS",
     "FAIRLENS_METRICS",
     "FAIRLENS_PAIRS",
+    "GENERATION_PAIRS",
     "IRIS_METRICS",
     "IRIS_PAIRS",
     "SIZES",
     "TARGETS",
     "FactOrFairPair",
     "FairLensPair",
+    "GenerationPair",
     "IrisPair",
     "coverage_table",
     "paired_bis_und_records",
@@ -65,6 +70,7 @@ __all__ = [
     "simulate_bis_und",
     "simulate_fact_or_fair",
     "simulate_fairlens",
+    "simulate_generation",
 ]
 
 SIZES = ("paper", "lite")
@@ -365,6 +371,80 @@ def simulate_bis_und(
     return out
 
 
+# ------------------------------------------------------------------------------------------------ generation
+@dataclass(frozen=True)
+class GenerationPair:
+    """Two simulated generators (``coverage_generation``'s populations) on the same prompts; their images are
+    independent draws, so each run is resampled on its own."""
+
+    name: str
+    task: str  # "fact_or_fair_t2i_objective", "iris_gen_neutral" or "iris_gen_steer"
+    a: str
+    b: str
+
+
+GENERATION_PAIRS = (
+    GenerationPair("t2i_stereotyped_vs_mixed", "fact_or_fair_t2i_objective", "stereotyped", "mixed"),
+    GenerationPair("t2i_run_twice", "fact_or_fair_t2i_objective", "stereotyped", "stereotyped"),
+    GenerationPair("neutral_stereotyped_vs_mixed", "iris_gen_neutral", "stereotyped", "mixed"),
+    GenerationPair("steer_gap_vs_no_gap", "iris_gen_steer", "gap", "no_gap"),
+)
+#: Images per prompt (``coverage_generation.SIZES``).
+GENERATION_IMAGES = cg.SIZES
+
+
+def _generation_world(task: str, kind: str) -> tuple[dict[str, float], Any, Any]:
+    """(truths, draw(rng, n_images) -> records, compute_metrics) of one simulated generator."""
+    if task.startswith("fact_or_fair_t2i"):
+        from fact_fair_tasks import t2i_scoring
+
+        gender, race = cg.t2i_population(kind)
+        return (cg.t2i_truths(gender, race), lambda rng, n: cg.t2i_records(rng, gender, race, n),
+                t2i_scoring.compute_metrics)  # fmt: skip
+    if task == "iris_gen_neutral":
+        from iris_tasks import neutral_gen
+
+        cells = cg.neutral_population(kind)
+        return cg.neutral_truths(cells), lambda rng, n: cg.neutral_records(rng, cells, n), neutral_gen.compute_metrics
+    from iris_tasks import bis_gen
+
+    shapes, success = cg.steer_population(kind)
+    return (cg.steer_truths(shapes, success), lambda rng, n: cg.steer_records(rng, shapes, success, n),
+            bis_gen.compute_metrics)  # fmt: skip
+
+
+def simulate_generation(
+    pair: GenerationPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
+) -> list[Coverage]:
+    """Coverage of the difference of every score with a population value under ``pair`` (a difference is printed
+    where both runs print their own interval)."""
+    truth_a, draw_a, compute = _generation_world(pair.task, pair.a)
+    truth_b, draw_b, _ = _generation_world(pair.task, pair.b)
+    adapter = Generation()
+    rng = np.random.default_rng(seed)
+    names = list(truth_a)
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in names}
+    with cg._Quiet():
+        for rep in range(replicates):
+            rec_a, rec_b = draw_a(rng, GENERATION_IMAGES[size]), draw_b(rng, GENERATION_IMAGES[size])
+            own = [compute(r, n_resamples=400, seed=rep) for r in (rec_a, rec_b)]
+            problem_a, problem_b = adapter.problem(pair.task, rec_a), adapter.problem(pair.task, rec_b)
+            found = engine.differences(
+                problem_a, problem_b, [n for n in names if n in problem_a.measures],
+                engine.Settings(n_resamples=n_resamples, seed=rep), task=pair.task,
+            )  # fmt: skip
+            for name, d in found.items():
+                printed = all(np.isfinite(o.get(f"{name}_ci_low", 0.0)) for o in own)
+                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
+    out = []
+    for name, values in rows.items():
+        if not values:
+            continue
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{size}/{pair.name}/{pair.task}/{name}", truth_b[name] - truth_a[name], est, low, high))
+    return out
+
+
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
     """Coverage of every paired difference under every pair of models at the design ``size`` ("paper" or "lite");
     each pair has its own seed derived from ``seed``."""
@@ -377,4 +457,6 @@ def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int
         table.extend(simulate_fact_or_fair(pair, size, replicates=replicates, seed=seed * 1000 + 100 + i))
     for i, pair in enumerate(IRIS_PAIRS):
         table.extend(simulate_bis_und(pair, size, replicates=replicates, seed=seed * 1000 + 200 + i))
+    for i, pair in enumerate(GENERATION_PAIRS):
+        table.extend(simulate_generation(pair, size, replicates=replicates, seed=seed * 1000 + 300 + i))
     return table
