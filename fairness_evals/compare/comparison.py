@@ -98,11 +98,16 @@ def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple
         only = sorted(t for t in set(one.tasks) - set(two.tasks) if adapter_of(t) is not None)
         if only:
             notes.append(f"only in {one.name}, not compared: {', '.join(only)}")
+    records: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {}
     for task in shared:
         adapter = adapter_of(task)
         if adapter is None:
             continue
-        rows.extend(_compare_task(adapter, baseline, other, task, options))
+        rows.extend(_compare_task(adapter, baseline, other, task, options, records))
+    for adapter in ADAPTERS:
+        for group, members in getattr(adapter, "groups", {}).items():
+            if group in baseline.tasks and group in other.tasks and all(m in records for m in members):
+                rows.extend(_compare_task(adapter, baseline, other, group, options, records, members))
     comparable = [i for i, row in enumerate(rows) if row.verdict != NOT_COMPARABLE]
     adjusted = holm([rows[i].p_value for i in comparable])
     for i, p in zip(comparable, adjusted, strict=True):
@@ -153,11 +158,29 @@ def _names(adapter_problem: Problem, a: TaskRun, b: TaskRun, patterns: Sequence[
     ]  # fmt: skip
 
 
-def _compare_task(adapter: Adapter, baseline: RunInput, other: RunInput, task: str, options: Options) -> list[Row]:
+def _compare_task(
+    adapter: Adapter,
+    baseline: RunInput,
+    other: RunInput,
+    task: str,
+    options: Options,
+    seen: dict[str, tuple[dict[str, Any], dict[str, Any]]],
+    members: Sequence[str] = (),
+) -> list[Row]:
+    """The rows of one task, or of a group roll-up over ``members`` (tasks already read into ``seen``)."""
     a, b = baseline.tasks[task], other.tasks[task]
+    if members:
+        problem_a, problem_b = (
+            adapter.group_problem(task, {m: [seen[m][i][k] for k in sorted(seen[m][i])] for m in members})
+            for i in (0, 1)
+        )
+        identical = not options.unpaired and all(seen[m][0] == seen[m][1] for m in members)
+        pairs = [(baseline.tasks[m], other.tasks[m]) for m in members]
+        return _rows(adapter, baseline, other, task, options, a, b, problem_a, problem_b, identical, pairs)
     if not options.unpaired:
         check_same_documents(adapter, a, b)
     records_a, records_b = read_records(a, adapter), read_records(b, adapter)
+    seen[task] = (records_a, records_b)
     if not options.unpaired and set(records_a) != set(records_b):
         missing = sorted(set(records_a) - set(records_b))
         extra = sorted(set(records_b) - set(records_a))
@@ -173,6 +196,22 @@ def _compare_task(adapter: Adapter, baseline: RunInput, other: RunInput, task: s
     problem_a = adapter.problem(task, [records_a[k] for k in sorted(records_a)])
     problem_b = adapter.problem(task, [records_b[k] for k in sorted(records_b)])
     identical = not options.unpaired and all(records_a[k] == records_b[k] for k in records_a)
+    return _rows(adapter, baseline, other, task, options, a, b, problem_a, problem_b, identical)
+
+
+def _rows(
+    adapter: Adapter,
+    baseline: RunInput,
+    other: RunInput,
+    task: str,
+    options: Options,
+    a: TaskRun,
+    b: TaskRun,
+    problem_a: Problem,
+    problem_b: Problem,
+    identical: bool,
+    members: Sequence[tuple[TaskRun, TaskRun]] = (),
+) -> list[Row]:
     method = ("paired" if not (options.unpaired or problem_a.independent) else "unpaired") + " bootstrap"
     rows: list[Row] = []
     to_compute: list[Row] = []
@@ -187,6 +226,8 @@ def _compare_task(adapter: Adapter, baseline: RunInput, other: RunInput, task: s
             " is fairer" if measure.fairness else " is better"
         )
         reason = _not_comparable(a, b, name, baseline.name, other.name, identical, adapter.min_coverage)
+        for member_a, member_b in members:  # a roll-up's interval is backed where its members' are
+            reason = reason or _withheld(member_a, member_b, name, baseline.name, other.name, identical)
         reason = (
             reason
             or _not_reproduced(problem_a, a, name, baseline.name)
@@ -227,14 +268,19 @@ def _not_comparable(
             if not why and finite(coverage):
                 why = f"coverage {coverage:.0%}; the task withholds a score below its minimum coverage ({minimum})"
             return f"NaN in {label}" + (f": {why}" if why else "")
+    return _withheld(a, b, name, label_a, label_b, identical)
+
+
+def _withheld(a: TaskRun, b: TaskRun, name: str, label_a: str, label_b: str, identical: bool) -> str:
+    """Why the difference has no backed interval when a run withholds its own interval of ``name``, else ""."""
     if identical:
         return ""
     for task, label in ((a, label_a), (b, label_b)):
         low, high = task.metrics.get(f"{name}_ci_low"), task.metrics.get(f"{name}_ci_high")
         if f"{name}_ci_low" in task.metrics and not (finite(low) and finite(high)):
             return (
-                f"{label} withholds its interval (too few units back it, see the task's warning); "
-                "no difference interval is backed either"
+                f"{label} withholds its interval of {task.task} {name} (too few units back it, see the task's "
+                "warning); no difference interval is backed either"
             )
     return ""
 

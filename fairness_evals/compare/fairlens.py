@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from fairlens_tasks.labels import ATTRIBUTES
 from fairness_evals.compare.problem import Measure, Problem
+from metrics.bootstrap import StatisticSpec
 from metrics.paired import MeanOfMaxima, Spec
 
 #: The closed-ended domain tasks (the open-ended ones need the judge's scores, which the samples do not carry).
@@ -41,22 +42,73 @@ class FairLens:
             )
         return str(answer["id"]), record
 
+    #: The group roll-ups: the unweighted means over the three domains (``fairlens_tasks.scoring.model_level_mean``).
+    groups: ClassVar[dict[str, tuple[str, ...]]] = {
+        "fairlens": ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare")
+    }
+
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         from fairlens_tasks import scoring
 
         rec = scoring._records_array(records)
         units, matrix = scoring.unit_counts(rec)
-        first = np.unique(rec[:, 8], return_index=True)[1]
-        strata = scoring.resampling_strata(scoring.stratum_codes(rec[first, 5], rec[first, 6], rec[first, 7]))
-        specs: dict[str, Spec] = dict(scoring.interval_specs())
-        for mean, part in (("parity_gap", "parity_gap_"), ("association_gap", "association_gap_")):
-            # the mean over attributes of gaps, by attribute (metrics.paired.maxima_difference treats an attribute
-            # whose groups tie apart from the others)
-            blocks = [specs[f"{part}{a}"].function for a in ATTRIBUTES]
-            specs[mean] = MeanOfMaxima(lambda c, blocks=blocks: [f(c) for f in blocks], (0.0, 1.0))
-        measures = {
-            name: Measure(spec, scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS)
-            for name, spec in specs.items()
-        }
-        return Problem(units=units, strata=strata, n_cells=matrix.shape[1], measures=measures, matrix=matrix,
-                       what="images")  # fmt: skip
+        return Problem(units=units, strata=_strata(rec, units), n_cells=matrix.shape[1], measures=_measures(),
+                       matrix=matrix, what="images")  # fmt: skip
+
+    def group_problem(self, group: str, records: Mapping[str, Sequence[Any]]) -> Problem:
+        """The ``fairlens`` roll-ups over the three domains: every image answers every domain's items, so the images
+        are resampled once for all three (each domain's counts side by side; an image a domain lacks adds nothing
+        there), and each roll-up is the mean of the three domain statistics, NaN when one is NaN."""
+        from fairlens_tasks import scoring
+
+        arrays = [scoring._records_array(records[task]) for task in self.groups[group]]
+        both = np.vstack(arrays)
+        units = np.unique(both[:, 8])
+        width = scoring.LAYOUT.n_cells
+        matrix = np.zeros((len(units), width * len(arrays)))
+        for d, rec in enumerate(arrays):
+            own, counts = scoring.unit_counts(rec)
+            matrix[np.searchsorted(units, own), d * width : (d + 1) * width] = counts
+        domain = _measures()
+        measures = {}
+        for name in ("soundness", "association_rate", "parity_gap", "association_gap"):
+            measures[name] = Measure(_mean_over_domains(domain[name].spec, len(arrays), width),
+                                     scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS)  # fmt: skip
+        return Problem(units=units, strata=_strata(both, units), n_cells=matrix.shape[1], measures=measures,
+                       matrix=matrix, what="images")  # fmt: skip
+
+
+def _strata(rec: np.ndarray, units: np.ndarray) -> np.ndarray:
+    """The resampling strata of ``units`` (sorted image ids) from their labels in ``rec``."""
+    from fairlens_tasks import scoring
+
+    ids, first = np.unique(rec[:, 8], return_index=True)
+    rows = first[np.searchsorted(ids, units)]
+    return scoring.resampling_strata(scoring.stratum_codes(rec[rows, 5], rec[rows, 6], rec[rows, 7]))
+
+
+def _measures() -> dict[str, Measure]:
+    from fairlens_tasks import scoring
+
+    specs: dict[str, Spec] = dict(scoring.interval_specs())
+    for mean, part in (("parity_gap", "parity_gap_"), ("association_gap", "association_gap_")):
+        # the mean over attributes of gaps, by attribute (metrics.paired.maxima_difference treats an attribute whose
+        # groups tie apart from the others)
+        blocks = [specs[f"{part}{a}"].function for a in ATTRIBUTES]
+        specs[mean] = MeanOfMaxima(lambda c, blocks=blocks: [f(c) for f in blocks], (0.0, 1.0))
+    return {
+        name: Measure(spec, scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS) for name, spec in specs.items()
+    }
+
+
+def _mean_over_domains(spec: Spec, n: int, width: int) -> Spec:
+    """The mean over ``n`` domains, laid side by side in blocks of ``width`` columns, of one domain statistic. A mean
+    of gaps stays a :class:`MeanOfMaxima` (all domains' attribute blocks); NaN when a domain's value is NaN."""
+    parts = [slice(d * width, (d + 1) * width) for d in range(n)]
+    if isinstance(spec, MeanOfMaxima):
+        return MeanOfMaxima(lambda c: [b for part in parts for b in spec.blocks(c[:, part])], spec.bounds)
+
+    def mean(c: np.ndarray) -> np.ndarray:
+        return np.mean(np.column_stack([np.asarray(spec.function(c[:, part])) for part in parts]), axis=1)
+
+    return StatisticSpec(mean, "basic", spec.bounds)

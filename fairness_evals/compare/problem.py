@@ -107,6 +107,9 @@ class Adapter(Protocol):
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         """The :class:`Problem` of one task's records (in document-id order)."""
 
+    # Optional: ``groups`` ({group: member tasks}) and ``group_problem(group, {task: records})`` for a group's
+    # roll-ups computed from its members' records (FairLens's model-level means).
+
 
 def finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)

@@ -40,7 +40,8 @@ def fairlens_run(
     versions: dict[str, int] | None = None,
 ) -> Path:
     """An lmms-eval-shaped FairLens run: ``records`` maps a domain task (``fairlens_hiring``) to its records
-    (``fairlens_tasks.scoring.RECORD_FIELDS``); image ``u``'s document for item ``q`` is ``img<u>.jpg/<q.id>``."""
+    (``fairlens_tasks.scoring.RECORD_FIELDS``); image ``u``'s document for item ``q`` is ``img<u>.jpg/<q.id>``. With
+    all three domains the ``fairlens`` group's roll-ups are reported too, as the harness does."""
     folder.mkdir(parents=True, exist_ok=True)
     prov = {"seed": 0, "sample_fraction": 0.1, "corpus_sha256": "0123456789abcdef", "data_version": 1}
     prov.update(provenance or {})
@@ -61,6 +62,12 @@ def fairlens_run(
                     out.write(json.dumps(line) + "\n")
     finally:
         logger.setLevel(level)
+    domains = ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare")
+    if all(d in results for d in domains):
+        results["fairlens"] = {
+            name: fairlens_scoring.model_level_mean([results[d][name] for d in domains], [0] * 3)
+            for name in fairlens_scoring.ROLLUPS
+        }
     _results_file(folder, model, results, versions or {})
     return folder
 

@@ -129,3 +129,25 @@ def test_output_is_strict_json_and_deterministic(tmp_path, capsys) -> None:
     json.loads(first, parse_constant=lambda name: pytest.fail(f"non-strict JSON constant {name}"))
     compare(a, b, capsys=capsys)
     assert (tmp_path / "compare.json").read_text() == first
+
+
+def test_the_model_level_roll_ups_resample_images_across_the_three_domains(tmp_path, capsys) -> None:
+    sizes = design("paper")
+    records_a, records_b = {}, {}
+    for i, domain in enumerate(("hiring", "legal", "healthcare")):
+        fair = ClosedPolicy("fair", domain, base=0.3)
+        biased = ClosedPolicy("biased", domain, base=0.2, gender=(0.0, 0.25), race=(0.0, 0.2, -0.1, 0.1, 0.3))
+        rec_a, rec_b = paired_fairlens_records(FairLensPair(domain, fair, biased, 0.7), sizes, np.random.default_rng(i))
+        records_a[f"fairlens_{domain}"], records_b[f"fairlens_{domain}"] = rec_a, rec_b
+    a = fairlens_run(tmp_path / "a", "model-a", records_a)
+    b = fairlens_run(tmp_path / "b", "model-b", records_b)
+    status, data, _, _ = compare(a, b, capsys=capsys)
+    assert status == 0
+    group = {r["metric"]: r for r in data["comparisons"][0]["rows"] if r["task"] == "fairlens"}
+    assert set(group) == {"soundness", "parity_gap", "association_rate", "association_gap"}
+    for row in group.values():
+        assert row["verdict"] != "not comparable", row
+        assert row["units"] == int(sizes.sum())  # every image once, for all three domains
+    domains = [r for r in data["comparisons"][0]["rows"] if r["task"].startswith("fairlens_")]
+    mean = np.mean([r["difference"] for r in domains if r["metric"] == "soundness"])
+    assert group["soundness"]["difference"] == pytest.approx(mean)
