@@ -54,13 +54,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
     runs = [load_run(path) for path in args.runs]
     _label(runs)
-    seen: dict[Path, str] = {}
+    seen: dict[Path, object] = {}
     for path, run_input in zip(args.runs, runs, strict=True):
         for task in run_input.tasks.values():
             key = task.source.resolve()
-            if key in seen and seen[key] != path:
-                raise ValueError(f"{path} and {seen[key]} are the same run ({task.source})")
-            seen[key] = path
+            if key in seen and seen[key] is not run_input:
+                raise ValueError(f"{path} and {seen[key].path} are the same run ({task.source}); give each run once")
+            seen[key] = run_input
     baseline = _baseline(runs, args.baseline)
     options = Options(args.alpha, args.resamples, args.seed, args.unpaired, tuple(args.metrics))
     results = []

@@ -67,6 +67,7 @@ class Row:
     better: str = ""  # "higher is fairer", "lower is fairer", "higher is better", ...
     method: str = ""
     units: int = 0
+    unit: str = ""  # what the units are: documents, images, counterfactual sets
     reason: str = ""
 
     def as_json(self) -> dict[str, Any]:
@@ -216,7 +217,8 @@ def _rows(
     rows: list[Row] = []
     to_compute: list[Row] = []
     for name in _names(problem_a, a, b, options.metrics):
-        row = Row(task, name, baseline.name, other.name, _value(a, name), _value(b, name), units=len(problem_a.units))
+        row = Row(task, name, baseline.name, other.name, _value(a, name), _value(b, name), units=len(problem_a.units),
+                  unit=problem_a.what)  # fmt: skip
         rows.append(row)
         measure = problem_a.measures.get(name)
         if measure is None or name not in problem_b.measures:

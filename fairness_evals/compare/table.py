@@ -9,8 +9,8 @@ from fairness_evals.compare.comparison import NOT_COMPARABLE, Options, Row
 from fairness_evals.compare.runs import RunInput
 
 HOW_TO_READ = (
-    "B - A is the run's value minus the baseline's, with its {confidence:.0%} {kind} bootstrap interval "
-    "(resampling {units}). p is the p-value of no difference; the verdict uses Holm's adjustment over the "
+    "B - A is the run's value minus the baseline's, with its {confidence:.0%} bootstrap interval ({kind}; "
+    "{units}). p is the p-value of no difference; the verdict uses Holm's adjustment over the "
     '{count} metrics compared for this run (family-wise error at most {alpha:g}): "B fairer" / "A fairer" for '
     'fairness metrics, by each metric\'s fairer direction; "B higher" / "A higher" for the others (S_fact, '
     'soundness); "no detectable difference" when the adjusted p-value is above {alpha:g}, which is not evidence '
@@ -75,9 +75,15 @@ def markdown(baseline: RunInput, results: list[tuple[RunInput, list[Row], list[s
         if not rows:
             lines.append("| – | – | – | – | – | – | – | – | nothing to compare |")
         compared = sum(row.verdict != NOT_COMPARABLE for row in rows)
-        units = sorted({f"{row.units} units of {row.task}" for row in rows if row.units})
+        units = sorted({f"{row.units} {row.unit} of {row.task}" for row in rows if row.units})
+        if options.unpaired:
+            kind = "unpaired: each run resampled on its own"
+        else:
+            kind = "paired: both runs' answers to the same resampled units, within the design strata"
+            if any(row.method.startswith("unpaired") for row in rows):
+                kind += "; a generator's images, its own draws, resampled on their own"
         lines += ["", HOW_TO_READ.format(
-            confidence=1.0 - options.alpha, kind="unpaired" if options.unpaired else "paired",
+            confidence=1.0 - options.alpha, kind=kind,
             units=", ".join(units[:3]) + (", ..." if len(units) > 3 else "") if units else "the runs' units",
             count=compared, alpha=options.alpha,
         ), ""]  # fmt: skip

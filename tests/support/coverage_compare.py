@@ -9,20 +9,24 @@ adapter's :class:`~fairness_evals.compare.problem.Problem` and :func:`fairness_e
 2,000 joint resamples within the design strata). A difference is *printed* only where both runs print their own
 interval (``compare`` reports the others as not comparable), as the benchmarks decide it.
 
-**Pairs of models** (:data:`FAIRLENS_PAIRS`): how two models answer the same image is correlated: each draw of
-model B reuses model A's uniform random number with probability ``shared`` (``shared = 1``: B answers exactly as
-A wherever their answer probabilities agree; ``shared = 0``: independent runs, e.g. two sampled runs of one
-model). The pairs: a fair model against a gender- and race-biased one (the difference a debiasing should show;
-the case where a plain basic interval of a gap difference covers only 0.84-0.88), a biased model against a less
-biased version of itself, two fair models with different base rates (every gap difference 0), and one model run
-twice with independent sampling (every difference 0).
+**Pairs of models.** How two models answer the same unit is correlated. FairLens (:data:`FAIRLENS_PAIRS`, the
+healthcare domain at the paper's 10% sample and the README's 2%): each draw of model B reuses model A's uniform
+random number with probability ``shared``; the pairs are a fair model against a gender- and race-biased one (the
+difference a debiasing should show, and the case where a plain basic interval of a gap difference covers only
+0.84-0.88), a biased model against a less biased version of itself, two fair models with different base rates (every
+gap difference 0), and one model run twice with independent sampling (every difference 0). Fact-or-Fair
+(:data:`FACT_OR_FAIR_PAIRS`, the subjective base task at 300 and 30 answers per cell): the same, with the answer
+policies of ``coverage_fact_or_fair``. IRIS BIS-Und (:data:`IRIS_PAIRS`, 2 and 1 counterfactual sets per occupation):
+``coverage_iris``'s biased and paper-like set models on the same sets with the same draws, and the biased one run
+twice. Generation (:data:`GENERATION_PAIRS`, 20 and 5 images per prompt): two of ``coverage_generation``'s simulated
+generators on the same prompts (their images are independent draws).
 
 :func:`coverage_table` returns one ``metrics.coverage.Coverage`` per pair and metric, named
 ``<size>/<pair>/<task>/<metric>``; ``bench/coverage.py`` can print it and ``tests/compare/test_compare_coverage.py``
-holds it to the bar: coverage >= 0.93 at the paper's size, >= 0.90 at lite. Widths: the basic interval of a
-smooth difference is within 2x the spread of the estimate; the conservative bounds used for gap differences next
-to a fair model (``metrics.paired.max_difference``) are wider by design (their measured width ratio is in the
-table and in docs/compare.md).
+holds a subset to the bar: coverage >= 0.93 at the paper's size, >= 0.90 at lite. Widths: the basic interval of a
+smooth difference is within 2x the spread of the estimate; the conservative bounds used for differences of maxima
+next to tied components (``metrics.paired.maxima_difference``) are wider by design (their measured width ratio is
+in the table and in docs/compare.md).
 """
 
 from __future__ import annotations
