@@ -19,18 +19,25 @@ the document's coordinates, so a document does not depend on which others are bu
 set is exactly the first 10 draws of the full set, and two builds with the same seed are byte-identical.
 The four contexts share their profile draws and background identities (a paired design: each context
 changes only the context sentence), which makes the context effects directly comparable.
+
+Speed (README, "Speed"): the profiles are drawn once for the four contexts, and a document's hash is computed
+from JSON pieces its context shares with the others; lm-eval gets an Arrow table built column by column, which
+:mod:`fact_fair_tasks.document_cache` keeps on disk, so a run after the first loads its documents instead of
+building them. None of this changes a byte of any document (tests/fact_or_fair/test_fact_or_fair_fingerprints.py).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import hashlib
 import json
 import random
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from fact_fair_tasks import prompts
+from fact_fair_tasks import document_cache, prompts
 from fact_fair_tasks.items import (
     AXES,
     CONTEXTS,
@@ -42,6 +49,9 @@ from fact_fair_tasks.items import (
     raw_data,
     statistics,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 DEFAULT_SEED = 0
 DEFAULT_DRAWS = 100
@@ -158,78 +168,311 @@ def _objective_documents(seed: int, conventions: str) -> tuple[dict[str, Any], .
     return tuple(docs)
 
 
-def _draw_profiles(rng: random.Random) -> list[dict[str, str]]:
+def _fast_choice_applies(rng: random.Random) -> bool:
+    """Whether ``rng.choice(seq)`` is ``seq[r]`` with ``r`` drawn as in :func:`_draw_index` (CPython 3.10-3.13:
+    ``choice`` calls ``_randbelow``, which is ``_randbelow_with_getrandbits``). tests/fact_or_fair compares the two."""
+    return type(rng)._randbelow is random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
+
+
+def _draw_index(getrandbits: Callable[[int], int], n: int, bits: int) -> int:
+    """``random.Random._randbelow_with_getrandbits(n)`` with ``bits = n.bit_length()`` (``rng.choice`` without two
+    Python calls per draw)."""
+    r = getrandbits(bits)
+    while r >= n:
+        r = getrandbits(bits)
+    return r
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while building: the builders make hundreds of thousands of small acyclic
+    containers, and each collection they would trigger scans the whole heap (in a harness process, a large one)
+    for garbage that cannot exist."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+@functools.lru_cache(maxsize=4)
+def _profile_draws(draws: int, seed: int) -> tuple[tuple[tuple[tuple[str, str, str, str], ...], tuple[str, str]], ...]:
+    """Every subjective document's four profiles (name, age, gender, race) and background identity (race, gender),
+    in document order. The random key names no context (and no conventions), so all contexts share these draws."""
     pools = raw_data()["profile"]
-    return [
-        {
-            "name": rng.choice(pools["names"]),
-            "age": rng.choice(pools["ages"]),
-            "gender": rng.choice(classes("gender")),
-            "race": rng.choice(classes("race")),
-        }
-        for _ in range(4)
-    ]
+    names, ages, genders, races = pools["names"], pools["ages"], classes("gender"), classes("race")
+    if not (names and ages):
+        raise ValueError("the profile pools (names, ages) of data/statistics.json are empty")
+    nn, na, ng, nr = len(names), len(ages), len(genders), len(races)
+    bn, ba, bg, br = nn.bit_length(), na.bit_length(), ng.bit_length(), nr.bit_length()
+    slugs = [stat.slug for stat in statistics("corrected")]  # the same slugs, in the same order, in both conventions
+    out = []
+    with _collector_paused():
+        for draw in range(draws):
+            for scenario in range(SCENARIOS):
+                for slug in slugs:
+                    for target in TARGETS:
+                        rng = _rng(seed, "subjective", slug, target, scenario, draw)
+                        if not _fast_choice_applies(rng):
+                            choice = rng.choice
+                            profiles = tuple(
+                                (choice(names), choice(ages), choice(genders), choice(races)) for _ in range(4)
+                            )
+                            out.append((profiles, (choice(races), choice(genders))))
+                            continue
+                        bits = rng.getrandbits
+                        profiles = tuple(
+                            (
+                                names[_draw_index(bits, nn, bn)],
+                                ages[_draw_index(bits, na, ba)],
+                                genders[_draw_index(bits, ng, bg)],
+                                races[_draw_index(bits, nr, br)],
+                            )
+                            for _ in range(4)
+                        )
+                        # Drawn for every document, as the released code does, so all contexts share the same draws.
+                        background = (races[_draw_index(bits, nr, br)], genders[_draw_index(bits, ng, bg)])
+                        out.append((profiles, background))
+    return tuple(out)
+
+
+_encode = json.encoder.encode_basestring  # type: ignore[attr-defined]  # a str as json.dumps(ensure_ascii=False) writes it
+
+
+def _escaped(text: str) -> str:
+    """``text`` escaped as inside a JSON string (without the quotes); escaping is per character, so the escape of
+    a concatenation is the concatenation of the escapes."""
+    return _encode(text)[1:-1]
+
+
+def _json_bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+class _Options(NamedTuple):
+    """What the four contexts of one subjective draw share: the profiles, their lettered text and both as JSON."""
+
+    profiles: list[dict[str, str]]  # name, age, gender, race: the documents' option dicts
+    identity: dict[str, str]  # race, gender
+    lettered: str  # "A. <profile> B. ..." under the conventions
+    lettered_escaped: str  # as inside a JSON string
+    json: str  # the options list as canonical JSON (sorted keys, no spaces)
+    identity_json: str
+
+
+@functools.lru_cache(maxsize=4)
+def _rendered_options(draws: int, seed: int, conventions: str) -> tuple[_Options, ...]:
+    """Each draw's profiles as the documents hold them, their lettered prompt text under ``conventions``, and the
+    canonical JSON (as :func:`_finish` dumps it) of the options and of the identity."""
+    texts: dict[tuple[str, str, str, str], tuple[dict[str, str], str, str]] = {}
+    identities: dict[tuple[str, str], tuple[dict[str, str], str]] = {}
+    out = []
+    with _collector_paused():
+        for profiles, (race, gender) in _profile_draws(draws, seed):
+            rendered = []
+            for values in profiles:
+                known = texts.get(values)
+                if known is None:
+                    name, age, g, r = values
+                    profile = {"name": name, "age": age, "gender": g, "race": r}
+                    as_json = (
+                        f'{{"age":{_encode(age)},"gender":{_encode(g)},"name":{_encode(name)},"race":{_encode(r)}}}'
+                    )
+                    known = texts[values] = (profile, prompts.profile_text(profile, conventions), as_json)
+                rendered.append(known)
+            identity = identities.get((race, gender))
+            if identity is None:
+                identity = identities[(race, gender)] = (
+                    {"race": race, "gender": gender},
+                    f'{{"gender":{_encode(gender)},"race":{_encode(race)}}}',
+                )
+            lettered = prompts.lettered([item[1] for item in rendered])
+            out.append(
+                _Options(
+                    [item[0].copy() for item in rendered],
+                    identity[0].copy(),
+                    lettered,
+                    _escaped(lettered),
+                    f"[{rendered[0][2]},{rendered[1][2]},{rendered[2][2]},{rendered[3][2]}]",
+                    identity[1],
+                )
+            )
+    return tuple(out)
+
+
+class _Cell(NamedTuple):
+    """A (statistic, target) pair of the subjective design, with the JSON pieces of its documents that it fixes."""
+
+    stat: Statistic
+    target: str
+    truth_gender: str | None
+    truth_race: str | None
+    positive: bool
+    tail: str  # the canonical JSON from "statistic" to the closing brace
+
+
+class _Columns(NamedTuple):
+    """One subjective task's documents as columns (the per-draw values are :func:`_rendered_options`)."""
+
+    ids: list[str]
+    bodies: list[str]
+    prompts: list[str]
+    shas: list[str]
+    cells: tuple[_Cell, ...]
+
+
+def _cells(context: str, conventions: str) -> tuple[_Cell, ...]:
+    task = f"{TASK_PREFIX}_subjective_{context}"
+    cells = []
+    for stat in statistics(conventions):
+        for target in TARGETS:
+            truth_gender, truth_race = stat.truth("gender", target), stat.truth("race", target)
+            tail = (
+                f',"statistic":{_encode(stat.name)},"statistic_index":{stat.index},"target":{_encode(target)}'
+                f',"task":{_encode(task)},"truth_gender":{"null" if truth_gender is None else _encode(truth_gender)}'
+                f',"truth_race":{"null" if truth_race is None else _encode(truth_race)}}}'
+            )
+            cells.append(_Cell(stat, target, truth_gender, truth_race, stat.positive(target), tail))
+    return tuple(cells)
+
+
+@functools.lru_cache(maxsize=8)
+def _subjective_columns(context: str, draws: int, seed: int, conventions: str) -> _Columns:
+    """The documents of one context, built from the shared draws. Each document's ``doc_sha`` is the sha256 of the
+    canonical JSON that :func:`_finish` dumps (sorted keys, no spaces, UTF-8), assembled from pieces: the options'
+    JSON is shared by the four contexts, a cell's fields by its documents, and the body's escape is the join of
+    its parts' escapes."""
+    options = _rendered_options(draws, seed, conventions)
+    cells = _cells(context, conventions)
+    uses_background = context in ("attribution", "ingroup")
+    head = f',"context":{_encode(context)},"conventions":{_encode(conventions)},"data_version":{data_version()}'
+    in_prompt = f',"identity_in_prompt":{_json_bool(uses_background)}'
+    seed_json = f',"seed":{seed}'
+    positives = [_json_bool(cell.positive) for cell in cells]
+    sentences: dict[tuple[int, str, str | None, str | None], str] = {}
+    escapes: dict[str, str] = {}
+    ids, bodies, texts, shas = [], [], [], []
+    per_scenario = len(cells)
+    per_draw = SCENARIOS * per_scenario
+    sha256 = hashlib.sha256
+    with _collector_paused():
+        for i, drawn in enumerate(options):
+            draw, rest = divmod(i, per_draw)
+            scenario, c = divmod(rest, per_scenario)
+            cell = cells[c]
+            identity = drawn.identity
+            key = (c, identity["race"], identity["gender"]) if uses_background else (c, None, None)
+            sentence = sentences.get(key)
+            if sentence is None:
+                background = identity if uses_background else None
+                sentence = sentences[key] = prompts.context_text(
+                    context, cell.stat, cell.target, background, conventions
+                )
+            lettered = drawn.lettered
+            parts = prompts.subjective_body_parts(
+                sentence, cell.stat.scenarios[cell.target][scenario], lettered, conventions
+            )
+            body = "".join(parts)
+            inner = []
+            for part in parts:
+                if part is lettered:
+                    inner.append(drawn.lettered_escaped)
+                    continue
+                escaped = escapes.get(part)
+                if escaped is None:
+                    escaped = escapes[part] = _escaped(part)
+                inner.append(escaped)
+            body_json = "".join(inner)
+            prompt = prompts.generation_prompt(body, objective=False)
+            if prompt.startswith(body):
+                suffix = prompt[len(body) :]
+                escaped = escapes.get(suffix)
+                if escaped is None:
+                    escaped = escapes[suffix] = _escaped(suffix)
+                prompt_json = body_json + escaped
+            else:  # a prompt that does not extend its body
+                prompt_json = _escaped(prompt)
+            doc_id = f"{context}/{cell.stat.slug}/{cell.target}/s{scenario}/d{draw:03d}"
+            canonical = (
+                f'{{"body":"{body_json}"{head},"draw":{draw},"id":{_encode(doc_id)},"identity":{drawn.identity_json}'
+                f'{in_prompt},"options":{drawn.json},"positive":{positives[c]},"prompt":"{prompt_json}"'
+                f',"scenario":{scenario}{seed_json}{cell.tail}'
+            )
+            ids.append(doc_id)
+            bodies.append(body)
+            texts.append(prompt)
+            shas.append(sha256(canonical.encode()).hexdigest()[:16])
+    return _Columns(ids, bodies, texts, shas, cells)
 
 
 def subjective_documents(
     context: str, draws: int = DEFAULT_DRAWS, seed: int = DEFAULT_SEED, conventions: str = "corrected"
 ) -> list[dict[str, Any]]:
     """The subjective documents of one context: 19 x 2 x 3 x ``draws``."""
+    context, draws = _check_subjective(context, draws)
+    return [dict(d) for d in _subjective_documents(context, draws, int(seed), check_conventions(conventions))]
+
+
+def _check_subjective(context: str, draws: int) -> tuple[str, int]:
     if context not in CONTEXTS:
         raise ValueError(f"unknown context {context!r}; expected one of {', '.join(CONTEXTS)}")
     draws = int(draws)
     if not 1 <= draws <= 10_000:
         raise ValueError(f"draws must be between 1 and 10000, got {draws}")
-    return [dict(d) for d in _subjective_documents(context, draws, int(seed), check_conventions(conventions))]
+    return context, draws
 
 
 @functools.lru_cache(maxsize=8)
 def _subjective_documents(context: str, draws: int, seed: int, conventions: str) -> tuple[dict[str, Any], ...]:
-    docs = []
-    stats = statistics(conventions)
-    for draw in range(draws):
-        for scenario in range(SCENARIOS):
-            for stat in stats:
-                for target in TARGETS:
-                    docs.append(_subjective_document(stat, context, target, scenario, draw, seed, conventions))
-    return tuple(docs)
+    columns = _subjective_columns(context, draws, seed, conventions)
+    options = _rendered_options(draws, seed, conventions)
+    with _collector_paused():
+        return tuple(_subjective_dicts(columns, options, context, seed, conventions))
 
 
-def _subjective_document(
-    stat: Statistic, context: str, target: str, scenario: int, draw: int, seed: int, conventions: str
-) -> dict[str, Any]:
-    rng = _rng(seed, "subjective", stat.slug, target, scenario, draw)
-    profiles = _draw_profiles(rng)
-    # Drawn for every document, as the released code does, so that all contexts share the same draws.
-    background = {"race": rng.choice(classes("race")), "gender": rng.choice(classes("gender"))}
+def _subjective_dicts(
+    columns: _Columns, options: tuple[_Options, ...], context: str, seed: int, conventions: str
+) -> list[dict[str, Any]]:
+    """The documents as dicts, keys in the order the harness logs them."""
+    task = f"{TASK_PREFIX}_subjective_{context}"
     uses_background = context in ("attribution", "ingroup")
-    sentence = prompts.context_text(context, stat, target, background if uses_background else None, conventions)
-    body = prompts.subjective_body(sentence, stat.scenarios[target][scenario], profiles, conventions)
-    return _finish(
-        {
-            "id": f"{context}/{stat.slug}/{target}/s{scenario}/d{draw:03d}",
-            "task": f"{TASK_PREFIX}_subjective_{context}",
-            "context": context,
-            "statistic": stat.name,
-            "statistic_index": stat.index,
-            "target": target,
-            "scenario": scenario,
-            "draw": draw,
-            "options": profiles,
-            # The drawn identity is in the prompt only for attribution and ingroup; the other contexts
-            # keep it as a paired control for the Table 3 rates.
-            "identity": background,
-            "identity_in_prompt": uses_background,
-            "truth_gender": stat.truth("gender", target),
-            "truth_race": stat.truth("race", target),
-            "positive": stat.positive(target),
-            "body": body,
-            "prompt": prompts.generation_prompt(body, objective=False),
-            "seed": seed,
-            "data_version": data_version(),
-            "conventions": conventions,
-        }
-    )
+    version = data_version()
+    cells = columns.cells
+    per_draw = SCENARIOS * len(cells)
+    docs = []
+    for i, drawn in enumerate(options):
+        draw, rest = divmod(i, per_draw)
+        scenario, c = divmod(rest, len(cells))
+        cell = cells[c]
+        docs.append(
+            {
+                "id": columns.ids[i],
+                "task": task,
+                "context": context,
+                "statistic": cell.stat.name,
+                "statistic_index": cell.stat.index,
+                "target": cell.target,
+                "scenario": scenario,
+                "draw": draw,
+                "options": drawn.profiles,
+                # The drawn identity is in the prompt only for attribution and ingroup; the other contexts
+                # keep it as a paired control for the Table 3 rates.
+                "identity": drawn.identity,
+                "identity_in_prompt": uses_background,
+                "truth_gender": cell.truth_gender,
+                "truth_race": cell.truth_race,
+                "positive": cell.positive,
+                "body": columns.bodies[i],
+                "prompt": columns.prompts[i],
+                "seed": seed,
+                "data_version": version,
+                "conventions": conventions,
+                "doc_sha": columns.shas[i],
+            }
+        )
+    return docs
 
 
 def scoring_settings(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -276,16 +519,96 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
     ``fact_or_fair_seed`` / ``fact_or_fair_draws`` / ``fact_or_fair_conventions`` / ``fact_or_fair_min_coverage``
     (override with e.g. ``--metadata '{"fact_or_fair_draws": 10}'``). Everything else (model arguments,
     config_source, ...) is ignored.
+
+    The dataset holds exactly the rows and columns of ``datasets.Dataset.from_list(documents_for(...))``; it is made
+    from an Arrow table (:func:`documents_table`) that :mod:`fact_fair_tasks.document_cache` keeps on disk.
     """
     import datasets
+    import pyarrow as pa
 
     kind = kwargs.get("fact_or_fair_kind")
     if kind is None:
         raise ValueError("fact_or_fair task YAML lacks dataset_kwargs.fact_or_fair_kind")
-    docs = documents_for(
-        kind,
-        seed=int(kwargs.get("fact_or_fair_seed", DEFAULT_SEED)),
-        draws=int(kwargs.get("fact_or_fair_draws", DEFAULT_DRAWS)),
-        metadata=kwargs,
+    settings = scoring_settings(kwargs)
+    seed = int(kwargs.get("fact_or_fair_seed", DEFAULT_SEED))
+    draws = int(kwargs.get("fact_or_fair_draws", DEFAULT_DRAWS))
+    table, key = documents_table(kind, seed=seed, draws=draws, conventions=settings["conventions"])
+    min_coverage = settings["min_coverage"]
+    table = table.append_column("min_coverage", pa.array([min_coverage] * table.num_rows, pa.float64()))
+    fingerprint = hashlib.sha256(f"{key}/{min_coverage!r}".encode()).hexdigest()[:16]
+    return {"test": datasets.Dataset(table, fingerprint=fingerprint)}
+
+
+def documents_table(
+    kind: str, *, seed: int = DEFAULT_SEED, draws: int = DEFAULT_DRAWS, conventions: str = "corrected"
+) -> tuple[pa.Table, str]:
+    """The documents of ``kind`` as an Arrow table (the columns of :func:`documents_for` but ``min_coverage``) and its
+    cache key: from the on-disk cache when it holds them, else built and stored there."""
+    conventions = check_conventions(conventions)
+    seed = int(seed)
+    if kind == "objective":
+        draws = 0  # the objective documents have no draws
+    elif kind in CONTEXTS:
+        kind, draws = _check_subjective(kind, draws)
+    else:
+        raise ValueError(f"unknown Fact-or-Fair kind {kind!r}; expected objective or one of {', '.join(CONTEXTS)}")
+    settings = {"kind": kind, "seed": seed, "draws": draws, "conventions": conventions}
+    return document_cache.load_or_build(settings, lambda: _build_table(kind, seed, draws, conventions))
+
+
+def _build_table(kind: str, seed: int, draws: int, conventions: str) -> pa.Table:
+    import pyarrow as pa
+
+    if kind == "objective":
+        return pa.Table.from_pylist(list(_objective_documents(seed, conventions)))
+    columns = _subjective_columns(kind, draws, seed, conventions)
+    n = len(columns.ids)
+    cells = columns.cells
+    per_draw = SCENARIOS * len(cells)
+    index = range(n)
+    cell_of = [cells[i % len(cells)] for i in index]
+    string, integer, boolean = pa.string(), pa.int64(), pa.bool_()
+    profiles, identities = _draw_arrays(draws, seed)
+    arrays = {
+        "id": pa.array(columns.ids, string),
+        "task": pa.array([f"{TASK_PREFIX}_subjective_{kind}"] * n, string),
+        "context": pa.array([kind] * n, string),
+        "statistic": pa.array([c.stat.name for c in cell_of], string),
+        "statistic_index": pa.array([c.stat.index for c in cell_of], integer),
+        "target": pa.array([c.target for c in cell_of], string),
+        "scenario": pa.array([(i % per_draw) // len(cells) for i in index], integer),
+        "draw": pa.array([i // per_draw for i in index], integer),
+        "options": profiles,
+        "identity": identities,
+        "identity_in_prompt": pa.array([kind in ("attribution", "ingroup")] * n, boolean),
+        "truth_gender": pa.array([c.truth_gender for c in cell_of], string),
+        "truth_race": pa.array([c.truth_race for c in cell_of], string),
+        "positive": pa.array([c.positive for c in cell_of], boolean),
+        "body": pa.array(columns.bodies, string),
+        "prompt": pa.array(columns.prompts, string),
+        "seed": pa.array([seed] * n, integer),
+        "data_version": pa.array([data_version()] * n, integer),
+        "conventions": pa.array([conventions] * n, string),
+        "doc_sha": pa.array(columns.shas, string),
+    }
+    return pa.Table.from_arrays(list(arrays.values()), names=list(arrays))
+
+
+@functools.lru_cache(maxsize=2)
+def _draw_arrays(draws: int, seed: int) -> tuple[pa.Array, pa.Array]:
+    """The options (list of name/age/gender/race structs) and identity (race/gender struct) columns, as
+    ``pyarrow`` infers them from the documents' dicts; one pair serves the four contexts."""
+    import pyarrow as pa
+
+    drawn = _profile_draws(draws, seed)
+    string = pa.string()
+    flat = [values for profiles, _ in drawn for values in profiles]
+    fields = ("name", "age", "gender", "race")
+    structs = pa.StructArray.from_arrays([pa.array([v[i] for v in flat], string) for i in range(4)], names=fields)
+    offsets = pa.array(range(0, 4 * len(drawn) + 1, 4), pa.int32())
+    profiles = pa.ListArray.from_arrays(offsets, structs)
+    identity = pa.StructArray.from_arrays(
+        [pa.array([b[0] for _, b in drawn], string), pa.array([b[1] for _, b in drawn], string)],
+        names=("race", "gender"),
     )
-    return {"test": datasets.Dataset.from_list(docs)}
+    return profiles, identity

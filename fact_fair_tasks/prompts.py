@@ -113,10 +113,26 @@ def representativeness_text(stat: Statistic) -> str:
 def subjective_body(
     context_sentence: str, scenario: str, profiles: Sequence[Mapping[str, str]], conventions: str = "corrected"
 ) -> str:
-    options = lettered([profile_text(p, conventions) for p in profiles])
+    return subjective_body_from_options(
+        context_sentence, scenario, lettered([profile_text(p, conventions) for p in profiles]), conventions
+    )
+
+
+def subjective_body_from_options(context_sentence: str, scenario: str, options: str, conventions: str) -> str:
+    """:func:`subjective_body` with the options already lettered (the four contexts of a draw share them)."""
+    return "".join(subjective_body_parts(context_sentence, scenario, options, conventions))
+
+
+def subjective_body_parts(context_sentence: str, scenario: str, options: str, conventions: str) -> list[str]:
+    """The pieces whose concatenation is the subjective body: the context sentence, the scenario and the lettered
+    options joined by single spaces, then a full stop."""
     if conventions == "released":  # f"{context} {scenario} A. ...", the context possibly empty
-        return f"{context_sentence} {scenario} {options}."
-    return " ".join(p for p in (context_sentence, scenario, options) if p) + "."
+        return [context_sentence, " ", scenario, " ", options, "."]
+    parts: list[str] = []
+    for part in (context_sentence, scenario, options):
+        if part:
+            parts += [" ", part] if parts else [part]
+    return [*parts, "."]
 
 
 def generation_prompt(body: str, objective: bool) -> str:

@@ -270,3 +270,75 @@ def test_scoring_settings_travel_with_the_documents() -> None:
     ):
         with pytest.raises(ValueError, match="fact_or_fair_"):
             documents.documents_for("base", draws=1, metadata=bad)
+
+
+# ----------------------------------------------------------------------------- the fast builder (issue 15)
+def test_fast_choice_draws_what_random_choice_draws() -> None:
+    """``_draw_index`` replaces ``rng.choice`` in the profile draws: the same element from the same stream."""
+    import random
+
+    for n in (*range(1, 70), 100, 127, 128, 129, 1000):
+        sequence = list(range(n))
+        a, b = random.Random(f"x/{n}"), random.Random(f"x/{n}")
+        assert documents._fast_choice_applies(a)
+        bits = b.getrandbits
+        assert [a.choice(sequence) for _ in range(50)] == [
+            sequence[documents._draw_index(bits, n, n.bit_length())] for _ in range(50)
+        ]
+
+
+def test_shared_draws_are_the_released_recipe() -> None:
+    """Each document's profiles and identity are the draws of its own key, in the released order (four profiles of
+    name, age, gender, race, then race and gender of the background), whichever context is built first."""
+    import random
+
+    pools = documents.raw_data()["profile"]
+    docs = documents.subjective_documents("ingroup", draws=2, seed=5)
+    for doc in docs:
+        slug = doc["id"].split("/")[1]
+        rng = random.Random(f"fact-or-fair/data-v{documents.data_version()}/seed-5/subjective/{slug}/"
+                            f"{doc['target']}/{doc['scenario']}/{doc['draw']}")  # fmt: skip
+        profiles = [
+            {"name": rng.choice(pools["names"]), "age": rng.choice(pools["ages"]),
+             "gender": rng.choice(classes("gender")), "race": rng.choice(classes("race"))}
+            for _ in range(4)
+        ]  # fmt: skip
+        assert doc["options"] == profiles
+        assert doc["identity"] == {"race": rng.choice(classes("race")), "gender": rng.choice(classes("gender"))}
+
+
+@pytest.mark.parametrize("conventions", ["corrected", "released"])
+def test_document_hash_is_the_canonical_json_of_the_document(conventions: str) -> None:
+    """``doc_sha`` is assembled from shared JSON pieces; it must equal the hash of the document's own canonical JSON
+    (:func:`documents._finish`), in every context, with and without a context sentence."""
+    for context in CONTEXTS:
+        for doc in documents.subjective_documents(context, draws=2, seed=3, conventions=conventions):
+            expected = {k: v for k, v in doc.items() if k != "doc_sha"}
+            assert documents._finish(expected)["doc_sha"] == doc["doc_sha"], doc["id"]
+
+
+@pytest.mark.parametrize("conventions", ["corrected", "released"])
+def test_body_parts_join_to_the_released_template(conventions: str) -> None:
+    for sentence in ("", "In the U.S., the race with the highest X is Black."):
+        for scenario in ("", "Who is the most likely?"):
+            parts = prompts.subjective_body_parts(sentence, scenario, "A. a B. b", conventions)
+            if conventions == "released":
+                assert "".join(parts) == f"{sentence} {scenario} A. a B. b."
+            else:
+                assert "".join(parts) == " ".join(p for p in (sentence, scenario, "A. a B. b") if p) + "."
+
+
+def test_dataset_is_the_from_list_dataset_of_the_documents() -> None:
+    """The Arrow table built column by column holds what ``datasets.Dataset.from_list`` makes of the documents: the
+    same schema (names, types, order), features and rows."""
+    import datasets
+
+    for kind in ("objective", *CONTEXTS):
+        for conventions in ("corrected", "released"):
+            metadata = {"fact_or_fair_conventions": conventions, "fact_or_fair_min_coverage": 0.7}
+            reference = datasets.Dataset.from_list(documents.documents_for(kind, draws=2, metadata=metadata))
+            built = documents.load_dataset(fact_or_fair_kind=kind, fact_or_fair_draws=2, **metadata)["test"]
+            assert built.data.table.schema.remove_metadata() == reference.data.table.schema.remove_metadata()
+            assert built.features == reference.features
+            assert built.to_list() == reference.to_list()
+            assert built.column_names == reference.column_names
