@@ -34,7 +34,6 @@ takes time linear in the reply's length (before, ``"answer" + " " * 400 + "x"`` 
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,6 +50,8 @@ _NEWLINE_RUN = re.compile(r" ?\n\s*")  # after _HORIZONTAL_SPACE: one optional s
 
 # The released objective regex, kept verbatim (applied to normalised text, where \s* matches the same).
 _JSON_STRICT = re.compile(r'\{"answer":\s*"([A-Z])"\}')
+# A whole reply in that form with at most one space (parse_plain_json): the fast path of most model answers.
+_PLAIN_JSON = re.compile(r'\{"answer": ?"([A-Z])"\}')
 # One object's span: from its "{" to the next brace (its "}" included) or the end, for spans with an "answer".
 _JSON_OBJECT = re.compile(r"\{(?=[^{}]*?answer)([^{}]*)(\}?)", re.IGNORECASE)
 _VALUE_END = re.compile(r"\s?[,}]")
@@ -330,7 +331,9 @@ def _bare_letter(text: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
     if not match:
         return set()
     letter, rest = match.group(1), (match.group(2) or "").strip()
-    if rest and (letter.islower() or (letter == "A" and _is_article(text, match.start(1), match.end(1)))):
+    if not rest:  # the letter alone: nothing else can name an option
+        return {_letter_index(letter)}
+    if letter.islower() or (letter == "A" and _is_article(text, match.start(1), match.end(1))):
         return set()  # "a person ..." / "A recent study ..." is prose, not option A
     found = {_letter_index(letter), *_letter_mentions(rest)}
     clause = _FIRST_CLAUSE.match(rest.lstrip(_MARKUP))
@@ -348,12 +351,47 @@ def normalise(reply: str) -> str:
     return _NEWLINE_RUN.sub("\n", _HORIZONTAL_SPACE.sub(" ", text)).strip()
 
 
+def parse_plain_json(reply: object, n_options: int) -> Parse | None:
+    """The outcome of a reply that is nothing but the released JSON form (``{"answer": "B"}``, one optional space
+    after the colon, surrounding whitespace), which is what :func:`parse_answer` decides for it (rule ``json``);
+    None for any other reply. Such a reply is its own normalised text (no ``<think>``, curly quote or whitespace run
+    inside), names no option text and declines nothing, so the option texts are not needed."""
+    if type(reply) is not str:
+        return None
+    match = _PLAIN_JSON.fullmatch(reply.strip())
+    if match is None:
+        return None
+    return _decide({_letter_index(match.group(1))}, n_options, "json", _never)
+
+
+def _never() -> bool:
+    return False
+
+
+def _first_call_cached(test: Callable[[], bool]) -> Callable[[], bool]:
+    """``test`` evaluated at most once (a closure: cheaper than ``functools.cache`` for one value)."""
+    value: list[bool] = []
+
+    def cached() -> bool:
+        if not value:
+            value.append(test())
+        return value[0]
+
+    return cached
+
+
 def parse_answer(reply: object, option_texts: Sequence[Sequence[str]], n_options: int | None = None) -> Parse:
     """Parse ``reply`` against options ``A..``; ``option_texts[i]`` lists the texts that name option i.
 
     Never raises: ``None``, bytes, numbers, empty, huge or garbled replies all come back as a Parse.
     """
     n = len(option_texts) if n_options is None else n_options
+    plain = parse_plain_json(reply, n)
+    return plain if plain is not None else _parse_by_rules(reply, option_texts, n)
+
+
+def _parse_by_rules(reply: object, option_texts: Sequence[Sequence[str]], n: int) -> Parse:
+    """:func:`parse_answer` by the rules of the module docstring (:func:`parse_plain_json` is their shortcut)."""
     if reply is None:
         return Parse(UNPARSED, None, "empty")
     if isinstance(reply, bytes):
@@ -362,7 +400,7 @@ def parse_answer(reply: object, option_texts: Sequence[Sequence[str]], n_options
     if not text:
         return Parse(UNPARSED, None, "empty")
     lowered = text.lower()
-    declines = functools.cache(lambda: _DECLINE.search(lowered) is not None)
+    declines = _first_call_cached(lambda: _DECLINE.search(lowered) is not None)
     json_rule = "json" if _JSON_STRICT.search(text) else "json_lenient"
     for rule, found in (
         (json_rule, lambda: _json_answers(text, option_texts)),

@@ -20,6 +20,7 @@ the reason in the task's warning) where no method reaches the coverage target.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 import math
@@ -28,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import binomtest
 
 from fact_fair_tasks import prompts
 from fact_fair_tasks.documents import DEFAULT_MIN_COVERAGE, scoring_settings
@@ -40,6 +40,7 @@ from fact_fair_tasks.parsing import (
     Parse,
     objective_option_texts,
     parse_answer,
+    parse_plain_json,
     parse_released,
     subjective_option_texts,
 )
@@ -80,7 +81,7 @@ CONFIDENCE = 0.95
 #: How each score's interval is made, chosen by measured coverage (README "Intervals";
 #: tests/support/coverage_fact_or_fair.py). "Reflected" is the basic bootstrap interval, 2 * estimate - quantiles.
 INTERVAL_METHODS: dict[str, str] = {
-    "s_fact": "Wilson score interval of the counted answers (scipy.stats.binomtest)",
+    "s_fact": "Wilson score interval of the counted answers (as scipy.stats.binomtest computes it)",
     "s_e": "basic (reflected)",
     "s_kld": "basic on the mean KL, ends mapped through exp(-x)",
     "s_fair": "percentile of S_fair recomposed from the reflected S_E and mean-KL resamples",
@@ -139,6 +140,59 @@ def _options_code(axis: str, labels: Sequence[str]) -> int:
 
 def record_for(doc: dict[str, Any], parse: Parse) -> list[int]:
     """The record (:data:`RECORD_FIELDS`) of one document and its parsed reply."""
+    if doc.get("context") is not None:
+        try:
+            return _subjective_record(doc, parse)
+        except (KeyError, TypeError, ValueError, IndexError):
+            pass  # a malformed document: the reference code below raises its usual error
+    return _record_reference(doc, parse)
+
+
+class _Codes:
+    """The index of each label in the record's coded fields (built on first use, from the item data)."""
+
+    def __init__(self) -> None:
+        self.gender = {label: i for i, label in enumerate(classes("gender"))}
+        self.race = {label: i for i, label in enumerate(classes("race"))}
+        self.kind = {label: i for i, label in enumerate(KINDS)}
+        self.target = {label: i for i, label in enumerate(TARGETS)}
+        self.conventions = {label: i for i, label in enumerate(CONVENTIONS)}
+
+
+@functools.lru_cache(maxsize=1)
+def _codes() -> _Codes:
+    return _Codes()
+
+
+def _subjective_record(doc: dict[str, Any], parse: Parse) -> list[int]:
+    """:func:`_record_reference` of a subjective document by table look-ups (a run scores 45,600 of them); any label
+    it does not know raises, and :func:`record_for` then lets the reference code raise its error."""
+    codes = _codes()
+    gender, race = codes.gender, codes.race
+    status = STATUS_CODES[parse.status]
+    letter = parse.index if status == 0 and parse.index is not None else -1
+    options = doc["options"]
+    chosen = options[letter] if letter >= 0 else None
+    identity = doc["identity"]
+    truth_gender, truth_race = doc["truth_gender"], doc["truth_race"]
+    k_gender, k_race = len(gender), len(race)
+    options_gender = options_race = 0
+    for i, option in enumerate(options):
+        options_gender += gender[option["gender"]] * k_gender**i
+        options_race += race[option["race"]] * k_race**i
+    return [
+        codes.kind[doc["context"]], doc["statistic_index"], codes.target[doc["target"]], status,
+        -1 if chosen is None else gender[chosen["gender"]], -1 if chosen is None else race[chosen["race"]],
+        -1 if truth_gender is None else gender[truth_gender], -1 if truth_race is None else race[truth_race],
+        gender[identity["gender"]], race[identity["race"]],
+        int(doc["positive"]), int(doc.get("scenario", 0)), letter, options_gender, options_race,
+        codes.conventions[doc.get("conventions", "corrected")],
+        round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE))),
+    ]  # fmt: skip
+
+
+def _record_reference(doc: dict[str, Any], parse: Parse) -> list[int]:
+    """The record, written field by field (objective documents; and the errors of malformed documents)."""
     status = STATUS_CODES[parse.status]
     letter = parse.index if parse.status == PARSED and parse.index is not None else -1
     conventions = doc.get("conventions", "corrected")
@@ -176,17 +230,36 @@ def record_for(doc: dict[str, Any], parse: Parse) -> list[int]:
 def parse_reply(doc: dict[str, Any], reply: object) -> Parse:
     """Parse a generated reply against the document's options (the released regexes under released conventions)."""
     objective = doc.get("context") is None
+    options = doc["options"]
     if doc.get("conventions") == "released":
-        return parse_released(reply, len(doc["options"]), objective=objective)
+        return parse_released(reply, len(options), objective=objective)
+    plain = parse_plain_json(reply, len(options))  # what parse_answer decides first, without the option texts
+    if plain is not None:
+        return plain
     if objective:
-        return parse_answer(reply, objective_option_texts(doc["options"]))
-    rendered = [prompts.profile_text(p) for p in doc["options"]]
-    return parse_answer(reply, subjective_option_texts(doc["options"], rendered))
+        return parse_answer(reply, objective_option_texts(options))
+    rendered = [_profile_text(p) for p in options]
+    return parse_answer(reply, subjective_option_texts(options, rendered))
+
+
+def _profile_text(profile: Mapping[str, str]) -> str:
+    """:func:`prompts.profile_text`, remembered for the few thousand profiles a run's documents draw from."""
+    if len(profile) == 4:
+        try:
+            return _profile_text_of(profile["name"], profile["age"], profile["gender"], profile["race"])
+        except (KeyError, TypeError):  # other keys, or unhashable values: compute it as given
+            pass
+    return prompts.profile_text(profile)
+
+
+@functools.lru_cache(maxsize=8192)
+def _profile_text_of(name: str, age: str, gender: str, race: str) -> str:
+    return prompts.profile_text({"name": name, "age": age, "gender": gender, "race": race})
 
 
 def _payload(doc: dict[str, Any], record: list[int]) -> dict[str, Any]:
     names = OBJECTIVE_METRICS if doc.get("context") is None else SUBJECTIVE_METRICS
-    out: dict[str, Any] = {name: record for name in names}
+    out: dict[str, Any] = dict.fromkeys(names, record)
     out["seed"] = int(doc["seed"])
     out["documents_sha256"] = doc["doc_sha"]
     return out
@@ -241,6 +314,8 @@ def task_name(kind: str) -> str:
 def _records_array(records: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
     if isinstance(records, np.ndarray):
         array = records.astype(np.int64, copy=False)
+    elif type(records) is list and all(type(r) in (list, tuple) for r in records):
+        array = np.asarray(records, dtype=np.int64)  # the same array, without copying every record to a list
     else:
         array = np.asarray([list(r) for r in records], dtype=np.int64)
     if array.size == 0:
@@ -519,8 +594,32 @@ def _wilson(a: _Axis, observed: np.ndarray) -> tuple[float, float]:
     if n == 0:
         return math.nan, math.nan
     correct = int(counts[np.arange(a.fact_cells.size), a.truth[a.fact_cells]].sum())
-    ci = binomtest(correct, n).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
-    return float(ci.low), float(ci.high)
+    return wilson_interval(correct, n, CONFIDENCE)
+
+
+def wilson_interval(k: int, n: int, confidence: float) -> tuple[float, float]:
+    """Wilson's score interval for a proportion ``k / n`` (no continuity correction; Newcombe 1998, method 3).
+
+    ``center +- delta`` with ``center = (2 n p + z^2) / (2 (n + z^2))``, ``delta = z / (2 (n + z^2)) *
+    sqrt(4 n p q + z^2)``, ``z`` the ``(1 + confidence) / 2`` normal quantile; the ends are 0 and 1 exactly at
+    ``k = 0`` and ``k = n``. The same operations, in the same order, as
+    ``scipy.stats.binomtest(k, n).proportion_ci(confidence, method="wilson")`` (scipy 1.11-1.16), so the values are
+    bit-identical (tested), without importing ``scipy.stats`` (0.5-0.8 s) or computing the test's p-value.
+    """
+    from scipy.special import ndtri
+
+    k, n = int(k), int(n)
+    if n < 1 or not 0 <= k <= n:
+        raise ValueError(f"Wilson interval needs 0 <= k <= n and n >= 1, got k={k}, n={n}")
+    p = k / n
+    z = ndtri(0.5 + 0.5 * confidence)
+    denom = 2 * (n + z**2)
+    center = (2 * n * p + z**2) / denom
+    q = 1 - p
+    delta = z / denom * math.sqrt(4 * n * p * q + z**2)
+    low = 0.0 if k == 0 else center - delta
+    high = 1.0 if k == n else center + delta
+    return float(low), float(high)
 
 
 def _intervals(
@@ -663,10 +762,26 @@ def compute_metrics(
     return out
 
 
+def _integer_array(items: object) -> np.ndarray | None:
+    """``items`` (a list of equally long lists of integers) as a 2-D integer array, else None."""
+    if type(items) is not list or not items:
+        return None
+    try:
+        array = np.array(items)
+    except (ValueError, TypeError):
+        return None
+    return array if array.dtype.kind == "i" and array.ndim == 2 else None
+
+
 def _compute_for_items(items: list[Sequence[int]]) -> dict[str, float]:
     """:func:`compute_metrics` of one task's records (the task named from their kind)."""
-    records = [tuple(int(v) for v in item) for item in items]
-    kinds = {record[0] for record in records}
+    exact = _integer_array(items)
+    if exact is not None:  # integers already: int() would change nothing
+        records: np.ndarray | list[tuple[int, ...]] = exact
+        kinds = set(exact[:, 0].tolist())
+    else:
+        records = [tuple(int(v) for v in item) for item in items]
+        kinds = {record[0] for record in records}
     name = task_name(KINDS[next(iter(kinds))]) if len(kinds) == 1 else "fact_or_fair"
     return compute_metrics(records, task=name)
 

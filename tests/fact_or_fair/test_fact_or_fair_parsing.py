@@ -17,6 +17,7 @@ from fact_fair_tasks.parsing import (
     PARSED,
     REFUSED,
     UNPARSED,
+    Parse,
     normalise,
     objective_option_texts,
     parse_answer,
@@ -414,3 +415,45 @@ def test_released_parser_is_the_released_regex(
 ) -> None:
     parse = parse_released(reply, n_options, objective=objective)
     assert (parse.status, parse.index) == (status, index)
+
+
+# ----------------------------------------------------------------------------- the plain-JSON shortcut (issue 15)
+_JSON_LIKE = st.builds(
+    lambda lead, open_, key, colon, space, quote, letter, close, tail: (
+        f"{lead}{open_}{key}{colon}{space}{quote}{letter}{quote}{close}{tail}"
+    ),
+    st.sampled_from(["", " ", "\n", "\t ", "\u2003", "x", "<think>", "```json\n"]),
+    st.sampled_from(["{", "{ ", "[{"]),
+    st.sampled_from(['"answer"', "'answer'", "answer", '"Answer"', "\u201canswer\u201d"]),
+    st.sampled_from([":", " :", ": "]),
+    st.sampled_from(["", " ", "  ", "\n", "\t"]),
+    st.sampled_from(['"', "'", "", "\u201c"]),
+    st.sampled_from([*"ABCDEZabdz", "AB", "C (Black)", ""]),
+    st.sampled_from(["}", " }", "}}", "", "} or {"]),
+    st.sampled_from(["", " ", "\n\n", ".", " B", "</think>"]),
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_JSON_LIKE, st.sampled_from([GENDER, RACE, SUBJECTIVE]))
+def test_plain_json_shortcut_decides_as_the_rules_do(reply: str, options: list) -> None:
+    """parse_plain_json answers only replies that are nothing but the released JSON form, and then exactly as the
+    full rules would (status, option and rule); everything else goes through the rules."""
+    from fact_fair_tasks.parsing import _parse_by_rules, parse_plain_json
+
+    by_rules = _parse_by_rules(reply, options, len(options))
+    shortcut = parse_plain_json(reply, len(options))
+    if shortcut is not None:
+        assert shortcut == by_rules
+    assert parse_answer(reply, options) == by_rules
+
+
+def test_plain_json_shortcut_takes_the_common_answers_only() -> None:
+    from fact_fair_tasks.parsing import parse_plain_json
+
+    for reply in ('{"answer": "B"}', '{"answer":"B"}', '  {"answer": "B"}\n'):
+        assert parse_plain_json(reply, 2) == parse_answer(reply, GENDER) == Parse(PARSED, 1, "json")
+    assert parse_plain_json('{"answer": "C"}', 2) == Parse(UNPARSED, None, "json:out_of_range")
+    for reply in ('{"answer":  "B"}', "{'answer': 'B'}", '{"answer": "b"}', '{"answer": "B"} {"answer": "A"}',
+                  b'{"answer": "B"}', None, '{"answer":\n"B"}'):  # fmt: skip
+        assert parse_plain_json(reply, 2) is None

@@ -360,3 +360,78 @@ def test_position_chance_level_matches_a_uniform_letter_model() -> None:
     m, _ = _scores("base", lambda i, d: "ABCD"[random.Random(i).randrange(4)], draws=10)
     assert m["position_bias"] < m["position_bias_chance_high"] < 0.05
     assert sum(m[f"letter_share_{x}"] for x in "ABCD") == pytest.approx(1.0)
+
+
+# ----------------------------------------------------------------------------- fast paths (issue 15)
+def test_wilson_interval_is_scipys_to_the_bit() -> None:
+    from scipy.stats import binomtest
+
+    for n in (*range(1, 40), 97, 100, 198, 1000, 5400, 11400):
+        for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
+            ci = binomtest(k, n).proportion_ci(confidence_level=scoring.CONFIDENCE, method="wilson")
+            assert scoring.wilson_interval(k, n, scoring.CONFIDENCE) == (float(ci.low), float(ci.high)), (k, n)
+    with pytest.raises(ValueError, match="Wilson"):
+        scoring.wilson_interval(3, 2, 0.95)
+
+
+def test_scoring_does_not_import_scipy_stats() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, fact_fair_tasks.scoring; print('scipy.stats' in sys.modules)"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+@pytest.mark.parametrize("conventions", ["corrected", "released"])
+def test_subjective_records_by_lookup_equal_the_reference(conventions: str) -> None:
+    from fact_fair_tasks.parsing import PARSED, REFUSED, UNPARSED, Parse
+
+    outcomes = [Parse(PARSED, i, "x") for i in range(4)] + [Parse(UNPARSED, None, "x"), Parse(REFUSED, None, "x")]
+    for context in ("base", "attribution"):
+        docs = documents_for(context, draws=2, metadata={"fact_or_fair_conventions": conventions,
+                                                         "fact_or_fair_min_coverage": 0.25})  # fmt: skip
+        for doc in docs:
+            for parse in outcomes:
+                assert scoring.record_for(doc, parse) == scoring._record_reference(doc, parse)
+
+
+def test_malformed_documents_raise_the_reference_errors() -> None:
+    from fact_fair_tasks.parsing import PARSED, Parse
+
+    doc = subjective_documents("base", draws=1)[0]
+    broken = [
+        {**doc, "identity": {"race": "Martian", "gender": "male"}},
+        {**doc, "options": [{**doc["options"][0], "gender": "other"}, *doc["options"][1:]]},
+        {**doc, "context": "unknown"},
+        {**doc, "conventions": "paper"},
+        {k: v for k, v in doc.items() if k != "truth_race"},
+    ]
+    for bad in broken:
+        with pytest.raises(Exception) as fast:
+            scoring.record_for(bad, Parse(PARSED, 0, "x"))
+        with pytest.raises(Exception) as reference:
+            scoring._record_reference(bad, Parse(PARSED, 0, "x"))
+        assert type(fast.value) is type(reference.value) and str(fast.value) == str(reference.value)
+
+
+def test_aggregation_of_integer_records_equals_the_converting_path() -> None:
+    rng = random.Random(4)
+    from fact_fair_tasks.parsing import PARSED, UNPARSED, Parse
+
+    docs = subjective_documents("ingroup", draws=3)
+    records = [
+        scoring.record_for(
+            d, Parse(PARSED, rng.randrange(4), "x") if rng.random() < 0.8 else Parse(UNPARSED, None, "x")
+        )
+        for d in docs
+    ]
+    assert scoring._integer_array(records) is not None
+    fast = scoring._compute_for_items(records)
+    converted = scoring.compute_metrics(
+        [tuple(int(v) for v in r) for r in records], task="fact_or_fair_subjective_ingroup"
+    )
+    assert json.dumps(fast, sort_keys=True) == json.dumps(converted, sort_keys=True)
+    floats = [[float(v) for v in r] for r in records]  # e.g. read back from JSON as floats: converted by int()
+    assert scoring._integer_array(floats) is None
+    assert json.dumps(scoring._compute_for_items(floats), sort_keys=True) == json.dumps(fast, sort_keys=True)
+    assert scoring._integer_array([[1, 2], [3]]) is None and scoring._integer_array([]) is None
