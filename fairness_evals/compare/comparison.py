@@ -16,6 +16,9 @@ For each run against the baseline:
    ``alpha``: "B fairer" / "A fairer" (fairness metrics, by the metric's fairer direction), "B higher" /
    "A higher" (other metrics, such as S_fact or soundness), or "no detectable difference".
 
+Group roll-ups that an adapter computes from its member tasks' records (FairLens's ``fairlens`` means over the
+three domains) are compared after the members, in the same family.
+
 Two runs whose answers are identical on every unit of a task differ by exactly 0 on every metric: they are
 reported as "no detectable difference" (p = 1) even where the runs withhold their intervals.
 """
@@ -268,7 +271,10 @@ def _not_comparable(
             why = task.run.nan_reason(task.task, name) if task.run is not None else ""
             coverage = task.metrics.get(f"{name}_coverage")
             if not why and finite(coverage):
-                why = f"coverage {coverage:.0%}; the task withholds a score below its minimum coverage ({minimum})"
+                why = (
+                    f"coverage {coverage:.0%} (a score is withheld below the task's minimum coverage, {minimum}; "
+                    "otherwise the run's warning says why)"
+                )
             return f"NaN in {label}" + (f": {why}" if why else "")
     return _withheld(a, b, name, label_a, label_b, identical)
 

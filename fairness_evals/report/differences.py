@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from html import escape
+from pathlib import Path
 
 from fairness_evals.compare.comparison import NOT_COMPARABLE, Options, Row, compare_pair
 from fairness_evals.compare.engine import NotPaired
@@ -125,7 +126,14 @@ def _table(baseline: str, results: list[tuple[str, list[Row]]]) -> Table:
 
 
 def _find(items: list[ModelRuns], wanted: str) -> ModelRuns:
-    matches = [m for m in items if m.name == wanted or any(str(r.source) == wanted for r in m.runs)]
+    """The model named ``wanted`` as the report shows it, or whose results file is ``wanted`` or lies below it."""
+    path = Path(wanted).resolve()
+
+    def holds(run: Run) -> bool:
+        source = run.source.resolve()
+        return source == path or path in source.parents
+
+    matches = [m for m in items if m.name == wanted] or [m for m in items if any(holds(r) for r in m.runs)]
     if len(matches) != 1:
         names = ", ".join(m.name for m in items)
         raise ReportInputError(f"--baseline {wanted}: {'no' if not matches else 'more than one'} model of that name "
