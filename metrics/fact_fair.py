@@ -29,7 +29,6 @@ from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.optimize import minimize_scalar
 from scipy.special import rel_entr, xlogy
 
 __all__ = [
@@ -616,6 +615,8 @@ def fold_interval(low: float, high: float) -> tuple[float, float]:
 
 def _released_distance(x: float, y: float, k: int) -> float:
     """The released code's ``calc_min_dist``: one bounded Brent search on (1e-8, 1 - 1e-8)."""
+    from scipy.optimize import minimize_scalar  # here only: importing scipy.optimize costs every run 0.13 s
+
     log_k = math.log(k)
 
     def g(a: float) -> float:
