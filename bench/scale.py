@@ -5,13 +5,16 @@
    left is the harness's time and ours:
    - ``lm_eval --tasks fact_or_fair`` (all 45,798 documents) with ``instant``, an in-process lm-eval model this
      script registers: a valid Fact-or-Fair answer per prompt (an option letter picked by a hash of the prompt), and
-     a fixed log-likelihood per option for the ``_mc`` tasks (``--tasks fact_or_fair,fact_or_fair_mc``);
+     a fixed log-likelihood per option for the ``_mc`` tasks (``--tasks fact_or_fair,fact_or_fair_mc``). It runs
+     twice on a temporary document cache (``fact_fair_tasks.document_cache``): first empty, so the run builds and
+     stores the documents (a machine's first run), then filled, so it loads them (every later run);
    - ``lmms-eval --tasks fairlens`` over 1,505 synthetic 200x200 UTKFace-named JPEGs (57,190 documents) with
      lmms-eval's own ``dummy`` model answering "Yes".
-   Each runs in a child process with a sampling profiler thread (every ``--interval`` s it reads every thread's
-   stack): a sample is *ours* when any thread is inside one of our packages (the outermost such frame names the
-   entry point the harness called), *model* when inside the instant model, else *harness* (start-up, task
-   indexing, request building, the model loop, logging samples). Wall time is the child's, from start to exit.
+   Each runs in a child process with a sampling profiler (:class:`Sampler`: a wall-clock timer signal every
+   ``--interval`` s, each sample weighted by the wall time since the last): a sample is *ours* when any thread is
+   inside one of our packages (the outermost such frame names the entry point the harness called), *model* when
+   inside the instant model, else *harness* (start-up, task indexing, request building, the model loop, logging
+   samples). Shares are of the sampled time (the child from its first line to exit); wall time is the child's.
 2. **Concurrency.** The same loopback :class:`instant_server.InstantServer` (each answer after ``--latency`` s, a
    remote API's round trip) and the same documents (``--api-tasks``, default ``fact_or_fair_objective``, 198): the
    released scripts' way (one request at a time, a plain loop over the exported prompts), lm-eval
@@ -21,15 +24,18 @@
 
     .venv/bin/python bench/scale.py                  # ~10 minutes on two shared cores
     .venv/bin/python bench/scale.py --skip-share     # the concurrency part only
+    .venv/bin/python bench/scale.py --skip-concurrency --skip-fairlens   # the Fact-or-Fair share, first and later runs
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import gc
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -62,14 +68,22 @@ BIN = Path(sys.executable).parent
 
 
 # ----------------------------------------------------------------------------- the child: a profiled harness run
-class Sampler(threading.Thread):
-    """Every ``interval`` s: which code the process is in (see the module docstring)."""
+class Sampler:
+    """Every ``interval`` s of wall time, which code the process is in (see the module docstring).
+
+    The clock is ``ITIMER_REAL``: its ``SIGALRM`` handler runs in the main thread between two bytecodes, so it sees
+    the frame that was running, and each sample is weighted by the wall time since the previous one. A long call
+    into C (a regex, ``json.dumps``, Arrow), during which no handler can run, is therefore charged in full to the
+    Python frame that made it. (A sampling *thread*, as this bench used before, only gets the GIL when the main
+    thread releases it, so it sees the main thread mostly at I/O and hashing calls that release the GIL: it
+    under-counted pure-Python work such as parsing by a factor of ten or more.) Other threads are read from
+    ``sys._current_frames()`` at each sample; a sample is ours when any thread is in our code.
+    """
 
     def __init__(self, interval: float) -> None:
-        super().__init__(daemon=True)
         self.interval = interval
-        self.counts: collections.Counter[str] = collections.Counter()
-        self.done = threading.Event()
+        self.seconds: collections.Counter[str] = collections.Counter()
+        self.samples = 0
         self.ours = our_dirs()
         self.harness = tuple(
             str(Path(location).resolve()) + os.sep
@@ -78,6 +92,8 @@ class Sampler(threading.Thread):
             for location in spec.submodule_search_locations or ()
         )
         self.root = os.path.commonpath([os.path.dirname(d.rstrip(os.sep)) for d in self.ours])
+        self.main = threading.main_thread().ident
+        self.last = 0.0
 
     def thread_label(self, frame) -> str | None:
         """From the innermost frame outwards, the first frame of ours, the model's or the harness's decides (library
@@ -96,14 +112,36 @@ class Sampler(threading.Thread):
             return None
         return f"ours {os.path.relpath(entry.f_code.co_filename, self.root)}:{entry.f_code.co_name}"
 
-    def classify(self) -> str:
-        labels = [self.thread_label(frame) for ident, frame in sys._current_frames().items() if ident != self.ident]
+    def classify(self, main_frame) -> str:
+        # sys._current_frames() holds the runtime's thread-list lock while it makes frame objects; a garbage
+        # collection triggered by those allocations that frees a threading.local takes the same lock, and the
+        # process hangs (seen in lmms-eval on CPython 3.11). No collection may run inside it.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            frames = sys._current_frames()
+        finally:
+            if collecting:
+                gc.enable()
+        others = [frame for ident, frame in frames.items() if ident != self.main]
+        labels = [self.thread_label(frame) for frame in (main_frame, *others)]
         ours = [label for label in labels if label and label.startswith("ours")]
         return ours[0] if ours else ("model" if "model" in labels else "harness")
 
-    def run(self) -> None:
-        while not self.done.wait(self.interval):
-            self.counts[self.classify()] += 1
+    def _sample(self, signum: int, frame) -> None:
+        now = time.perf_counter()
+        self.seconds[self.classify(frame)] += now - self.last
+        self.samples += 1
+        self.last = now
+
+    def start(self) -> None:
+        self.last = time.perf_counter()
+        signal.signal(signal.SIGALRM, self._sample)
+        signal.setitimer(signal.ITIMER_REAL, self.interval, self.interval)
+
+    def stop(self) -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        self.seconds["harness"] += time.perf_counter() - self.last  # the tail after the last sample
 
 
 def register_instant_lm() -> None:
@@ -140,9 +178,8 @@ def child(harness: str, interval: float, report: Path, argv: list[str]) -> None:
         sys.argv = [harness, *argv]
         main()
     finally:
-        sampler.done.set()
-        sampler.join()
-        report.write_text(json.dumps(dict(sampler.counts)))
+        sampler.stop()
+        report.write_text(json.dumps({"seconds": dict(sampler.seconds), "samples": sampler.samples}))
 
 
 # ----------------------------------------------------------------------------- the parent
@@ -156,35 +193,64 @@ def environment(tmp: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def profiled(harness: str, argv: list[str], tmp: Path, env: dict[str, str], interval: float) -> tuple[float, dict]:
+def profiled(
+    harness: str, argv: list[str], tmp: Path, env: dict[str, str], interval: float, out: Path | None = None
+) -> tuple[float, dict]:
     report = tmp / f"{harness}-samples.json"
     command = [sys.executable, __file__, "--child", harness, "--interval", str(interval), "--report", str(report)]
     start = time.perf_counter()
     proc = subprocess.run([*command, "--", *argv], env=env, cwd=tmp, capture_output=True, text=True)
     wall = time.perf_counter() - start
-    found = [p for p in (tmp / "out").rglob("*.json") if "results" in p.name]
+    found = [p for p in (out or tmp / "out").rglob("*.json") if "results" in p.name]
     if proc.returncode or not found:
         raise SystemExit(f"{harness} failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
     return wall, json.loads(report.read_text())
 
 
-def print_share(title: str, wall: float, counts: dict[str, int]) -> None:
-    total = sum(counts.values()) or 1
-    ours = {k[5:]: v for k, v in counts.items() if k.startswith("ours ")}
+def print_share(title: str, wall: float, report: dict) -> None:
+    seconds: dict[str, float] = report["seconds"]
+    total = sum(seconds.values()) or 1.0
+    ours = {k[5:]: v for k, v in seconds.items() if k.startswith("ours ")}
     share = sum(ours.values()) / total
-    print(f"\n{title}: wall {wall:.1f} s ({total} samples)")
-    print(f"  ours    {100 * share:5.1f}%  ~{share * wall:6.1f} s")
-    print(f"  model   {100 * counts.get('model', 0) / total:5.1f}%  (instant)")
-    print(f"  harness {100 * counts.get('harness', 0) / total:5.1f}%  (start-up, indexing, requests, samples, writing)")
+    print(f"\n{title}: wall {wall:.1f} s ({total:.1f} s sampled in the harness process, {report['samples']} samples)")
+    print(f"  ours    {100 * share:5.1f}%  ~{share * total:6.1f} s")
+    print(f"  model   {100 * seconds.get('model', 0.0) / total:5.1f}%  (instant)")
+    print(
+        f"  harness {100 * seconds.get('harness', 0.0) / total:5.1f}%  (start-up, indexing, requests, samples, writing)"
+    )
     for name, n in sorted(ours.items(), key=lambda kv: -kv[1])[:8]:
         print(f"    {100 * n / total:5.2f}%  {name}")
 
 
-def share_fact_or_fair(tmp: Path, interval: float, tasks: str) -> None:
-    argv = ["--model", "instant", "--tasks", tasks, "--log_samples", "--output_path", str(tmp / "out")]
-    wall, counts = profiled("lm-eval", argv, tmp, environment(tmp), interval)
-    documents = sum(1 for p in (tmp / "out").rglob("samples_*.jsonl") for line in p.open() if line.strip())
-    print_share(f"lm-eval --tasks {tasks}, instant in-process model, {documents:,} documents logged", wall, counts)
+FIRST, LATER = "first run", "later runs"
+
+
+def share_fact_or_fair(tmp: Path, interval: float, tasks: str, runs: tuple[str, ...] = (FIRST, LATER)) -> None:
+    """The lm-eval run with an empty document cache (``first run``: the documents are built and stored) and then
+    with the cache that run filled (``later runs``: they are loaded); the cache is a temporary folder."""
+    cache = tmp / "fairness-evals-cache"
+    for run in runs:
+        out = tmp / f"out-{run.replace(' ', '-')}"
+        argv = ["--model", "instant", "--tasks", tasks, "--log_samples", "--output_path", str(out)]
+        env = environment(tmp, FAIRNESS_EVALS_CACHE=str(cache))
+        if run == LATER and FIRST not in runs:  # fill the cache first, unmeasured
+            subprocess.run([sys.executable, "-c", _FILL_CACHE, tasks], env=env, check=True, capture_output=True)
+        wall, report = profiled("lm-eval", argv, tmp, env, interval, out)
+        documents = sum(1 for p in out.rglob("samples_*.jsonl") for line in p.open() if line.strip())
+        where = "built and stored" if run == FIRST else "loaded from the document cache"
+        print_share(
+            f"lm-eval --tasks {tasks}, instant in-process model, {documents:,} documents logged; {run}: documents "
+            f"{where}",
+            wall,
+            report,
+        )
+
+
+_FILL_CACHE = """
+import sys
+from lm_eval.tasks import TaskManager, get_task_dict
+get_task_dict(sys.argv[1].split(","), TaskManager())
+"""
 
 
 def fairlens_corpus(root: Path, count: int) -> Path:
@@ -201,9 +267,9 @@ def share_fairlens(tmp: Path, interval: float, images: int) -> None:
     env = environment(tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1")
     argv = ["--model", "dummy", "--model_args", "response=Yes", "--tasks", "fairlens", "--batch_size", "1",
             "--log_samples", "--output_path", str(tmp / "out")]  # fmt: skip
-    wall, counts = profiled("lmms-eval", argv, tmp, env, interval)
+    wall, report = profiled("lmms-eval", argv, tmp, env, interval)
     documents = sum(1 for p in (tmp / "out").rglob("*_samples_*.jsonl") for _ in p.open())
-    print_share(f"lmms-eval --tasks fairlens, dummy model, {images:,} images, {documents:,} documents", wall, counts)
+    print_share(f"lmms-eval --tasks fairlens, dummy model, {images:,} images, {documents:,} documents", wall, report)
 
 
 # ----------------------------------------------------------------------------- concurrency
@@ -303,9 +369,15 @@ def main() -> None:
         "--api-tasks", default="fact_or_fair_objective", help="Fact-or-Fair tasks of the concurrency part"
     )
     parser.add_argument("--fairlens-limit", type=int, default=50, help="documents per FairLens domain (default 50)")
+    parser.add_argument(
+        "--document-cache", choices=["both", "first", "later"], default="both",
+        help="Fact-or-Fair share with an empty document cache (first run), a filled one (later runs), or both",
+    )  # fmt: skip
+    parser.add_argument("--skip-fairlens", action="store_true", help="the Fact-or-Fair share only")
     parser.add_argument("--skip-share", action="store_true")
     parser.add_argument("--skip-concurrency", action="store_true")
     args, rest = parser.parse_known_args()
+    runs = {"both": (FIRST, LATER), "first": (FIRST,), "later": (LATER,)}[args.document_cache]
     if args.child:
         child(args.child, args.interval, args.report, rest[1:] if rest[:1] == ["--"] else rest)
         return
@@ -313,10 +385,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp_name:
         tmp = Path(tmp_name)
         if not args.skip_share:
-            for name, run in (
-                ("fact-or-fair", lambda t: share_fact_or_fair(t, args.interval, args.tasks)),
-                ("fairlens", lambda t: share_fairlens(t, args.interval, args.images)),
-            ):
+            shares = [("fact-or-fair", lambda t: share_fact_or_fair(t, args.interval, args.tasks, runs))]
+            if not args.skip_fairlens:
+                shares.append(("fairlens", lambda t: share_fairlens(t, args.interval, args.images)))
+            for name, run in shares:
                 (tmp / name).mkdir()
                 run(tmp / name)
         if not args.skip_concurrency:
