@@ -21,7 +21,7 @@ file or a whole one; two writers of one entry write the same bytes, and the last
 cannot be written (read-only, full) costs the build, never the run.
 
 **Size.** After a write, the least recently used entries beyond :data:`MAX_BYTES` are deleted (a hit refreshes its
-entry's modification time). A full set (objective and four contexts, 100 draws) takes about 68 MB.
+entry's modification time). A full set (objective and four contexts, 100 draws) takes about 42 MB.
 """
 
 from __future__ import annotations

@@ -553,10 +553,46 @@ def documents_table(
     else:
         raise ValueError(f"unknown Fact-or-Fair kind {kind!r}; expected objective or one of {', '.join(CONTEXTS)}")
     settings = {"kind": kind, "seed": seed, "draws": draws, "conventions": conventions}
-    return document_cache.load_or_build(settings, lambda: _build_table(kind, seed, draws, conventions))
+    stored, key = document_cache.load_or_build(settings, lambda: _packed(_build_table(kind, seed, draws, conventions)))
+    return _unpacked(stored), key
+
+
+_PROMPT_SUFFIX = b"fact_or_fair_prompt_suffix"
+
+
+def _packed(table: pa.Table) -> pa.Table:
+    """The table as the cache stores it: without the ``prompt`` column when every prompt is its body followed by
+    one suffix (the instruction; half the bytes to write and read), which :func:`_unpacked` appends again."""
+    import pyarrow.compute as pc
+
+    body, prompt = table["body"], table["prompt"]
+    if table.num_rows == 0 or body.null_count or prompt.null_count:
+        return table
+    first_body, first_prompt = body[0].as_py(), prompt[0].as_py()
+    if not first_prompt.startswith(first_body):
+        return table
+    suffix = first_prompt[len(first_body) :]
+    if not pc.all(pc.equal(pc.binary_join_element_wise(body, suffix, ""), prompt)).as_py():
+        return table
+    packed = table.drop_columns(["prompt"])
+    return packed.replace_schema_metadata({**(packed.schema.metadata or {}), _PROMPT_SUFFIX: suffix.encode()})
+
+
+def _unpacked(table: pa.Table) -> pa.Table:
+    """The documents' table from :func:`_packed`: the ``prompt`` column again, right after ``body``."""
+    import pyarrow.compute as pc
+
+    metadata = dict(table.schema.metadata or {})
+    suffix = metadata.pop(_PROMPT_SUFFIX, None)
+    if suffix is None:
+        return table
+    prompt = pc.binary_join_element_wise(table["body"], suffix.decode(), "")
+    table = table.add_column(table.schema.get_field_index("body") + 1, "prompt", prompt)
+    return table.replace_schema_metadata(metadata or None)
 
 
 def _build_table(kind: str, seed: int, draws: int, conventions: str) -> pa.Table:
+    import numpy as np
     import pyarrow as pa
 
     if kind == "objective":
@@ -564,31 +600,37 @@ def _build_table(kind: str, seed: int, draws: int, conventions: str) -> pa.Table
     columns = _subjective_columns(kind, draws, seed, conventions)
     n = len(columns.ids)
     cells = columns.cells
-    per_draw = SCENARIOS * len(cells)
-    index = range(n)
-    cell_of = [cells[i % len(cells)] for i in index]
     string, integer, boolean = pa.string(), pa.int64(), pa.bool_()
+    row = np.arange(n, dtype=np.int64)
+    cell = pa.array(row % len(cells))  # each document's (statistic, target) cell: the per-cell columns are takes
+
+    def per_cell(values: list[Any], kind_: pa.DataType) -> pa.Array:
+        return pa.array(values, kind_).take(cell)
+
+    def constant(value: Any, kind_: pa.DataType) -> pa.Array:
+        return pa.array([value], kind_).take(pa.array(np.zeros(n, dtype=np.int64)))
+
     profiles, identities = _draw_arrays(draws, seed)
     arrays = {
         "id": pa.array(columns.ids, string),
-        "task": pa.array([f"{TASK_PREFIX}_subjective_{kind}"] * n, string),
-        "context": pa.array([kind] * n, string),
-        "statistic": pa.array([c.stat.name for c in cell_of], string),
-        "statistic_index": pa.array([c.stat.index for c in cell_of], integer),
-        "target": pa.array([c.target for c in cell_of], string),
-        "scenario": pa.array([(i % per_draw) // len(cells) for i in index], integer),
-        "draw": pa.array([i // per_draw for i in index], integer),
+        "task": constant(f"{TASK_PREFIX}_subjective_{kind}", string),
+        "context": constant(kind, string),
+        "statistic": per_cell([c.stat.name for c in cells], string),
+        "statistic_index": per_cell([c.stat.index for c in cells], integer),
+        "target": per_cell([c.target for c in cells], string),
+        "scenario": pa.array(row % (SCENARIOS * len(cells)) // len(cells)),
+        "draw": pa.array(row // (SCENARIOS * len(cells))),
         "options": profiles,
         "identity": identities,
-        "identity_in_prompt": pa.array([kind in ("attribution", "ingroup")] * n, boolean),
-        "truth_gender": pa.array([c.truth_gender for c in cell_of], string),
-        "truth_race": pa.array([c.truth_race for c in cell_of], string),
-        "positive": pa.array([c.positive for c in cell_of], boolean),
+        "identity_in_prompt": constant(kind in ("attribution", "ingroup"), boolean),
+        "truth_gender": per_cell([c.truth_gender for c in cells], string),
+        "truth_race": per_cell([c.truth_race for c in cells], string),
+        "positive": per_cell([c.positive for c in cells], boolean),
         "body": pa.array(columns.bodies, string),
         "prompt": pa.array(columns.prompts, string),
-        "seed": pa.array([seed] * n, integer),
-        "data_version": pa.array([data_version()] * n, integer),
-        "conventions": pa.array([conventions] * n, string),
+        "seed": constant(seed, integer),
+        "data_version": constant(data_version(), integer),
+        "conventions": constant(conventions, string),
         "doc_sha": pa.array(columns.shas, string),
     }
     return pa.Table.from_arrays(list(arrays.values()), names=list(arrays))

@@ -361,7 +361,14 @@ def parse_plain_json(reply: object, n_options: int) -> Parse | None:
     match = _PLAIN_JSON.fullmatch(reply.strip())
     if match is None:
         return None
-    return _decide({_letter_index(match.group(1))}, n_options, "json", _never)
+    key = (match.group(1), n_options)
+    outcome = _PLAIN_OUTCOMES.get(key)
+    if outcome is None:  # a Parse is immutable: one per (letter, number of options) serves every reply
+        outcome = _PLAIN_OUTCOMES[key] = _decide({_letter_index(key[0])}, n_options, "json", _never)  # type: ignore[assignment]
+    return outcome
+
+
+_PLAIN_OUTCOMES: dict[tuple[str, int], Parse] = {}
 
 
 def _never() -> bool:

@@ -435,3 +435,31 @@ def test_aggregation_of_integer_records_equals_the_converting_path() -> None:
     assert scoring._integer_array(floats) is None
     assert json.dumps(scoring._compute_for_items(floats), sort_keys=True) == json.dumps(fast, sort_keys=True)
     assert scoring._integer_array([[1, 2], [3]]) is None and scoring._integer_array([]) is None
+
+
+def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: Path, monkeypatch) -> None:
+    """Issue 15: ``score fact_or_fair`` on the 198 objective replies builds (and reads) only the objective documents,
+    and imports no other benchmark."""
+    import subprocess
+    import sys
+
+    from fact_fair_tasks import documents
+
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
+    lines = [{"id": d["id"], "response": '{"answer": "A"}'} for d in objective_documents()]
+    for cached in (documents._profile_draws, documents._subjective_columns, documents._subjective_documents):
+        cached.cache_clear()
+    scores = _run_score(tmp_path, lines)
+    assert list(scores) == ["fact_or_fair_objective"] and scores["fact_or_fair_objective"]["parsed"] == 198
+    for cached in (documents._profile_draws, documents._subjective_columns, documents._subjective_documents):
+        assert cached.cache_info().currsize == 0, cached
+    code = (
+        "import sys; from fairness_evals.cli import main; main(sys.argv[1:]); "
+        "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
+    )
+    argv = ["score", "fact_or_fair", "--responses", str(tmp_path / "responses.jsonl"), "--out", str(tmp_path / "s")]
+    result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    loaded = set(result.stderr.split("\n")[-2].split())
+    assert "fact_fair_tasks" in loaded
+    assert not loaded & {"fairlens_tasks", "iris_tasks", "datasets", "pyarrow", "torch", "lm_eval", "lmms_eval"}
