@@ -37,6 +37,7 @@ BENCHMARKS = {
     "fairlens": "coverage_fairlens",
     "iris": "coverage_iris",
     "generation": "coverage_generation",
+    "compare": "coverage_compare",
 }
 TARGETS = {"paper": 0.93, "lite": 0.90}
 MAX_WIDTH_RATIO = 2.0
