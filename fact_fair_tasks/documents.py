@@ -295,7 +295,7 @@ def _rendered_options(draws: int, seed: int, conventions: str) -> tuple[_Options
                     identity[0].copy(),
                     lettered,
                     _escaped(lettered),
-                    f"[{rendered[0][2]},{rendered[1][2]},{rendered[2][2]},{rendered[3][2]}]",
+                    "[" + ",".join(item[2] for item in rendered) + "]",
                     identity[1],
                 )
             )
