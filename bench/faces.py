@@ -1,6 +1,6 @@
 """Face detector calibration (issue 18): how many faces each detector setting finds on labelled images.
 
-The labelled set is :mod:`face_attributes.calibration` (LFW faces and non-faces from scikit-image, the
+The labelled set is :mod:`fairness_evals.faces.calibration` (LFW faces and non-faces from scikit-image, the
 astronaut, natural photos without people, composites of 2-4 people; each as PNG, JPEG, greyscale and
 enlarged copies). For every detector configuration the candidates are collected once at a permissive
 threshold (cached on disk: the CNN takes seconds per image on a CPU), then every selection rule (score
@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from face_attributes.calibration import (  # noqa: E402
+from fairness_evals.faces.calibration import (  # noqa: E402
     VARIANTS,
     CalibrationImage,
     DetectorConfig,
@@ -162,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         print("No minimum face size (5 or 10 % of the shorter side) or overlap suppression (IoU 0.3) beyond dlib's "
               "own changes any number above.")  # fmt: skip
     print("\n".join(notes))
-    from face_attributes.detection import DETECTOR_DEFAULTS
+    from fairness_evals.faces.detection import DETECTOR_DEFAULTS
 
     defaults = {f"score>{DETECTOR_DEFAULTS[kind]['min_score']:g}" for kind in args.detectors}
     print("The default threshold of each detector is " + ", ".join(

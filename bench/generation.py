@@ -45,7 +45,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 from clip_tokenizer import write_clip_tokenizer_files  # noqa: E402
 
-import face_attributes as fa  # noqa: E402
+import fairness_evals.faces as fa  # noqa: E402
 
 
 def images() -> dict[str, np.ndarray]:
@@ -145,7 +145,7 @@ def scoring(args: argparse.Namespace) -> None:
 
     from fact_fair_tasks import t2i_scoring
     from fact_fair_tasks.t2i_documents import documents
-    from generation_backends.from_folder import FromFolder
+    from fairness_evals.generation.from_folder import FromFolder
 
     root = Path(tempfile.mkdtemp(prefix="bench_t2i_scoring_"))
     n_images = scoring_layout(root, args.size)
@@ -251,7 +251,7 @@ def main() -> None:
     }
     scratch = Path(tempfile.mkdtemp(prefix="bench_generation_"))
     if not args.no_fairface:
-        from face_attributes.resnet import resnet34
+        from fairness_evals.faces.resnet import resnet34
 
         with torch.random.fork_rng():
             torch.manual_seed(0)

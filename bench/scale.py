@@ -48,8 +48,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests" / "support"))
 
-OURS = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks", "image_corpus",
-        "face_attributes", "generation_backends")  # fmt: skip
+OURS = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks")
 
 
 def our_dirs() -> tuple[str, ...]:

@@ -94,9 +94,9 @@ T2I_SCORE_COMMAND = (
 
 
 def export_t2i_layout(folder: str) -> dict[str, int]:
-    """Create the T2I image layout (:mod:`generation_backends.layout`) for both Fact-or-Fair T2I tasks."""
+    """Create the T2I image layout (:mod:`fairness_evals.generation.layout`) for both Fact-or-Fair T2I tasks."""
     from fact_fair_tasks.t2i_documents import IMAGES_PER_PROMPT, all_documents
-    from generation_backends.layout import write_layout
+    from fairness_evals.generation.layout import write_layout
 
     return write_layout(
         Path(folder), all_documents(), title="Fact-or-Fair text-to-image", score_command=T2I_SCORE_COMMAND,

@@ -56,8 +56,8 @@ from scipy.special import xlogy
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
 from fairness_evals.aggregation import define_aggregations
-from generation_backends import t2i_tasks
-from generation_backends.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
+from fairness_evals.generation import t2i_tasks
+from fairness_evals.generation.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
 from metrics import bootstrap
 from metrics import fact_fair as ff
 from metrics.bootstrap import StatisticSpec
@@ -149,7 +149,7 @@ def race_hint(spec: str) -> str:
     return (
         f"the face classifier {spec!r} predicts no race, so every race metric is NaN; add FairFace, e.g. "
         f"{CLASSIFIER_ENV}='{spec}+fairface:weights=/path/to/res34_fair_align_multi_7_20190809.pt' "
-        "(face_attributes/README.md)"
+        "(fairness_evals/faces/README.md)"
     )
 
 

@@ -36,8 +36,8 @@ from fairlens_tasks.labels import GROUPS, MAX_AGE, MIN_AGE
 from fairlens_tasks.sampling import stratified_sample
 from fairlens_tasks.settings import Settings
 from fairlens_tasks.sources import Entry, Problem, scan
-from image_corpus.images import file_version
-from image_corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
+from fairness_evals.corpus.images import file_version
+from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
 
 log = logging.getLogger("fairness_evals.fairlens")
 

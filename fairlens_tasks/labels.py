@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from image_corpus.labels import is_missing, label_text, mapped_label
+from fairness_evals.corpus.labels import is_missing, label_text, mapped_label
 
 GENDERS = ("Male", "Female")
 RACES = ("White", "Black", "Asian", "Indian", "Other")

@@ -4,6 +4,8 @@ The paper samples 10% of the UTKFace adults aged 25-65 "using stratified samplin
 seed", jointly over gender, race and age band (section 3, Appendix A); the seed and the call are not
 published. Here:
 
+Steps 1 and 2 are :func:`fairness_evals.corpus.sampling.allocate`, shared with IRIS.
+
 1. Each stratum ``s`` (one of 2 x 5 x 3 = 30 cells) with ``N_s`` eligible images gets the quota
    ``q_s = f * N_s``; it keeps ``floor(q_s)`` images, **at least one** when ``N_s > 0`` (every stratum
    represented when possible).
@@ -23,12 +25,12 @@ and the first 30 images cover all 30 strata.
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES, Demographics
+from fairness_evals.corpus.sampling import allocate, round_robin
 
 T = TypeVar("T")
 
@@ -40,27 +42,6 @@ INTERLEAVED: tuple[tuple[str, str, str], ...] = tuple(
 
 def stratum(demographics: Demographics) -> tuple[str, str, str]:
     return (demographics.gender, demographics.race, demographics.age_band)
-
-
-def allocate(sizes: Sequence[int], fraction: float) -> list[int]:
-    """Images to draw from each stratum of the given sizes (steps 1 and 2 of the module docstring)."""
-    if not 0 < fraction <= 1:
-        raise ValueError(f"fraction must lie in (0, 1], got {fraction}")
-    total_size = sum(sizes)
-    quotas = [fraction * n for n in sizes]
-    counts = [min(n, max(1, math.floor(q + 1e-9))) if n > 0 else 0 for n, q in zip(sizes, quotas, strict=True)]
-    target = min(total_size, math.floor(fraction * total_size + 0.5))
-    missing = target - sum(counts)
-    if missing > 0:
-        # Largest remainder first; a stratum lifted to one image is already above its quota (negative remainder).
-        order = sorted(range(len(sizes)), key=lambda i: (-(quotas[i] - counts[i]), i))
-        for i in order:
-            if missing == 0:
-                break
-            if counts[i] < sizes[i]:
-                counts[i] += 1
-                missing -= 1
-    return counts
 
 
 def stratified_sample(
@@ -82,15 +63,6 @@ def stratified_sample(
         rng = random.Random(f"fairlens/sample/seed-{seed}/{'/'.join(s)}")
         drawn[s] = rng.sample(by_stratum[s], count) if count < len(by_stratum[s]) else list(by_stratum[s])
     return round_robin([drawn[s] for s in INTERLEAVED])
-
-
-def round_robin(groups: Sequence[Sequence[T]]) -> list[T]:
-    """The first member of every group (in the order given), then the second, ..."""
-    out: list[T] = []
-    depth = max((len(g) for g in groups), default=0)
-    for i in range(depth):
-        out.extend(g[i] for g in groups if i < len(g))
-    return out
 
 
 def composition(items: Sequence[Demographics]) -> dict[str, dict[str, int]]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from image_corpus.settings import (
+from fairness_evals.corpus.settings import (
     HF_PREFIX,
     SettingsError,
     corpus_location,

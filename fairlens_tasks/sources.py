@@ -21,7 +21,7 @@ from typing import Any
 
 from fairlens_tasks.labels import Demographics, LabelError, parse_demographics, parse_utkface_name
 from fairlens_tasks.settings import Settings, SettingsError
-from image_corpus.sources import (
+from fairness_evals.corpus.sources import (
     IMAGE_SUFFIXES,
     MANIFEST_SUFFIXES,
     Problem,

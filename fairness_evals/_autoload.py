@@ -17,24 +17,13 @@ prints them to stderr); ``FAIRNESS_EVALS_AUTOLOAD=0`` switches it off, read at s
 ``TaskManager`` is built; and it steps aside when the harness discovers task plugins natively.
 """
 
-import os
 import sys
 
+from fairness_evals._autoload_switches import debug, enabled
+
+__all__ = ["debug", "enabled", "harness_spec", "patch_loaded_harnesses"]
+
 _HARNESSES = {"lm_eval.tasks.manager": "lm-eval", "lm_eval.tasks": "lm-eval", "lmms_eval.tasks": "lmms-eval"}
-
-
-def enabled() -> bool:
-    """False when ``FAIRNESS_EVALS_AUTOLOAD`` is 0/false/no/off."""
-    return os.environ.get("FAIRNESS_EVALS_AUTOLOAD", "1").strip().lower() not in ("0", "false", "no", "off")
-
-
-def debug(message: str) -> None:
-    """Print ``message`` to stderr when ``FAIRNESS_EVALS_AUTOLOAD_DEBUG`` is set; never raise."""
-    if os.environ.get("FAIRNESS_EVALS_AUTOLOAD_DEBUG"):
-        try:  # noqa: SIM105 - keep this module free of imports
-            print(f"fairness-evals autoload: {message}", file=sys.stderr)
-        except Exception:
-            pass
 
 
 class _PatchingLoader:

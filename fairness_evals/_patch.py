@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fairness_evals._autoload import debug, enabled
+from fairness_evals._autoload_switches import debug, enabled
 from fairness_evals.paths import task_paths
 
 _PACKAGES = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}

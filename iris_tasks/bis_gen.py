@@ -45,8 +45,8 @@ from typing import Any
 import numpy as np
 
 from fairness_evals.aggregation import define_aggregations
-from generation_backends import t2i_tasks
-from generation_backends.image_outcomes import STATUS_CODES
+from fairness_evals.generation import t2i_tasks
+from fairness_evals.generation.image_outcomes import STATUS_CODES
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
 from iris_tasks.neutral_gen import (
     MIN_COVERAGE_KEY,

@@ -150,8 +150,8 @@ T2I_SCORE_COMMAND = (
 
 
 def export_t2i_layout(folder: str) -> dict[str, int]:
-    """Create the T2I image layout (:mod:`generation_backends.layout`) for both IRIS generation tasks."""
-    from generation_backends.layout import write_layout
+    """Create the T2I image layout (:mod:`fairness_evals.generation.layout`) for both IRIS generation tasks."""
+    from fairness_evals.generation.layout import write_layout
     from iris_tasks.gen_documents import IMAGES_PER_PROMPT, all_documents
 
     return write_layout(

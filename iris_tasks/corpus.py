@@ -5,7 +5,7 @@
 1. read it (:mod:`iris_tasks.sources`); FACET persons outside IRIS's label sets are *excluded*;
 2. balance (optional): at most ``IRIS_MAX_PER_CELL`` images per occupation x gender x age x skin cell;
 3. sample a stratified fraction ``IRIS_SAMPLE_FRACTION`` over the same cells (FairLens's allocation:
-   :func:`fairlens_tasks.sampling.allocate`, at least one image per non-empty cell, largest remainders);
+   :func:`fairness_evals.corpus.sampling.allocate`, at least one image per non-empty cell, largest remainders);
    within a cell ``random.Random("iris/sample/seed-<seed>/<occupation>/<gender>/<age>/<skin>")`` draws from
    the images sorted by id; images come round-robin over the cells, so a ``--limit`` prefix spans groups;
 4. decode every sampled image once (unreadable or corrupt images, boxes outside the image are bad);
@@ -32,9 +32,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fairlens_tasks.sampling import allocate, round_robin
-from image_corpus.images import file_version
-from image_corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
+from fairness_evals.corpus.images import file_version
+from fairness_evals.corpus.sampling import allocate, round_robin
+from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
 from iris_tasks import images
 from iris_tasks.settings import HF_PREFIX, Settings
 from iris_tasks.sources import Entry, Problem, objective_keys, scan

@@ -25,6 +25,8 @@ log = logging.getLogger("fairness_evals.iris")
 #: otherwise get the best IFS-Und score, 180, and DHR 0), while a model that answers most questions, in any
 #: wording the readers accept, keeps its score (README "Coverage").
 DEFAULT_MIN_COVERAGE = 0.5
+#: The setting's name in task metadata and in ``fairness-evals score iris --metadata``.
+MIN_COVERAGE_KEY = "iris_min_coverage"
 #: Where to change the threshold, named in the warning.
 KEYS = "IRIS_MIN_COVERAGE (harness) or iris_min_coverage (fairness-evals score iris --metadata)"
 PPM = 1_000_000

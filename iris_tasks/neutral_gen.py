@@ -44,9 +44,15 @@ import numpy as np
 import scipy.sparse
 
 from fairness_evals.aggregation import define_aggregations
-from generation_backends import t2i_tasks
-from generation_backends.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
+from fairness_evals.generation import t2i_tasks
+from fairness_evals.generation.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
+from iris_tasks.gen_settings import (
+    DEFAULT_MIN_COVERAGE,
+    MIN_COVERAGE_KEY,
+    attribute_hint,
+    missing_attributes,
+)
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
 from metrics import bootstrap
 from metrics.bootstrap import StatisticSpec
@@ -67,10 +73,6 @@ BOOTSTRAP_RESAMPLES = 1000
 BOOTSTRAP_SEED = 0
 CONFIDENCE = 0.95
 N_OCCUPATIONS = len(occupation_ids())
-#: The minimum coverage setting (task metadata / ``--metadata`` key; ``IRIS_MIN_COVERAGE`` in a harness run).
-MIN_COVERAGE_KEY = "iris_min_coverage"
-#: Half of the images asked for must carry all three labels (README: why 0.5).
-DEFAULT_MIN_COVERAGE = 0.5
 #: Interval method per value, chosen by the coverage simulations (README table).
 #: A score's interval is its magnitude's (basic), mapped through the decreasing S exp(-K m).
 INTERVAL_METHODS = {"RD": "basic", "JSD": "basic", "ifs_gen_magnitude": "basic", "rfs_gen_magnitude": "basic"}
@@ -371,8 +373,7 @@ def provenance(records: Sequence[dict[str, Any]], task: str) -> dict[str, Any]:
 
 
 def _nan_reasons(out: dict[str, Any], counts: dict[str, float], spec: str) -> dict[str, str]:
-    from generation_backends.image_outcomes import check_classifier
-    from iris_tasks.gen_harness import attribute_hint, missing_attributes
+    from fairness_evals.generation.image_outcomes import check_classifier
 
     try:
         unlabelled = missing_attributes(check_classifier(spec)[2]) if spec else []
@@ -418,11 +419,6 @@ def min_coverage(records: Sequence[dict[str, Any]], metadata: Mapping[str, Any] 
     """The ``iris_min_coverage`` setting: ``metadata`` over what the documents carried, else the default."""
     merged = {**t2i_tasks.record_metadata(records, task, log), **(metadata or {})}
     return t2i_tasks.min_coverage_setting(merged, MIN_COVERAGE_KEY, DEFAULT_MIN_COVERAGE)
-
-
-def check_metadata(metadata: Mapping[str, Any]) -> None:
-    """``ValueError`` naming a bad ``iris_min_coverage`` (``process_docs`` checks it before generation)."""
-    t2i_tasks.min_coverage_setting(metadata, MIN_COVERAGE_KEY, DEFAULT_MIN_COVERAGE)
 
 
 def compute_metrics(

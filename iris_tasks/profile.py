@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from iris_tasks.coverage import DEFAULT_MIN_COVERAGE
 from metrics.iris import ARCHETYPES, DIMENSION_PARAMETERS, MBTI_THRESHOLD, archetype_name, mbti
 
 #: Dimension -> the metric that carries its score (see the module docstring).
@@ -58,8 +59,8 @@ SECTORS: dict[str, tuple[str, str, str]] = {
     "Gen": ("IFS-Gen", "RFS-Gen", "BIS-Gen"),
     "Und": ("IFS-Und", "RFS-Und", "BIS-Und"),
 }
-#: Least coverage for a dimension to give its letter, when its task does not record its own ``min_coverage``.
-DEFAULT_MIN_COVERAGE = 0.5
+#: Least coverage for a dimension to give its letter, when its task does not record its own ``min_coverage``:
+#: the tasks' own default (:data:`iris_tasks.coverage.DEFAULT_MIN_COVERAGE`).
 
 
 class ProfileInputError(ValueError):

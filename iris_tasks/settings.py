@@ -44,7 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from image_corpus.settings import (
+from fairness_evals.corpus.settings import (
     HF_PREFIX,  # noqa: F401  (other modules import it from here)
     SettingsError,
     corpus_location,

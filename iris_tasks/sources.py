@@ -10,7 +10,7 @@ Three kinds (README "Corpora"):
   the masculine/feminine (resp. young/middle/older) columns; ties, non-binary or "na" majorities leave the
   person out of IRIS's binary-gender, three-age label sets (*excluded*, counted, not an error). Skin tone:
   the annotators' Monk Skin Tone counts summed per IRIS group (MST 1-5 light, 6-7 middle, 8-10 dark, the
-  project's mapping in :data:`face_attributes.labels.MST_TO_SKIN_GROUP`), unique largest group; no count is
+  project's mapping in :data:`fairness_evals.faces.labels.MST_TO_SKIN_GROUP`), unique largest group; no count is
   excluded. The person is cropped to the bounding box.
 - **manifest**: CSV (header row), JSON lines (``.jsonl``) or a JSON list (``.json``) with ``path,
   occupation, gender, age, skin_tone`` (also accepted: ``filename``/``file_name``/``image``,
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from image_corpus.sources import (
+from fairness_evals.corpus.sources import (
     IMAGE_SUFFIXES,
     MANIFEST_SUFFIXES,
     Problem,
@@ -201,7 +201,7 @@ def _unique_max(counts: dict[str, float]) -> str | None:
 
 def facet_labels(row: Mapping[str, str]) -> tuple[str | None, str | None, str | None, str]:
     """(gender, age, skin tone or None when excluded, reason) of one FACET person row."""
-    from face_attributes.labels import MST_TO_SKIN_GROUP
+    from fairness_evals.faces.labels import MST_TO_SKIN_GROUP
 
     gender = _unique_max(
         {
@@ -358,14 +358,14 @@ def scan_manifest(corpus: str, settings: Settings, *, need_pairs: bool) -> Scan:
 
 # --------------------------------------------------------------------------- Hugging Face datasets
 def _hf_dataset(name: str, split: str | None, split_name: str) -> Any:
-    from fairlens_tasks.images import hf_dataset
+    from fairness_evals.corpus.hub import hf_dataset
 
     try:
-        return hf_dataset(name, split)
+        return hf_dataset(name, split, split_setting=split_name)
     except (FileNotFoundError, ConnectionError, OSError) as error:
         raise SettingsError(f"hf:{name}: cannot open the dataset ({error})") from None
     except ValueError as error:
-        raise SettingsError(str(error).replace("FAIRLENS_HF_SPLIT / --hf-split", split_name)) from None
+        raise SettingsError(str(error)) from None
 
 
 def scan_hf(corpus: str, settings: Settings, *, steer: bool) -> Scan:

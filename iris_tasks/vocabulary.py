@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from image_corpus.labels import is_missing, label_text, mapped_label
+from fairness_evals.corpus.labels import is_missing, label_text, mapped_label
 from metrics.iris import AGES, GENDERS, SKIN_TONES, UNMAPPABLE
 
 DATA_DIR = Path(__file__).resolve().parent / "data"

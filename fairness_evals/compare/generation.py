@@ -66,7 +66,7 @@ def _problem(units: np.ndarray, strata: np.ndarray, measures: dict[str, Measure]
 def _t2i(records: Sequence[Any]) -> Problem:
     from fact_fair_tasks import t2i_scoring as t2i
     from fact_fair_tasks.items import AXES
-    from generation_backends import t2i_tasks
+    from fairness_evals.generation import t2i_tasks
 
     settings = t2i.Settings.from_metadata(t2i_tasks.record_metadata(records, "compare", t2i.log))
     data = t2i.design(records, settings.rows_without_images)

@@ -220,7 +220,7 @@ def test_the_spill_directory_is_private_lazy_and_removed(tmp_path: Path) -> None
     gc.collect()
     assert not directory.exists()
     script = (
-        "import sys; from image_corpus.images import ImageCache, decode_rgb\n"
+        "import sys; from fairness_evals.corpus.images import ImageCache, decode_rgb\n"
         "cache = ImageCache(2, spill_mb=8)\n"
         "cache.get('k', lambda: decode_rgb(sys.argv[1]))\n"
         "print(cache.spill.directory)\n"

@@ -53,7 +53,7 @@ def layout(tmp_path: Path) -> Path:
 
 
 def _from_folder(root: Path, **kwargs):
-    from generation_backends.from_folder import FromFolder
+    from fairness_evals.generation.from_folder import FromFolder
 
     model = FromFolder(root=str(root), **kwargs)
     model.task_dict = {TASK: {"test": DOCS}}
@@ -87,7 +87,7 @@ def test_from_folder_model_argument_beats_the_task_and_the_index_is_the_fallback
 
 
 def test_from_folder_refuses_a_missing_root(tmp_path: Path) -> None:
-    from generation_backends.from_folder import FromFolder
+    from fairness_evals.generation.from_folder import FromFolder
 
     with pytest.raises(ValueError, match="is not a folder; create the layout with `fairness-evals export"):
         FromFolder(root=str(tmp_path / "nowhere"))
@@ -101,13 +101,13 @@ def test_from_folder_has_no_loglikelihood(layout: Path) -> None:
 def test_the_entry_point_payload_names_both_backends() -> None:
     from lmms_eval.models.registry_v2 import ModelRegistryV2
 
-    from generation_backends.manifests import manifests
+    from fairness_evals.generation.manifests import manifests
 
     registry = ModelRegistryV2()
     for manifest in manifests():
         registry.register_manifest(manifest)
-    from generation_backends.diffusers_t2i import DiffusersT2I
-    from generation_backends.from_folder import FromFolder
+    from fairness_evals.generation.diffusers_t2i import DiffusersT2I
+    from fairness_evals.generation.from_folder import FromFolder
 
     assert registry.get_model_class("from_folder") is FromFolder
     assert registry.get_model_class("diffusers_t2i") is DiffusersT2I
@@ -120,7 +120,7 @@ def tiny_pipeline(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _diffusers(pipeline: Path, out: Path, **kwargs):
-    from generation_backends.diffusers_t2i import DiffusersT2I
+    from fairness_evals.generation.diffusers_t2i import DiffusersT2I
 
     model = DiffusersT2I(pretrained=str(pipeline), output_dir=str(out), num_inference_steps=2, height=32, width=32,
                          **kwargs)  # fmt: skip

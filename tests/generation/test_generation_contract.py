@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from generation_backends.contract import GeneratedImages, read_response, response_json
-from generation_backends.layout import folder_name, list_images, read_seeds, write_layout
+from fairness_evals.generation.contract import GeneratedImages, read_response, response_json
+from fairness_evals.generation.layout import folder_name, list_images, read_seeds, write_layout
 
 
 def _touch(path: Path, data: bytes = b"x") -> Path:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generation_backends.layout import INDEX_FILE, MANIFEST_FILE, README_FILE, write_layout
+from fairness_evals.generation.layout import INDEX_FILE, MANIFEST_FILE, README_FILE, write_layout
 
 DOCS = [
     {"task": "task_a", "t2i_folder": "one", "prompt": "A photo of a doctor.", "id": "a1"},

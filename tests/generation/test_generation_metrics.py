@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from fact_fair_tasks import t2i_scoring as ff_t2i
-from iris_tasks import bis_gen, neutral_gen
+from iris_tasks import bis_gen, gen_settings, neutral_gen
 from metrics.fact_fair import distance_to_bound
 
 FACES, NO_FACE, FAILED = 0, 1, 2
@@ -585,13 +585,13 @@ def test_the_vectorised_delta_gsr_equals_metrics_iris() -> None:
 
 
 def test_harness_settings_come_from_capitalised_environment_variables() -> None:
-    from generation_backends.t2i_tasks import read_metadata
+    from fairness_evals.generation.t2i_tasks import read_metadata
 
     env = {"FACT_OR_FAIR_MIN_COVERAGE": "0.25", "FACT_OR_FAIR_CONVENTIONS": "released", "IRIS_MIN_COVERAGE": ""}
     keys = ("fact_or_fair_min_coverage", "fact_or_fair_conventions", "iris_min_coverage")
     assert read_metadata(keys, env) == {"fact_or_fair_min_coverage": 0.25, "fact_or_fair_conventions": "released"}
     with pytest.raises(ValueError, match="iris_min_coverage must be a number in"):
-        neutral_gen.check_metadata(read_metadata(("iris_min_coverage",), {"IRIS_MIN_COVERAGE": "most"}))
+        gen_settings.check_metadata(read_metadata(("iris_min_coverage",), {"IRIS_MIN_COVERAGE": "most"}))
 
 
 def test_iris_neutral_numbers_do_not_depend_on_record_order() -> None:

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from t2i_images import write_image
 
-from generation_backends.contract import response_json
-from generation_backends.image_outcomes import (
+from fairness_evals.generation.contract import response_json
+from fairness_evals.generation.image_outcomes import (
     DEFAULT_SPEC,
     classifier_setting,
     classify_response,

@@ -259,7 +259,7 @@ def test_documents_without_and_with_a_corpus(settings_for, manifest_corpus: Path
 def test_the_corpus_is_named_as_the_caller_gives_it(caplog: pytest.LogCaptureFixture) -> None:
     """The review's minor 9: `IRIS_CORPUS=/x fairness-evals export iris` said "IRIS_CORPUS is not set"; the command's
     option is --corpus. The harness (environment variables) keeps IRIS_CORPUS."""
-    from image_corpus.settings import SettingsError
+    from fairness_evals.corpus.settings import SettingsError
     from iris_tasks.cli import CLI
     from iris_tasks.settings import ENV, build_settings
 
@@ -277,7 +277,7 @@ def test_the_corpus_is_named_as_the_caller_gives_it(caplog: pytest.LogCaptureFix
 
 
 def test_minimum_coverage_setting_travels_with_the_documents() -> None:
-    from image_corpus.settings import SettingsError
+    from fairness_evals.corpus.settings import SettingsError
     from iris_tasks.cli import CLI
     from iris_tasks.settings import build_settings, settings_from_env
 

@@ -21,7 +21,7 @@ import numpy as np
 from PIL import Image
 
 #: The entry point our pyproject declares (group, name, object) for lmms-eval's model registry.
-ENTRY_POINT = ("lmms_eval.models", "fairness_evals", "generation_backends.manifests:manifests")
+ENTRY_POINT = ("lmms_eval.models", "fairness_evals", "fairness_evals.generation.manifests:manifests")
 
 
 def plugin_site(folder: Path) -> Path:
@@ -55,8 +55,8 @@ def retoned(level: int = 9) -> np.ndarray:
     """The astronaut with the skin-coloured pixels around her face shifted in CIELAB onto MST swatch ``level``."""
     from skimage import color
 
-    from face_attributes import FaceDetector
-    from face_attributes.skin import estimate_face, swatch_rgb
+    from fairness_evals.faces import FaceDetector
+    from fairness_evals.faces.skin import estimate_face, swatch_rgb
 
     photo = astronaut()
     (face,) = FaceDetector("hog").detect(photo)

@@ -1,0 +1,15 @@
+"""Image-corpus machinery that the FairLens and IRIS understanding tasks share.
+
+Both read a face corpus from a folder, a CSV / JSON-lines / JSON manifest or a Hugging Face dataset
+(``hf:NAME``), configured by environment variables (``FAIRLENS_*``, ``IRIS_*``) or the matching
+command-line options, and both name every bad item. What they read alike lives here; what differs (the
+corpus kinds, the labels, the sampling) stays in :mod:`fairlens_tasks` and :mod:`iris_tasks`, which pass
+in their variable and option names so that every message keeps naming the setting the user gave.
+
+- :mod:`fairness_evals.corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map);
+- :mod:`fairness_evals.corpus.labels`: reading one label value through the user's label map;
+- :mod:`fairness_evals.corpus.sources`: a bad item and the message that stops a run on bad items, JSON manifests,
+  Hugging Face label columns;
+- :mod:`fairness_evals.corpus.images`: decoding, the bounded decode cache and its process-wide, environment-sized
+  instance, a file's version.
+"""
