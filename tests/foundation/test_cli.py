@@ -360,7 +360,11 @@ def test_runs_of_one_model_with_different_tasks_are_read_together_and_said_so(
     _lm_eval_samples(model, "2026-12-01T10-00-00.000001", "A")
     _lm_eval_samples(model, "2026-12-01T12-00-00.000001", "A", task="fact_or_fair_subjective_base")
     code, out, err = _score(capsys, "fact_or_fair", "--responses", str(tmp_path / "out"))
-    assert code == 0 and sorted(json.loads(out)) == ["fact_or_fair_objective", "fact_or_fair_subjective_base"]
+    assert code == 0 and sorted(json.loads(out)) == [
+        "fact_or_fair_objective",
+        "fact_or_fair_subjective_base",
+        "score_inputs",
+    ]
     assert "reading 2 runs of" in err and "2026-12-01T12-00-00.000001 (fact_or_fair_subjective_base)" in err
 
 
