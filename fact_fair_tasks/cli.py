@@ -165,9 +165,9 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], int, int]:
 
 def _records_from_responses(
     lines: list[scoring_cli.Line], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
-) -> tuple[dict[str, list[Any]], dict[str, list[str]], scoring_cli.Answers]:
-    """Records per task from ``{"id", "response"}`` lines; unknown ids, and documents of an answered task without
-    a reply, are errors naming them."""
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], scoring_cli.Answers]:
+    """Records per task (document id -> record, in reply order) from ``{"id", "response"}`` lines; unknown ids, and
+    documents of an answered task without a reply, are errors naming them."""
     from fact_fair_tasks import scoring
 
     answers = scoring_cli.Answers()
@@ -196,23 +196,24 @@ def _records_from_responses(
             f"{lines[0].file.path}: {len(missing)} documents have no response, e.g. {_preview(missing)} "
             "(score answers to every document of a task, or use the --draws the documents were exported with)"
         )
-    records: dict[str, list[Any]] = defaultdict(list)
+    records: dict[str, dict[str, Any]] = defaultdict(dict)
     shas: dict[str, list[str]] = defaultdict(list)
     for key, reply in answers.replies.items():
         doc = docs[key]
-        records[doc["task"]].append(scoring.record_for(doc, scoring.parse_reply(doc, reply)))
+        records[doc["task"]][key] = scoring.record_for(doc, scoring.parse_reply(doc, reply))
         shas[doc["task"]].append(doc["doc_sha"])
     return records, shas, answers
 
 
 def _records_from_samples(
     lines: list[scoring_cli.Line],
-) -> tuple[dict[str, list[Any]], dict[str, list[str]], set[int], scoring_cli.Answers]:
-    """Records per task from lm-eval ``--log_samples`` lines (each carries its document), as the harness made them."""
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], set[int], scoring_cli.Answers]:
+    """Records per task (document id -> record, in file order) from lm-eval ``--log_samples`` lines (each carries
+    its document), as the harness made them."""
     from fact_fair_tasks import scoring
 
     answers = scoring_cli.Answers()
-    records: dict[str, list[Any]] = defaultdict(list)
+    records: dict[str, dict[str, Any]] = defaultdict(dict)
     shas: dict[str, list[str]] = defaultdict(list)
     seeds: set[int] = set()
     for line in lines:
@@ -224,10 +225,10 @@ def _records_from_samples(
         answers.add((task, str(doc["id"])), None, line.where, f"{doc['id']!r} of {task}")
         if task.endswith("_mc"):
             record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
-            records[task].append(record[scoring.SCORES[0] + "_gender"])
+            records[task][str(doc["id"])] = record[scoring.SCORES[0] + "_gender"]
         else:
             response = (sample.get("filtered_resps") or sample.get("resps") or [None])[0]
-            records[task].append(scoring.record_for(doc, scoring.parse_reply(doc, response)))
+            records[task][str(doc["id"])] = scoring.record_for(doc, scoring.parse_reply(doc, response))
         shas[task].append(doc["doc_sha"])
         seeds.add(int(doc["seed"]))
     answers.check()
@@ -241,18 +242,19 @@ def _from_samples(folder: Path, keep: dict[str, list[Any]] | None = None) -> dic
     )
     records, shas, seeds, _ = _records_from_samples(list(scoring_cli.read_lines(files)))
     if keep is not None:
-        keep.update(records)
+        keep.update({task: list(by_id.values()) for task, by_id in records.items()})
     return _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1, {})
 
 
 def _with_provenance(
-    records: dict[str, list[Any]], shas: dict[str, list[str]], seed: int, metadata: dict[str, Any]
+    records: dict[str, dict[str, Any]], shas: dict[str, list[str]], seed: int, metadata: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     from fact_fair_tasks import scoring
 
     out: dict[str, dict[str, Any]] = {}
     for task in records:
-        metrics: dict[str, Any] = dict(scoring.compute_metrics(records[task], task=task, metadata=metadata))
+        rows = list(records[task].values())
+        metrics: dict[str, Any] = dict(scoring.compute_metrics(rows, task=task, metadata=metadata))
         metrics["seed"] = seed
         metrics["documents_sha256"] = scoring.agg_documents_sha256(shas[task])
         out[task] = metrics
@@ -277,15 +279,15 @@ def by_statistic(records: dict[str, list[Any]], metadata: dict[str, Any] | None 
     return out
 
 
-def score(args: argparse.Namespace) -> int:
-    metadata, seed, draws = _settings(args)
-    kinds = _kinds(args.tasks)
-    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file")
-    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+def _collect(
+    files: list[scoring_cli.InputFile], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], int]:
+    """Every task's records (document id -> record), its documents' hashes and the documents' seed (-1 when
+    several), from responses and samples ``files`` with these settings: the one path of ``score`` and ``compare``."""
     lines = list(scoring_cli.read_lines(files))
     plain = [line for line in lines if not line.file.is_samples]
     harness = [line for line in lines if line.file.is_samples]
-    records: dict[str, list[Any]] = {}
+    records: dict[str, dict[str, Any]] = {}
     shas: dict[str, list[str]] = {}
     seeds: set[int] = set()
     if harness:
@@ -299,12 +301,38 @@ def score(args: argparse.Namespace) -> int:
             )
         records, shas = {**records, **more}, {**shas, **more_shas}
         seeds.add(seed)
-    scores = _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1, metadata)
+    return records, shas, seeds.pop() if len(seeds) == 1 else -1
+
+
+def score(args: argparse.Namespace) -> int:
+    metadata, seed, draws = _settings(args)
+    kinds = _kinds(args.tasks)
+    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file")
+    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    records, shas, documents_seed = _collect(files, kinds, seed, draws, metadata)
+    scores = _with_provenance(records, shas, documents_seed, metadata)
     for task, rows in records.items():
         parsed = scores[task].get("parsed")
         shown = f", {parsed:.0f} parsed" if isinstance(parsed, float) and parsed == parsed else ""
         scoring_cli.note(PROG, f"{task}: scored {len(rows)} documents{shown}")
     if getattr(args, "by_statistic", False):
-        scores.update(by_statistic(records, metadata))
+        scores.update(by_statistic({task: list(rows.values()) for task, rows in records.items()}, metadata))
+    settings = {"seed": seed, "draws": draws, "tasks": kinds, "metadata": metadata}
+    scores[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(PROG, files, settings)
     scoring_cli.write_results(scores, args.out)
     return 0
+
+
+def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+    """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and
+    settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``."""
+    settings = recorded.get("settings")
+    if not isinstance(settings, dict):
+        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no settings")
+    metadata = settings.get("metadata") or {}
+    seed, draws, kinds = settings.get("seed", DEFAULT_SEED), settings.get("draws", DEFAULT_DRAWS), settings.get("tasks")
+    if not isinstance(metadata, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in (seed, draws)):
+        raise ValueError(f"{scoring_cli.SCORE_INPUTS}: malformed settings {settings!r}")
+    kinds = _kinds(",".join(kinds)) if isinstance(kinds, list) else list(KINDS)
+    records, _, _ = _collect(files, kinds, seed, draws, metadata)
+    return records

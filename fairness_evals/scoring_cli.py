@@ -16,7 +16,11 @@ scoring. This module does the rest, the same way for every benchmark:
 * settings (:func:`metadata`): ``--metadata JSON`` gives task-metadata-style settings (the keys a task's YAML
   ``metadata`` or lm-eval's ``--metadata`` take, e.g. ``{"fact_or_fair_min_coverage": 0.5}``), passed as a dict
   to the benchmark's scoring;
-* output (:func:`write_results`): strict JSON, ``null`` for NaN and infinities.
+* output (:func:`write_results`): strict JSON, ``null`` for NaN and infinities;
+* provenance (:func:`score_inputs`): beside the tasks, one entry ``"score_inputs"`` records what was scored: the
+  benchmark, every file read (its absolute path, sha256 and, for a samples file, task, harness, run and model) and
+  the settings the documents and scores were built with. ``fairness-evals compare`` rebuilds the per-document
+  records from it (:func:`recorded_files` checks the files still match their hashes).
 
 Import-light like :mod:`fairness_evals.jsonio`: no numpy, no benchmark.
 """
@@ -24,6 +28,7 @@ Import-light like :mod:`fairness_evals.jsonio`: no numpy, no benchmark.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import sys
 from collections.abc import Iterable, Iterator
@@ -314,3 +319,63 @@ def note(prog: str, message: str) -> None:
 def write_results(results: dict[str, Any], out: str | None) -> None:
     """The ``{task: {metric: value}}`` results as strict JSON, to ``out`` or standard output."""
     jsonio.write_json(results, out)
+
+
+#: The key of the score output that records what was scored (never a task name: tasks start with a benchmark's name).
+SCORE_INPUTS = "score_inputs"
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def score_inputs(benchmark: str, files: list[InputFile], settings: dict[str, Any]) -> dict[str, Any]:
+    """The ``"score_inputs"`` entry of a score output: ``benchmark``, the ``files`` read (absolute path and sha256;
+    a samples file's task, harness, run and model too) and the ``settings`` its documents and scores were built
+    with (JSON values), so that ``compare`` can rebuild every document's record exactly as ``score`` did."""
+    from fairness_evals import __version__
+
+    entries = []
+    for f in files:
+        entry: dict[str, Any] = {"path": str(f.path.resolve()), "sha256": file_sha256(f.path)}
+        if f.is_samples:
+            entry.update(task=f.task, harness=f.harness, run=f.run, model=f.model)
+        entries.append(entry)
+    return {"benchmark": benchmark, "fairness_evals_version": __version__, "responses": entries, "settings": settings}
+
+
+def recorded_files(recorded: dict[str, Any], where: Path) -> list[InputFile]:
+    """The files a score output (``where``) read, as recorded in its ``"score_inputs"``, each checked against its
+    sha256. A file is looked for at its recorded path, else by its name beside the score output; a file found
+    nowhere, or whose content no longer matches the recorded hash, is an error naming it."""
+    entries = recorded.get("responses")
+    if not isinstance(entries, list) or not entries:
+        raise ValueError(f"{where}: {SCORE_INPUTS} names no responses file")
+    files = []
+    for entry in entries:
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str) or not entry.get("sha256"):
+            raise ValueError(f"{where}: {SCORE_INPUTS}: each responses entry needs its path and sha256")
+        recorded_path = Path(entry["path"])
+        candidates = [recorded_path, where.parent / recorded_path.name]
+        path = next((c for c in candidates if c.is_file()), None)
+        if path is None:
+            raise ValueError(
+                f"{where}: its responses file {recorded_path} is not there (nor {candidates[1]}); keep the responses "
+                "beside the score output or at the path it was scored from"
+            )
+        found = file_sha256(path)
+        if found != entry["sha256"]:
+            raise ValueError(
+                f"{where}: {path} no longer matches the responses it was scored from (sha256 {found[:12]}..., "
+                f"recorded {str(entry['sha256'])[:12]}...); score the file again"
+            )
+        task = entry.get("task")
+        files.append(
+            InputFile(path, task if isinstance(task, str) else None, str(entry.get("harness") or ""),
+                      str(entry.get("run") or ""), str(entry.get("model") or ""))
+        )  # fmt: skip
+    return files

@@ -1,11 +1,17 @@
 """Reading the runs ``compare`` compares: lm-eval / lmms-eval output folders (or results files) with their
-``--log_samples`` files.
+``--log_samples`` files, and ``fairness-evals score`` outputs with the responses they were scored from.
 
 One run is one model's results, read through the report's reader (:func:`fairness_evals.report.load.load_runs`,
 which merges the results files of one model that cover different tasks). A folder holding several models, or two
 runs of one model that answer the same task, is an error naming them: give each run's own folder or results file.
 A task's records come from its samples file beside the results file; every line must name its document, and a
 document answered twice is an error naming both lines.
+
+A score output (the JSON ``fairness-evals score <benchmark> --out FILE`` writes) records what it scored under
+``"score_inputs"`` (:func:`fairness_evals.scoring_cli.score_inputs`): the responses or samples files with their
+sha256 and the settings. Its tasks' records are rebuilt from those files by the benchmark's own ``score`` path
+(``<benchmark>_tasks.cli.compare_records``), after each file is checked against its recorded hash; the run's
+name is the score output's file name (without ``.json``).
 """
 
 from __future__ import annotations
@@ -27,8 +33,10 @@ class TaskRun:
     metrics: dict[str, Any]
     metadata: dict[str, Any]
     samples: Path | None
-    source: Path  # the results file
+    source: Path  # the results file (or score output)
     run: Any = None  # the report's Run (for the reason a metric is undefined)
+    #: A score output's records (document id -> record), rebuilt from its responses; None for a harness run.
+    records: dict[str, Any] | None = None
 
 
 @dataclass
@@ -46,9 +54,13 @@ class RunInput:
 
 
 def load_run(path: str) -> RunInput:
-    """The run at ``path`` (a folder or results file of one model), or ValueError naming what is wrong."""
+    """The run at ``path`` (a folder or results file of one model, or a score output), or ValueError naming what is
+    wrong."""
     from fairness_evals.report.load import load_runs, models
 
+    score_output = _score_output(Path(path))
+    if score_output is not None:
+        return load_score_output(path, score_output)
     runs = load_runs([path])
     grouped = models(runs)
     if len(grouped) > 1:
@@ -71,10 +83,74 @@ def from_model(model: Any, path: str) -> RunInput:
     return out
 
 
+#: The benchmark command modules whose score outputs ``compare`` reads (each has ``compare_records``).
+SCORE_MODULES = {"fact_or_fair": "fact_fair_tasks.cli", "fairlens": "fairlens_tasks.cli", "iris": "iris_tasks.cli"}
+
+
+def _score_output(path: Path) -> dict[str, Any] | None:
+    """The JSON of a score output at ``path``, None for anything else (a folder, a harness results file)."""
+    from fairness_evals.scoring_cli import SCORE_INPUTS
+
+    if not path.is_file() or path.suffix != ".json":
+        return None
+    try:
+        data = jsonio.loads_strict(jsonio.read_text(path, "score output"))
+    except ValueError:
+        return None  # not strict JSON: a harness results file (bare NaN) or not ours; the report's reader says why
+    if not isinstance(data, dict) or "results" in data:
+        return None
+    if SCORE_INPUTS not in data:
+        if (
+            data
+            and all(isinstance(v, dict) for v in data.values())
+            and any(str(k).startswith(("fact_or_fair", "fairlens", "iris")) for k in data)
+        ):
+            raise ValueError(
+                f"{path}: a score output that does not record its responses ({SCORE_INPUTS}); score them again with "
+                "this version of fairness-evals, which records them, to compare it"
+            )
+        return None
+    return data
+
+
+def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
+    """The run of a score output: its tasks' metrics as reported, their records rebuilt from the recorded responses
+    (each file checked against its sha256) by the benchmark's ``score`` code."""
+    import importlib
+
+    from fairness_evals.scoring_cli import SCORE_INPUTS, recorded_files
+
+    where = Path(path)
+    recorded = data[SCORE_INPUTS]
+    benchmark = recorded.get("benchmark") if isinstance(recorded, dict) else None
+    if benchmark not in SCORE_MODULES:
+        raise ValueError(f"{where}: {SCORE_INPUTS} names no benchmark compare reads ({benchmark!r})")
+    module = importlib.import_module(SCORE_MODULES[benchmark])
+    files = recorded_files(recorded, where)
+    try:
+        records = module.compare_records(recorded, files)
+    except ValueError as error:
+        raise ValueError(f"{where}: its responses no longer score as recorded: {error}") from None
+    out = RunInput(path=path, model=where.name.removesuffix(".json"))
+    for task, metrics in data.items():
+        if task == SCORE_INPUTS or not isinstance(metrics, dict):
+            continue
+        found = records.get(task)
+        out.tasks[task] = TaskRun(task, metrics, {}, None, where, None, None if found is None else dict(found))
+    return out
+
+
 def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
-    """Document id -> record of ``task``'s samples file, in file order. A missing file, a line that names no
-    document and a document answered twice are errors naming the file (and line)."""
+    """Document id -> record of ``task``'s samples file, in file order (a score output's task: its rebuilt records,
+    in the form the samples log them). A missing file, a line that names no document and a document answered twice
+    are errors naming the file (and line)."""
+    if task.records is not None:
+        if not task.records:
+            raise ValueError(f"{task.source}: {task.task} has no records")
+        return {doc_id: json.loads(json.dumps(record)) for doc_id, record in task.records.items()}
     if task.samples is None:
+        if task.run is None:  # a score output's task without records (e.g. a --by-statistic entry)
+            raise ValueError(f"{task.source}: {task.task} has no records in the responses it was scored from")
         raise ValueError(
             f"{task.source}: {task.task} has no samples file beside its results; run the harness with --log_samples"
         )
