@@ -450,7 +450,9 @@ def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: P
     for cached in (documents._profile_draws, documents._subjective_columns, documents._subjective_documents):
         cached.cache_clear()
     scores = _run_score(tmp_path, lines)
-    assert list(scores) == ["fact_or_fair_objective"] and scores["fact_or_fair_objective"]["parsed"] == 198
+    assert (
+        list(scores) == ["fact_or_fair_objective", "score_inputs"] and scores["fact_or_fair_objective"]["parsed"] == 198
+    )
     for cached in (documents._profile_draws, documents._subjective_columns, documents._subjective_documents):
         assert cached.cache_info().currsize == 0, cached
     code = (
