@@ -36,6 +36,7 @@ import numpy as np
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.fairlens_open import FairLensOpen
 from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.iris import Iris
 from fairness_evals.compare.problem import Adapter, Problem, finite
@@ -43,7 +44,7 @@ from fairness_evals.compare.runs import RunInput, TaskRun, read_records
 from metrics.paired import holm
 
 #: The benchmarks ``compare`` knows.
-ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens(), Iris(), Generation())
+ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens(), FairLensOpen(), Iris(), Generation())
 
 FAIRER = {True: "B fairer", False: "A fairer"}
 HIGHER = {True: "B higher", False: "A higher"}
@@ -183,7 +184,7 @@ def _compare_task(
         return _rows(adapter, baseline, other, task, options, a, b, problem_a, problem_b, identical, pairs)
     if not options.unpaired:
         check_same_documents(adapter, a, b)
-    records_a, records_b = read_records(a, adapter), read_records(b, adapter)
+    records_a, records_b = _records(adapter, a), _records(adapter, b)
     seen[task] = (records_a, records_b)
     if not options.unpaired and set(records_a) != set(records_b):
         missing = sorted(set(records_a) - set(records_b))
@@ -201,6 +202,13 @@ def _compare_task(
     problem_b = adapter.problem(task, [records_b[k] for k in sorted(records_b)])
     identical = not options.unpaired and all(records_a[k] == records_b[k] for k in records_a)
     return _rows(adapter, baseline, other, task, options, a, b, problem_a, problem_b, identical)
+
+
+def _records(adapter: Adapter, task: TaskRun) -> dict[str, Any]:
+    """Document id -> record of ``task``'s samples, completed from its results where the adapter needs them."""
+    records = read_records(task, adapter)
+    complete = getattr(adapter, "complete_records", None)
+    return records if complete is None else complete(task, records)
 
 
 def _rows(
@@ -231,6 +239,10 @@ def _rows(
             " is fairer" if measure.fairness else " is better"
         )
         reason = _not_comparable(a, b, name, baseline.name, other.name, identical, adapter.min_coverage)
+        reason = reason or next(
+            (f"{label}: {p.unavailable}" for p, label in ((problem_a, baseline.name), (problem_b, other.name))
+             if p.unavailable), "",
+        )  # fmt: skip
         for member_a, member_b in members:  # a roll-up's interval is backed where its members' are
             reason = reason or _withheld(member_a, member_b, name, baseline.name, other.name, identical)
         reason = (

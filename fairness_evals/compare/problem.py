@@ -56,6 +56,9 @@ class Problem:
     #: each run is resampled on its own, never aligned unit by unit.
     independent: bool = False
     notes: list[str] = field(default_factory=list)
+    #: Why this run's metrics cannot be recomputed from its samples ("" when they can): every metric of the task is
+    #: then not comparable, with this reason (FairLens open-ended: the judgements are not in the judge cache).
+    unavailable: str = ""
 
     def __post_init__(self) -> None:
         if (self.cells is None) == (self.matrix is None):
@@ -84,7 +87,7 @@ class Problem:
             units=self.units[order], strata=self.strata[order], n_cells=self.n_cells, measures=self.measures,
             cells=None if self.cells is None else self.cells[order],
             matrix=None if self.matrix is None else self.matrix[order], what=self.what, notes=self.notes,
-            rescaled=self.rescaled, independent=self.independent,
+            rescaled=self.rescaled, independent=self.independent, unavailable=self.unavailable,
         )  # fmt: skip
 
 
@@ -108,7 +111,9 @@ class Adapter(Protocol):
         """The :class:`Problem` of one task's records (in document-id order)."""
 
     # Optional: ``groups`` ({group: member tasks}) and ``group_problem(group, {task: records})`` for a group's
-    # roll-ups computed from its members' records (FairLens's model-level means).
+    # roll-ups computed from its members' records (FairLens's model-level means); ``complete_records(task_run,
+    # records) -> records`` for records that need the run's results besides its samples (FairLens open-ended: each
+    # answer's judgement, read from the judge cache the results name).
 
 
 def finite(value: Any) -> bool:

@@ -1,0 +1,254 @@
+"""FairLens open-ended tasks for ``compare``: each answer's judgement from the judge cache, images as the units.
+
+**Where the judge's scores come from.** The open-ended tasks judge in their aggregation, once per task, after
+lmms-eval has logged every sample (:mod:`fairlens_tasks.open_scoring`): a samples line holds the answer's text and
+its six-field record (question, gender, race, age band, image, answer id = 16 hex digits of the text's sha256), never
+its score. Every judgement the run used is in the on-disk judgement cache (:mod:`fairlens_tasks.judging.cache`),
+keyed by content: (judge identity, prompt version, answer id), with the answer's full sha256 beside it. So ``compare``
+reads each answer's judgement from the cache (``FAIRLENS_JUDGE_CACHE``, else the default cache file, as the run and
+``fairness-evals judge`` use), under the judge identity the results record (``judge`` and ``judge_settings``:
+model, temperature, token limit, JSON mode) and their ``judge_prompt_version``, checking the full sha256 against the
+text in the samples. An answer without a cached judgement, or with an ``invalid`` one, is unjudged, as in the run
+(a failed call is never cached).
+
+A task is **not comparable**, with the reason, when the run was not judged (``judge`` = ``none``: its scores are
+NaN), when there is no cache file, or when the cache does not hold exactly the judgements the run counted
+(``judged`` in the results: fewer when the cache is another one or was cleared, more when answers were judged again
+after the run); and, as for every task, when the recomputed scores do not reproduce the reported ones. Both runs must
+have the same ``judge`` and ``judge_prompt_version`` (a provenance value, like the corpus's): two judges are two
+instruments.
+
+**Units and statistics.** Images, resampled within the task's own collapsed (gender, race, age band) strata, each
+image's answers in the task's unit x cell layout (pooled and per-group sums of score, judged, flagged and answers:
+:func:`fairlens_tasks.open_scoring._unit_matrix`); every metric with an interval in the task
+(:func:`fairlens_tasks.open_scoring.interval_specs`): ``oe_bias_mean``, ``oe_flag_rate`` (the headline pair), their
+per-group values (ratios of sums: the basic interval of the paired difference) and ``oe_bias_gap_<attribute>``
+(max - min of group means: :func:`metrics.paired.maxima_difference`). Unjudged answers count in no mean, as in the
+task. The group ``fairlens_open`` pools each headline metric over the three domains weighted by their answers (as
+lmms-eval's ``weight_by_size`` roll-up): the images resampled once for all three domains.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from fairness_evals.compare.problem import Measure, Problem
+from metrics.bootstrap import StatisticSpec
+
+TASKS = re.compile(r"fairlens_open_(?:hiring|legal|healthcare)")
+DOMAIN_TASKS = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
+#: The group's roll-ups (``fairlens_tasks/open_ended/fairlens_open.yaml``) that are scores.
+ROLLUPS = ("oe_bias_mean", "oe_flag_rate")
+JUDGED, INVALID, MISSING = "judged", "invalid", "missing"
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a run's judgements were read: the judge identity and prompt version of its results, the cache file, and
+    why they cannot be used ("" when they can)."""
+
+    judge: str
+    prompt_version: str
+    cache: str
+    problem: str = ""
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One open-ended answer with its judgement: ``status`` judged, invalid or missing (no cached judgement), the
+    score (biased opinions / opinions; 0 unless judged; a blank answer is judged 0 without a call), and where it was
+    read."""
+
+    record: tuple[int, int, int, int, int, str]
+    status: str
+    score: float
+    source: Source
+
+
+class FairLensOpen:
+    name = "fairlens"
+    provenance = ("seed", "sample_fraction", "corpus_sha256", "data_version", "judge", "judge_prompt_version")
+    min_coverage = "fairlens_min_judged, default 0.8"
+    groups: ClassVar[dict[str, tuple[str, ...]]] = {"fairlens_open": DOMAIN_TASKS}
+
+    def owns(self, task: str) -> bool:
+        return bool(TASKS.fullmatch(task))
+
+    def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
+        from fairlens_tasks.judging.cache import response_id
+
+        payload = row.get("answers")
+        if not isinstance(payload, Mapping) or not payload.get("id") or not isinstance(payload.get("record"), list):
+            raise ValueError(
+                f"{where}: not a FairLens open-ended sample (no answers id and record); run with --log_samples"
+            )
+        record, text = payload["record"], payload.get("response")
+        if len(record) != 6 or not isinstance(text, str) or record[5] != response_id(text):
+            raise ValueError(f"{where}: the answers record of {payload['id']!r} does not match its answer text")
+        return str(payload["id"]), (tuple(record), text)
+
+    def complete_records(self, task: Any, records: dict[str, Any]) -> dict[str, Answer]:
+        """Each answer of ``task`` (a :class:`fairness_evals.compare.runs.TaskRun`) with its judgement from the
+        cache the run used (module docstring)."""
+        texts = {record[5]: text for record, text in records.values()}
+        source, outcomes = read_judgements(task.metrics, texts)
+        out = {}
+        for doc_id, (record, _) in records.items():
+            outcome = outcomes.get(record[5])
+            if outcome is None:
+                out[doc_id] = Answer(record, MISSING, 0.0, source)
+            elif outcome.judged:
+                out[doc_id] = Answer(record, JUDGED, float(outcome.score), source)
+            else:
+                out[doc_id] = Answer(record, INVALID, 0.0, source)
+        if not source.problem:
+            found, reported = sum(a.status == JUDGED for a in out.values()), task.metrics.get("judged")
+            if isinstance(reported, (int, float)) and found != reported:
+                problem = (
+                    f"{int(reported) - found} of the {int(reported)} answers the run judged have no judgement in the "
+                    f"judge cache {source.cache} ({source.judge}, prompt {source.prompt_version}); compare reads "
+                    "each answer's judgement from the cache the run used: set FAIRLENS_JUDGE_CACHE to it"
+                    if found < reported
+                    else f"the judge cache {source.cache} holds judgements of {found} answers where the run judged "
+                    f"{int(reported)} (answers judged again after the run, e.g. by fairness-evals judge); the run's "
+                    "reported scores cannot be recomputed answer by answer"
+                )
+                source = Source(source.judge, source.prompt_version, source.cache, problem)
+                out = {k: Answer(a.record, a.status, a.score, source) for k, a in out.items()}
+        return out
+
+    def problem(self, task: str, records: Sequence[Answer]) -> Problem:
+        return problem_from_arrays(*_arrays(records), unavailable=_unavailable(records))
+
+    def group_problem(self, group: str, records: Mapping[str, Sequence[Answer]]) -> Problem:
+        """The ``fairlens_open`` roll-ups: the images resampled once for the three domains (each domain's cells side
+        by side; an image a domain lacks adds nothing there), each roll-up the answers-weighted mean of the domain
+        values (NaN when one is NaN)."""
+        from fairlens_tasks import open_scoring
+
+        layout = open_scoring.LAYOUT
+        parts = [_unit_matrix(*_arrays(records[task])) for task in self.groups[group]]
+        units = np.unique(np.concatenate([p[0] for p in parts]))
+        width = layout.n_cells
+        matrix = np.zeros((len(units), width * len(parts)))
+        strata = np.zeros(len(units), dtype=np.int64)
+        for d, (own, counts, codes) in enumerate(parts):
+            rows = np.searchsorted(units, own)
+            matrix[rows, d * width : (d + 1) * width] = counts
+            strata[rows] = codes
+        specs = open_scoring.interval_specs()
+        measures = {
+            name: Measure(_weighted_over_domains(specs[name], len(parts), width), open_scoring.HIGHER_IS_BETTER[name])
+            for name in ROLLUPS
+        }
+        from fairlens_tasks.scoring import resampling_strata
+
+        unavailable = next((u for task in self.groups[group] if (u := _unavailable(records[task]))), "")
+        return Problem(units=units, strata=resampling_strata(strata), n_cells=matrix.shape[1], measures=measures,
+                       matrix=matrix, what="images", unavailable=unavailable)  # fmt: skip
+
+
+def read_judgements(metrics: Mapping[str, Any], texts: Mapping[str, str]) -> tuple[Source, dict[str, Any]]:
+    """(where, ``answer id -> Outcome``) of the answers ``texts`` (``answer id -> text``) under the judge and prompt
+    version the results ``metrics`` record, from ``FAIRLENS_JUDGE_CACHE`` or the default cache file."""
+    from fairlens_tasks.judging.cache import JudgmentCache, ids_and_shas
+    from fairlens_tasks.judging.config import ENV, default_cache_path
+
+    judge, version = str(metrics.get("judge") or "none"), str(metrics.get("judge_prompt_version") or "")
+    cache = Path(os.environ.get(ENV["cache"]) or default_cache_path()).expanduser()
+    if judge in ("none", ""):
+        why = "the run was not judged (judge: none): judge its answers with FAIRLENS_JUDGE set during the run"
+        return Source(judge, version, str(cache), why), {}
+    identity, why = judge_identity(judge, metrics.get("judge_settings"))
+    if why:
+        return Source(judge, version, str(cache), why), {}
+    if not cache.is_file():
+        why = f"no judge cache at {cache}; set FAIRLENS_JUDGE_CACHE to the cache the run used"
+        return Source(identity, version, str(cache), why), {}
+    shas = ids_and_shas(texts.values())
+    with JudgmentCache(cache) as opened:
+        outcomes = opened.get_many(identity, version, shas)
+    return Source(identity, version, str(cache)), outcomes
+
+
+def judge_identity(judge: str, settings: Any) -> tuple[str, str]:
+    """(the judge's cache identity, "") from the results' ``judge`` and ``judge_settings``; ("", why) if unreadable."""
+    from fairlens_tasks.judging.config import BACKENDS, JudgeSettings
+
+    backend, _, model = judge.partition(":")
+    try:
+        recorded = json.loads(settings) if isinstance(settings, str) else None
+    except json.JSONDecodeError:
+        recorded = None
+    if backend not in BACKENDS or not model or not isinstance(recorded, dict):
+        return "", f"the results' judge_settings do not name a judge's settings ({settings!r:.80})"
+    try:
+        config = JudgeSettings(
+            backend, model, temperature=float(recorded["temperature"]), max_tokens=int(recorded["max_tokens"]),
+            json_mode=bool(recorded.get("json_mode", True)),
+        )  # fmt: skip
+    except (KeyError, TypeError, ValueError):
+        return "", f"the results' judge_settings lack the judge's temperature or token limit ({settings!r:.80})"
+    return config.identity, ""
+
+
+def problem_from_arrays(ints: np.ndarray, judged: np.ndarray, score: np.ndarray, *, unavailable: str = "") -> Problem:
+    """The :class:`Problem` of one open-ended task from arrays over its answers: the first five record fields (n x 5
+    ints), whether each answer is judged and its score (0 unless judged; a blank answer is judged, score 0, and stays
+    in the means as in the task: it lowers only the coverage)."""
+    from fairlens_tasks import open_scoring
+    from fairlens_tasks.scoring import resampling_strata
+
+    units, matrix, codes = _unit_matrix(ints, judged, score)
+    measures = {
+        name: Measure(spec, open_scoring.HIGHER_IS_BETTER[name]) for name, spec in open_scoring.interval_specs().items()
+    }
+    return Problem(units=units, strata=resampling_strata(codes), n_cells=matrix.shape[1], measures=measures,
+                   matrix=matrix, what="images", unavailable=unavailable)  # fmt: skip
+
+
+def _arrays(records: Sequence[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ints = np.asarray([a.record[:5] for a in records], dtype=np.int64).reshape(len(records), 5)
+    judged = np.array([a.status == JUDGED for a in records], dtype=bool)
+    score = np.array([a.score for a in records], dtype=np.float64)
+    return ints, judged, score
+
+
+def _unit_matrix(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(image ids, image x cell matrix, sampling stratum code of each image) in the task's own layout."""
+    from fairlens_tasks import open_scoring
+
+    flagged = judged & (score > open_scoring.FLAG_THRESHOLD)
+    return open_scoring._unit_matrix(ints, score, judged.astype(np.float64), flagged.astype(np.float64))
+
+
+def _unavailable(records: Sequence[Answer]) -> str:
+    return records[0].source.problem if records else ""
+
+
+def _weighted_over_domains(spec: StatisticSpec, n: int, width: int) -> StatisticSpec:
+    """The answers-weighted mean over ``n`` domains (blocks of ``width`` columns) of one domain statistic, as the
+    ``fairlens_open`` group pools it (:func:`fairlens_tasks.open_scoring.pooled_over_domains`)."""
+    from fairlens_tasks import open_scoring
+
+    answers = open_scoring.LAYOUT.pooled("answers")
+    parts = [slice(d * width, (d + 1) * width) for d in range(n)]
+
+    def pooled(c: np.ndarray) -> np.ndarray:
+        values = np.column_stack([np.asarray(spec.function(c[:, part])) for part in parts])
+        weights = np.column_stack([c[:, part][:, answers] for part in parts])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.sum(values * weights, axis=1) / np.sum(weights, axis=1)
+
+    return StatisticSpec(pooled, "basic", spec.bounds)
+
+
+__all__ = ["Answer", "FairLensOpen", "Source", "judge_identity", "problem_from_arrays", "read_judgements"]
