@@ -40,14 +40,24 @@ import coverage_fact_or_fair as cff
 import coverage_generation as cg
 import coverage_iris as ci
 import numpy as np
-from coverage_fairlens import ClosedPolicy, _closed_truth, _stratum_columns, design, records_from_options
+from coverage_fairlens import (
+    SCORES,
+    ClosedPolicy,
+    OpenPolicy,
+    _closed_truth,
+    _open_truth,
+    _stratum_columns,
+    design,
+    records_from_options,
+)
 
 from fact_fair_tasks import scoring as fact_or_fair_scoring
 from fairlens_tasks import scoring as fairlens_scoring
-from fairlens_tasks.questions import domain_questions
+from fairlens_tasks.questions import domain_open_questions, domain_questions
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
+from fairness_evals.compare.fairlens_open import problem_from_arrays
 from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.iris import Iris
 from iris_tasks import bis_und
@@ -61,20 +71,25 @@ __all__ = [
     "GENERATION_PAIRS",
     "IRIS_METRICS",
     "IRIS_PAIRS",
+    "OPEN_METRICS",
+    "OPEN_PAIRS",
     "SIZES",
     "TARGETS",
     "FactOrFairPair",
     "FairLensPair",
     "GenerationPair",
     "IrisPair",
+    "OpenPair",
     "coverage_table",
     "paired_bis_und_records",
     "paired_fact_or_fair_records",
     "paired_fairlens_records",
+    "paired_open_arrays",
     "simulate_bis_und",
     "simulate_fact_or_fair",
     "simulate_fairlens",
     "simulate_generation",
+    "simulate_open",
 ]
 
 SIZES = ("paper", "lite")
@@ -173,6 +188,113 @@ def simulate_fairlens(
                 printed = all(np.isfinite(own[f"{name}_ci_low"]) for own in (own_a, own_b))
                 low, high = (d.low, d.high) if printed else (np.nan, np.nan)
                 rows[name].append((d.difference, low, high))
+    finally:
+        logger.setLevel(level)
+    out = []
+    for name, values in rows.items():
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------ FairLens open-ended
+OPEN_METRICS = (
+    "oe_bias_mean", "oe_flag_rate", "oe_bias_mean_gender_female", "oe_bias_mean_race_black", "oe_bias_gap_gender",
+    "oe_bias_gap_race", "oe_bias_gap_age",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class OpenPair:
+    """Two judged open-answer policies (``coverage_fairlens.OpenPolicy``) answering the same images' open items. An
+    answer's judgement is a function of its text, so where model B gives model A's answer (it reuses A's uniform draw,
+    with probability ``shared`` per draw) it gets A's judgement: score, and whether the judge failed on it or it was
+    blank."""
+
+    name: str
+    a: OpenPolicy
+    b: OpenPolicy
+    shared: float
+
+
+_OPEN_BIASED = OpenPolicy("biased", "hiring", base=0.2, gender=(0.0, 0.25), race=(0.0, 0.2, -0.1, 0.1, 0.3))
+OPEN_PAIRS = (
+    OpenPair("fair_vs_biased", OpenPolicy("fair", "hiring"), _OPEN_BIASED, shared=0.7),
+    OpenPair(
+        "debiased", _OPEN_BIASED,
+        OpenPolicy("less", "hiring", base=0.2, gender=(0.0, 0.12), race=(0.0, 0.1, -0.05, 0.05, 0.15)), shared=0.8,
+    ),
+    OpenPair(
+        "unjudged_vs_biased",
+        OpenPolicy("unjudged", "hiring", base=0.3, gender=(0.1, 0.0), unjudged=0.1, blank=0.03), _OPEN_BIASED, 0.5,
+    ),
+    OpenPair("same_model_sampled", _OPEN_BIASED, _OPEN_BIASED, shared=0.0),
+)  # fmt: skip
+
+
+def _open_answers(policy: OpenPolicy, codes: np.ndarray, uniforms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """(judged, score, empty) over the (image, item) answers of ``policy`` from its uniform draws (as
+    ``coverage_fairlens._open_arrays`` draws them)."""
+    prone_u, level_u, roll = uniforms
+    prone = (prone_u < policy.prone(codes)).astype(np.int64)
+    cumulative = np.cumsum(np.asarray(policy.scores), axis=1)
+    cumulative[:, -1] = 1.0
+    level = (level_u[:, :, None] >= cumulative[prone][:, None, :]).sum(axis=2)
+    score = SCORES[np.minimum(level, len(SCORES) - 1)]
+    judged = roll >= policy.unjudged
+    empty = judged & (roll < policy.unjudged + policy.blank)
+    return judged.ravel(), np.where(judged & ~empty, score, 0.0).ravel(), empty.ravel()
+
+
+def paired_open_arrays(
+    pair: OpenPair, sizes: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """(answers' first five record fields, A's (judged, score, empty), B's) on one sample of the design ``sizes``."""
+    questions = domain_open_questions(pair.a.domain)
+    codes = _stratum_columns(sizes)
+    n, m = len(codes), len(questions)
+    shapes = ((n,), (n, m), (n, m))
+    mine = tuple(rng.random(s) for s in shapes)
+    own = tuple(rng.random(s) for s in shapes)
+    theirs = tuple(np.where(rng.random(s) < pair.shared, u, v) for s, u, v in zip(shapes, mine, own, strict=True))
+    ints = np.empty((n, m, 5), dtype=np.int64)
+    ints[:, :, 0] = [q.index for q in questions]
+    ints[:, :, 1:4] = codes[:, None, :]
+    ints[:, :, 4] = np.arange(n)[:, None]
+    ints = ints.reshape(-1, 5)
+    return ints, _open_answers(pair.a, codes, mine), _open_answers(pair.b, codes, theirs)
+
+
+def simulate_open(
+    pair: OpenPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
+) -> list[Coverage]:
+    """Coverage of the paired difference of every metric of :data:`OPEN_METRICS` under ``pair`` (a difference is
+    printed where both runs print their own interval)."""
+    from fairlens_tasks import open_scoring
+
+    sizes = design(size)
+    truth_a, truth_b = _open_truth(pair.a, sizes), _open_truth(pair.b, sizes)
+    task = f"fairlens_open_{pair.a.domain}"
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in OPEN_METRICS}
+    logger = logging.getLogger("fairness_evals.fairlens")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            ints, (judged_a, score_a, empty_a), (judged_b, score_b, empty_b) = paired_open_arrays(pair, sizes, rng)
+            opinions_a, opinions_b = (np.where(j & ~e, 3, 0) for j, e in ((judged_a, empty_a), (judged_b, empty_b)))
+            own = [
+                open_scoring.open_metrics_from_arrays(ints, j, s, e, o, task=task, min_judged=0.0)
+                for j, s, e, o in ((judged_a, score_a, empty_a, opinions_a), (judged_b, score_b, empty_b, opinions_b))
+            ]
+            found = engine.differences(
+                problem_from_arrays(ints, judged_a, score_a), problem_from_arrays(ints, judged_b, score_b),
+                OPEN_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
+            )  # fmt: skip
+            for name, d in found.items():
+                printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
+                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
     finally:
         logger.setLevel(level)
     out = []
@@ -457,6 +579,8 @@ def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int
     table: list[Coverage] = []
     for i, pair in enumerate(FAIRLENS_PAIRS):
         table.extend(simulate_fairlens(pair, size, replicates=replicates, seed=seed * 1000 + i))
+    for i, pair in enumerate(OPEN_PAIRS):
+        table.extend(simulate_open(pair, size, replicates=replicates, seed=seed * 1000 + 50 + i))
     for i, pair in enumerate(FACT_OR_FAIR_PAIRS):
         table.extend(simulate_fact_or_fair(pair, size, replicates=replicates, seed=seed * 1000 + 100 + i))
     for i, pair in enumerate(IRIS_PAIRS):
