@@ -82,7 +82,8 @@ def test_export_also_writes_the_open_ended_documents_and_score_skips_their_answe
     only_closed = tmp_path / "closed-responses.jsonl"
     only_closed.write_text("".join(json.dumps({"id": x["id"], "response": CANNOT_TELL}) + "\n" for x in closed))
     assert main([*argv, str(only_closed)]) == 0
-    assert json.loads(capsys.readouterr().out) == json.loads(captured.out)
+    rescored, first = json.loads(capsys.readouterr().out), json.loads(captured.out)
+    assert rescored.pop("score_inputs") != first.pop("score_inputs") and rescored == first  # another responses file
 
 
 def test_score_reproduces_the_metrics_of_a_policy(
@@ -96,7 +97,7 @@ def test_score_reproduces_the_metrics_of_a_policy(
                  "--responses", str(responses), "--out", str(out)])  # fmt: skip
     assert code == 0
     scores = json.loads(out.read_text())
-    assert list(scores) == ["fairlens_hiring", "fairlens_legal", "fairlens_healthcare", "fairlens"]
+    assert list(scores) == ["fairlens_hiring", "fairlens_legal", "fairlens_healthcare", "fairlens", "score_inputs"]
     assert set(scores["fairlens_legal"]) == set(scoring.ALL_METRICS)
     assert scores["fairlens_hiring"]["soundness"] == pytest.approx(6 / 21)
     assert scores["fairlens_legal"]["soundness"] == pytest.approx(8 / 9)
@@ -118,7 +119,7 @@ def test_score_of_a_subset_says_what_is_missing(
                  "--responses", str(responses)]) == 0  # fmt: skip
     captured = capsys.readouterr()
     scores = json.loads(captured.out)
-    assert list(scores) == ["fairlens_legal"]
+    assert list(scores) == ["fairlens_legal", "score_inputs"]
     assert scores["fairlens_legal"]["answers"] == 9 and scores["fairlens_legal"]["images_evaluated"] == 1
     assert scores["fairlens_legal"]["soundness"] == pytest.approx(0.0)
     assert scores["fairlens_legal"]["adverse_rate_gender_female"] is None  # NaN, written as null
