@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from fairlens_tasks.settings import CLI, DEFAULT_SAMPLE_FRACTION, DEFAULT_SEED, Settings, build_settings
@@ -181,8 +182,7 @@ def score_documents(
 
     ``metadata`` holds the ``--metadata`` settings; ``fairlens_min_coverage`` goes to the scoring.
     """
-    from fairlens_tasks.normalise import normalise
-    from fairlens_tasks.scoring import PROVENANCE, ROLLUPS, compute_metrics, model_level_mean, record_for
+    from fairlens_tasks.scoring import PROVENANCE, ROLLUPS, compute_metrics, model_level_mean
     from fairness_evals.aggregation import provenance_value
 
     settings = _scoring_settings(metadata or {})
@@ -193,7 +193,7 @@ def score_documents(
         missing[task] = len(docs) - len(answered)
         if not answered:
             continue
-        records = [record_for(doc, normalise(replies[doc["id"]], doc["options"])) for doc in answered]
+        records = list(records_of(answered, replies).values())
         metrics: dict[str, Any] = dict(compute_metrics(records, task=task, **settings))
         for name in PROVENANCE:
             metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
@@ -204,6 +204,18 @@ def score_documents(
             name: model_level_mean([out[t][name] for t in domain_tasks], [0] * 3, False) for name in ROLLUPS
         }
     return out, missing
+
+
+def records_of(docs: list[dict[str, Any]], replies: dict[str, Any]) -> dict[str, Any]:
+    """Document id -> record of the ``docs`` that have a reply, in document order (the records ``score`` scores)."""
+    from fairlens_tasks.normalise import normalise
+    from fairlens_tasks.scoring import record_for
+
+    return {
+        doc["id"]: record_for(doc, normalise(replies[doc["id"]], doc["options"]))
+        for doc in docs
+        if doc["id"] in replies
+    }
 
 
 #: ``--metadata`` keys -> keyword arguments of :func:`fairlens_tasks.scoring.compute_metrics`.
@@ -220,14 +232,14 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     return {SCORING_KEYS[key]: value for key, value in metadata.items()}
 
 
-def score(args: argparse.Namespace) -> int:
+def _collect(
+    args: argparse.Namespace, files: list[scoring_cli.InputFile]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any], int]:
+    """The documents per task, the replies (document id -> reply) and the number of open-ended answers skipped, from
+    ``files`` with the corpus settings of ``args``: the one path of ``score`` and ``compare``."""
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents, task_name
 
-    metadata = scoring_cli.metadata(args.metadata, "fairlens_")
-    _scoring_settings(metadata)  # a bad key fails before the corpus is loaded
-    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_fairlens_*.jsonl file")
-    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
     lines = list(scoring_cli.read_lines(files))  # bad input fails before the corpus is loaded
     corpus = load_corpus(corpus_settings(args))
     domains = chosen_domains(args)
@@ -239,6 +251,26 @@ def score(args: argparse.Namespace) -> int:
         return {doc["id"] for d in domains for doc in iter_open_documents(corpus, d)}
 
     replies, skipped = read_replies(lines, docs_by_task, open_ids)
+    return docs_by_task, replies, skipped
+
+
+#: The corpus options ``score`` records (``score_inputs.settings``) and ``compare`` reads back; paths absolute.
+_RECORDED = ("corpus", "sample_fraction", "seed", "image_list", "skip_bad_input", "hf_split", "hf_columns", "label_map")
+
+
+def _absolute(value: Any) -> Any:
+    """A local path as an absolute one (``hf:`` names, JSON text and other values as given)."""
+    if isinstance(value, str) and value and not value.startswith("hf:") and Path(value).exists():
+        return str(Path(value).resolve())
+    return value
+
+
+def score(args: argparse.Namespace) -> int:
+    metadata = scoring_cli.metadata(args.metadata, "fairlens_")
+    _scoring_settings(metadata)  # a bad key fails before the corpus is loaded
+    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_fairlens_*.jsonl file")
+    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    docs_by_task, replies, skipped = _collect(args, files)
     if skipped:
         scoring_cli.note(PROG, f"skipped {skipped} open-ended answers (judge them with fairness-evals judge)")
     if not replies:
@@ -248,5 +280,21 @@ def score(args: argparse.Namespace) -> int:
         if count:
             total = len(docs_by_task[task])
             scoring_cli.note(PROG, f"{task}: scored {total - count} of {total} documents ({count} without a response)")
+    settings = {name: _absolute(getattr(args, name)) for name in _RECORDED}
+    settings.update(domain=chosen_domains(args), metadata=metadata)
+    results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(PROG, files, settings)
     scoring_cli.write_results(results, args.out)
     return 0
+
+
+def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+    """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and corpus
+    settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``. The corpus must still be
+    where it was scored from (its fingerprint is checked by ``compare``: ``corpus_sha256``)."""
+    settings = recorded.get("settings")
+    if not isinstance(settings, dict) or not settings.get("corpus"):
+        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no corpus settings")
+    args = argparse.Namespace(**{name: settings.get(name) for name in _RECORDED}, domain=settings.get("domain"))
+    args.skip_bad_input = bool(args.skip_bad_input)
+    docs_by_task, replies, _ = _collect(args, files)
+    return {task: found for task, docs in docs_by_task.items() if (found := records_of(docs, replies))}

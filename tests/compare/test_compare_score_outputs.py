@@ -215,3 +215,51 @@ def test_a_score_output_and_a_harness_run_of_the_same_documents_are_compared(
     # a harness run on other documents (another seed) is refused naming the difference
     other = _score(_responses(tmp_path / "seeded.jsonl", base), tmp_path / "seeded.json", "--seed", "3")
     assert re.search("seed differs", _refused(capsys, str(harness), str(other)))
+
+
+@pytest.fixture(scope="module")
+def faces_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from faces import make_utkface_folder
+
+    root = tmp_path_factory.mktemp("utkface")
+    make_utkface_folder(root, 2)
+    return root
+
+
+def _fairlens_score(corpus: Path, lines: list[dict], policy, out: Path) -> Path:
+    responses = out.with_suffix(".jsonl")
+    rng = random.Random(5)
+    with responses.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(json.dumps({"id": line["id"], "response": policy(line["meta"], rng)}) + "\n")
+    argv = ["score", "fairlens", "--corpus", str(corpus), "--sample-fraction", "1", "--responses", str(responses)]
+    assert main([*argv, "--out", str(out)]) == 0
+    return out
+
+
+def test_fairlens_score_outputs_pair_by_image(faces_folder: Path, tmp_path: Path) -> None:
+    """FairLens score outputs: the records are rebuilt from the corpus and the responses (the corpus is loaded
+    again from its recorded path); the same answers give no detectable difference, a model that answers soundly where
+    the other guesses is found different, and the fairlens roll-ups are compared too."""
+    docs = tmp_path / "docs.jsonl"
+    argv = ["export", "fairlens", "--corpus", str(faces_folder), "--sample-fraction", "1", "--questions", "closed"]
+    assert main([*argv, "--out", str(docs)]) == 0
+    lines = [json.loads(line) for line in docs.read_text().splitlines()]
+
+    def guess(meta: dict, rng: random.Random) -> str:
+        return rng.choice(meta["options"])
+
+    def sound(meta: dict, rng: random.Random) -> str:
+        return meta["sound_answer"] if rng.random() < 0.9 else rng.choice(meta["options"])
+
+    a = _fairlens_score(faces_folder, lines, guess, tmp_path / "guess-a.json")
+    b = _fairlens_score(faces_folder, lines, guess, tmp_path / "guess-b.json")
+    c = _fairlens_score(faces_folder, lines, sound, tmp_path / "sound.json")
+    assert json.loads(a.read_text())["score_inputs"]["settings"]["corpus"] == str(faces_folder.resolve())
+    rows = _rows(_compare(tmp_path, a, b))
+    compared = [r for r in rows if not r["verdict"].startswith("not comparable")]
+    assert {r["task"] for r in compared} >= {"fairlens_hiring", "fairlens_legal", "fairlens_healthcare", "fairlens"}
+    assert all(r["verdict"] == "no detectable difference" and r["difference"] == 0 for r in compared)
+    rows = {(r["task"], r["metric"]): r for r in _rows(_compare(tmp_path, a, c))}
+    for task in ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare", "fairlens"):
+        assert rows[(task, "soundness")]["verdict"] == "B higher", rows[(task, "soundness")]
