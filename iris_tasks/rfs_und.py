@@ -302,6 +302,14 @@ def score_interval(
     seed: int | None = None,
 ) -> tuple[float, float, str | None]:
     """The ``rfs_und_score`` interval (module docstring, "Interval"): (low, high, reason if NaN)."""
+    jsd_norms, sds_norms = resampled_norms(probe, rec, n_resamples=n_resamples, seed=seed)
+    return interval_of_norms(jsd_norms, sds_norms, norm_jsd, norm_sds)
+
+
+def resampled_norms(
+    probe: np.ndarray, rec: np.ndarray, *, n_resamples: int | None = None, seed: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The JSD and SDS norms of the resamples behind :func:`score_interval` (finite values only)."""
     n_resamples = BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
     seed = BOOTSTRAP_SEED if seed is None else seed
     rounds, round_strata = probe_round_counts(probe)
@@ -315,10 +323,17 @@ def score_interval(
     sds = sds_from_counts(counts.reshape(-1, UNMAPPABLE_INDEX + 1, len(COMBINATIONS)))
     jsd_norms = np.linalg.norm(np.stack([jsd[name] for name in JSD_NAMES], axis=1), axis=1)
     sds_norms = np.linalg.norm(np.stack([sds[name] for name in SDS_NAMES], axis=1), axis=1)
-    jsd_norms, sds_norms = jsd_norms[np.isfinite(jsd_norms)], sds_norms[np.isfinite(sds_norms)]
+    return jsd_norms[np.isfinite(jsd_norms)], sds_norms[np.isfinite(sds_norms)]
+
+
+def interval_of_norms(
+    jsd_norms: np.ndarray, sds_norms: np.ndarray, norm_jsd: float, norm_sds: float, confidence: float = CONFIDENCE
+) -> tuple[float, float, str | None]:
+    """The score interval at ``confidence`` from the resampled norms (:func:`resampled_norms`): (low, high, reason
+    if NaN)."""
     if not (jsd_norms.size and sds_norms.size):
         return math.nan, math.nan, "no resample has every JSD and SDS value (too few probe answers or images)"
-    alpha = (1.0 - CONFIDENCE) / 2.0
+    alpha = (1.0 - confidence) / 2.0
     j_low_q, j_high_q = np.quantile(jsd_norms, [alpha, 1.0 - alpha])
     a_low_q, a_high_q = np.quantile(sds_norms, [alpha, 1.0 - alpha])
     bias = float(np.mean(jsd_norms)) - norm_jsd
