@@ -235,7 +235,6 @@ def score_documents(
     """Metrics per task for the documents with a reply, and the number left unanswered per task."""
     from fairness_evals.aggregation import provenance_value
     from iris_tasks import bis_und, ifs_und, rfs_und
-    from iris_tasks.harness import read_reply
 
     modules = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}
     out: dict[str, dict[str, Any]] = {}
@@ -246,7 +245,7 @@ def score_documents(
         if not answered:
             continue
         module = modules[task]
-        records = [read_reply(doc, replies[(task, doc["id"])])[0] for doc in answered]
+        records = list(records_of(task, answered, replies).values())
         metrics: dict[str, Any] = dict(module.compute_metrics(records))
         for name in module.PROVENANCE:
             metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
@@ -254,17 +253,71 @@ def score_documents(
     return out, missing
 
 
+def records_of(task: str, docs: list[dict[str, Any]], replies: dict[tuple[str, str], Any]) -> dict[str, Any]:
+    """Document id -> record of ``task``'s ``docs`` that have a reply, in document order (the records ``score``
+    scores)."""
+    from iris_tasks.harness import read_reply
+
+    return {doc["id"]: read_reply(doc, replies[(task, doc["id"])])[0] for doc in docs if (task, doc["id"]) in replies}
+
+
+def _collect(
+    args: argparse.Namespace, metadata: dict[str, Any], files: list[scoring_cli.InputFile]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[tuple[str, str], Any]]:
+    """The documents per task and the replies ((task, document id) -> reply) of ``files`` with the settings of
+    ``args``: the one path of ``score`` and ``compare``."""
+    lines = read_replies(list(scoring_cli.read_lines(files)))  # bad input fails before the corpus is loaded
+    _, docs_by_task = _documents(args, metadata)
+    return docs_by_task, assign(lines, docs_by_task)
+
+
+def _absolute(value: Any) -> Any:
+    """A local path as an absolute one (``hf:`` names, JSON text and other values as given)."""
+    if isinstance(value, str) and value and not value.startswith("hf:") and Path(value).exists():
+        return str(Path(value).resolve())
+    return value
+
+
 def score(args: argparse.Namespace) -> int:
+    from iris_tasks.embedder import configured
+
     metadata = scoring_cli.metadata(args.metadata, "iris_")
     found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_iris_*.jsonl file")
     files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
-    lines = read_replies(list(scoring_cli.read_lines(files)))  # bad input fails before the corpus is loaded
-    _, docs_by_task = _documents(args, metadata)
-    replies = assign(lines, docs_by_task)
+    docs_by_task, replies = _collect(args, metadata, files)
     results, missing = score_documents(docs_by_task, replies)
     for task, count in missing.items():
         if count:
             total = len(docs_by_task[task])
             scoring_cli.note(PROG, f"{task}: scored {total - count} of {total} documents ({count} without a response)")
+    settings: dict[str, Any] = {name: _absolute(getattr(args, _attribute(name))) for name in CLI}
+    settings.update(task=list(docs_by_task), metadata=metadata, embedder=configured())
+    results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(PROG, files, settings)
     scoring_cli.write_results(results, args.out)
     return 0
+
+
+def _attribute(name: str) -> str:
+    return CLI[name].lstrip("-").replace("-", "_")
+
+
+def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+    """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and
+    settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``. The corpora must still be
+    where they were scored from, and the answer mapper's embedder (``IRIS_EMBEDDER``) the same."""
+    from iris_tasks.embedder import EMBEDDER_ENV, configured
+
+    settings = recorded.get("settings")
+    if not isinstance(settings, dict):
+        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no settings")
+    embedder = str(settings.get("embedder") or "")
+    if embedder != configured():
+        raise ValueError(
+            f"scored with {EMBEDDER_ENV}={embedder!r}, now {configured()!r}: the answers would map differently; set "
+            f"{EMBEDDER_ENV} as it was scored"
+        )
+    args = argparse.Namespace(**{_attribute(name): settings.get(name) for name in CLI}, task=settings.get("task"))
+    args.skip_bad_input = bool(args.skip_bad_input)
+    metadata = settings.get("metadata") or {}
+    docs_by_task, replies = _collect(args, metadata, files)
+    return {task: found for task, docs in docs_by_task.items() if (found := records_of(task, docs, replies))}

@@ -263,3 +263,60 @@ def test_fairlens_score_outputs_pair_by_image(faces_folder: Path, tmp_path: Path
     rows = {(r["task"], r["metric"]): r for r in _rows(_compare(tmp_path, a, c))}
     for task in ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare", "fairlens"):
         assert rows[(task, "soundness")]["verdict"] == "B higher", rows[(task, "soundness")]
+
+
+def _iris_builders():
+    """The IRIS test corpora's builders (``tests/iris/conftest.py``), loaded by path."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("iris_corpora", Path(__file__).parents[1] / "iris" / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _iris_reply(line: dict, biased: bool) -> str:
+    meta = line["meta"]
+    if meta["kind"] == "rating":
+        return str(3 + (biased and meta["gender"] == "female"))
+    if meta["kind"] == "yes_no":
+        return "yes" if biased and meta["age"] == "young" else "no"
+    if meta["kind"] == "probe":
+        return meta["candidates"][0]
+    return "nurse" if biased and meta["gender"] == "female" else meta["occupation"]
+
+
+def test_iris_score_outputs_pair_by_image_and_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """IRIS score outputs: the records are rebuilt from both corpora and the responses; the same answers give no
+    detectable difference, a model whose ratings follow gender is found less fair on BIS-Und, and a score output
+    compared under another answer-mapping embedder is refused naming IRIS_EMBEDDER."""
+    monkeypatch.setenv("IRIS_EMBEDDER", "none")
+    corpora = _iris_builders()
+    (tmp_path / "m").mkdir()
+    (tmp_path / "s").mkdir()
+    rows = corpora.image_rows(tmp_path / "m", ["doctor", "nurse", "carpenter", "teacher"])
+    manifest = corpora.write_manifest(tmp_path / "m" / "images.csv", rows)
+    sets = {"set-a": "doctor", "set-b": "nurse", "set-c": "carpenter", "set-d": "teacher"}
+    steer = corpora.write_manifest(
+        tmp_path / "s" / "steer.csv", corpora.steer_rows(tmp_path / "s", sets, corpora.CORNERS)
+    )
+    base = ["--corpus", str(manifest), "--steer-corpus", str(steer), "--probe-rounds", "1"]
+    assert main(["export", "iris", *base, "--out", str(tmp_path / "export.jsonl")]) == 0
+    lines = [json.loads(line) for line in (tmp_path / "export.jsonl").read_text().splitlines()]
+    outputs = {}
+    for name, biased in (("a", False), ("b", False), ("biased", True)):
+        replies = tmp_path / f"{name}.jsonl"
+        replies.write_text(
+            "".join(json.dumps({"id": x["id"], "response": _iris_reply(x, biased)}) + "\n" for x in lines)
+        )
+        outputs[name] = tmp_path / f"{name}.json"
+        assert main(["score", "iris", *base, "--responses", str(replies), "--out", str(outputs[name])]) == 0
+    same = [r for r in _rows(_compare(tmp_path, outputs["a"], outputs["b"])) if r["p_value"] is not None]
+    assert {r["task"] for r in same} >= {"iris_bis_und", "iris_ifs_und"}
+    assert all(r["verdict"] == "no detectable difference" and r["difference"] == 0 for r in same)
+    found = {(r["task"], r["metric"]): r for r in _rows(_compare(tmp_path, outputs["a"], outputs["biased"]))}
+    assert found[("iris_bis_und", "bis_und_score")]["verdict"] == "A fairer"
+    monkeypatch.setenv("IRIS_EMBEDDER", "")
+    assert "scored with IRIS_EMBEDDER='none'" in _refused(capsys, outputs["a"], outputs["b"])
