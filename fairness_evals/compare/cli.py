@@ -1,4 +1,7 @@
-"""``fairness-evals compare RUN_A RUN_B [RUN_C ...] [--baseline RUN] [--alpha 0.05] [--json FILE]``."""
+"""``fairness-evals compare RUN_A RUN_B [RUN_C ...] [--baseline RUN] [--alpha 0.05] [--json FILE]``.
+
+A RUN is a harness output folder or results file (with ``--log_samples``) or a ``fairness-evals score`` output
+(:mod:`fairness_evals.compare.runs`)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ from fairness_evals import jsonio
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "runs", nargs="+", metavar="RUN",
-        help="lm-eval / lmms-eval --output_path folder or results file of one model, run with --log_samples",
+        help="lm-eval / lmms-eval --output_path folder or results file of one model, run with --log_samples; or a "
+        "`fairness-evals score` output (its JSON file: the responses it recorded are read again and checked)",
     )  # fmt: skip
     parser.add_argument(
         "--baseline", metavar="RUN",
