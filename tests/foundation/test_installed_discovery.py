@@ -205,7 +205,43 @@ def test_lmms_eval_runs_our_task_with_no_flags(installed_bin: Path, tmp_path: Pa
 
 def test_lmms_eval_runs_from_the_tasks_dir_copy_with_the_hook_off(installed_bin: Path, tmp_path: Path) -> None:
     env = offline_env(tmp_path, FAIRNESS_EVALS_AUTOLOAD="0")
-    folder = run([str(installed_bin / "fairness-evals"), "tasks-dir", "lmms-eval"], env=env, cwd=tmp_path).stdout.strip()
+    folder = run(
+        [str(installed_bin / "fairness-evals"), "tasks-dir", "lmms-eval"], env=env, cwd=tmp_path
+    ).stdout.strip()
     assert "task-roots" in folder  # lmms-eval takes one folder: the cached copy of our three benchmarks' YAMLs
     results = _fairlens_dummy_eval(installed_bin, tmp_path, "--include_path", folder, FAIRNESS_EVALS_AUTOLOAD="0")
     assert results["unparsed_rate,none"] == pytest.approx(_unparsed_yes_rate())
+
+
+def test_lmms_eval_finds_our_model_backends_in_the_installed_copy(installed_bin: Path, tmp_path: Path) -> None:
+    code = (
+        "import json, sys; from lmms_eval.models import get_model; "
+        "classes = [get_model(name) for name in ('from_folder', 'diffusers_t2i')]; "
+        "print(json.dumps([[c.__module__, sys.modules[c.__module__].__file__] for c in classes]))"
+    )
+    out = run([str(installed_bin / "python"), "-c", code], env=offline_env(tmp_path), cwd=tmp_path).stdout
+    found = json.loads(out.strip().splitlines()[-1])
+    assert [module for module, _ in found] == [
+        "fairness_evals.generation.from_folder",
+        "fairness_evals.generation.diffusers_t2i",
+    ]
+    assert all(path.startswith(str(installed_bin.parent)) for _, path in found)  # the wheel's copy, not the checkout
+
+
+def test_report_and_check_work_from_the_installed_copy(installed_bin: Path, tmp_path: Path) -> None:
+    code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective", "--log_samples")
+    assert code == 0 and results is not None, log[-3000:]
+    env = offline_env(tmp_path)
+    report = tmp_path / "report.html"
+    run(
+        [str(installed_bin / "fairness-evals"), "report", str(tmp_path / "out"), "--out", str(report)],
+        env=env,
+        cwd=tmp_path,
+    )
+    assert "fact_or_fair_objective" in report.read_text(encoding="utf-8")
+    # The dummy model's "lol" parses as nothing: every score is null for coverage, and the gate says so.
+    gate = run(
+        [str(installed_bin / "fairness-evals"), "check", str(tmp_path / "out"), "--tasks", "fact_or_fair_objective"],
+        env=env, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    assert gate.returncode != 0 and "coverage" in (gate.stdout + gate.stderr)
