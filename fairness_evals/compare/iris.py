@@ -10,8 +10,13 @@
   group difference (:mod:`metrics.iris.gap_band`, coverage 1.00). The difference is the Bonferroni combination of the
   two runs' own intervals (:func:`metrics.paired.union_difference`): valid, conservative, and blind to the pairing,
   so only large differences are detected.
-- ``iris_rfs_und`` has two kinds of units (probe rounds and corpus images, resampled independently) and an interval
-  built from bounds of two norms; ``compare`` has no paired form for it yet (reported as such).
+- ``iris_rfs_und``: two kinds of units (probe rounds and corpus images, resampled independently) and a score whose
+  JSD half is a plug-in divergence of sparse probe wins, biased upward by more than the bootstrap shows; the task's
+  valid interval is built from bounds of the two norms, less the bootstrap bias once more
+  (:func:`iris_tasks.rfs_und.interval_of_norms`). A basic interval of a resampled difference inherits the bias of
+  each run's JSD half, which does not cancel between models with different probes; so, as for IFS-Und, the
+  difference is the Bonferroni combination of the two runs' own intervals (:func:`metrics.paired.union_difference`):
+  valid, conservative and blind to the pairing. The score is NaN (not comparable) on an unbalanced corpus.
 
 Each ``--log_samples`` line carries the document id under ``iris_answer`` and the record under every metric name.
 """
@@ -50,11 +55,7 @@ class Iris:
             return _bis_und(records)
         if task == "iris_ifs_und":
             return _ifs_und(records)
-        from iris_tasks import ifs_und, rfs_und
-
-        rec = ifs_und.records_array(records, rfs_und.WIDTH)
-        return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=1, measures={},
-                       cells=np.zeros(len(rec), dtype=np.int64), what="answers")  # fmt: skip
+        return _rfs_und(records)
 
 
 def _bis_und(records: Sequence[Any]) -> Problem:
@@ -107,5 +108,55 @@ def _ifs_interval(rec: np.ndarray) -> Callable[[float], tuple[float, float]]:
         low = ifs_und.level_magnitude({name: b[0] for name, b in bounds.items()})
         high = ifs_und.level_magnitude({name: b[1] for name, b in bounds.items()})
         return dimension_score(high, "IFS-Und"), dimension_score(low, "IFS-Und")
+
+    return at
+
+
+def _rfs_und(records: Sequence[Any]) -> Problem:
+    """RFS-Und: one cell per answer (a probe answer's combination x winner, then a corpus answer's predicted class x
+    combination; unparsed and unmapped answers none), the score from the two count tables, and the run's interval at
+    any level for :func:`metrics.paired.union_difference`."""
+    from iris_tasks import ifs_und, rfs_und
+    from iris_tasks.vocabulary import COMBINATIONS, UNMAPPABLE_INDEX
+
+    rec = ifs_und.records_array(records, rfs_und.WIDTH)
+    probe = rec[rec[:, 0] == rfs_und.PROBE]
+    corpus = rec[rec[:, 0] == rfs_und.RECOGNITION][:, 1:]
+    n_comb, n_probe = len(COMBINATIONS), len(COMBINATIONS) * rfs_und.N_OCC
+    cells = np.full(len(rec), -1, dtype=np.int64)
+    is_probe = rec[:, 0] == rfs_und.PROBE
+    won = is_probe & (rec[:, 3] >= 0)
+    cells[won] = rec[won, 2] * rfs_und.N_OCC + rec[won, 3]
+    is_corpus = np.flatnonzero(rec[:, 0] == rfs_und.RECOGNITION)
+    mapped = corpus[:, 2] >= 0
+    cells[is_corpus[mapped]] = n_probe + rfs_und._recognition_cells(corpus[mapped])
+    n_cells = n_probe + (UNMAPPABLE_INDEX + 1) * n_comb
+
+    def score(c: np.ndarray) -> np.ndarray:
+        wins = c[:, :n_probe].reshape(-1, n_comb, rfs_und.N_OCC)
+        counts = c[:, n_probe:].reshape(-1, UNMAPPABLE_INDEX + 1, n_comb)
+        return rfs_und.score_from_parts(rfs_und.jsd_from_wins(wins), rfs_und.sds_from_counts(counts))
+
+    measure = Measure(StatisticSpec(score), rfs_und.HIGHER_IS_BETTER["rfs_und_score"],
+                      run_interval=_rfs_interval(probe, corpus))  # fmt: skip
+    return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=n_cells,
+                   measures={"rfs_und_score": measure}, cells=cells, what="answers")  # fmt: skip
+
+
+def _rfs_interval(probe: np.ndarray, corpus: np.ndarray) -> Callable[[float], tuple[float, float]]:
+    """The run's ``rfs_und_score`` interval at any level: the task's resamples (seed and count) and bounds."""
+    from iris_tasks import rfs_und
+
+    norms: list[tuple[np.ndarray, np.ndarray, float, float]] = []
+
+    def at(confidence: float) -> tuple[float, float]:
+        if not norms:  # resampled once, at the first level asked
+            jsd = rfs_und.jsd_point(rfs_und._wins(probe))
+            sds = rfs_und.sds_point(corpus)
+            norm_jsd = float(np.linalg.norm([jsd[n] for n in rfs_und.JSD_NAMES]))
+            norm_sds = float(np.linalg.norm([sds[n] for n in rfs_und.SDS_NAMES]))
+            norms.append((*rfs_und.resampled_norms(probe, corpus), norm_jsd, norm_sds))
+        low, high, _ = rfs_und.interval_of_norms(*norms[0], confidence=confidence)
+        return low, high
 
     return at
