@@ -19,7 +19,7 @@ from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
 from metrics.paired import MeanOfMaxima, Spec
 
-#: The closed-ended domain tasks (the open-ended ones need the judge's scores, which the samples do not carry).
+#: The closed-ended domain tasks (the open-ended ones: :mod:`fairness_evals.compare.fairlens_open`).
 TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
 #: Metrics that do not measure fairness: their verdicts say "higher", not "fairer".
 NOT_FAIRNESS = frozenset({"soundness"})

@@ -24,7 +24,9 @@ image's answers in the task's unit x cell layout (pooled and per-group sums of s
 (:func:`fairlens_tasks.open_scoring.interval_specs`): ``oe_bias_mean``, ``oe_flag_rate`` (the headline pair), their
 per-group values (ratios of sums: the basic interval of the paired difference) and ``oe_bias_gap_<attribute>``
 (max - min of group means: :func:`metrics.paired.maxima_difference`). Unjudged answers count in no mean, as in the
-task. The group ``fairlens_open`` pools each headline metric over the three domains weighted by their answers (as
+task. The resampling is the rescaled one (``n - 1`` images drawn in a stratum of ``n``, weighted ``n / (n - 1)``):
+at the README's quick size (301 images) strata of 5-10 images made the plain one's flag-rate differences cover
+0.90-0.92. The group ``fairlens_open`` pools each headline metric over the three domains weighted by their answers (as
 lmms-eval's ``weight_by_size`` roll-up): the images resampled once for all three domains.
 """
 
@@ -153,7 +155,7 @@ class FairLensOpen:
 
         unavailable = next((u for task in self.groups[group] if (u := _unavailable(records[task]))), "")
         return Problem(units=units, strata=resampling_strata(strata), n_cells=matrix.shape[1], measures=measures,
-                       matrix=matrix, what="images", unavailable=unavailable)  # fmt: skip
+                       matrix=matrix, what="images", rescaled=True, unavailable=unavailable)  # fmt: skip
 
 
 def read_judgements(metrics: Mapping[str, Any], texts: Mapping[str, str]) -> tuple[Source, dict[str, Any]]:
@@ -212,7 +214,7 @@ def problem_from_arrays(ints: np.ndarray, judged: np.ndarray, score: np.ndarray,
         name: Measure(spec, open_scoring.HIGHER_IS_BETTER[name]) for name, spec in open_scoring.interval_specs().items()
     }
     return Problem(units=units, strata=resampling_strata(codes), n_cells=matrix.shape[1], measures=measures,
-                   matrix=matrix, what="images", unavailable=unavailable)  # fmt: skip
+                   matrix=matrix, what="images", rescaled=True, unavailable=unavailable)  # fmt: skip
 
 
 def _arrays(records: Sequence[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -73,6 +73,7 @@ __all__ = [
     "IRIS_PAIRS",
     "OPEN_METRICS",
     "OPEN_PAIRS",
+    "RFS_PAIRS",
     "SIZES",
     "TARGETS",
     "FactOrFairPair",
@@ -80,6 +81,7 @@ __all__ = [
     "GenerationPair",
     "IrisPair",
     "OpenPair",
+    "RfsPair",
     "coverage_table",
     "paired_bis_und_records",
     "paired_fact_or_fair_records",
@@ -90,6 +92,7 @@ __all__ = [
     "simulate_fairlens",
     "simulate_generation",
     "simulate_open",
+    "simulate_rfs_und",
 ]
 
 SIZES = ("paper", "lite")
@@ -497,6 +500,62 @@ def simulate_bis_und(
     return out
 
 
+# ------------------------------------------------------------------------------------------------ IRIS RFS-Und
+@dataclass(frozen=True)
+class RfsPair:
+    """Two ``coverage_iris`` RFS-Und models (a probe kind and a recognition kind each) on the same probe and corpus
+    design. Their draws are independent: the difference (:func:`metrics.paired.union_difference` of the runs' own
+    intervals) does not use the pairing."""
+
+    name: str
+    a: tuple[str, str]
+    b: tuple[str, str]
+
+
+RFS_PAIRS = (
+    RfsPair("decisive_vs_moderate", ("moderate", "fair"), ("decisive", "gender")),
+    RfsPair("greedy_vs_moderate", ("moderate", "fair"), ("greedy", "multi")),
+    RfsPair("same_model_sampled", ("decisive", "gender"), ("decisive", "gender")),
+)
+
+
+def _rfs_rows(model: tuple[str, str], size: str, rng: np.random.Generator) -> np.ndarray:
+    from iris_tasks import rfs_und
+
+    shape = ci.SIZES[size]
+    probe = ci.draw_probe(model[0], shape["probe_rounds"], rng)
+    recognition = ci.draw_recognition(ci.recognition_model(model[1]), shape["per_cell"], rng)
+    return np.concatenate([probe, np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])])
+
+
+def simulate_rfs_und(pair: RfsPair, size: str, *, replicates: int, seed: int) -> list[Coverage]:
+    """Coverage of the RFS-Und score difference under ``pair`` (printed where both runs print their interval)."""
+    from iris_tasks import rfs_und
+
+    per_cell = ci.SIZES[size]["per_cell"]
+    truth_a, truth_b = (ci.rfs_truth(m[0], ci.recognition_model(m[1]), per_cell) for m in (pair.a, pair.b))
+    adapter, task, name = Iris(), "iris_rfs_und", "rfs_und_score"
+    rng = np.random.default_rng(seed)
+    rows: list[tuple[float, float, float]] = []
+    logger = logging.getLogger("fairness_evals.iris")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            rec_a, rec_b = _rfs_rows(pair.a, size, rng), _rfs_rows(pair.b, size, rng)
+            own = [rfs_und.compute_metrics(r) for r in (rec_a, rec_b)]
+            d = engine.differences(
+                adapter.problem(task, rec_a), adapter.problem(task, rec_b), [name],
+                engine.Settings(seed=rep), task=task,
+            )[name]  # fmt: skip
+            printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
+            rows.append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
+    finally:
+        logger.setLevel(level)
+    est, low, high = (np.array(column, dtype=np.float64) for column in zip(*rows, strict=True))
+    return [summarise(f"{size}/{pair.name}/{task}/{name}", truth_b - truth_a, est, low, high)]
+
+
 # ------------------------------------------------------------------------------------------------ generation
 @dataclass(frozen=True)
 class GenerationPair:
@@ -585,6 +644,8 @@ def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int
         table.extend(simulate_fact_or_fair(pair, size, replicates=replicates, seed=seed * 1000 + 100 + i))
     for i, pair in enumerate(IRIS_PAIRS):
         table.extend(simulate_bis_und(pair, size, replicates=replicates, seed=seed * 1000 + 200 + i))
+    for i, pair in enumerate(RFS_PAIRS):  # each replicate scores two runs with 1,000 resamples each: fewer replicates
+        table.extend(simulate_rfs_und(pair, size, replicates=max(1, replicates // 5), seed=seed * 1000 + 250 + i))
     for i, pair in enumerate(GENERATION_PAIRS):
         table.extend(simulate_generation(pair, size, replicates=replicates, seed=seed * 1000 + 300 + i))
     return table
