@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from coverage_compare import OpenPair, paired_open_arrays
+from coverage_compare import OPEN_PAIRS, TARGETS, OpenPair, paired_open_arrays, simulate_open
 from coverage_fairlens import OpenPolicy, _open_truth, design
 
 from fairlens_tasks import open_scoring
@@ -267,3 +267,20 @@ def test_the_model_level_roll_ups_resample_images_across_the_three_domains(tmp_p
                for r in domains if r["metric"] == "oe_bias_mean"]  # fmt: skip
     mean = np.average([r["difference"] for r in domains if r["metric"] == "oe_bias_mean"], weights=weights)
     assert group["oe_bias_mean"]["difference"] == pytest.approx(mean)
+
+
+@pytest.mark.parametrize("index", [0, 2, 3], ids=lambda i: OPEN_PAIRS[i].name)
+def test_open_ended_paired_differences_cover_at_the_quick_size(index: int) -> None:
+    """A seeded subset of ``coverage_compare``'s open-ended designs (docs/compare.md has 200 replicates per pair):
+    coverage pooled over the smooth differences within the Monte Carlo error of the lite bar, none three errors below
+    it, widths within 2x the estimate's spread (gaps: conservative bounds, within 6x)."""
+    replicates, target = 40, TARGETS["lite"]
+    rows = simulate_open(OPEN_PAIRS[index], "lite", replicates=replicates, seed=71 + index, n_resamples=500)
+    smooth = [c for c in rows if c.printed > 0 and not c.name.split("/")[-1].startswith("oe_bias_gap")]
+    gaps = [c for c in rows if c.printed > 0 and c.name.split("/")[-1].startswith("oe_bias_gap")]
+    assert {c.name.split("/")[-1] for c in smooth} >= {"oe_bias_mean", "oe_flag_rate"} and gaps
+    pooled = np.mean([c.coverage for c in smooth])
+    assert pooled >= target - 1.645 * np.sqrt(target * (1 - target) / replicates), pooled
+    for c in smooth + gaps:
+        assert c.coverage >= target - 3 * np.sqrt(target * (1 - target) / replicates), c
+        assert c.width_ratio <= (2.0 if c in smooth else 6.0), c

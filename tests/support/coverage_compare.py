@@ -82,6 +82,7 @@ __all__ = [
     "IrisPair",
     "OpenPair",
     "RfsPair",
+    "conservative",
     "coverage_table",
     "paired_bis_und_records",
     "paired_fact_or_fair_records",
@@ -649,3 +650,20 @@ def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int
     for i, pair in enumerate(GENERATION_PAIRS):
         table.extend(simulate_generation(pair, size, replicates=replicates, seed=seed * 1000 + 300 + i))
     return table
+
+
+#: Metrics whose difference is a difference of maxima (conservative bounds next to tied components).
+MAXIMA = ("parity_gap", "association_gap", "oe_bias_gap", "distance")
+
+
+def conservative(row: Coverage) -> str | None:
+    """Why a row's interval may be wider than the bar's 2x by design (``bench/coverage.py`` prints it), or None."""
+    task, metric = row.name.split("/")[-2:]
+    if task == "iris_rfs_und":
+        return (
+            "the Bonferroni combination of the two runs' own intervals (each conservative for the JSD half's bias), "
+            "blind to the pairing"
+        )
+    if metric.startswith(MAXIMA):
+        return "a difference of maxima: conservative bounds next to tied components (metrics.paired.maxima_difference)"
+    return None
