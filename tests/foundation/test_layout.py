@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -174,3 +175,14 @@ def test_every_import_goes_down_the_layers() -> None:
     assert wrong == []
     assert layer("fairness_evals.report.fairlens") == "top" and layer("fairlens_tasks.judging.cli") == "top"
     assert layer("fairness_evals.corpus.hub") == "shared" and layer("iris_tasks.gen_harness") == "iris_tasks"
+
+
+def test_the_sdist_holds_every_tracked_file(tmp_path: Path) -> None:
+    from hatchling.builders.sdist import SdistBuilder
+
+    (archive,) = SdistBuilder(str(REPO)).build(directory=str(tmp_path))
+    with tarfile.open(archive) as sdist:
+        names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    tracked = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True).stdout.split()
+    missing = sorted(name for name in tracked if name not in names and name != ".gitignore")
+    assert missing == []
