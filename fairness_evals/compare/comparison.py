@@ -113,6 +113,8 @@ def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple
         for group, members in getattr(adapter, "groups", {}).items():
             if group in baseline.tasks and group in other.tasks and all(m in records for m in members):
                 rows.extend(_compare_task(adapter, baseline, other, group, options, records, members))
+            elif group in baseline.tasks and group in other.tasks:
+                rows.extend(_without_members(baseline, other, group, members, options))
     comparable = [i for i, row in enumerate(rows) if row.verdict != NOT_COMPARABLE]
     adjusted = holm([rows[i].p_value for i in comparable])
     for i, p in zip(comparable, adjusted, strict=True):
@@ -202,6 +204,23 @@ def _compare_task(
     problem_b = adapter.problem(task, [records_b[k] for k in sorted(records_b)])
     identical = not options.unpaired and all(records_a[k] == records_b[k] for k in records_a)
     return _rows(adapter, baseline, other, task, options, a, b, problem_a, problem_b, identical)
+
+
+def _without_members(
+    baseline: RunInput, other: RunInput, group: str, members: Sequence[str], options: Options
+) -> list[Row]:
+    """A roll-up both runs report while a run lacks one of its members: each of its metrics is not comparable (the
+    roll-up is recomputed from every member's samples), naming the members missing."""
+    a, b = baseline.tasks[group], other.tasks[group]
+    absent = [f"{m} (not in {run.name})" for m in members for run in (baseline, other) if m not in run.tasks]
+    reason = f"{group} is compared from all its members' samples; missing: {', '.join(absent)}"
+    names = [
+        n for n in dict.fromkeys([*a.metrics, *b.metrics])
+        if not n.endswith("_coverage") and (f"{n}_coverage" in a.metrics or f"{n}_coverage" in b.metrics)
+        and (not options.metrics or any(fnmatch.fnmatchcase(n, p) or fnmatch.fnmatchcase(f"{group}/{n}", p)
+                                        for p in options.metrics))
+    ]  # fmt: skip
+    return [Row(group, n, baseline.name, other.name, _value(a, n), _value(b, n), reason=reason) for n in names]
 
 
 def _records(adapter: Adapter, task: TaskRun) -> dict[str, Any]:
