@@ -16,13 +16,24 @@ distance, which has no measured interval in the task either: not compared.
 
 Each ``--log_samples`` line carries the document (``doc``, with its ``id``) and its record under every metric name
 (``s_fact_gender`` is read).
+
+Groups. ``fact_or_fair_subjective`` (and ``_lite``, ``_mc``) report S_fair per axis as the unweighted mean over the
+four contexts (paper Table 2 "Subj."). The four contexts ask the same profile draws: document
+``<context>/<statistic>/<target>/s<k>/d<n>`` of every context shows the same options and background identity, so
+the unit of the group is the draw ``<statistic>/<target>/s<k>/d<n>``, answered four times (once per context) by each
+model. :meth:`FactOrFair.group_problem` resamples the draws once for all four contexts, within their (statistic,
+target, scenario) strata and rescaled as above, and each group mean is the mean over the contexts of that context's
+statistic (:func:`fact_fair_tasks.scoring._statistics` on its own design), NaN when one context's is NaN. The layout:
+one cell per draw (``n_cells`` = the draws), so a resample's counts are each draw's weight, and a sparse draw x
+(context, axis, cell, answer group) matrix with four answers per row (gender 76 + race 152 columns per context)
+turns them into the contexts' cell counts: memory and time grow with the draws, not with draws x columns.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -36,12 +47,28 @@ TASKS = re.compile(
 NOT_FAIRNESS = ("s_fact", "distance")
 #: Stratum label offset between the two axes of the objective task.
 _AXIS_STRATUM = 10_000
+#: The subjective contexts (``fact_fair_tasks.items.CONTEXTS``), in the groups' order.
+CONTEXTS = ("base", "representativeness", "attribution", "ingroup")
+#: The scores a group mean is compared for (smooth means; the groups report S_fair per axis).
+GROUP_SCORES = ("s_fact", "s_e", "s_kld", "s_fair")
+#: Record fields that name a profile draw (the same in every context); the draws of the four contexts line up only
+#: where these agree.
+_DRAW_FIELDS = (
+    "statistic", "target", "truth_gender", "truth_race", "identity_gender", "identity_race", "positive", "scenario",
+    "options_gender", "options_race", "conventions",
+)  # fmt: skip
 
 
 class FactOrFair:
     name = "fact_or_fair"
     provenance = ("seed", "documents_sha256")
     min_coverage = "fact_or_fair_min_coverage, default 0.5"
+
+    #: The subjective groups: S_fair per axis averaged over the four contexts (:meth:`group_problem`).
+    groups: ClassVar[dict[str, tuple[str, ...]]] = {
+        f"fact_or_fair_subjective{variant}": tuple(f"fact_or_fair_subjective_{c}{variant}" for c in CONTEXTS)
+        for variant in ("", "_lite", "_mc")
+    }
 
     def owns(self, task: str) -> bool:
         return bool(TASKS.fullmatch(task))
@@ -97,6 +124,21 @@ class FactOrFair:
                     measures[name] = Measure(spec, scoring.HIGHER_IS_BETTER[name], True)
         return Problem(units=units, strata=strata, n_cells=n_cells, measures=measures, cells=cells, what="documents",
                        rescaled=not objective)  # fmt: skip
+
+    def group_problem(self, group: str, records: Mapping[str, Sequence[Any]]) -> Problem:
+        """The group means over the four contexts (``records``: each member task's records, in document-id order):
+        the profile draws are the units, resampled once for all four contexts (module docstring)."""
+        from fact_fair_tasks import scoring
+
+        members = self.groups[group]
+        arrays = [scoring._records_array(records[task]) for task in members]
+        keys = [_draw_keys(scoring, rec) for rec in arrays]
+        problem_of = _draws_problem(scoring, group, members, arrays, keys)
+        if isinstance(problem_of, str):  # the contexts' draws do not line up: every mean is not comparable
+            undefined = _group_measures(scoring, lambda c: {n: [np.full(len(c), np.nan)] * 2 for n in GROUP_SCORES})
+            return Problem(units=np.arange(1), strata=np.zeros(1, dtype=np.int64), n_cells=1, measures=undefined,
+                           cells=np.zeros(1, dtype=np.int64), what="profile draws", unavailable=problem_of)  # fmt: skip
+        return problem_of
 
 
 def _axis_counts(designs: list[Any], axis: int, c: np.ndarray) -> np.ndarray:
@@ -171,3 +213,117 @@ def _spec(statistics: Callable[[np.ndarray], dict[str, np.ndarray]], name: str) 
             "max_t", (0.0, np.inf),
         )  # fmt: skip
     return StatisticSpec(lambda c: statistics(c)[name], "basic", (0.0, 1.0))
+
+
+def _draw_keys(scoring: Any, rec: np.ndarray) -> np.ndarray:
+    """Each record's profile draw as (stratum, rank): its (statistic, target, scenario) stratum and its position among
+    the stratum's records in document-id order (``.../s<k>/d<n>``: the draw ``n``), as (R, 2)."""
+    f = scoring._F
+    stratum = (rec[:, f["statistic"]] * 2 + rec[:, f["target"]]) * 3 + rec[:, f["scenario"]]
+    order = np.argsort(stratum, kind="stable")
+    rank = np.empty(len(rec), dtype=np.int64)
+    sorted_strata = stratum[order]
+    first = np.searchsorted(sorted_strata, sorted_strata, side="left")
+    rank[order] = np.arange(len(rec)) - first
+    return np.column_stack([stratum, rank])
+
+
+def _draws_problem(
+    scoring: Any, group: str, members: Sequence[str], arrays: list[np.ndarray], keys: list[np.ndarray]
+) -> Problem | str:
+    """The group's :class:`Problem`, or why the four contexts' records cannot be paired draw by draw."""
+    fields = [scoring._F[name] for name in _DRAW_FIELDS]
+    base_rec, base_keys = arrays[0], keys[0]
+    if np.any(base_rec[:, scoring._F["kind"]] == 0):
+        return f"{members[0]} holds objective records; {group} averages the subjective contexts"
+    order0 = np.lexsort((base_keys[:, 1], base_keys[:, 0]))
+    for task, rec, key in zip(members[1:], arrays[1:], keys[1:], strict=True):
+        if len(rec) != len(base_rec):
+            return (
+                f"the contexts answered different profile draws ({len(base_rec)} documents of {members[0]}, "
+                f"{len(rec)} of {task}); the group mean is compared draw by draw"
+            )
+        order = np.lexsort((key[:, 1], key[:, 0]))
+        if not np.array_equal(key[order], base_keys[order0]) or not np.array_equal(
+            rec[order][:, fields], base_rec[order0][:, fields]
+        ):
+            return (
+                f"the documents of {task} do not show the profiles of {members[0]} in the same (statistic, target, "
+                "scenario, draw); the group mean is compared draw by draw"
+            )
+    n_units = len(base_rec)
+    units = base_keys[order0, 0] * (n_units + 1) + base_keys[order0, 1]  # sorted, unique
+    strata = base_keys[order0, 0]
+    settings = scoring._settings(base_rec, None, group)
+    designs: list[list[Any]] = []  # context -> axis -> design
+    rows: list[np.ndarray] = []
+    columns: list[np.ndarray] = []
+    offset = 0
+    for rec, key in zip(arrays, keys, strict=True):
+        unit = np.searchsorted(units, key[:, 0] * (n_units + 1) + key[:, 1])
+        per_axis = []
+        for i in range(len(scoring.AXES)):
+            design = scoring._axis_design(rec, i, False, settings.conventions)
+            counted = design.cell_index >= 0
+            rows.append(unit[counted])
+            columns.append(design.cell_index[counted] + offset)
+            per_axis.append((design, offset))
+            offset += design.n_cells * design.k
+        designs.append(per_axis)
+    import scipy.sparse
+
+    values = np.concatenate(rows)
+    matrix = scipy.sparse.csr_array(
+        (np.ones(values.size), (values, np.concatenate(columns))), shape=(n_units, offset)
+    )  # fmt: skip
+    measures = _group_measures(scoring, _GroupStatistics(scoring, matrix, designs))
+    return Problem(units=units, strata=strata, n_cells=n_units, measures=measures, cells=np.arange(n_units),
+                   what="profile draws", rescaled=True)  # fmt: skip
+
+
+def _group_measures(
+    scoring: Any, statistics: Callable[[np.ndarray], dict[str, list[np.ndarray]]]
+) -> dict[str, Measure]:
+    """Each group mean (:data:`GROUP_SCORES` per axis) as a smooth statistic of the draws' weights."""
+    measures = {}
+    for i, axis in enumerate(scoring.AXES):
+        for name in GROUP_SCORES:
+            metric = f"{name}_{axis}"
+            spec = StatisticSpec(lambda c, name=name, i=i: statistics(c)[name][i], "basic", (0.0, 1.0))
+            measures[metric] = Measure(spec, scoring.HIGHER_IS_BETTER[metric], name not in NOT_FAIRNESS)
+    return measures
+
+
+class _GroupStatistics:
+    """Every group mean on a (n, draws) array of draw weights: the contexts' cell counts (``weights @ matrix``, one
+    sparse product), each context's scores on its own design, and their mean over the contexts; computed once per
+    weights array (both axes' and all scores' specs read the same resamples)."""
+
+    def __init__(self, scoring: Any, matrix: Any, designs: list[list[Any]]) -> None:
+        self.scoring = scoring
+        self.transposed = matrix.T.tocsr()  # (columns, draws): the product below is columns x draws @ draws x n
+        self.designs = designs
+        self.cache: dict[int, tuple[np.ndarray, dict[str, list[np.ndarray]]]] = {}
+
+    def __call__(self, weights: np.ndarray) -> dict[str, list[np.ndarray]]:
+        key = id(weights)
+        if key not in self.cache:
+            if len(self.cache) >= 4:  # the observed and resampled weights of both runs
+                del self.cache[next(iter(self.cache))]
+            self.cache[key] = (weights, self._compute(weights))  # weights kept alive: its id stays unique
+        return self.cache[key][1]
+
+    def _compute(self, weights: np.ndarray) -> dict[str, list[np.ndarray]]:
+        counts = np.asarray(self.transposed @ np.asarray(weights, dtype=np.float64).T).T
+        out: dict[str, list[np.ndarray]] = {name: [] for name in GROUP_SCORES}
+        n_axes = len(self.designs[0])
+        for i in range(n_axes):
+            per_context = []
+            for context in self.designs:
+                design, start = context[i]
+                stop = start + design.n_cells * design.k
+                per_context.append(self.scoring._statistics(design, counts[:, start:stop]))
+            for name in GROUP_SCORES:
+                # np.mean of a NaN is NaN: a context without a score leaves the group without its mean
+                out[name].append(np.mean(np.column_stack([s[name] for s in per_context]), axis=1))
+        return out
