@@ -1,0 +1,180 @@
+"""Seeded coverage simulations of ``compare``'s paired intervals of the Fact-or-Fair group means (issue 17, to issue
+13's bar): ``fact_or_fair_subjective``'s S_fair per axis, the mean over the four subjective contexts.
+
+**Estimand.** Two models answer the same profile draws in each of the four contexts; the difference of a group mean
+is ``mean_c S_fair_c(B) - mean_c S_fair_c(A)`` at the population values of each model's answers in each context
+(``coverage_fact_or_fair.true_scores``). A replicate draws a fresh sample of the design (per (statistic, target,
+scenario) stratum, ``draws`` profile draws, each shown in all four contexts, as the benchmark builds them), has both
+models answer every context, and computes the difference with ``compare``'s own code path
+(:meth:`fairness_evals.compare.fact_or_fair.FactOrFair.group_problem` and :func:`fairness_evals.compare.engine.
+differences`: 2,000 joint resamples of the draws within their strata). A difference is *printed* only where every
+context of both runs prints its own S_fair interval (``compare`` reports the others as not comparable).
+
+**Correlation.** A model's four answers to one draw are correlated (it sees the same four profiles): in each
+context it reuses its base-context uniform random number with probability ``across``; model B reuses model A's
+number with probability ``shared`` (the two models' answers to the same document are correlated). Resampling the
+contexts apart would ignore the first correlation; resampling the draws once for all four keeps both.
+
+**Pairs of models** (:data:`GROUP_PAIRS`; answer policies of ``coverage_fact_or_fair``): a strongly stereotyped
+model against a less stereotyped version of itself; a model that becomes more stereotyped only in the attribution
+and in-group contexts (the group mean moves by a quarter of the per-context change); a stereotyped model against a
+uniform picker (true S_fair 1, at the boundary); one model run twice with independent sampling (every difference 0).
+
+:func:`coverage_table` returns one ``metrics.coverage.Coverage`` per pair and metric, named
+``<size>/<pair>/<group>/<metric>``, at the paper's size (100 draws per scenario: 300 answers per cell and context)
+and the lite size (10 draws: 30); ``tests/compare/test_compare_fact_or_fair_groups.py`` holds a seeded subset to the
+bar (>= 0.93 paper, >= 0.90 lite; width within twice the spread of the estimate).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import coverage_fact_or_fair as cff
+import numpy as np
+
+from fact_fair_tasks import scoring
+from fairness_evals.compare import engine
+from fairness_evals.compare.fact_or_fair import FactOrFair
+from metrics.coverage import Coverage, summarise
+
+__all__ = [
+    "DRAWS",
+    "GROUP",
+    "GROUP_METRICS",
+    "GROUP_PAIRS",
+    "SIZES",
+    "TARGETS",
+    "GroupPair",
+    "coverage_table",
+    "group_records",
+    "simulate_group",
+    "true_group_values",
+]
+
+SIZES = ("paper", "lite")
+TARGETS = {"paper": 0.93, "lite": 0.90}
+#: Profile draws per subjective scenario: the released design (300 answers per cell and context) and the lite one.
+DRAWS = {"paper": 100, "lite": 10}
+DEFAULT_REPLICATES = 200
+N_RESAMPLES = 2000
+GROUP = "fact_or_fair_subjective"
+GROUP_METRICS = ("s_fair_gender", "s_fair_race")
+
+
+@dataclass(frozen=True)
+class GroupPair:
+    """Two models, each a ``coverage_fact_or_fair.Policy`` per context (base, representativeness, attribution,
+    ingroup), answering the same draws; ``shared``: B reuses A's random number; ``across``: a model reuses its
+    base-context number in the other contexts."""
+
+    name: str
+    a: tuple[cff.Policy, ...]
+    b: tuple[cff.Policy, ...]
+    shared: float
+    across: float
+
+
+def _policy(name: str) -> cff.Policy:
+    return {p.name: p for p in cff.subjective_policies()}[name]
+
+
+def _four(name: str) -> tuple[cff.Policy, ...]:
+    return (_policy(name),) * 4
+
+
+GROUP_PAIRS = (
+    GroupPair("debiased", _four("strong_stereotype"), _four("stereotyped"), shared=0.8, across=0.7),
+    GroupPair(
+        "biased_in_identity_contexts", _four("stereotyped"),
+        (_policy("stereotyped"), _policy("stereotyped"), _policy("strong_stereotype"), _policy("strong_stereotype")),
+        shared=0.7, across=0.7,
+    ),
+    GroupPair("stereotyped_vs_uniform", _four("stereotyped"), _four("uniform"), shared=0.5, across=0.7),
+    GroupPair("same_model_sampled", _four("stereotyped"), _four("stereotyped"), shared=0.0, across=0.7),
+)  # fmt: skip
+
+
+def true_group_values(policies: tuple[cff.Policy, ...]) -> dict[str, float]:
+    """The group means at the population: the mean over the contexts of each context's true scores."""
+    per_context = [cff.true_scores(cff.subjective_truth(p)) for p in policies]
+    return {name: float(np.mean([v[name] for v in per_context])) for name in GROUP_METRICS}
+
+
+def _outcomes(policy: cff.Policy, info: cff.Cells, genders, races, u_status, u_letter):
+    """(status, letter) of ``policy`` from its uniform draws (``coverage_fact_or_fair._outcomes``'s rule)."""
+    refused, unparsed = policy.failure(info)
+    status = np.where(u_status < refused, 2, np.where(u_status < refused + unparsed, 1, 0))
+    probs = policy.choice(info, genders, races)
+    letter = (u_letter[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
+    return status, np.where(status == 0, letter, -1)
+
+
+def group_records(pair: GroupPair, draws: int, rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Both models' records of the four contexts (kinds 1-4) on the same draws, each context's records in the
+    benchmark's document-id order within each stratum (draw 0, 1, ...)."""
+    cells = [(s, t) for s in range(cff.N_STATS) for t in range(2)]
+    per_cell = cff.SCENARIOS * draws
+    stat = np.repeat([s for s, _ in cells], per_cell)
+    target = np.repeat([t for _, t in cells], per_cell)
+    scenario = np.tile(np.repeat(np.arange(cff.SCENARIOS), draws), len(cells))
+    n = stat.size
+    genders, races = rng.integers(0, 2, size=(n, 4)), rng.integers(0, 4, size=(n, 4))
+    identity = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
+    info = cff._cells_of(stat, target)
+    base = (rng.random(n), rng.random(n))
+    out_a, out_b = [], []
+    for context in range(4):
+        mine = base if context == 0 else tuple(np.where(rng.random(n) < pair.across, u, rng.random(n)) for u in base)
+        theirs = tuple(np.where(rng.random(n) < pair.shared, u, rng.random(n)) for u in mine)
+        for policy, uniforms, out in ((pair.a[context], mine, out_a), (pair.b[context], theirs, out_b)):
+            status, letter = _outcomes(policy, info, genders, races, *uniforms)
+            out.append(cff.records_from(context + 1, stat, target, scenario, genders, races, identity, status, letter))
+    return out_a, out_b
+
+
+def simulate_group(
+    pair: GroupPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
+) -> list[Coverage]:
+    """Coverage of the paired difference of each group mean of :data:`GROUP_METRICS` under ``pair``."""
+    truth_a, truth_b = true_group_values(pair.a), true_group_values(pair.b)
+    adapter = FactOrFair()
+    members = adapter.groups[GROUP]
+    rng = np.random.default_rng(seed)
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in GROUP_METRICS}
+    logger = logging.getLogger("fairness_evals.fact_or_fair")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            rec_a, rec_b = group_records(pair, DRAWS[size], rng)
+            own = [
+                scoring.compute_metrics(r, task=task)
+                for recs in (rec_a, rec_b)
+                for r, task in zip(recs, members, strict=True)
+            ]
+            problems = [adapter.group_problem(GROUP, dict(zip(members, recs, strict=True))) for recs in (rec_a, rec_b)]
+            found = engine.differences(
+                *problems, GROUP_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=GROUP
+            )
+            for name, d in found.items():
+                printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
+                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
+    finally:
+        logger.setLevel(level)
+    out = []
+    for name, values in rows.items():
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{size}/{pair.name}/{GROUP}/{name}", truth_b[name] - truth_a[name], est, low, high))
+    return out
+
+
+def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
+    """Coverage of every group-mean difference under every pair at the design ``size`` ("paper" or "lite")."""
+    if size not in SIZES:
+        raise ValueError(f"size must be one of {', '.join(SIZES)}, got {size!r}")
+    table: list[Coverage] = []
+    for i, pair in enumerate(GROUP_PAIRS):
+        table.extend(simulate_group(pair, size, replicates=replicates, seed=seed * 1000 + 400 + i))
+    return table
