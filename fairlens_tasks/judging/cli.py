@@ -19,6 +19,11 @@ It judges every distinct answer not already in the judgement cache (:mod:`.runne
 value}}`` with the metric names and code of a judged harness run (:func:`fairlens_tasks.judging.results.
 judged_results`), plus the ``fairlens_open`` roll-ups when all three domains are there, as strict JSON.
 ``--metadata '{"fairlens_min_judged": 0.8}'`` sets the share of answers that must be judged for the bias scores.
+Beside the tasks, the output records what was judged under ``"score_inputs"`` (as ``fairness-evals score`` outputs
+do: :func:`fairness_evals.scoring_cli.score_inputs`): benchmark ``fairlens_judge``, every samples or responses file
+read (absolute path and sha256) and the settings (the corpus options of a responses file, the domains,
+``--metadata`` and the judgement cache file, absolute). ``fairness-evals compare`` reads the answers again from those
+files by this module's own path (:func:`compare_records`) and each answer's judgement from that cache.
 Every judge option falls back to its ``FAIRLENS_JUDGE*`` variable (:mod:`.config`). Exit status 0 when judging
 finished (unjudged answers are counted in the output); 1 when it stopped early because calls kept failing (the
 output is still written; rerun to resume); 2 for a user error, named in one line.
@@ -137,9 +142,12 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     return {SCORING_KEYS[key]: value for key, value in metadata.items()}
 
 
-def answers_of_responses(files: list[scoring_cli.InputFile], args: argparse.Namespace) -> dict[str, Any]:
+def answers_of_responses(
+    files: list[scoring_cli.InputFile], args: argparse.Namespace, *, notes: bool = True
+) -> dict[str, Any]:
     """The open-ended answers of responses files, per task (:class:`~fairlens_tasks.judging.samples.TaskAnswers`),
-    for the documents of the corpus options; closed-ended ids are skipped, any other id is an error."""
+    for the documents of the corpus options; closed-ended ids are skipped, any other id is an error. ``notes``:
+    say on standard error what was skipped or left unanswered."""
     from fairlens_tasks.cli import chosen_domains, corpus_settings
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents
@@ -172,7 +180,7 @@ def answers_of_responses(files: list[scoring_cli.InputFile], args: argparse.Name
             raise ValueError(f"{line.where}: the response of {doc_id!r} is {type(reply).__name__}, not text")
         answers.add(doc_id, reply, line.where, repr(doc_id))
     answers.check()
-    if skipped:
+    if skipped and notes:
         scoring_cli.note(
             PROG, f"skipped {skipped} closed-ended answers (score them with fairness-evals score fairlens)"
         )
@@ -181,22 +189,34 @@ def answers_of_responses(files: list[scoring_cli.InputFile], args: argparse.Name
     tasks = answers_from_replies(docs_by_task, answers.replies)
     for task, docs in docs_by_task.items():
         answered = len(tasks[task].ids) if task in tasks else 0
-        if answered and answered < len(docs):
+        if notes and answered and answered < len(docs):
             scoring_cli.note(PROG, f"{task}: {answered} of {len(docs)} documents answered")
     return tasks
 
 
 def read_all_answers(args: argparse.Namespace) -> dict[str, Any]:
     """The answers per task of every input (samples and responses files); a task answered by both is an error."""
+    return answers_of_files(input_files(args), args)
+
+
+def input_files(args: argparse.Namespace) -> list[scoring_cli.InputFile]:
+    """The samples and responses files ``args.paths`` name (one model and run: ``--model`` / ``--run``)."""
+    found = scoring_cli.input_files(args.paths, SAMPLE_TASKS, "lmms-eval samples_fairlens_open_*.jsonl file")
+    return scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+
+
+def answers_of_files(
+    files: list[scoring_cli.InputFile], args: argparse.Namespace, *, notes: bool = True
+) -> dict[str, Any]:
+    """The answers per task of ``files`` (samples files; responses files with the corpus options of ``args``): the
+    one path of ``judge`` and ``compare``. A task answered by both kinds is an error."""
     from fairlens_tasks.judging.samples import read_answers
 
-    found = scoring_cli.input_files(args.paths, SAMPLE_TASKS, "lmms-eval samples_fairlens_open_*.jsonl file")
-    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
     samples = [f for f in files if f.is_samples]
     responses = [f for f in files if not f.is_samples]
     tasks: dict[str, Any] = read_answers([str(f.path) for f in samples]) if samples else {}
     if responses:
-        more = answers_of_responses(responses, args)
+        more = answers_of_responses(responses, args, notes=notes)
         both = sorted(set(more) & set(tasks))
         if both:
             raise ValueError(
@@ -206,13 +226,52 @@ def read_all_answers(args: argparse.Namespace) -> dict[str, Any]:
     return tasks
 
 
+#: The ``score_inputs`` benchmark of a judge output (``fairness-evals compare`` reads it with :func:`compare_records`).
+BENCHMARK = "fairlens_judge"
+
+
+def recorded_settings(
+    args: argparse.Namespace, files: list[scoring_cli.InputFile], metadata: dict[str, Any], cache: Path
+) -> dict[str, Any]:
+    """The settings a judge output records (``score_inputs.settings``): ``--metadata`` and the judgement cache file
+    (absolute); when ``files`` hold a responses file, also the corpus options its documents were built from (paths
+    absolute) and the domains (samples files carry their records: no corpus options)."""
+    from fairlens_tasks.cli import _RECORDED, _absolute, chosen_domains
+
+    settings: dict[str, Any] = {"metadata": metadata, "cache": str(Path(cache).expanduser().resolve())}
+    if any(not f.is_samples for f in files):
+        settings.update({name: _absolute(getattr(args, name, None)) for name in _RECORDED})
+        settings["domain"] = chosen_domains(args)
+    return settings
+
+
+def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+    """Every task's answers of a judge output (document id -> [record, answer text], as the samples log them),
+    read again from its recorded ``files`` and settings by the path ``judge`` took (:func:`answers_of_files`), for
+    ``fairness-evals compare``; the judgements are read from the recorded cache there."""
+    from fairlens_tasks.cli import _RECORDED
+
+    settings = recorded.get("settings")
+    if not isinstance(settings, dict):
+        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no settings")
+    args = argparse.Namespace(**{name: settings.get(name) for name in _RECORDED}, domain=settings.get("domain"))
+    args.skip_bad_input = bool(args.skip_bad_input)
+    tasks = answers_of_files(files, args, notes=False)
+    return {
+        task: {doc_id: [list(record), text] for doc_id, record, text in zip(a.ids, a.records, a.texts, strict=True)}
+        for task, a in tasks.items()
+    }
+
+
 def run(args: argparse.Namespace) -> int:
     from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
     from fairlens_tasks.judging.results import distinct_texts, judge_answers, judged_results
 
-    scoring = _scoring_settings(scoring_cli.metadata(args.metadata, "fairlens_"))
+    metadata = scoring_cli.metadata(args.metadata, "fairlens_")
+    scoring = _scoring_settings(metadata)
     settings = _settings(args)
-    tasks = read_all_answers(args)
+    files = input_files(args)
+    tasks = answers_of_files(files, args)
     texts = distinct_texts(tasks)
     total = sum(len(a.ids) for a in tasks.values())
     print(
@@ -222,7 +281,10 @@ def run(args: argparse.Namespace) -> int:
     )
     outcomes, stats = judge_answers(tasks, settings, retry_unjudged=args.retry_unjudged, progress=_Progress(len(texts)))
     print(f"fairlens judge: {stats.summary()}", file=sys.stderr)
-    write_json(judged_results(tasks, outcomes, settings, **scoring), args.out)
+    results: dict[str, Any] = judged_results(tasks, outcomes, settings, **scoring)
+    recorded = recorded_settings(args, files, metadata, settings.cache)
+    results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(BENCHMARK, files, recorded)
+    write_json(results, args.out)
     if args.details:
         _write_details(Path(args.details), tasks, outcomes)
     if stats.stopped:

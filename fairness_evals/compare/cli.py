@@ -1,7 +1,9 @@
 """``fairness-evals compare RUN_A RUN_B [RUN_C ...] [--baseline RUN] [--alpha 0.05] [--json FILE]``.
 
-A RUN is a harness output folder or results file (with ``--log_samples``) or a ``fairness-evals score`` output
-(:mod:`fairness_evals.compare.runs`)."""
+A RUN is a harness output folder or results file (with ``--log_samples``), a ``fairness-evals score`` output or a
+``fairness-evals judge --out`` output (:mod:`fairness_evals.compare.runs`). ``--judge-cache PATH`` names the
+judgement cache the FairLens open-ended runs' judgements are read from (:func:`fairness_evals.compare.fairlens_open.
+cache_of`)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "runs", nargs="+", metavar="RUN",
         help="lm-eval / lmms-eval --output_path folder or results file of one model, run with --log_samples; or a "
-        "`fairness-evals score` output (its JSON file: the responses it recorded are read again and checked)",
+        "`fairness-evals score` or `fairness-evals judge --out` output (its JSON file: the responses or samples it "
+        "recorded are read again and checked)",
     )  # fmt: skip
     parser.add_argument(
         "--baseline", metavar="RUN",
@@ -33,6 +36,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--unpaired", action="store_true",
         help="resample each run on its own (runs on different documents, seeds or data versions; wider intervals)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--judge-cache", metavar="PATH",
+        help="FairLens open-ended: read each answer's judgement from this judgement cache file (default: the cache a "
+        "judge output recorded, else FAIRLENS_JUDGE_CACHE, else the default cache); only read, never created",
     )  # fmt: skip
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="resampling seed (default 0)")
@@ -56,7 +64,17 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--resamples must be at least 100, got {args.resamples}")
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    judge_cache = None
+    if args.judge_cache is not None:
+        judge_cache = Path(args.judge_cache).expanduser()
+        if not judge_cache.is_file():
+            raise ValueError(
+                f"--judge-cache {args.judge_cache}: no such file (compare reads a judgement cache, never creates one)"
+            )
     runs = [load_run(path) for path in args.runs]
+    for run_input in runs:
+        for task in run_input.tasks.values():
+            task.judge_cache = judge_cache
     _label(runs)
     seen: dict[Path, object] = {}
     for path, run_input in zip(args.runs, runs, strict=True):

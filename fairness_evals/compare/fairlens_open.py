@@ -5,18 +5,27 @@ lmms-eval has logged every sample (:mod:`fairlens_tasks.open_scoring`): a sample
 its six-field record (question, gender, race, age band, image, answer id = 16 hex digits of the text's sha256), never
 its score. Every judgement the run used is in the on-disk judgement cache (:mod:`fairlens_tasks.judging.cache`),
 keyed by content: (judge identity, prompt version, answer id), with the answer's full sha256 beside it. So ``compare``
-reads each answer's judgement from the cache (``FAIRLENS_JUDGE_CACHE``, else the default cache file, as the run and
-``fairness-evals judge`` use), under the judge identity the results record (``judge`` and ``judge_settings``:
-model, temperature, token limit, JSON mode) and their ``judge_prompt_version``, checking the full sha256 against the
-text in the samples. An answer without a cached judgement, or with an ``invalid`` one, is unjudged, as in the run
-(a failed call is never cached).
+reads each answer's judgement from the cache under the judge identity the results record (``judge`` and
+``judge_settings``: model, temperature, token limit, JSON mode) and their ``judge_prompt_version``, checking the full
+sha256 against the text in the samples. An answer without a cached judgement, or with an ``invalid`` one, is
+unjudged, as in the run (a failed call is never cached).
+
+**Runs judged afterwards.** A run made without a judge and judged with ``fairness-evals judge --out FILE`` is given
+to ``compare`` as that FILE: it records (``score_inputs``) the samples or responses files it judged, with their
+sha256, and the cache it used; :mod:`fairness_evals.compare.runs` reads the answers again by the judge command's
+own path and this module reads their judgements from that cache, exactly as for a harness run.
+
+**Which cache** (:func:`cache_of`): ``compare --judge-cache PATH`` when given; else, for a judge output, the cache it
+recorded (or ``FAIRLENS_JUDGE_CACHE`` when the recorded file is gone and the variable is set); else
+``FAIRLENS_JUDGE_CACHE``, else the default cache file, as the run and ``fairness-evals judge`` use. ``compare`` only
+reads a cache, never creates one.
 
 A task is **not comparable**, with the reason, when the run was not judged (``judge`` = ``none``: its scores are
-NaN), when there is no cache file, or when the cache does not hold exactly the judgements the run counted
-(``judged`` in the results: fewer when the cache is another one or was cleared, more when answers were judged again
-after the run); and, as for every task, when the recomputed scores do not reproduce the reported ones. Both runs must
-have the same ``judge`` and ``judge_prompt_version`` (a provenance value, like the corpus's): two judges are two
-instruments.
+NaN; judge it afterwards and compare the judge output), when there is no cache file, or when the cache does not
+hold exactly the judgements the run counted (``judged`` in the results: fewer when the cache is another one or was
+cleared, more when answers were judged again after the run); and, as for every task, when the recomputed scores do
+not reproduce the reported ones. Both runs must have the same ``judge`` and ``judge_prompt_version`` (a provenance
+value, like the corpus's): two judges are two instruments.
 
 **Units and statistics.** Images, resampled within the task's own collapsed (gender, race, age band) strata, each
 image's answers in the task's unit x cell layout (pooled and per-group sums of score, judged, flagged and answers:
@@ -36,7 +45,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -72,7 +81,7 @@ class Answer:
     record: tuple[int, int, int, int, int, str]
     status: str
     score: float
-    source: Source
+    source: Source = field(compare=False)  # two runs' same answers with the same judgements are the same answers
 
 
 class FairLensOpen:
@@ -100,8 +109,9 @@ class FairLensOpen:
     def complete_records(self, task: Any, records: dict[str, Any]) -> dict[str, Answer]:
         """Each answer of ``task`` (a :class:`fairness_evals.compare.runs.TaskRun`) with its judgement from the
         cache the run used (module docstring)."""
+        records = {doc_id: (tuple(record), text) for doc_id, (record, text) in records.items()}
         texts = {record[5]: text for record, text in records.values()}
-        source, outcomes = read_judgements(task.metrics, texts)
+        source, outcomes = read_judgements(task.metrics, texts, cache_of(task))
         out = {}
         for doc_id, (record, _) in records.items():
             outcome = outcomes.get(record[5])
@@ -117,7 +127,8 @@ class FairLensOpen:
                 problem = (
                     f"{int(reported) - found} of the {int(reported)} answers the run judged have no judgement in the "
                     f"judge cache {source.cache} ({source.judge}, prompt {source.prompt_version}); compare reads "
-                    "each answer's judgement from the cache the run used: set FAIRLENS_JUDGE_CACHE to it"
+                    "each answer's judgement from the cache the run used: give compare --judge-cache (or set "
+                    "FAIRLENS_JUDGE_CACHE) to it"
                     if found < reported
                     else f"the judge cache {source.cache} holds judgements of {found} answers where the run judged "
                     f"{int(reported)} (answers judged again after the run, e.g. by fairness-evals judge); the run's "
@@ -158,27 +169,58 @@ class FairLensOpen:
                        matrix=matrix, what="images", rescaled=True, unavailable=unavailable)  # fmt: skip
 
 
-def read_judgements(metrics: Mapping[str, Any], texts: Mapping[str, str]) -> tuple[Source, dict[str, Any]]:
+def cache_of(task: Any) -> tuple[Path, str]:
+    """(the judgement cache to read for ``task``, a :class:`fairness_evals.compare.runs.TaskRun`; how it was chosen):
+    ``compare --judge-cache``; else a judge output's recorded cache (``FAIRLENS_JUDGE_CACHE`` instead when that file
+    is gone and the variable is set); else ``FAIRLENS_JUDGE_CACHE``, else the default cache file."""
+    from fairlens_tasks.judging.config import ENV, default_cache_path
+
+    given = getattr(task, "judge_cache", None)
+    if given is not None:
+        return Path(given).expanduser(), "--judge-cache"
+    inputs = getattr(task, "score_inputs", None)
+    settings = inputs.get("settings") if isinstance(inputs, Mapping) else None
+    recorded = settings.get("cache") if isinstance(settings, Mapping) else None
+    variable = os.environ.get(ENV["cache"])
+    if isinstance(recorded, str) and recorded and (Path(recorded).is_file() or not variable):
+        return Path(recorded), "the cache fairness-evals judge recorded"
+    if variable:
+        return Path(variable).expanduser(), ENV["cache"]
+    return default_cache_path(), "the default judge cache"
+
+
+def read_judgements(
+    metrics: Mapping[str, Any], texts: Mapping[str, str], cache: tuple[Path, str] | None = None
+) -> tuple[Source, dict[str, Any]]:
     """(where, ``answer id -> Outcome``) of the answers ``texts`` (``answer id -> text``) under the judge and prompt
-    version the results ``metrics`` record, from ``FAIRLENS_JUDGE_CACHE`` or the default cache file."""
+    version the results ``metrics`` record, from ``cache`` ((path, how it was chosen); default
+    ``FAIRLENS_JUDGE_CACHE``, else the default cache file). The cache is only read, never created."""
     from fairlens_tasks.judging.cache import JudgmentCache, ids_and_shas
     from fairlens_tasks.judging.config import ENV, default_cache_path
 
+    if cache is None:
+        cache = Path(os.environ.get(ENV["cache"]) or default_cache_path()).expanduser(), ENV["cache"]
+    path, how = cache
     judge, version = str(metrics.get("judge") or "none"), str(metrics.get("judge_prompt_version") or "")
-    cache = Path(os.environ.get(ENV["cache"]) or default_cache_path()).expanduser()
     if judge in ("none", ""):
-        why = "the run was not judged (judge: none): judge its answers with FAIRLENS_JUDGE set during the run"
-        return Source(judge, version, str(cache), why), {}
+        why = (
+            "the run was not judged (judge: none): judge its answers with FAIRLENS_JUDGE set during the run, or "
+            "afterwards with fairness-evals judge --out FILE and compare FILE"
+        )
+        return Source(judge, version, str(path), why), {}
     identity, why = judge_identity(judge, metrics.get("judge_settings"))
     if why:
-        return Source(judge, version, str(cache), why), {}
-    if not cache.is_file():
-        why = f"no judge cache at {cache}; set FAIRLENS_JUDGE_CACHE to the cache the run used"
-        return Source(identity, version, str(cache), why), {}
+        return Source(judge, version, str(path), why), {}
+    if not path.is_file():
+        why = (
+            f"no judge cache at {path} ({how}); give compare --judge-cache (or set FAIRLENS_JUDGE_CACHE) to the cache "
+            "the run used"
+        )
+        return Source(identity, version, str(path), why), {}
     shas = ids_and_shas(texts.values())
-    with JudgmentCache(cache) as opened:
+    with JudgmentCache(path) as opened:
         outcomes = opened.get_many(identity, version, shas)
-    return Source(identity, version, str(cache)), outcomes
+    return Source(identity, version, str(path)), outcomes
 
 
 def judge_identity(judge: str, settings: Any) -> tuple[str, str]:
@@ -253,4 +295,4 @@ def _weighted_over_domains(spec: StatisticSpec, n: int, width: int) -> Statistic
     return StatisticSpec(pooled, "basic", spec.bounds)
 
 
-__all__ = ["Answer", "FairLensOpen", "Source", "judge_identity", "problem_from_arrays", "read_judgements"]
+__all__ = ["Answer", "FairLensOpen", "Source", "cache_of", "judge_identity", "problem_from_arrays", "read_judgements"]

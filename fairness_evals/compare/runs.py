@@ -12,6 +12,11 @@ A score output (the JSON ``fairness-evals score <benchmark> --out FILE`` writes)
 sha256 and the settings. Its tasks' records are rebuilt from those files by the benchmark's own ``score`` path
 (``<benchmark>_tasks.cli.compare_records``), after each file is checked against its recorded hash; the run's
 name is the score output's file name (without ``.json``).
+
+A ``fairness-evals judge --out`` output (FairLens open-ended answers judged after the run) is read the same way: its
+``score_inputs`` (benchmark ``fairlens_judge``) records the samples or responses files it judged and the judgement
+cache it used; its answers are read again by the judge's own path (:func:`fairlens_tasks.judging.cli.
+compare_records`) and each answer's judgement from that cache (:mod:`fairness_evals.compare.fairlens_open`).
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ class TaskRun:
     run: Any = None  # the report's Run (for the reason a metric is undefined)
     #: A score output's records (document id -> record), rebuilt from its responses; None for a harness run.
     records: dict[str, Any] | None = None
+    #: A score output's ``score_inputs`` entry (what it read and its settings; a judge output's judgement cache).
+    score_inputs: dict[str, Any] | None = None
+    #: The judgement cache ``compare --judge-cache`` names (FairLens open-ended), overriding the one recorded or
+    #: ``FAIRLENS_JUDGE_CACHE``; None when not given.
+    judge_cache: Path | None = None
 
 
 @dataclass
@@ -83,8 +93,14 @@ def from_model(model: Any, path: str) -> RunInput:
     return out
 
 
-#: The benchmark command modules whose score outputs ``compare`` reads (each has ``compare_records``).
-SCORE_MODULES = {"fact_or_fair": "fact_fair_tasks.cli", "fairlens": "fairlens_tasks.cli", "iris": "iris_tasks.cli"}
+#: The benchmark command modules whose score outputs ``compare`` reads (each has ``compare_records``); a
+#: ``fairness-evals judge`` output records the benchmark ``fairlens_judge``.
+SCORE_MODULES = {
+    "fact_or_fair": "fact_fair_tasks.cli",
+    "fairlens": "fairlens_tasks.cli",
+    "iris": "iris_tasks.cli",
+    "fairlens_judge": "fairlens_tasks.judging.cli",
+}
 
 
 def _score_output(path: Path) -> dict[str, Any] | None:
@@ -100,6 +116,12 @@ def _score_output(path: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or "results" in data:
         return None
     if SCORE_INPUTS not in data:
+        if any(isinstance(v, dict) and "judge_prompt_version" in v for v in data.values()):
+            raise ValueError(
+                f"{path}: a fairness-evals judge output that does not record the answers it judged ({SCORE_INPUTS}); "
+                "judge them again with this version of fairness-evals, which records them (answers already in the "
+                "judgement cache are not sent to the judge again), to compare it"
+            )
         if (
             data
             and all(isinstance(v, dict) for v in data.values())
@@ -136,7 +158,9 @@ def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
         if task == SCORE_INPUTS or not isinstance(metrics, dict):
             continue
         found = records.get(task)
-        out.tasks[task] = TaskRun(task, metrics, {}, None, where, None, None if found is None else dict(found))
+        out.tasks[task] = TaskRun(
+            task, metrics, {}, None, where, None, None if found is None else dict(found), score_inputs=recorded
+        )
     return out
 
 
