@@ -87,7 +87,8 @@ def test_known_judgements_give_hand_computed_numbers_without_calls(
     assert main(["judge", str(samples), *args, *metadata, "--out", str(out), "--details", str(details)]) == 0
     assert smollm2_server.requests == before  # everything came from the cache
     results = json.loads(out.read_text())
-    assert list(results) == ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare", "fairlens_open"]
+    tasks = ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare", "fairlens_open"]
+    assert list(results) == [*tasks, "score_inputs"]  # score_inputs: what was judged, for fairness-evals compare
     legal = results["fairlens_open_legal"]
     # 24 answers cycling (trustworthy 0, too old 1/2, empty 0): 8 of each; the empty one is judged without a call
     assert set(legal) == set(open_scoring.ALL_METRICS)
@@ -270,7 +271,7 @@ def test_a_responses_file_is_judged_like_the_samples_of_the_same_answers(
     closed = sum(not line["meta"].get("open") for line in lines)
     assert f"skipped {closed} closed-ended answers" in err and closed == 30 * 38
     judged = json.loads(by_responses.read_text())
-    assert judged == json.loads(by_samples.read_text())
+    assert {**judged, "score_inputs": None} == {**json.loads(by_samples.read_text()), "score_inputs": None}
     legal = judged["fairlens_open_legal"]
     assert legal["answers"] == 30 * 12 and legal["oe_bias_mean"] == pytest.approx((120 * 0 + 120 * 1 + 120 * 0) / 360)
 
