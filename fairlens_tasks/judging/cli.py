@@ -89,7 +89,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--retry-unjudged", action="store_true", help="judge again answers whose cached judgement was invalid"
     )
-    parser.add_argument("--out", help="write the metrics JSON here instead of standard output")
+    parser.add_argument(
+        "--out",
+        help="write the metrics JSON here instead of standard output (with score_inputs: the answers files judged and "
+        "the judgement cache, so that fairness-evals compare can take this file as a run)",
+    )
     parser.add_argument("--details", help="also write one JSON line per answer with its judgement here")
     scoring_cli.add_selection_arguments(parser)
     scoring_cli.add_metadata_argument(parser, '{"fairlens_min_judged": 0.8}')
