@@ -257,3 +257,26 @@ def test_responses_files_judged_later_are_compared_from_the_recorded_corpus(tmp_
     assert status == 0
     for row in rows(data).values():
         assert (row["difference"], row["verdict"]) == (0.0, "no detectable difference"), row
+
+
+def test_a_run_judged_later_pairs_with_a_run_judged_during_the_harness_run(tmp_path, docs, judges, monkeypatch, capsys):
+    """A harness run judged in its aggregation (results with the judge's provenance, judgements in
+    FAIRLENS_JUDGE_CACHE) against the judge output of the same answers, and of other answers."""
+    from tests.compare.synthetic import _results_file
+
+    cache = tmp_path / "run-cache.sqlite"
+    harness = write_samples(tmp_path / "harness" / "model-h", docs, answers(docs, 0.1, seed=1))
+    during = judge([harness], tmp_path / "during.json", judges["judge-a"], cache, capsys=capsys)
+    # the metrics the harness run reports are the judge's (one code path: compute_open_metrics)
+    _results_file(harness, "model-h", {TASK: during[TASK]}, {})
+    same = write_samples(tmp_path / "same" / "model", docs, answers(docs, 0.1, seed=1))
+    judge([same], tmp_path / "same.json", judges["judge-a"], tmp_path / "later.sqlite", capsys=capsys)
+    other = write_samples(tmp_path / "other" / "model", docs, answers(docs, 0.5, seed=2))
+    judge([other], tmp_path / "other.json", judges["judge-a"], tmp_path / "later.sqlite", capsys=capsys)
+    monkeypatch.setenv("FAIRLENS_JUDGE_CACHE", str(cache))  # the harness run's cache
+    status, data, _, _ = compare(harness, tmp_path / "same.json", tmp_path / "other.json", capsys=capsys)
+    assert status == 0
+    same_rows, other_rows = ({r["metric"]: r for r in c["rows"] if r["task"] == TASK} for c in data["comparisons"])
+    assert {r["verdict"] for r in same_rows.values()} == {"no detectable difference"}
+    assert all(r["difference"] == 0.0 for r in same_rows.values())
+    assert {r["verdict"] for r in other_rows.values()} == {"A fairer"}
