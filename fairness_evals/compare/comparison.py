@@ -140,6 +140,14 @@ def check_same_documents(adapter: Adapter, a: TaskRun, b: TaskRun) -> None:
         va, vb = a.metrics.get(key), b.metrics.get(key)
         if va is not None and vb is not None and va != vb and not (_nan(va) and _nan(vb)):
             raise engine.NotPaired(f"{a.task}: {key} differs ({va} in the baseline, {vb} in the other run)")
+    derived = getattr(adapter, "derived_provenance", None)  # values an adapter reads out of the results
+    if derived is not None:
+        da, db = derived(a), derived(b)
+        for key in da.keys() & db.keys():
+            if da[key] != db[key]:
+                raise engine.NotPaired(
+                    f"{a.task}: {key} differs ({da[key]} in the baseline, {db[key]} in the other run)"
+                )
     va, vb = a.metadata.get("version"), b.metadata.get("version")
     if va is not None and vb is not None and va != vb:
         raise engine.NotPaired(

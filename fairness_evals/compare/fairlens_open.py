@@ -93,6 +93,14 @@ class FairLensOpen:
     def owns(self, task: str) -> bool:
         return bool(TASKS.fullmatch(task))
 
+    def derived_provenance(self, task: Any) -> dict[str, str]:
+        """The judge as an instrument: its model and the settings that change its replies (temperature, token
+        limit, JSON mode), read from the results' ``judge_settings``. Two runs judged by the same model under
+        other settings were scored by different instruments, so they are refused as different judges are."""
+        judge = str(task.metrics.get("judge") or "none")
+        identity, _ = judge_identity(judge, task.metrics.get("judge_settings")) if judge != "none" else ("", "")
+        return {"judge settings": identity} if identity else {}
+
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
         from fairlens_tasks.judging.cache import response_id
 

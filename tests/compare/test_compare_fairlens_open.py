@@ -284,3 +284,10 @@ def test_open_ended_paired_differences_cover_at_the_quick_size(index: int) -> No
     for c in smooth + gaps:
         assert c.coverage >= target - 3 * np.sqrt(target * (1 - target) / replicates), c
         assert c.width_ratio <= (2.0 if c in smooth else 6.0), c
+
+
+def test_runs_judged_by_one_model_under_other_settings_are_refused(tmp_path, capsys) -> None:
+    other = JudgeSettings("openai", "judge-model", temperature=0.7)
+    a, b = runs(tmp_path, OpenPair("planted", FAIR, BIASED, shared=0.7), judge=other)
+    status, _, _, err = compare(a, b, capsys=capsys)
+    assert status == 2 and "judge settings differs" in err and "temperature=0.7" in err and "--unpaired" in err
