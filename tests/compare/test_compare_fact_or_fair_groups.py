@@ -146,7 +146,7 @@ def test_a_context_without_a_score_leaves_the_group_without_its_mean() -> None:
 
 
 # ---------------------------------------------------------------------------------------------- coverage (seeded)
-REPLICATES = 24
+REPLICATES = 20
 RESAMPLES = 500
 
 
