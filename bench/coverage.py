@@ -38,6 +38,7 @@ BENCHMARKS = {
     "iris": "coverage_iris",
     "generation": "coverage_generation",
     "compare": "coverage_compare",
+    "compare_groups": "coverage_compare_groups",
 }
 TARGETS = {"paper": 0.93, "lite": 0.90}
 MAX_WIDTH_RATIO = 2.0

@@ -51,7 +51,7 @@ def test_main_prints_tables_and_fails_below_the_bar(capsys: pytest.CaptureFixtur
     assert '"coverage": 0.5' in (tmp_path / "c.json").read_text()
 
 
-@pytest.mark.parametrize("name", ["coverage_fact_or_fair", "coverage_fairlens", "coverage_iris", "coverage_generation", "coverage_compare"])
+@pytest.mark.parametrize("name", ["coverage_fact_or_fair", "coverage_fairlens", "coverage_iris", "coverage_generation", "coverage_compare", "coverage_compare_groups"])
 def test_every_benchmark_offers_a_coverage_table(name: str) -> None:
     assert name in _bench().BENCHMARKS.values()
     module = importlib.import_module(name)
