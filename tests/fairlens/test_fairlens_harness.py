@@ -54,7 +54,14 @@ def _score_samples(folder: Path, corpus_args: list[str], tmp_path: Path, *, as_f
     files = [str(folder)] if as_folder else [str(p) for p in sorted(folder.rglob("*_samples_fairlens_*.jsonl"))]
     responses = [arg for name in files for arg in ("--responses", name)]
     assert fairness_evals_main(["score", "fairlens", *corpus_args, *responses, "--out", str(out)]) == 0
-    return json.loads(out.read_text())
+    scores = json.loads(out.read_text())
+    inputs = scores.pop("score_inputs")  # what compare needs to take this output as a run
+    assert (
+        inputs["benchmark"] == "fairlens"
+        and inputs["responses"]
+        and all(len(r["sha256"]) == 64 for r in inputs["responses"])
+    )
+    return scores
 
 
 def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, tmp_path: Path) -> None:
