@@ -139,7 +139,13 @@ def check_same_documents(adapter: Adapter, a: TaskRun, b: TaskRun) -> None:
     for key in adapter.provenance:
         va, vb = a.metrics.get(key), b.metrics.get(key)
         if va is not None and vb is not None and va != vb and not (_nan(va) and _nan(vb)):
-            raise engine.NotPaired(f"{a.task}: {key} differs ({va} in the baseline, {vb} in the other run)")
+            hint = (
+                "; a run made without a judge can be judged afterwards: fairness-evals judge RUN --out FILE, then "
+                "compare FILE"
+                if key == "judge" and "none" in (str(va), str(vb))
+                else ""
+            )
+            raise engine.NotPaired(f"{a.task}: {key} differs ({va} in the baseline, {vb} in the other run){hint}")
     derived = getattr(adapter, "derived_provenance", None)  # values an adapter reads out of the results
     if derived is not None:
         da, db = derived(a), derived(b)

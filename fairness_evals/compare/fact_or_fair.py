@@ -10,8 +10,8 @@ its documents are resampled within their axis only: a little conservative, never
 Statistics: S_fact, S_E, S_KLD and S_fair of each axis are smooth functions of the counts (the basic interval of
 their difference); the distance to the bound is ``|signed distance|``, the maximum of ``(s, -s)``, compared as a
 maximum of components (:func:`metrics.paired.max_difference`). The Table 3 rates (representativeness, attribution,
-in-group and out-group rates) are means over documents of fields the cell counts do not hold: ``compare`` reports
-them as having no paired form. Under the released conventions the distance is the released one-search
+in-group and out-group rates) are shares of answered documents in subsets of cells and answer groups, so they are
+linear statistics of the same cell counts (:func:`_rates`), with the basic interval of their difference. Under the released conventions the distance is the released one-search
 distance, which has no measured interval in the task either: not compared.
 
 Each ``--log_samples`` line carries the document (``doc``, with its ``id``) and its record under every metric name

@@ -215,6 +215,7 @@ def test_a_run_without_a_judge_is_refused_against_a_judged_one_and_not_comparabl
     a, b = runs(tmp_path, OpenPair("planted", FAIR, BIASED, shared=0.7), judge=None)
     status, _, _, err = compare(a, b, capsys=capsys)
     assert status == 2 and "judge differs (openai:judge-model in the baseline, none in the other run)" in err
+    assert "fairness-evals judge RUN --out FILE" in err
     c = open_run(tmp_path / "c", "model-c", _answers(tmp_path / "b"), tmp_path / "judgments.sqlite", judge=None)
     status, data, _, _ = compare(b, c, capsys=capsys)
     assert status == 0
