@@ -220,11 +220,15 @@ def export_record(doc: dict[str, Any]) -> dict[str, Any]:
         "sound_answer": doc["sound_answer"],
         "adverse": doc["adverse"],
         "association": doc["association"],
-        "gender": doc["gender"],
-        "race": doc["race"],
-        "age": doc["age"],
-        "age_band": doc["age_band"],
     }
+    return export_line(doc, meta)
+
+
+def export_line(doc: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+    """An export line of a closed or open-ended document: ``{"task", "id", "prompt", "image": <path or dataset
+    row>, "meta"}``, ``meta`` being the question's fields followed by the image's demographics and its extra
+    attributes (when the corpus has any)."""
+    meta.update(gender=doc["gender"], race=doc["race"], age=doc["age"], age_band=doc["age_band"])
     if doc["attributes"]:
         meta["attributes"] = json.loads(doc["attributes"])
     image: str | int = doc["image_index"] if doc["hf_dataset"] else doc["image"]
@@ -237,4 +241,13 @@ def export_record(doc: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["DOMAINS", "documents", "export_record", "healthcare_docs", "hiring_docs", "iter_documents", "legal_docs"]
+__all__ = [
+    "DOMAINS",
+    "documents",
+    "export_line",
+    "export_record",
+    "healthcare_docs",
+    "hiring_docs",
+    "iter_documents",
+    "legal_docs",
+]

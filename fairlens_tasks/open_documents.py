@@ -13,7 +13,6 @@ lmms-eval entry points: ``process_docs: !function fairlens_tasks.open_documents.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -23,9 +22,9 @@ from fairlens_tasks.documents import (
     PROVENANCE_COLUMN_TYPES,
     QUESTION_COLUMN_TYPES,
     corpus_documents,
+    export_line,
     image_fields,
 )
-from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import DOMAINS, OpenQuestion, domain_open_questions, open_questions
 from fairlens_tasks.settings import Settings
 
@@ -73,21 +72,8 @@ def export_open_record(doc: dict[str, Any]) -> dict[str, Any]:
         "domain": doc["domain"],
         "question_id": doc["question_id"],
         "open": True,
-        "gender": doc["gender"],
-        "race": doc["race"],
-        "age": doc["age"],
-        "age_band": doc["age_band"],
     }
-    if doc["attributes"]:
-        meta["attributes"] = json.loads(doc["attributes"])
-    image: str | int = doc["image_index"] if doc["hf_dataset"] else doc["image"]
-    return {
-        "task": doc["task"],
-        "id": doc["id"],
-        "prompt": prompt_for(doc["question_id"]),
-        "image": image,
-        "meta": meta,
-    }
+    return export_line(doc, meta)
 
 
 def open_export_records(corpus: Corpus, domains: Iterable[str] = DOMAINS) -> Iterator[dict[str, Any]]:
