@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -175,30 +176,18 @@ def simulate_fairlens(
     task = f"fairlens_{pair.a.domain}"
     settings = engine.Settings(n_resamples=n_resamples)
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in FAIRLENS_METRICS}
-    logger = logging.getLogger("fairness_evals.fairlens")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            rec_a, rec_b = paired_fairlens_records(pair, sizes, rng)
-            own_a = fairlens_scoring.compute_metrics(rec_a, task=task, min_coverage=0.0)
-            own_b = fairlens_scoring.compute_metrics(rec_b, task=task, min_coverage=0.0)
-            found = engine.differences(
-                adapter.problem(task, rec_a), adapter.problem(task, rec_b), FAIRLENS_METRICS,
-                engine.Settings(settings.confidence, settings.n_resamples, rep), task=task,
-            )  # fmt: skip
-            for name, d in found.items():
-                printed = all(np.isfinite(own[f"{name}_ci_low"]) for own in (own_a, own_b))
-                low, high = (d.low, d.high) if printed else (np.nan, np.nan)
-                rows[name].append((d.difference, low, high))
-    finally:
-        logger.setLevel(level)
-    out = []
-    for name, values in rows.items():
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
-    return out
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        rec_a, rec_b = paired_fairlens_records(pair, sizes, rng)
+        own = [fairlens_scoring.compute_metrics(r, task=task, min_coverage=0.0) for r in (rec_a, rec_b)]
+        found = engine.differences(
+            adapter.problem(task, rec_a), adapter.problem(task, rec_b), FAIRLENS_METRICS,
+            engine.Settings(settings.confidence, settings.n_resamples, rep), task=task,
+        )  # fmt: skip
+        return own, found
+
+    return paired_coverage(f"{size}/{pair.name}/{task}", (truth_a, truth_b), FAIRLENS_METRICS, replicates, replicate,
+                           quiet="fairness_evals.fairlens")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ FairLens open-ended
@@ -280,32 +269,22 @@ def simulate_open(
     truth_a, truth_b = _open_truth(pair.a, sizes), _open_truth(pair.b, sizes)
     task = f"fairlens_open_{pair.a.domain}"
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in OPEN_METRICS}
-    logger = logging.getLogger("fairness_evals.fairlens")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            ints, (judged_a, score_a, empty_a), (judged_b, score_b, empty_b) = paired_open_arrays(pair, sizes, rng)
-            opinions_a, opinions_b = (np.where(j & ~e, 3, 0) for j, e in ((judged_a, empty_a), (judged_b, empty_b)))
-            own = [
-                open_scoring.open_metrics_from_arrays(ints, j, s, e, o, task=task, min_judged=0.0)
-                for j, s, e, o in ((judged_a, score_a, empty_a, opinions_a), (judged_b, score_b, empty_b, opinions_b))
-            ]
-            found = engine.differences(
-                problem_from_arrays(ints, judged_a, score_a), problem_from_arrays(ints, judged_b, score_b),
-                OPEN_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
-            )  # fmt: skip
-            for name, d in found.items():
-                printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
-                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    finally:
-        logger.setLevel(level)
-    out = []
-    for name, values in rows.items():
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
-    return out
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        ints, (judged_a, score_a, empty_a), (judged_b, score_b, empty_b) = paired_open_arrays(pair, sizes, rng)
+        opinions_a, opinions_b = (np.where(j & ~e, 3, 0) for j, e in ((judged_a, empty_a), (judged_b, empty_b)))
+        own = [
+            open_scoring.open_metrics_from_arrays(ints, j, s, e, o, task=task, min_judged=0.0)
+            for j, s, e, o in ((judged_a, score_a, empty_a, opinions_a), (judged_b, score_b, empty_b, opinions_b))
+        ]
+        found = engine.differences(
+            problem_from_arrays(ints, judged_a, score_a), problem_from_arrays(ints, judged_b, score_b),
+            OPEN_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
+        )  # fmt: skip
+        return own, found
+
+    return paired_coverage(f"{size}/{pair.name}/{task}", (truth_a, truth_b), OPEN_METRICS, replicates, replicate,
+                           quiet="fairness_evals.fairlens")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ Fact-or-Fair
@@ -400,28 +379,20 @@ def simulate_fact_or_fair(
     truth_a, truth_b = _true_values(pair.a), _true_values(pair.b)
     adapter, task = FactOrFair(), "fact_or_fair_subjective_base"
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in FACT_OR_FAIR_METRICS}
-    logger = logging.getLogger("fairness_evals.fact_or_fair")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            rec_a, rec_b = paired_fact_or_fair_records(pair, FACT_OR_FAIR_DRAWS[size], rng)
-            own = [fact_or_fair_scoring.compute_metrics(r, task=task) for r in (rec_a, rec_b)]
-            found = engine.differences(
-                adapter.problem(task, rec_a), adapter.problem(task, rec_b), FACT_OR_FAIR_METRICS,
-                engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
-            )  # fmt: skip
-            for name, d in found.items():
-                printed = all(np.isfinite(o.get(f"{name}_ci_low", 0.0)) for o in own)  # rates: no interval
-                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    finally:
-        logger.setLevel(level)
-    out = []
-    for name, values in rows.items():
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
-    return out
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        rec_a, rec_b = paired_fact_or_fair_records(pair, FACT_OR_FAIR_DRAWS[size], rng)
+        own = [fact_or_fair_scoring.compute_metrics(r, task=task) for r in (rec_a, rec_b)]
+        found = engine.differences(
+            adapter.problem(task, rec_a), adapter.problem(task, rec_b), FACT_OR_FAIR_METRICS,
+            engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
+        )  # fmt: skip
+        return own, found
+
+    return paired_coverage(  # the Table 3 rates have no interval of their own
+        f"{size}/{pair.name}/{task}", (truth_a, truth_b), FACT_OR_FAIR_METRICS, replicates, replicate,
+        quiet="fairness_evals.fact_or_fair", own_interval_optional=True,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ IRIS BIS-Und
@@ -477,28 +448,20 @@ def simulate_bis_und(
     truth_a, truth_b = _bis_truths(pair.a), _bis_truths(pair.b)
     adapter, task = Iris(), "iris_bis_und"
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in IRIS_METRICS}
-    logger = logging.getLogger("fairness_evals.iris")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            rec_a, rec_b = paired_bis_und_records(pair, IRIS_SETS[size], rng)
-            own = [bis_und.compute_metrics(r) for r in (rec_a, rec_b)]
-            found = engine.differences(
-                adapter.problem(task, rec_a), adapter.problem(task, rec_b), IRIS_METRICS,
-                engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
-            )  # fmt: skip
-            for name, d in found.items():
-                printed = all(np.isfinite(o.get(f"{name}_ci_low", 0.0)) for o in own)  # levels: no interval
-                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    finally:
-        logger.setLevel(level)
-    out = []
-    for name, values in rows.items():
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{size}/{pair.name}/{task}/{name}", truth_b[name] - truth_a[name], est, low, high))
-    return out
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        rec_a, rec_b = paired_bis_und_records(pair, IRIS_SETS[size], rng)
+        own = [bis_und.compute_metrics(r) for r in (rec_a, rec_b)]
+        found = engine.differences(
+            adapter.problem(task, rec_a), adapter.problem(task, rec_b), IRIS_METRICS,
+            engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
+        )  # fmt: skip
+        return own, found
+
+    return paired_coverage(  # the levels have no interval of their own
+        f"{size}/{pair.name}/{task}", (truth_a, truth_b), IRIS_METRICS, replicates, replicate,
+        quiet="fairness_evals.iris", own_interval_optional=True,
+    )  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ IRIS RFS-Und
@@ -537,24 +500,17 @@ def simulate_rfs_und(pair: RfsPair, size: str, *, replicates: int, seed: int) ->
     truth_a, truth_b = (ci.rfs_truth(m[0], ci.recognition_model(m[1]), per_cell) for m in (pair.a, pair.b))
     adapter, task, name = Iris(), "iris_rfs_und", "rfs_und_score"
     rng = np.random.default_rng(seed)
-    rows: list[tuple[float, float, float]] = []
-    logger = logging.getLogger("fairness_evals.iris")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            rec_a, rec_b = _rfs_rows(pair.a, size, rng), _rfs_rows(pair.b, size, rng)
-            own = [rfs_und.compute_metrics(r) for r in (rec_a, rec_b)]
-            d = engine.differences(
-                adapter.problem(task, rec_a), adapter.problem(task, rec_b), [name],
-                engine.Settings(seed=rep), task=task,
-            )[name]  # fmt: skip
-            printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
-            rows.append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    finally:
-        logger.setLevel(level)
-    est, low, high = (np.array(column, dtype=np.float64) for column in zip(*rows, strict=True))
-    return [summarise(f"{size}/{pair.name}/{task}/{name}", truth_b - truth_a, est, low, high)]
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        rec_a, rec_b = _rfs_rows(pair.a, size, rng), _rfs_rows(pair.b, size, rng)
+        own = [rfs_und.compute_metrics(r) for r in (rec_a, rec_b)]
+        found = engine.differences(
+            adapter.problem(task, rec_a), adapter.problem(task, rec_b), [name], engine.Settings(seed=rep), task=task
+        )
+        return own, {name: found[name]}
+
+    return paired_coverage(f"{size}/{pair.name}/{task}", ({name: truth_a}, {name: truth_b}), [name], replicates,
+                           replicate, quiet="fairness_evals.iris")  # fmt: skip
 
 
 # ------------------------------------------------------------------------------------------------ generation
@@ -608,27 +564,20 @@ def simulate_generation(
     truth_b, draw_b, _ = _generation_world(pair.task, pair.b)
     adapter = Generation()
     rng = np.random.default_rng(seed)
-    names = list(truth_a)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in names}
-    with cg._Quiet():
-        for rep in range(replicates):
-            rec_a, rec_b = draw_a(rng, GENERATION_IMAGES[size]), draw_b(rng, GENERATION_IMAGES[size])
-            own = [compute(r, n_resamples=400, seed=rep) for r in (rec_a, rec_b)]
-            problem_a, problem_b = adapter.problem(pair.task, rec_a), adapter.problem(pair.task, rec_b)
-            found = engine.differences(
-                problem_a, problem_b, [n for n in names if n in problem_a.measures],
-                engine.Settings(n_resamples=n_resamples, seed=rep), task=pair.task,
-            )  # fmt: skip
-            for name, d in found.items():
-                printed = all(np.isfinite(o.get(f"{name}_ci_low", 0.0)) for o in own)
-                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    out = []
-    for name, values in rows.items():
-        if not values:
-            continue
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{size}/{pair.name}/{pair.task}/{name}", truth_b[name] - truth_a[name], est, low, high))
-    return out
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        rec_a, rec_b = draw_a(rng, GENERATION_IMAGES[size]), draw_b(rng, GENERATION_IMAGES[size])
+        own = [compute(r, n_resamples=400, seed=rep) for r in (rec_a, rec_b)]
+        problem_a, problem_b = adapter.problem(pair.task, rec_a), adapter.problem(pair.task, rec_b)
+        found = engine.differences(
+            problem_a, problem_b, [n for n in truth_a if n in problem_a.measures],
+            engine.Settings(n_resamples=n_resamples, seed=rep), task=pair.task,
+        )  # fmt: skip
+        return own, found
+
+    with cg._Quiet():  # every value with a population value the generation task has a paired form for
+        return paired_coverage(f"{size}/{pair.name}/{pair.task}", (truth_a, truth_b), None, replicates, replicate,
+                               own_interval_optional=True)  # fmt: skip
 
 
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
@@ -667,3 +616,42 @@ def conservative(row: Coverage) -> str | None:
     if metric.startswith(MAXIMA):
         return "a difference of maxima: conservative bounds next to tied components (metrics.paired.maxima_difference)"
     return None
+
+
+def paired_coverage(
+    label: str,
+    truths: tuple[Mapping[str, float], Mapping[str, float]],
+    metrics: Sequence[str] | None,
+    replicates: int,
+    replicate: Callable[[int], tuple[Sequence[Mapping[str, float]], Mapping[str, Any]]],
+    *,
+    quiet: str | None = None,
+    own_interval_optional: bool = False,
+) -> list[Coverage]:
+    """The coverage rows of one pair of models: ``replicate(rep)`` returns the two runs' own metrics and
+    ``compare``'s differences of one replicate; a difference counts as printed where both runs print their own
+    interval (``own_interval_optional``: a metric without an interval of its own, such as a rate, counts as
+    printed). ``metrics``: the rows, each filled by every replicate; None: those the replicates return, in the
+    order of ``truths``. ``quiet``: a logger silenced while the replicates run (each would log its warning)."""
+    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in (metrics or truths[0])}
+    logger = logging.getLogger(quiet) if quiet else None
+    level = logger.level if logger else 0
+    if logger:
+        logger.setLevel(logging.ERROR)
+    try:
+        for rep in range(replicates):
+            own, found = replicate(rep)
+            for name, d in found.items():
+                key = f"{name}_ci_low"
+                printed = all(np.isfinite(o.get(key, 0.0) if own_interval_optional else o[key]) for o in own)
+                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
+    finally:
+        if logger:
+            logger.setLevel(level)
+    out = []
+    for name, values in rows.items():
+        if metrics is None and not values:
+            continue
+        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
+        out.append(summarise(f"{label}/{name}", truths[1][name] - truths[0][name], est, low, high))
+    return out

@@ -28,16 +28,17 @@ bar (>= 0.93 paper, >= 0.90 lite; width within twice the spread of the estimate)
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
+from typing import Any
 
 import coverage_fact_or_fair as cff
 import numpy as np
+from coverage_compare import paired_coverage
 
 from fact_fair_tasks import scoring
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
-from metrics.coverage import Coverage, summarise
+from metrics.coverage import Coverage
 
 __all__ = [
     "DRAWS",
@@ -142,32 +143,21 @@ def simulate_group(
     adapter = FactOrFair()
     members = adapter.groups[GROUP]
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in GROUP_METRICS}
-    logger = logging.getLogger("fairness_evals.fact_or_fair")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            rec_a, rec_b = group_records(pair, DRAWS[size], rng)
-            own = [
-                scoring.compute_metrics(r, task=task)
-                for recs in (rec_a, rec_b)
-                for r, task in zip(recs, members, strict=True)
-            ]
-            problems = [adapter.group_problem(GROUP, dict(zip(members, recs, strict=True))) for recs in (rec_a, rec_b)]
-            found = engine.differences(
-                *problems, GROUP_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=GROUP
-            )
-            for name, d in found.items():
-                printed = all(np.isfinite(o[f"{name}_ci_low"]) for o in own)
-                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    finally:
-        logger.setLevel(level)
-    out = []
-    for name, values in rows.items():
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{size}/{pair.name}/{GROUP}/{name}", truth_b[name] - truth_a[name], est, low, high))
-    return out
+
+    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
+        rec_a, rec_b = group_records(pair, DRAWS[size], rng)
+        own = [
+            scoring.compute_metrics(r, task=task)
+            for recs in (rec_a, rec_b)
+            for r, task in zip(recs, members, strict=True)
+        ]
+        problems = [adapter.group_problem(GROUP, dict(zip(members, recs, strict=True))) for recs in (rec_a, rec_b)]
+        return own, engine.differences(
+            *problems, GROUP_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=GROUP
+        )
+
+    return paired_coverage(f"{size}/{pair.name}/{GROUP}", (truth_a, truth_b), GROUP_METRICS, replicates, replicate,
+                           quiet="fairness_evals.fact_or_fair")  # fmt: skip
 
 
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
