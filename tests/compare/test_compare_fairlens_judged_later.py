@@ -3,7 +3,7 @@
 
 The answers are lmms-eval ``--log_samples`` files written by the task's own ``process_results`` (and, for the route
 outside lmms-eval, a responses file answering the exported documents); they are judged by ``fairness-evals judge``
-against a loopback OpenAI-compatible server (:class:`instant_server.InstantServer`) whose reply follows the judge's
+against a loopback OpenAI-compatible server (:class:`openai_server.OpenAIServer`) whose reply follows the judge's
 two prompts: each sentence of an answer is one opinion, and an opinion is biased when it mentions a stereotype. So
 an answer's score is known from its text, and ``compare`` must find it again from the judge output alone (the files
 it recorded and the judgement cache it used).
@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from faces import make_utkface_folder
-from instant_server import InstantServer
-from openai_server import running
+from openai_server import OpenAIServer, running
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks.open_documents import open_documents
@@ -66,10 +65,10 @@ def docs(corpus: Path) -> list[dict]:
 
 
 @pytest.fixture(scope="module")
-def judges() -> Iterator[dict[str, InstantServer]]:
+def judges() -> Iterator[dict[str, OpenAIServer]]:
     with (
-        running(InstantServer(fake_judge, model_name="judge-a")) as a,
-        running(InstantServer(fake_judge, model_name="judge-b")) as b,
+        running(OpenAIServer(fake_judge, model_name="judge-a")) as a,
+        running(OpenAIServer(fake_judge, model_name="judge-b")) as b,
     ):
         yield {"judge-a": a, "judge-b": b}
 
@@ -94,7 +93,7 @@ def write_samples(folder: Path, docs: list[dict], texts: list[str]) -> Path:
 
 
 def judge(
-    inputs: list[Path], out: Path, server: InstantServer, cache: Path, *extra: str, capsys: pytest.CaptureFixture
+    inputs: list[Path], out: Path, server: OpenAIServer, cache: Path, *extra: str, capsys: pytest.CaptureFixture
 ) -> dict:
     argv = [
         "judge", *map(str, inputs), "--judge", f"openai:{server.model_name}", "--base-url", server.base_url,

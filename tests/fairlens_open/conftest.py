@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from faces import make_utkface_folder
 from models import smollm2
-from openai_server import ModelServer
+from openai_server import OpenAIServer, TextModel
 
 from fairlens_tasks import images, open_scoring
 
@@ -47,10 +47,10 @@ SERVER_KEY = "sk-test-fairlens"
 
 
 @pytest.fixture(scope="session")
-def smollm2_server(smollm2_path: Path, one_thread: None) -> Iterator[ModelServer]:
+def smollm2_server(smollm2_path: Path, one_thread: None) -> Iterator[OpenAIServer]:
     """SmolLM2-135M-Instruct behind a real OpenAI-compatible server on 127.0.0.1 (model "smollm2", key
     :data:`SERVER_KEY`)."""
-    server = ModelServer(smollm2_path, model_name="smollm2", api_key=SERVER_KEY).start()
+    server = OpenAIServer(model=TextModel(smollm2_path), api_key=SERVER_KEY).start()
     try:
         yield server
     finally:

@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 import pytest
-from openai_server import ModelServer
+from openai_server import OpenAIServer
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks.open_scoring import process_results
@@ -29,7 +29,7 @@ def _doc(i: int) -> dict:
 
 
 @pytest.fixture
-def judge_env(smollm2_server: ModelServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def judge_env(smollm2_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "judge.sqlite"
     for name, value in {
         "FAIRLENS_JUDGE": "openai:smollm2", "FAIRLENS_JUDGE_BASE_URL": smollm2_server.base_url,
@@ -46,7 +46,7 @@ def _items() -> tuple[list[dict], list[list]]:
 
 
 def test_the_answers_aggregation_judges_once_and_the_rest_reuse_it(
-    judge_env: Path, smollm2_server: ModelServer, caplog: pytest.LogCaptureFixture
+    judge_env: Path, smollm2_server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     payloads, records = _items()
     before = smollm2_server.requests
@@ -64,7 +64,7 @@ def test_the_answers_aggregation_judges_once_and_the_rest_reuse_it(
 
 
 def test_an_aggregation_before_answers_reads_the_cache_then_answers_judges(
-    judge_env: Path, smollm2_server: ModelServer, caplog: pytest.LogCaptureFixture
+    judge_env: Path, smollm2_server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     payloads, records = _items()
     before = smollm2_server.requests

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from openai_server import Action, ModelServer, ScriptedServer, running
+from openai_server import Action, OpenAIServer, running
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks.judging.cache import JudgmentCache, response_id
@@ -51,8 +51,8 @@ def samples(open_corpus: Path, tmp_path: Path) -> Path:
     return tmp_path / "run"
 
 
-def judge_args(server: ModelServer | ScriptedServer, tmp_path: Path, *extra: str) -> list[str]:
-    model = "smollm2" if isinstance(server, ModelServer) else "scripted"
+def judge_args(server: OpenAIServer, tmp_path: Path, *extra: str) -> list[str]:
+    model = server.model_name
     return [
         "--judge", f"openai:{model}", "--base-url", server.base_url, "--api-key", getattr(server, "api_key", None) or "k",
         "--max-tokens", "3", "--attempts", "1", "--cache", str(tmp_path / "judge.sqlite"), *extra,
@@ -60,7 +60,7 @@ def judge_args(server: ModelServer | ScriptedServer, tmp_path: Path, *extra: str
 
 
 def test_known_judgements_give_hand_computed_numbers_without_calls(
-    samples: Path, smollm2_server: ModelServer, tmp_path: Path
+    samples: Path, smollm2_server: OpenAIServer, tmp_path: Path
 ) -> None:
     args = judge_args(smollm2_server, tmp_path)
     values = {
@@ -109,7 +109,7 @@ def test_known_judgements_give_hand_computed_numbers_without_calls(
     assert lines[1]["score"] == 0.5 and lines[1]["response_id"] == response_id(REPLIES[1])
 
 
-def test_a_second_run_makes_no_calls(samples: Path, smollm2_server: ModelServer, tmp_path: Path) -> None:
+def test_a_second_run_makes_no_calls(samples: Path, smollm2_server: OpenAIServer, tmp_path: Path) -> None:
     args = judge_args(smollm2_server, tmp_path)
     before = smollm2_server.requests
     first, second = tmp_path / "first.json", tmp_path / "second.json"
@@ -128,7 +128,7 @@ def test_a_killed_run_resumes(samples: Path, tmp_path: Path) -> None:
     """SIGKILL while the second answer is in flight: the first judgement survives; the rerun judges only the rest."""
     slow_second = [Action(content='{"opinions": []}'), Action(content='{"opinions": []}', delay=30)]
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
-    with running(ScriptedServer(slow_second)) as server:
+    with running(OpenAIServer(script=slow_second)) as server:
         args = ["-m", "fairness_evals.cli", "judge", str(samples), *judge_args(server, tmp_path, "--concurrency", "1")]
         process = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
@@ -139,7 +139,7 @@ def test_a_killed_run_resumes(samples: Path, tmp_path: Path) -> None:
         assert len(server.received) == 2, process.stderr.read().decode()[-2000:] if process.stderr else ""
     with JudgmentCache(tmp_path / "judge.sqlite") as cache:
         assert cache.count() == 1
-    with running(ScriptedServer([Action(content='{"opinions": []}')])) as server:
+    with running(OpenAIServer(script=[Action(content='{"opinions": []}')])) as server:
         out = tmp_path / "resumed.json"
         metadata = ["--metadata", '{"fairlens_min_judged": 0.6}']  # the blank third is not judged
         assert main(["judge", str(samples), *judge_args(server, tmp_path), *metadata, "--out", str(out)]) == 0
@@ -153,7 +153,7 @@ def test_a_run_that_keeps_failing_stops_writes_its_output_and_exits_1(
 ) -> None:
     folder = tmp_path / "run"
     write_samples(folder, open_corpus, "legal", replies=tuple(f"Answer {i}: they look calm." for i in range(24)))
-    with running(ScriptedServer([Action(status=503, body="{}")])) as server:
+    with running(OpenAIServer(script=[Action(status=503, body="{}")])) as server:
         out = tmp_path / "out.json"
         code = main(
             [
@@ -218,7 +218,7 @@ def test_paths_without_samples_are_named(tmp_path: Path, capsys: pytest.CaptureF
     assert "missing: no such file or folder" in capsys.readouterr().err
 
 
-def _known_cache(server: ScriptedServer, tmp_path: Path) -> None:
+def _known_cache(server: OpenAIServer, tmp_path: Path) -> None:
     values = {
         "judge": "openai:scripted", "base_url": server.base_url, "max_tokens": "3", "attempts": "1",
         "cache": str(tmp_path / "judge.sqlite"), "api_key": "k",
@@ -256,7 +256,7 @@ def test_a_responses_file_is_judged_like_the_samples_of_the_same_answers(
     for domain in ("hiring", "legal", "healthcare"):
         write_samples(tmp_path / "run" / "model", open_corpus, domain, images=30)
     metadata = ["--metadata", '{"fairlens_min_judged": 0.6}']
-    with running(ScriptedServer([Action(status=500, body="{}")])) as server:
+    with running(OpenAIServer(script=[Action(status=500, body="{}")])) as server:
         _known_cache(server, tmp_path)
         by_samples, by_responses = tmp_path / "samples.json", tmp_path / "responses.json"
         assert (

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from harness import lmms_eval_process, same_value
-from openai_server import ModelServer
+from openai_server import OpenAIServer
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks.judging.cache import JudgmentCache
@@ -48,7 +48,7 @@ def _results(out: Path) -> dict:
     return json.loads(path.read_text())["results"]
 
 
-def _judge_env(server: ModelServer, cache: Path) -> dict[str, str]:
+def _judge_env(server: OpenAIServer, cache: Path) -> dict[str, str]:
     return {
         "FAIRLENS_JUDGE": "openai:smollm2", "FAIRLENS_JUDGE_BASE_URL": server.base_url,
         "FAIRLENS_JUDGE_API_KEY": str(server.api_key), "FAIRLENS_JUDGE_MAX_TOKENS": "3",
@@ -57,7 +57,7 @@ def _judge_env(server: ModelServer, cache: Path) -> dict[str, str]:
 
 
 def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
-    open_corpus: Path, smollm2_server: ModelServer, tmp_path: Path
+    open_corpus: Path, smollm2_server: OpenAIServer, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
     log = _lmms_eval(out, tmp_path, {"FAIRLENS_CORPUS": str(open_corpus)})
@@ -94,7 +94,7 @@ def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
 
 
 def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
-    open_corpus: Path, smollm2_server: ModelServer, tmp_path: Path
+    open_corpus: Path, smollm2_server: OpenAIServer, tmp_path: Path
 ) -> None:
     cache_path = tmp_path / "judge.sqlite"
     env = _judge_env(smollm2_server, cache_path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from openai_server import Action, ModelServer, ScriptedServer, reply, running, status
+from openai_server import Action, OpenAIServer, reply, running, status
 
 from fairlens_tasks.judging.backends import JudgeConfigError
 from fairlens_tasks.judging.cache import JudgmentCache, response_id
@@ -41,7 +41,7 @@ def _texts(items: list[str]) -> dict[str, str]:
     return {response_id(t): t for t in items}
 
 
-def test_real_server_prompt_parse_retry_loop_then_cache(smollm2_server: ModelServer, tmp_path: Path) -> None:
+def test_real_server_prompt_parse_retry_loop_then_cache(smollm2_server: OpenAIServer, tmp_path: Path) -> None:
     s = http_settings(smollm2_server.base_url, tmp_path, api_key=smollm2_server.api_key)
     before = smollm2_server.requests
     with JudgmentCache(s.cache) as cache:
@@ -64,7 +64,7 @@ def test_real_server_prompt_parse_retry_loop_then_cache(smollm2_server: ModelSer
     assert smollm2_server.requests - before == 4 and stats.cached == 3 and again == outcomes
 
 
-def test_real_server_rejects_a_wrong_key_and_an_unknown_model(smollm2_server: ModelServer, tmp_path: Path) -> None:
+def test_real_server_rejects_a_wrong_key_and_an_unknown_model(smollm2_server: OpenAIServer, tmp_path: Path) -> None:
     with JudgmentCache(tmp_path / "j.sqlite") as cache:
         with pytest.raises(JudgeConfigError, match=r"refused the API key \(HTTP 401"):
             judge_texts(_texts(ANSWERS[:1]), http_settings(smollm2_server.base_url, tmp_path, api_key="wrong"), cache)
@@ -77,7 +77,7 @@ def test_real_server_rejects_a_wrong_key_and_an_unknown_model(smollm2_server: Mo
 NO_OPINIONS = '{"opinions": []}'
 
 
-def _judge_one(server: ScriptedServer, tmp_path: Path, **kwargs: object) -> tuple:
+def _judge_one(server: OpenAIServer, tmp_path: Path, **kwargs: object) -> tuple:
     s = http_settings(server.base_url, tmp_path, model="scripted", **kwargs)
     with JudgmentCache(s.cache) as cache:
         outcomes, stats = judge_texts(_texts(["They look calm."]), s, cache)
@@ -86,7 +86,7 @@ def _judge_one(server: ScriptedServer, tmp_path: Path, **kwargs: object) -> tupl
 
 
 def test_server_errors_are_retried_with_backoff(tmp_path: Path) -> None:
-    with running(ScriptedServer([status(500), status(502), reply(NO_OPINIONS)])) as server:
+    with running(OpenAIServer(script=[status(500), status(502), reply(NO_OPINIONS)])) as server:
         outcome, _, stored = _judge_one(server, tmp_path, retries=2)
     assert outcome.status == JUDGED and outcome.calls == 1 and stored == 1
     gaps = [b - a for a, b in zip(server.times, server.times[1:], strict=False)]
@@ -95,7 +95,7 @@ def test_server_errors_are_retried_with_backoff(tmp_path: Path) -> None:
 
 def test_rate_limits_honour_retry_after(tmp_path: Path) -> None:
     limited = status(429, headers=(("retry-after-ms", "300"),))
-    with running(ScriptedServer([limited, reply(NO_OPINIONS)])) as server:
+    with running(OpenAIServer(script=[limited, reply(NO_OPINIONS)])) as server:
         outcome, _, _ = _judge_one(server, tmp_path, retries=3)
     assert outcome.status == JUDGED and len(server.received) == 2
     assert server.times[1] - server.times[0] >= 0.29
@@ -119,14 +119,16 @@ def test_rate_limits_honour_retry_after(tmp_path: Path) -> None:
 def test_failed_calls_leave_the_answer_unjudged_and_uncached(
     tmp_path: Path, actions: list[Action], kwargs: dict, requests: int, problem: str
 ) -> None:
-    with running(ScriptedServer(actions)) as server:
+    with running(OpenAIServer(script=actions)) as server:
         outcome, stats, stored = _judge_one(server, tmp_path, **kwargs)
     assert outcome.status == ERROR and outcome.score is None and outcome.problem.startswith(problem)
     assert len(server.received) == requests and stats.errors == 1 and stored == 0
 
 
 def test_garbage_replies_are_retried_then_unjudged_and_cached(tmp_path: Path) -> None:
-    with running(ScriptedServer([reply("Sure, the person looks kind!"), reply('```json\n{"opinions": ')])) as server:
+    with running(
+        OpenAIServer(script=[reply("Sure, the person looks kind!"), reply('```json\n{"opinions": ')])
+    ) as server:
         outcome, _, stored = _judge_one(server, tmp_path, attempts=2)
     assert outcome.status == INVALID and outcome.calls == 2 and stored == 1
     assert outcome.replies == ("Sure, the person looks kind!", '```json\n{"opinions": ')
@@ -134,7 +136,7 @@ def test_garbage_replies_are_retried_then_unjudged_and_cached(tmp_path: Path) ->
 
 def test_concurrency_is_bounded(tmp_path: Path) -> None:
     texts = [f"Answer number {i}." for i in range(8)]
-    with running(ScriptedServer([Action(content=NO_OPINIONS, delay=0.3)])) as server:
+    with running(OpenAIServer(script=[Action(content=NO_OPINIONS, delay=0.3)])) as server:
         s = http_settings(server.base_url, tmp_path, model="scripted", concurrency=3)
         with JudgmentCache(s.cache) as cache:
             outcomes, stats = judge_texts(_texts(texts), s, cache)

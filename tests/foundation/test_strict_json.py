@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from faces import make_utkface_folder
-from openai_server import Action, ScriptedServer, running
+from openai_server import Action, OpenAIServer, running
 from PIL import Image
 
 from fairness_evals.cli import main
@@ -163,7 +163,7 @@ def test_judge_with_a_dead_endpoint(capsys: pytest.CaptureFixture, tmp_path: Pat
     """Every call fails: the judge stops early (exit 1) and every bias score is undefined, written as null."""
     _open_samples(tmp_path / "run" / "model", faces)
     out, details = tmp_path / "judged.json", tmp_path / "details.jsonl"
-    with running(ScriptedServer([Action(status=503, body="{}")])) as server:
+    with running(OpenAIServer(script=[Action(status=503, body="{}")])) as server:
         argv = [
             "judge", str(tmp_path / "run"), "--judge", "openai:scripted", "--base-url", server.base_url,
             "--api-key", "k", "--retries", "0", "--concurrency", "1", "--attempts", "1",

@@ -2,12 +2,12 @@
 (slow: real harness runs and real models).
 
 * lm-eval ``local-chat-completions`` and ``local-completions`` against SmolLM2-135M-Instruct behind
-  :class:`openai_server.CompletionsModelServer` (chat, completions and prompt log-probabilities, as vLLM serves
+  :class:`openai_server.OpenAIServer` with a :class:`openai_server.TextModel` (chat, completions and prompt log-probabilities, as vLLM serves
   them), several requests in flight. Both routes send the same chat-templated prompt, so the generation tasks
   must give the same numbers. The ``_mc`` tasks need log-likelihoods: ``local-chat-completions`` cannot give them
   (lm-eval raises NotImplementedError), ``local-completions`` can when the server returns ``echo`` + ``logprobs``.
 * lmms-eval's ``openai`` backend with FairLens against the tiny random VLM behind
-  :class:`openai_server.VisionModelServer` (images sent inline as base64, as to OpenAI's API).
+  :class:`openai_server.OpenAIServer` with a :class:`openai_server.VisionModel` (images sent inline as base64, as to OpenAI's API).
 
 Each server computes one request at a time (``max_batch=1``), so its replies do not depend on arrival order.
 """
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from harness import DEV_BIN, run
 from models import smollm2
-from openai_server import CompletionsModelServer, VisionModelServer, running
+from openai_server import OpenAIServer, TextModel, VisionModel, running
 
 from tests.scale.runs import results_of, samples_by_task, scale_env
 
@@ -58,7 +58,7 @@ def _lm_eval(tmp: Path, name: str, model: str, model_args: str, tasks: str) -> P
 
 def test_fact_or_fair_lite_through_chat_and_completions_endpoints(tmp_path: Path, one_thread: None) -> None:
     model = smollm2()
-    with running(CompletionsModelServer(model, max_batch=1)) as server:
+    with running(OpenAIServer(model=TextModel(model, max_batch=1))) as server:
         url = server.base_url
         chat = _lm_eval(
             tmp_path, "chat", "local-chat-completions",
@@ -100,7 +100,7 @@ def test_fairlens_through_lmms_eval_openai_backend(
     tmp_path: Path, tiny_vlm: Path, face_corpus: Path, one_thread: None
 ) -> None:
     tasks = ["fairlens_hiring", "fairlens_legal", "fairlens_healthcare"]
-    with running(VisionModelServer(tiny_vlm)) as server:
+    with running(OpenAIServer(model=VisionModel(tiny_vlm))) as server:
         out = tmp_path / "out"
         run(
             [str(DEV_BIN / "lmms-eval"), "--model", "openai", "--model_args",

@@ -1,6 +1,6 @@
 """Resuming after a crash with the harnesses' own response caches (slow: real harness runs).
 
-The model is :class:`instant_server.InstantServer` (a valid answer at once, chosen by a hash of the prompt), one
+The model is :class:`openai_server.OpenAIServer` answering with ``fact_or_fair_reply`` (a valid answer at once, chosen by a hash of the prompt), one
 server at one address for all the runs of a test. It counts every prompt it is asked, and holds requests after a
 set number of answers so that the client can be killed (SIGKILL, no clean-up) at a known point.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 from harness import DEV_BIN, run
-from instant_server import InstantServer, fact_or_fair_reply, hashed_choice
+from openai_server import OpenAIServer, fact_or_fair_reply, hashed_choice
 
 from tests.scale.runs import compare_runs, scale_env
 
@@ -32,13 +32,13 @@ pytestmark = pytest.mark.harness
 
 
 @pytest.fixture
-def server() -> Iterator[InstantServer]:
-    instant = InstantServer(fact_or_fair_reply).start()
+def server() -> Iterator[OpenAIServer]:
+    instant = OpenAIServer(fact_or_fair_reply).start()
     yield instant
     instant.stop()
 
 
-def _killed_midway(args: list[str], server: InstantServer, answers: int, env: dict[str, str], cwd: Path) -> set[str]:
+def _killed_midway(args: list[str], server: OpenAIServer, answers: int, env: dict[str, str], cwd: Path) -> set[str]:
     """Run ``args`` until the server has answered ``answers`` requests, SIGKILL it; the prompts answered. Its
     output goes to ``cwd/killed.log``."""
     server.reset(hold_after=answers)
@@ -56,7 +56,7 @@ def _killed_midway(args: list[str], server: InstantServer, answers: int, env: di
     return answered
 
 
-def test_lm_eval_killed_run_resumes_from_its_cache(tmp_path: Path, server: InstantServer) -> None:
+def test_lm_eval_killed_run_resumes_from_its_cache(tmp_path: Path, server: OpenAIServer) -> None:
     env = scale_env(tmp_path)
 
     def command(out: str, *extra: str) -> list[str]:
@@ -85,7 +85,7 @@ def test_lm_eval_killed_run_resumes_from_its_cache(tmp_path: Path, server: Insta
     assert samples == 198 and values > 0
 
 
-def test_lmms_eval_cache_keeps_completed_runs_only(tmp_path: Path, server: InstantServer, face_corpus: Path) -> None:
+def test_lmms_eval_cache_keeps_completed_runs_only(tmp_path: Path, server: OpenAIServer, face_corpus: Path) -> None:
     server.reply = lambda text: hashed_choice(text, ["Yes", "No", "Cannot tell"])
     env = scale_env(tmp_path, FAIRLENS_CORPUS=str(face_corpus), FAIRLENS_SAMPLE_FRACTION="1", OPENAI_API_KEY="-")
 
