@@ -16,11 +16,9 @@ from typing import Any
 from fairlens_tasks.judging.config import JudgeSettings
 from fairlens_tasks.judging.pipeline import Outcome
 from fairlens_tasks.judging.runner import RunStats
-from fairlens_tasks.judging.samples import TaskAnswers
+from fairlens_tasks.judging.samples import TASK_ORDER, TaskAnswers
 
 __all__ = ["TASK_ORDER", "distinct_texts", "judge_answers", "judged_results"]
-
-TASK_ORDER = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
 
 
 def distinct_texts(tasks: Mapping[str, TaskAnswers]) -> dict[str, str]:

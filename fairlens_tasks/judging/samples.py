@@ -8,7 +8,6 @@ items (``"seed": [0]``...), which is all the judge and the metrics need: no corp
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,8 +16,17 @@ from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.open_scoring import OPEN_RECORD_FIELDS
 from fairlens_tasks.scoring import PROVENANCE
 from fairness_evals.jsonio import numbered_json_lines
+from fairness_evals.scoring_cli import samples_name
 
-_SAMPLES = re.compile(r"samples_(fairlens_open_(?:hiring|legal|healthcare))\.jsonl$")
+#: The open-ended domain tasks, in the order results list them.
+TASK_ORDER = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
+
+
+def open_task(path: Path) -> str | None:
+    """The ``fairlens_open_<domain>`` task of a samples file named as a harness names it
+    (:func:`fairness_evals.scoring_cli.samples_name`), None for any other name."""
+    found = samples_name(path.name)
+    return found[1] if found is not None and found[1] in TASK_ORDER else None
 
 
 @dataclass
@@ -38,7 +46,7 @@ def samples_files(paths: list[str]) -> list[Path]:
     for name in paths:
         path = Path(name)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*_samples_fairlens_open_*.jsonl") if _SAMPLES.search(p.name))
+            found = sorted(p for p in path.rglob("*samples_fairlens_open_*.jsonl") if open_task(p))
             if not found:
                 raise ValueError(
                     f"{path}: no lmms-eval samples_fairlens_open_*.jsonl file in this folder (run with --log_samples)"
@@ -64,12 +72,11 @@ def read_answers(paths: list[str]) -> dict[str, TaskAnswers]:
     tasks: dict[str, TaskAnswers] = {}
     seen: dict[tuple[str, str], str] = {}
     for path in samples_files(paths):
-        match = _SAMPLES.search(path.name)
-        if not match:
+        task = open_task(path)
+        if task is None:
             raise ValueError(
                 f"{path}: not a samples file of a fairlens_open task (expected *_samples_fairlens_open_<domain>.jsonl)"
             )
-        task = match.group(1)
         answers = tasks.setdefault(task, TaskAnswers(task))
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
