@@ -5,7 +5,8 @@ and *Cannot tell* is always last; the paper does not counterbalance the order. P
 therefore confounded item by item, and a model that always picks the first listed option ("Yes",
 "Likely", "Healthy"...) can look like one with an opinion. The diagnostics, over the parsed answers of a task:
 
-- ``position_share_<k>`` (k = 1..6): the share of parsed answers that chose the k-th listed option;
+- ``position_share_<k>`` (k = 1..6): the share of parsed answers that chose the k-th listed option
+  (:func:`metrics.position_bias.position_metrics`, shared with Fact-or-Fair);
 - ``position_bias``: the total-variation distance ``(1/2) sum_k |observed_k - expected_k|`` between those
   shares and the shares expected if the position carried no information, i.e. if each answer were equally
   likely to be any of its item's options (``expected_k = mean over the parsed answers of 1[k <= m_i] / m_i``,
@@ -30,13 +31,10 @@ import math
 import numpy as np
 
 from fairlens_tasks.questions import closed_questions
+from metrics.position_bias import position_metrics, position_names
 
 MAX_OPTIONS = 6
-POSITION_METRICS = (
-    *[f"position_share_{k}" for k in range(1, MAX_OPTIONS + 1)],
-    "position_bias",
-    "position_bias_chance_high",
-)
+POSITION_METRICS = position_names(MAX_OPTIONS)
 NULL_DRAWS = 1000
 NULL_SEED = 0
 DOMINANCE = 0.9
@@ -55,18 +53,6 @@ def _layout() -> tuple[np.ndarray, np.ndarray, int]:
     return np.array([len(q.options) for q in questions], dtype=np.int64), codes, len(texts)
 
 
-def _chance_high(option_counts: np.ndarray, expected: np.ndarray) -> float:
-    """95th percentile of the TV distance under uniform choice, for the parsed answers' option counts."""
-    rng = np.random.default_rng(NULL_SEED)
-    draws = np.zeros((NULL_DRAWS, MAX_OPTIONS))
-    n = option_counts.sum()
-    for m in range(1, MAX_OPTIONS + 1):
-        if option_counts[m - 1]:
-            draws[:, :m] += rng.multinomial(int(option_counts[m - 1]), np.full(m, 1.0 / m), size=NULL_DRAWS)
-    tv = 0.5 * np.abs(draws / n - expected).sum(axis=1)
-    return float(np.quantile(tv, 0.95))
-
-
 def position_diagnostics(questions: np.ndarray, options: np.ndarray) -> tuple[dict[str, float], str | None]:
     """(the :data:`POSITION_METRICS`, the warning text or None) for parsed answers: each answer's closed-item
     index and the index of the option it chose (``-1`` unparsed answers are left out)."""
@@ -77,12 +63,8 @@ def position_diagnostics(questions: np.ndarray, options: np.ndarray) -> tuple[di
     if n == 0:
         return dict.fromkeys(POSITION_METRICS, math.nan), None
     m = n_options[q]
-    observed = np.bincount(o, minlength=MAX_OPTIONS)[:MAX_OPTIONS] / n
-    option_counts = np.bincount(m - 1, minlength=MAX_OPTIONS)
-    expected = np.array([np.sum(option_counts[k:] / np.arange(k + 1, MAX_OPTIONS + 1)) for k in range(MAX_OPTIONS)]) / n
-    out = {f"position_share_{k + 1}": float(observed[k]) for k in range(MAX_OPTIONS)}
-    out["position_bias"] = float(0.5 * np.abs(observed - expected).sum())
-    out["position_bias_chance_high"] = _chance_high(option_counts, expected)
+    out = position_metrics(o, m, max_options=MAX_OPTIONS, null_draws=NULL_DRAWS, seed=NULL_SEED)
+    observed = np.array([out[f"position_share_{k}"] for k in range(1, MAX_OPTIONS + 1)])
     from_end = np.bincount(m - 1 - o, minlength=MAX_OPTIONS) / n
     top_text = float(np.bincount(text_codes[q, o], minlength=n_texts).max() / n)
     top_start, top_end = float(observed.max()), float(from_end.max())

@@ -88,6 +88,7 @@ MODULE_COMMANDS = {
     "iris-profile": ("combine IRIS results into the fairness-space profile and IRIS-MBTI", "iris_tasks.profile_cli"),
     "check": ("exit 1 naming every missing task, NaN headline, low coverage or logged failure", "fairness_evals.check"),
     "compare": ("is run B fairer than run A? paired differences, p-values, verdicts", "fairness_evals.compare.cli"),
+    "metrics": ("what each metric is: definition, direction, paper section, interval, formula", "fairness_evals.metrics_cli"),
 }
 
 

@@ -1,0 +1,77 @@
+"""``fairness-evals metrics [--task T] [NAME ...] [--json]``: what every metric of every task and group is.
+
+The map a user reaches for when a results file says ``AbsSDS_age_middle_EU``: a one-line definition, the direction,
+the paper and section, the interval method and the unit it resamples, the coverage rule and its threshold, and
+``computed_by``, the importable function whose docstring has the formula. Read from the benchmarks' statistics tables
+(:mod:`fairness_evals.statistics`); names may be shell-style patterns (``'s_fair_*'``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import fnmatch
+import json
+import sys
+
+from fairness_evals import statistics
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("names", nargs="*", metavar="NAME", help="metric names or patterns (default: every metric)")
+    parser.add_argument(
+        "--task", action="append", metavar="T", help="only the metrics of this task or group (repeatable)"
+    )
+    parser.add_argument("--json", action="store_true", help="a JSON list of objects, one per metric")
+
+
+def _chosen(args: argparse.Namespace) -> list[statistics.Explanation]:
+    tasks = None
+    if args.task:
+        try:
+            tasks = [statistics.task(name) for name in args.task]
+        except KeyError as error:
+            raise ValueError(f"--task: {error.args[0]}") from None
+    entries = statistics.explain(tasks)
+    if not args.names:
+        return entries
+    chosen: list[statistics.Explanation] = []
+    for pattern in args.names:
+        found = [e for e in entries if fnmatch.fnmatchcase(e.name, pattern)]
+        if not found:
+            near = difflib.get_close_matches(pattern, sorted({e.name for e in entries}), n=3)
+            hint = f" (did you mean {', '.join(near)}?)" if near else ""
+            raise ValueError(f"no metric {pattern!r}{' of ' + ', '.join(args.task) if args.task else ''}{hint}")
+        chosen.extend(e for e in found if e not in chosen)
+    return chosen
+
+
+_DIRECTION = {"higher": "higher is better", "lower": "lower is better", "neither": "no direction"}
+
+
+def _describe(e: statistics.Explanation) -> str:
+    tasks = ", ".join(e.tasks) if len(e.tasks) <= 4 else f"{', '.join(e.tasks[:3])} and {len(e.tasks) - 3} more"
+    lines = [f"{e.name}  ({e.benchmark}, {e.role}; {tasks})", f"  {e.definition}"]
+    lines.append(f"  {_DIRECTION[e.direction]}; {e.paper}")
+    if e.interval:
+        lines.append(f"  interval: {e.interval}; resampling {e.resampled}")
+    if e.coverage:
+        rule = f"; null below {e.threshold}" if e.threshold else ""
+        lines.append(f"  coverage: {e.coverage}{rule}")
+    lines.append(f"  computed by {e.computed_by}")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    entries = _chosen(args)
+    if args.json:
+        json.dump([e.as_json() for e in entries], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    elif args.names:
+        print("\n\n".join(_describe(e) for e in entries))
+    else:
+        width = max((len(e.name) for e in entries), default=0)
+        for e in entries:
+            arrow = {"higher": "↑", "lower": "↓", "neither": " "}[e.direction]
+            print(f"{e.name:<{width}}  {arrow}  {e.benchmark:<12}  {e.definition}")
+    return 0

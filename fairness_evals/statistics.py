@@ -1,0 +1,292 @@
+"""The vocabulary of the statistics tables: what a benchmark declares once about each statistic it reports.
+
+Each benchmark declares its statistics in one module (``fact_fair_tasks/statistics.py``,
+``fairlens_tasks/statistics.py``, ``iris_tasks/statistics.py``) as :class:`Statistic` entries, grouped into the
+:class:`Task` entries of the tasks that report them. Everything else reads those declarations: the harness metric
+lists (the YAMLs are tested equal to :meth:`Task.harness_metrics`), ``fairness-evals score`` (the names it writes),
+``compare``, ``check`` (its headline list), ``report``, the coverage simulations (which intervals to judge), the
+README tables and ``fairness-evals metrics`` (the map from a metric's name to its formula).
+
+A statistic is one metric, or a *family* of metrics that differ by a placeholder (``adverse_rate_{attribute}_{group}``)
+declared once with the values its placeholders take. Its *derived* metrics follow from what it declares:
+
+- ``<name>_ci_low`` / ``<name>_ci_high``: the ends of its 95% interval, when it declares an :class:`Interval`;
+- ``<name>_coverage``: the share of its inputs that counted, when it declares a :class:`Coverage` (below the
+  coverage's threshold the statistic and its interval are null);
+- ``<name>_stderr``: its standard error, shown in the harness's ± column, when it declares ``stderr=True``
+  (only where a seeded simulation shows that ``estimate ± 1.96 stderr`` covers at the bar).
+
+``computed_by`` names, as ``module:function``, the function that computes the value: an importable function whose
+docstring gives the formula and the paper section. A test imports every one.
+
+Import-light: no numpy, no harness, no benchmark; the benchmark tables are imported only by :func:`tables`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import re
+import string
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+Direction = Literal["higher", "lower", "neither"]
+Role = Literal["headline", "detail"]
+Kind = Literal["score", "rate", "count", "diagnostic"]
+
+#: The benchmarks and the modules that declare their statistics.
+TABLE_MODULES = {
+    "fact_or_fair": "fact_fair_tasks.statistics",
+}
+
+DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_coverage", "_stderr")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """How a statistic's 95% interval is made: the ``method`` (one line), the unit the bootstrap ``resampled``
+    (and within which strata), and the function that computes the interval from the resamples."""
+
+    method: str
+    resampled: str
+    computed_by: str
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """What a statistic's ``<name>_coverage`` counts: the share of ``inputs`` that counted, computed by
+    ``computed_by``; below the setting ``threshold`` (a task-metadata key, default ``default``) the statistic and
+    its interval are null, with one warning."""
+
+    inputs: str
+    computed_by: str
+    threshold: str | None = None
+    default: float | None = None
+
+
+@dataclass(frozen=True)
+class Statistic:
+    """One statistic (or one family of statistics) of a benchmark, declared once."""
+
+    name: str
+    definition: str
+    computed_by: str
+    paper: str
+    direction: Direction = "neither"
+    kind: Kind = "score"
+    interval: Interval | None = None
+    coverage: Coverage | None = None
+    stderr: bool = False
+    #: The values each ``{placeholder}`` of ``name`` takes (a family); empty for a single metric.
+    family: Mapping[str, Sequence[str]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        placeholders = {p for _, p, _, _ in string.Formatter().parse(self.name) if p}
+        if placeholders != set(self.family):
+            raise ValueError(f"statistic {self.name!r}: placeholders {sorted(placeholders)} != {sorted(self.family)}")
+        if self.direction not in ("higher", "lower", "neither"):
+            raise ValueError(f"statistic {self.name!r}: direction {self.direction!r}")
+
+    @property
+    def members(self) -> list[str]:
+        """The metric names of this statistic (one, or every member of the family, in declaration order)."""
+        if not self.family:
+            return [self.name]
+        keys = list(self.family)
+        return [self.name.format(**dict(zip(keys, values, strict=True)))
+                for values in itertools.product(*(self.family[k] for k in keys))]  # fmt: skip
+
+    def derived(self, member: str) -> list[str]:
+        """The derived metric names of one member, in the order harness lists give them."""
+        out = []
+        if self.interval is not None:
+            out += [f"{member}_ci_low", f"{member}_ci_high"]
+        if self.coverage is not None:
+            out.append(f"{member}_coverage")
+        if self.stderr:
+            out.append(f"{member}_stderr")
+        return out
+
+    def names(self) -> list[str]:
+        """Every metric name this statistic reports: each member followed by its derived names."""
+        return [name for member in self.members for name in (member, *self.derived(member))]
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        """A regular expression matching exactly the members."""
+        if not self.family:
+            return re.compile(re.escape(self.name))
+        parts = []
+        for literal, placeholder, _, _ in string.Formatter().parse(self.name):
+            parts.append(re.escape(literal))
+            if placeholder:
+                parts.append("(?:" + "|".join(map(re.escape, self.family[placeholder])) + ")")
+        return re.compile("".join(parts))
+
+
+@dataclass(frozen=True)
+class Task:
+    """The statistics one harness task (or group) reports.
+
+    ``headline`` names the statistics (by their declared name, family patterns included) that the harness prints;
+    the others are ``detail``: computed in the same pass, written by ``fairness-evals score``. ``carrier`` is the
+    headline metric whose per-document item is the document's readable record (the others carry ``None``), so a
+    sample line holds the record once. ``rollups`` (groups) name the member metrics averaged over the group's
+    tasks."""
+
+    name: str
+    benchmark: str
+    statistics: tuple[Statistic, ...]
+    headline: tuple[str, ...] = ()
+    carrier: str | None = None
+    harness: Literal["lm-eval", "lmms-eval"] = "lm-eval"
+    group: bool = False
+    members: tuple[str, ...] = ()
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        declared = {s.name for s in self.statistics}
+        unknown = [h for h in self.headline if h not in declared]
+        if unknown:
+            raise ValueError(f"task {self.name}: headline names {unknown} are not among its statistics")
+
+    def headline_statistics(self) -> list[Statistic]:
+        return [s for s in self.statistics if s.name in self.headline]
+
+    def harness_metrics(self) -> list[tuple[str, Direction]]:
+        """The metric names the harness lists for this task, in order, with their direction: the headline members
+        and their standard errors (the carrier first)."""
+        out: list[tuple[str, Direction]] = []
+        for s in self.headline_statistics():
+            for member in s.members:
+                out.append((member, s.direction))
+                if s.stderr:
+                    out.append((f"{member}_stderr", "neither"))
+        if self.carrier is not None:
+            out.sort(key=lambda item: item[0] != self.carrier)
+        return out
+
+    def all_metrics(self) -> list[str]:
+        """Every metric this task computes (headline and detail), with the derived names."""
+        return [name for s in self.statistics for name in s.names()]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One metric name of one benchmark, explained: what :func:`explain` returns for ``fairness-evals metrics``."""
+
+    name: str
+    benchmark: str
+    tasks: tuple[str, ...]
+    definition: str
+    direction: Direction
+    paper: str
+    computed_by: str
+    role: Role
+    interval: str | None
+    resampled: str | None
+    coverage: str | None
+    threshold: str | None
+    statistic: str
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "name": self.name, "benchmark": self.benchmark, "tasks": list(self.tasks), "definition": self.definition,
+            "direction": self.direction, "paper": self.paper, "computed_by": self.computed_by, "role": self.role,
+            "interval": self.interval, "resampled": self.resampled, "coverage": self.coverage,
+            "threshold": self.threshold, "statistic": self.statistic,
+        }  # fmt: skip
+
+
+def _entries_of(
+    statistic: Statistic, member: str, benchmark: str, tasks: tuple[str, ...], role: Role
+) -> Iterator[Explanation]:
+    s = statistic
+    interval = s.interval
+    coverage = s.coverage
+    common = dict(benchmark=benchmark, tasks=tasks, paper=s.paper, statistic=s.name)
+    yield Explanation(
+        name=member, definition=s.definition, direction=s.direction, computed_by=s.computed_by, role=role,
+        interval=interval.method if interval else None, resampled=interval.resampled if interval else None,
+        coverage=coverage.inputs if coverage else None, threshold=coverage.threshold if coverage else None, **common,
+    )  # fmt: skip
+    if interval is not None:
+        for end in ("low", "high"):
+            yield Explanation(
+                name=f"{member}_ci_{end}", definition=f"{'lower' if end == 'low' else 'upper'} end of the 95% interval "
+                f"of {member} ({interval.method}; resampling {interval.resampled})", direction="neither",
+                computed_by=interval.computed_by, role="detail", interval=interval.method,
+                resampled=interval.resampled, coverage=None, threshold=None, **common,
+            )  # fmt: skip
+    if coverage is not None:
+        rule = (
+            f"; below {coverage.threshold} (default {coverage.default:g}) {member} is null"
+            if coverage.threshold
+            else ""
+        )
+        yield Explanation(
+            name=f"{member}_coverage", definition=f"share of the inputs of {member} that counted: {coverage.inputs}{rule}",
+            direction="higher", computed_by=coverage.computed_by, role="detail", interval=None, resampled=None,
+            coverage=coverage.inputs, threshold=coverage.threshold, **common,
+        )  # fmt: skip
+    if s.stderr and interval is not None:
+        yield Explanation(
+            name=f"{member}_stderr", definition=f"standard error of {member}: the standard deviation of its bootstrap "
+            f"resamples ({interval.resampled}); shown in the harness's ± column", direction="neither",
+            computed_by=interval.computed_by, role=role, interval=None, resampled=interval.resampled, coverage=None,
+            threshold=None, **common,
+        )  # fmt: skip
+
+
+def tables() -> dict[str, tuple[Task, ...]]:
+    """Every benchmark's declared tasks, ``{benchmark: tasks}`` (imports the benchmark tables)."""
+    return {name: tuple(importlib.import_module(module).TASKS) for name, module in TABLE_MODULES.items()}
+
+
+def all_tasks() -> list[Task]:
+    return [task for tasks in tables().values() for task in tasks]
+
+
+def task(name: str) -> Task:
+    """The declared task (or group) ``name``; a ``KeyError`` naming the nearest names otherwise."""
+    for t in all_tasks():
+        if t.name == name:
+            return t
+    import difflib
+
+    near = difflib.get_close_matches(name, [t.name for t in all_tasks()], n=3)
+    raise KeyError(f"no task {name!r}" + (f" (did you mean {', '.join(near)}?)" if near else ""))
+
+
+def explain(tasks: Sequence[Task] | None = None) -> list[Explanation]:
+    """Every metric name of ``tasks`` (default: all), explained once per (benchmark, name, definition), naming every
+    task that reports it (a group's roll-up of a name is its own entry). Headline members (and their standard errors) have role ``headline``; everything else ``detail``."""
+    chosen = list(tasks) if tasks is not None else all_tasks()
+    seen: dict[tuple[str, str, str], Explanation] = {}
+    tasks_of: dict[tuple[str, str, str], list[str]] = {}
+    for t in chosen:
+        for s in t.statistics:
+            role: Role = "headline" if s.name in t.headline else "detail"
+            for member in s.members:
+                for entry in _entries_of(s, member, t.benchmark, (), role):
+                    key = (t.benchmark, entry.name, entry.definition)
+                    tasks_of.setdefault(key, []).append(t.name)
+                    previous = seen.get(key)
+                    if previous is None or (previous.role == "detail" and entry.role == "headline"):
+                        seen[key] = entry
+    return [
+        Explanation(**{**entry.__dict__, "tasks": tuple(dict.fromkeys(tasks_of[key]))}) for key, entry in seen.items()
+    ]
+
+
+def resolve(computed_by: str) -> object:
+    """The function ``module:function`` names (a dotted attribute path after the colon is followed)."""
+    module_name, _, attribute = computed_by.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"computed_by {computed_by!r} is not 'module:function'")
+    target: object = importlib.import_module(module_name)
+    for part in attribute.split("."):
+        target = getattr(target, part)
+    return target
