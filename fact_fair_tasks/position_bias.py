@@ -2,7 +2,8 @@
 
 Options are lettered A-D (objective gender questions A-B). Over the parsed answers of one task:
 
-- ``letter_share_<L>``: the share of parsed answers that chose letter L;
+- ``position_share_<k>`` (k = 1..4, letter A..D): the share of parsed answers that chose the k-th letter
+  (:func:`metrics.position_bias.position_metrics`, shared with FairLens);
 - ``position_bias``: the total-variation distance ``(1/2) sum_L |observed_L - expected_L|`` between those shares
   and the shares expected if the letter carried no information, i.e. if each answer were equally likely to sit
   at any of its question's ``m`` positions (``expected_L = mean over parsed answers of 1[L < m] / m``). This is
@@ -33,12 +34,12 @@ import math
 
 import numpy as np
 
+from metrics.position_bias import expected_shares, position_metrics, position_names
+
 LETTERS = "ABCD"
 MAX_OPTIONS = 4
 POSITION_METRICS = (
-    *[f"letter_share_{letter}" for letter in LETTERS],
-    "position_bias",
-    "position_bias_chance_high",
+    *position_names(MAX_OPTIONS),
     "letter_dependence",
     "content_dependence",
     "position_explained",
@@ -48,30 +49,16 @@ NULL_SEED = 0
 MIN_ANSWERS = 30
 
 
-def _expected(n_options: np.ndarray) -> np.ndarray:
-    """Expected letter shares if every answer sat at a uniformly random one of its ``m`` positions."""
-    letters = np.arange(MAX_OPTIONS)
-    return np.mean((letters[None, :] < n_options[:, None]) / n_options[:, None], axis=0)
-
-
-def _chance_high(n_options: np.ndarray, expected: np.ndarray) -> float:
-    """95th percentile of the TV distance under uniform positions, for these answers' numbers of options."""
-    rng = np.random.default_rng(NULL_SEED)
-    draws = np.zeros((NULL_DRAWS, MAX_OPTIONS))
-    counts = np.bincount(n_options, minlength=MAX_OPTIONS + 1)
-    for m in range(1, MAX_OPTIONS + 1):
-        if counts[m]:
-            draws[:, :m] += rng.multinomial(int(counts[m]), np.full(m, 1.0 / m), size=NULL_DRAWS)
-    tv = 0.5 * np.abs(draws / n_options.size - expected).sum(axis=1)
-    return float(np.quantile(tv, 0.95))
-
-
 def _excess(hits: float, chance: float, n: int) -> float:
     return float((hits - chance) / (n - chance)) if n - chance > 0 else 0.0
 
 
 def content_dependence(cells: np.ndarray, chosen: np.ndarray, option_classes: np.ndarray, k: int) -> float:
     """Excess hit rate of "the group most often chosen in the cell" (ties: the first class).
+
+    ``content_dependence = (hits - chance) / (n - chance)``: ``hits`` the answers that chose their cell's modal
+    group, ``chance`` the hits expected if each answer chose a uniformly random option (the sum over answers of the
+    share of their options in the modal group), ``n`` the parsed answers.
 
     Parameters
     ----------
@@ -97,23 +84,22 @@ def position_diagnostics(
     letters: np.ndarray, n_options: np.ndarray, content: float
 ) -> tuple[dict[str, float], str | None]:
     """(the :data:`POSITION_METRICS`, the warning text or None) for the parsed answers' letters (0 = A) and their
-    questions' numbers of options; ``content`` is the task's :func:`content_dependence` (largest axis)."""
+    questions' numbers of options; ``content`` is the task's :func:`content_dependence` (largest axis).
+
+    ``letter_dependence = (hits - chance) / (n - chance)`` for the rule "answer with the most common letter L":
+    ``hits = n * position_share_L``, ``chance = sum_i 1[L < m_i] / m_i``. ``position_explained = 1`` when
+    ``n >= 30``, ``position_bias > position_bias_chance_high`` and ``letter_dependence >= content_dependence`` (the
+    warning), else 0; the shares and ``position_bias`` are :func:`metrics.position_bias.position_metrics`."""
     n = int(letters.size)
     if n == 0:
         return dict.fromkeys(POSITION_METRICS, math.nan), None
-    observed = np.bincount(letters, minlength=MAX_OPTIONS)[:MAX_OPTIONS] / n
-    expected = _expected(n_options)
-    out = {f"letter_share_{LETTERS[i]}": float(observed[i]) for i in range(MAX_OPTIONS)}
-    bias = float(0.5 * np.abs(observed - expected).sum())
-    chance_high = _chance_high(n_options, expected)
+    out = position_metrics(letters, n_options, max_options=MAX_OPTIONS, null_draws=NULL_DRAWS, seed=NULL_SEED)
+    observed = np.array([out[f"position_share_{k}"] for k in range(1, MAX_OPTIONS + 1)])
+    expected = expected_shares(n_options, MAX_OPTIONS)
+    bias, chance_high = out["position_bias"], out["position_bias_chance_high"]
     top = int(observed.argmax())
     letter = _excess(observed[top] * n, float(np.sum((top < n_options) / n_options)), n)
-    out |= {
-        "position_bias": bias,
-        "position_bias_chance_high": chance_high,
-        "letter_dependence": letter,
-        "content_dependence": content,
-    }
+    out |= {"letter_dependence": letter, "content_dependence": content}
     explained = n >= MIN_ANSWERS and bias > chance_high and not letter < content
     out["position_explained"] = float(explained)
     if not explained:

@@ -1,11 +1,16 @@
-"""Harness aggregation glue shared by every task: one computation per task run, one function per metric.
+"""Harness aggregation glue shared by every task: one computation per task run, one record per document.
 
-lm-eval and lmms-eval call a task's aggregation once per metric, each with that metric's list of items. Our
-``process_results`` put one per-document *record* under every metric name of a task, so every metric of one
-task run receives an equal list. :data:`MEMO` computes all the task's metrics once per distinct list
-(compared by content; bounded; thread-safe) and :func:`define_aggregations` writes one ``agg_<metric>``
-function per metric into the task module, under the names its YAMLs give as ``!function``. Provenance
-metrics (seed, data version, classifier) get ``[value]`` items and report the value every document shares.
+lm-eval and lmms-eval call a task's aggregation once per metric, each with the list of that metric's per-document
+items. Our ``process_results`` returns, for each document, its readable *record* under the task's **carrier** metric
+(the first key, so the harnesses aggregate it first) and, under every other metric, that metric's name: a sample line
+then holds the record once (package convention on compact sample logs). The benchmark's single aggregation function
+(the one every YAML metric names) calls :func:`aggregate`:
+
+- with the carrier's items (records), it computes every metric of the task once, keeps them as the benchmark's
+  latest run, and returns the carrier's value;
+- with a metric name repeated once per document, it returns that metric of the latest run, after checking that the
+  run had as many documents (the harnesses aggregate one task's metrics one after another, carrier first, in the
+  order ``process_results`` returned them; data-parallel gathering keeps that order).
 
 Imported by task modules only when a harness runs them; no harness, numpy or torch import here.
 """
@@ -16,13 +21,69 @@ import logging
 import math
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 log = logging.getLogger("fairness_evals")
 
-__all__ = ["MEMO", "ContentMemo", "define_aggregations", "provenance_value"]
+__all__ = ["MEMO", "ContentMemo", "aggregate", "clear", "define_aggregations", "payload", "provenance_value"]
 
 
+@dataclass(frozen=True)
+class _Run:
+    count: int
+    values: dict[str, Any]
+
+
+_latest: dict[str, _Run] = {}
+_lock = threading.Lock()
+
+
+def clear() -> None:
+    """Forget every benchmark's latest run."""
+    with _lock:
+        _latest.clear()
+
+
+def aggregate(
+    benchmark: str, items: Sequence[Any], compute: Callable[[list[Any]], dict[str, Any]], carrier: str
+) -> Any:
+    """One metric's value from its per-document ``items`` (see the module docstring).
+
+    ``compute(records)`` returns every metric of one task run from the carrier's items; ``carrier`` is the metric
+    those items belong to. A metric whose run cannot be found (its task's carrier was not aggregated just before it)
+    is NaN, with an error naming it.
+    """
+    items = list(items)
+    if items and isinstance(items[0], str):
+        name = items[0]
+        with _lock:
+            run = _latest.get(benchmark)
+        if run is None or run.count != len(items) or name not in run.values:
+            log.error(
+                "%s: cannot report %s: the task's %s items were not aggregated just before it (its %d documents "
+                "have no run); reported as NaN",
+                benchmark, name, carrier, len(items),
+            )  # fmt: skip
+            return math.nan
+        return run.values[name]
+    values = compute(items)
+    with _lock:
+        _latest[benchmark] = _Run(len(items), values)
+    return values[carrier]
+
+
+def payload(carrier: str, record: Any, names: Sequence[str]) -> dict[str, Any]:
+    """What ``process_results`` returns for one document: ``record`` under ``carrier`` (first), and each other
+    metric of ``names`` under its own name."""
+    out: dict[str, Any] = {carrier: record}
+    for name in names:
+        if name != carrier:
+            out[name] = name
+    return out
+
+
+# ---- the per-metric glue of the tasks not yet on the carrier design (FairLens, IRIS, text-to-image)
 class ContentMemo:
     """``compute(items)`` once per distinct (tag, items) pair, items compared by content; the ``size`` most
     recent results are kept."""

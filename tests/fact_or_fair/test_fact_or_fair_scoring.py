@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from fact_fair_tasks import scoring
+from fact_fair_tasks import statistics as table
 from fact_fair_tasks.cli import export_records
 from fact_fair_tasks.documents import documents_for, objective_documents, subjective_documents
 from fact_fair_tasks.items import statistics
@@ -170,36 +171,41 @@ def test_intervals_are_deterministic() -> None:
 
 
 def test_process_results_payload_and_edge_replies() -> None:
+    """One readable record per document, under the carrier (first); every other headline metric carries its name."""
     doc = subjective_documents("ingroup", draws=1)[0]
+    headline = [name for name, _ in table.task_of("ingroup").harness_metrics()]
     for reply in ["", None, "A" * 100_000, "\udcff", '{"answer": "A"} {"answer": "C"}']:
         out = scoring.process_results(doc, [reply])
-        assert set(out) == set(scoring.SUBJECTIVE_METRICS)
-        assert out["s_fact_gender"][3] in (1, 2)  # unparsed or refused, never a crash
+        assert list(out) == headline and list(out)[0] == scoring.CARRIER
+        assert all(out[name] == name for name in headline[1:])
+        record = out[scoring.CARRIER]
+        assert record["record"][3] in (1, 2) and record["answer"] is None  # unparsed or refused, never a crash
     out = scoring.process_results(doc, [['{"answer": "B"}']])  # a take_first_k filter's list
-    assert out["parsed"][3] == 0 and out["seed"] == 0 and out["documents_sha256"] == doc["doc_sha"]
+    chosen = doc["options"][1]
+    assert out[scoring.CARRIER] == {
+        "answer": "B", "option": f"{chosen['gender']}, {chosen['race']}", "rule": out[scoring.CARRIER]["rule"],
+        "status": "parsed", "record": scoring.record_for(doc, scoring.parse_reply(doc, '{"answer": "B"}')),
+    }  # fmt: skip
     mc = scoring.process_results_mc(doc, [(-3.0, False), (-1.0, True), (-1.0, False), (-9.0, False)])
-    assert mc["parsed"][4] == ["male", "female"].index(doc["options"][1]["gender"])
+    assert mc[scoring.CARRIER]["record"][4] == ["male", "female"].index(chosen["gender"])
+    assert mc[scoring.CARRIER]["rule"] == "loglikelihood"
+    objective = objective_documents()[0]
+    assert scoring.process_results(objective, ['{"answer": "A"}'])[scoring.CARRIER]["option"] == objective["options"][0]
 
 
-def test_yaml_metric_lists_match_the_scoring_module() -> None:
+def test_yaml_aggregation_is_the_scoring_module_one() -> None:
     # The YAMLs name llm/scoring.py (the file beside them that every lm-eval version resolves), which forwards
-    # to fact_fair_tasks.scoring: load it the way lm-eval 0.4.11 does, from its path.
+    # to fact_fair_tasks.scoring: load it the way lm-eval 0.4.11 does, from its path. (The metric lists themselves
+    # are the statistics table's headlines: tests/foundation/test_statistics.py.)
     spec = importlib.util.spec_from_file_location("scoring", LLM_DIR / "scoring.py")
     shim = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(shim)
-
-    def names(template: str) -> list[str]:
-        loader = yaml.SafeLoader
-        loader.add_constructor("!function", lambda ld, node: ld.construct_scalar(node))
+    loader = yaml.SafeLoader
+    loader.add_constructor("!function", lambda ld, node: ld.construct_scalar(node))
+    for template in ("_objective_template_yaml", "_subjective_template_yaml"):
         data = yaml.load((LLM_DIR / template).read_text(), Loader=loader)
-        for entry in data["metric_list"]:
-            assert entry["aggregation"] == f"scoring.agg_{entry['metric']}"
-            assert entry["higher_is_better"] == scoring.HIGHER_IS_BETTER.get(entry["metric"], True)
-            assert getattr(shim, f"agg_{entry['metric']}") is getattr(scoring, f"agg_{entry['metric']}")
-        return [e["metric"] for e in data["metric_list"]]
-
-    assert names("_objective_template_yaml") == list(scoring.OBJECTIVE_METRICS)
-    assert names("_subjective_template_yaml") == list(scoring.SUBJECTIVE_METRICS)
+        assert {entry["aggregation"] for entry in data["metric_list"]} == {"scoring.aggregate"}
+    assert shim.aggregate is scoring.aggregate
 
 
 def test_score_rejects_unknown_missing_and_duplicate_ids(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -334,7 +340,7 @@ def test_an_always_a_model_is_flagged_not_reported_as_fair(caplog: pytest.LogCap
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
             m, _ = _scores(kind, lambda i, d: '{"answer": "A"}', draws=3)
-        assert m["letter_share_A"] == 1.0 and m["position_explained"] == 1.0
+        assert m["position_share_1"] == 1.0 and m["position_explained"] == 1.0
         assert m["position_bias"] > m["position_bias_chance_high"]
         assert "answers follow letter position rather than content" in caplog.text
         assert "not interpretable" in caplog.text
@@ -359,7 +365,7 @@ def test_content_driven_answers_are_not_flagged() -> None:
 def test_position_chance_level_matches_a_uniform_letter_model() -> None:
     m, _ = _scores("base", lambda i, d: "ABCD"[random.Random(i).randrange(4)], draws=10)
     assert m["position_bias"] < m["position_bias_chance_high"] < 0.05
-    assert sum(m[f"letter_share_{x}"] for x in "ABCD") == pytest.approx(1.0)
+    assert sum(m[f"position_share_{k}"] for k in range(1, 5)) == pytest.approx(1.0)
 
 
 # ----------------------------------------------------------------------------- fast paths (issue 15)
@@ -414,27 +420,20 @@ def test_malformed_documents_raise_the_reference_errors() -> None:
         assert type(fast.value) is type(reference.value) and str(fast.value) == str(reference.value)
 
 
-def test_aggregation_of_integer_records_equals_the_converting_path() -> None:
-    rng = random.Random(4)
-    from fact_fair_tasks.parsing import PARSED, UNPARSED, Parse
+def test_the_harness_aggregation_computes_once_and_every_metric_agrees() -> None:
+    """lm-eval aggregates the carrier first and then each metric by name; every value equals compute_metrics'."""
+    from fairness_evals import aggregation
 
     docs = subjective_documents("ingroup", draws=3)
-    records = [
-        scoring.record_for(
-            d, Parse(PARSED, rng.randrange(4), "x") if rng.random() < 0.8 else Parse(UNPARSED, None, "x")
-        )
-        for d in docs
-    ]
-    assert scoring._integer_array(records) is not None
-    fast = scoring._compute_for_items(records)
-    converted = scoring.compute_metrics(
-        [tuple(int(v) for v in r) for r in records], task="fact_or_fair_subjective_ingroup"
+    payloads = [scoring.process_results(d, ["ABCD"[i % 4]]) for i, d in enumerate(docs)]
+    expected = scoring.compute_metrics(
+        [p[scoring.CARRIER]["record"] for p in payloads], task="fact_or_fair_subjective_ingroup"
     )
-    assert json.dumps(fast, sort_keys=True) == json.dumps(converted, sort_keys=True)
-    floats = [[float(v) for v in r] for r in records]  # e.g. read back from JSON as floats: converted by int()
-    assert scoring._integer_array(floats) is None
-    assert json.dumps(scoring._compute_for_items(floats), sort_keys=True) == json.dumps(fast, sort_keys=True)
-    assert scoring._integer_array([[1, 2], [3]]) is None and scoring._integer_array([]) is None
+    aggregation.clear()
+    got = {name: scoring.aggregate([p[name] for p in payloads]) for name in payloads[0]}
+    assert got == {name: expected[name] for name in payloads[0]}
+    aggregation.clear()
+    assert math.isnan(scoring.aggregate([p["s_e_gender"] for p in payloads]))  # no carrier run: NaN, with an error
 
 
 def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: Path, monkeypatch) -> None:

@@ -343,36 +343,34 @@ class TestDistance:
 
 # --------------------------------------------------------------------------- Table 3 rates
 class TestCognitiveErrorRates:
-    def test_representativeness_and_attribution_are_pooled_match_rates(self) -> None:
-        assert ff.representativeness_rate([3, 1], [4, 4]) == 0.5
-        assert ff.representativeness_rate([3, 1], [4, 4], where=np.array([True, False])) == 0.75
-        assert ff.attribution_rate([0, 1, 2], [2, 2, 4]) == 0.375
+    # Six counted answers, k = 4: chosen class c, true class t, context class b, target, polarity.
+    C = [0, 1, 2, 2, 3, 0]
+    T = [0, 1, 1, 2, 0, 0]
+    B = [0, 0, 2, 3, 3, 1]
+    HIGH = [True, True, True, False, False, False]
+    POSITIVE = [True, False, True, False, True, False]
 
-    def test_in_group_uses_positive_cells_and_out_group_the_others(self) -> None:
-        matches, selections = [2, 1, 0], [4, 4, 2]
-        positive = np.array([True, False, False])
-        assert ff.in_group_rate(matches, selections, positive=positive) == 0.5
-        assert ff.out_group_rate(matches, selections, positive=positive) == pytest.approx(1 - 1 / 6)
+    def test_rates_by_hand(self) -> None:
+        rates = ff.cognitive_error_rates(self.C, self.T, self.B, self.HIGH, self.POSITIVE)
+        # highest queries 0-2 match the truth at 0, 1: 2/3; lowest 3-5 at 3, 5: 2/3
+        assert rates["r_bias_high"] == pytest.approx(2 / 3)
+        assert rates["r_bias_low"] == pytest.approx(2 / 3)
+        # the context's class is chosen at 0, 2, 4: 3 of 6
+        assert rates["attribution_error"] == 0.5
+        # positive queries 0, 2, 4 all choose the context's class; negative 1, 3, 5 all choose another
+        assert rates["in_group"] == 1.0
+        assert rates["out_group"] == 1.0
+        assert set(rates) == set(ff.TABLE3_COLUMNS)
 
-    def test_rates_of_zero(self) -> None:
-        positive = np.array([True, False])
-        assert ff.representativeness_rate([0, 0], [5, 5]) == 0.0
-        assert ff.attribution_rate(0, 7) == 0.0
-        assert ff.in_group_rate([0, 0], [3, 3], positive=positive) == 0.0
-        assert ff.out_group_rate([0, 3], [3, 3], positive=positive) == 0.0  # always the own group
-        assert ff.out_group_rate([0, 0], [3, 3], positive=positive) == 1.0
+    def test_an_empty_subset_is_nan(self) -> None:
+        rates = ff.cognitive_error_rates([1, 2], [1, 0], [0, 2], [True, True], [False, False])
+        assert math.isnan(rates["r_bias_low"]) and math.isnan(rates["in_group"])
+        assert rates["r_bias_high"] == 0.5 and rates["out_group"] == 0.5
+        assert all(math.isnan(v) for v in ff.cognitive_error_rates([], [], [], [], []).values())
 
-    def test_no_selection_is_nan(self) -> None:
-        assert math.isnan(ff.attribution_rate([0, 0], [0, 0]))
-        assert math.isnan(ff.in_group_rate([1, 1], [2, 2], positive=np.array([False, False])))
-        assert math.isnan(ff.out_group_rate([1, 1], [2, 2], positive=np.array([True, True])))
-
-    def test_batch(self) -> None:
-        matches = np.array([[1, 2, 3], [0, 0, 1]])
-        selections = np.array([[2, 2, 4], [1, 1, 1]])
-        np.testing.assert_allclose(ff.match_rate_batch(matches, selections), [6 / 8, 1 / 3])
-        mask = np.array([True, True, False])
-        np.testing.assert_allclose(ff.match_rate_batch(matches, selections, where=mask), [3 / 4, 0.0])
+    def test_shapes_must_agree(self) -> None:
+        with pytest.raises(ValueError, match="one length"):
+            ff.cognitive_error_rates([1, 2], [1], [0, 2], [True, True], [False, False])
 
     def test_chance_baselines(self) -> None:
         assert ff.chance_baselines(2) == dict.fromkeys(ff.TABLE3_COLUMNS, 0.5)
@@ -400,11 +398,6 @@ class TestCognitiveErrorRates:
     @pytest.mark.parametrize(
         ("call", "match"),
         [
-            (lambda: ff.representativeness_rate([5], [4]), "matches must not exceed"),
-            (lambda: ff.attribution_rate([1, 1], [2]), "same shape"),
-            (lambda: ff.in_group_rate([1], [2], positive=[1]), "positive"),
-            (lambda: ff.representativeness_rate([1, 1], [2, 2], where=[1, 0]), "where"),
-            (lambda: ff.match_rate_batch([1, 1], [2, 2], where=np.array([True, False, True])), "where"),
             (lambda: ff.average_increase({"a": 0.6}, {"b": 0.5}), "baselines must have the same keys"),
             (lambda: ff.average_increase([69.1], [50.0]), "rates"),
             (lambda: ff.average_increase([], []), "non-empty"),
