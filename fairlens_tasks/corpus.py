@@ -4,10 +4,11 @@ Steps (each bad item is named; see :class:`CorpusError`):
 
 1. read the corpus (:mod:`fairlens_tasks.sources`): entries with labels, and problems (file names that
    do not parse, manifest rows with a missing or invalid label, list entries with no file or outside the
-   corpus folder);
+   corpus folder, file links out of the corpus folder);
 2. keep ages 25-65 (paper section 3), unless an ``images_metadata.json`` list gives the exact images;
-3. decode every remaining image once (:func:`fairlens_tasks.images.check_image_bytes`, memoised per file
-   version): unreadable or corrupt images are problems, **whatever the seed**, and the sample is drawn from
+3. decode every remaining image once (:func:`fairness_evals.corpus.integrity.check_source`, memoised per file
+   version): unreadable or corrupt images, images over the pixel limit or under the minimum face size
+   (:mod:`fairness_evals.corpus.integrity`) are problems, **whatever the seed**, and the sample is drawn from
    the readable ones only, so a corrupt image never leaves a hole: its stratum's seeded draw takes another
    image of the stratum instead;
 4. drop **duplicates by content** (the sha256 of the bytes, which step 3 computes): the same image under two
@@ -28,31 +29,19 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
 from dataclasses import dataclass
 
 from fairlens_tasks import images
 from fairlens_tasks.labels import GROUPS, MAX_AGE, MIN_AGE
 from fairlens_tasks.sampling import stratified_sample
 from fairlens_tasks.settings import Settings
-from fairlens_tasks.sources import Entry, Problem, scan
-from fairness_evals.corpus.images import file_version
-from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
+from fairlens_tasks.sources import Entry, scan
+from fairness_evals.corpus.evaluated import CorpusError, CorpusImage, check_entry, empty_groups, stop_or_skip
+from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, Problem
+
+__all__ = ["Corpus", "CorpusError", "CorpusImage", "load_corpus"]
 
 log = logging.getLogger("fairness_evals.fairlens")
-
-
-class CorpusError(ValueError):
-    """Bad input in the corpus; the message names the items and how to skip them."""
-
-
-@dataclass(frozen=True)
-class CorpusImage:
-    """One evaluated image: its entry, its position (the bootstrap unit) and the sha256 of its bytes."""
-
-    entry: Entry
-    unit: int
-    sha256: str
 
 
 @dataclass(frozen=True)
@@ -93,29 +82,11 @@ class Corpus:
         }
 
 
-_CHECKED: dict[tuple, images.Checked] = {}
-_CHECKED_LOCK = threading.Lock()
-
-
-def _check(entry: Entry, settings: Settings) -> images.Checked:
-    """Decode ``entry``'s image once per process and file version (memoised: the tasks share a corpus)."""
-    if entry.path is not None:
-        key: tuple = ("file", entry.path, *file_version(entry.path))
-    else:
-        dataset = images.hf_dataset(settings.hf_name, settings.hf_split)
-        key = ("hf", settings.hf_name, settings.hf_split, settings.column("image"), entry.index, dataset._fingerprint)
-    with _CHECKED_LOCK:
-        found = _CHECKED.get(key)
-    if found is not None:
-        return found
-    if entry.path is not None:
-        checked = images.check_image_file(entry.path)
-    else:
-        data = images.hf_image_bytes(settings.hf_name, settings.hf_split, settings.column("image"), entry.index or 0)
-        checked = images.check_image_bytes(data)
-    with _CHECKED_LOCK:
-        _CHECKED[key] = checked
-    return checked
+def _check(entry: Entry, settings: Settings) -> str:
+    """The sha256 of ``entry``'s image after its integrity check (memoised per file version: the tasks share a
+    corpus); ``ValueError`` when it is bad."""
+    hf = (settings.hf_name, settings.hf_split, settings.column("image")) if settings.is_hf else None
+    return check_entry(entry, hf, images.image_cache().stats, images.SPLIT_SETTING).sha256
 
 
 def _item_name(settings: Settings, entry: Entry) -> str:
@@ -130,21 +101,12 @@ def _fingerprint(kept: list[CorpusImage]) -> str:
     return digest.hexdigest()[:16]
 
 
-def describe_problems(settings: Settings, problems: list[str]) -> str:
-    skip = (
-        "FAIRLENS_ON_BAD_INPUT=skip"
-        if settings.names.get("on_bad_input", "").startswith("FAIRLENS")
-        else "--skip-bad-input"
-    )
-    return bad_input_message(f"FairLens corpus {settings.corpus}", problems, skip)
-
-
 def _readable(settings: Settings, entries: list[Entry], problems: list[Problem]) -> dict[str, str]:
     """sha256 of each readable entry's bytes (by image id); unreadable entries become problems."""
     hashes: dict[str, str] = {}
     for entry in entries:
         try:
-            hashes[entry.image_id] = _check(entry, settings).sha256
+            hashes[entry.image_id] = _check(entry, settings)
         except ValueError as error:
             problems.append(Problem(_item_name(settings, entry), str(error)))
     return hashes
@@ -200,23 +162,13 @@ def load_corpus(settings: Settings) -> Corpus:
             eligible, lambda e: e.demographics, lambda e: e.image_id, settings.sample_fraction, settings.seed
         )
     kept = [CorpusImage(entry=entry, unit=unit, sha256=hashes[entry.image_id]) for unit, entry in enumerate(sampled)]
-    group_problems = []
-    for attribute, groups in GROUPS.items():
-        present = {image.entry.demographics.group(attribute) for image in kept}
-        for group in groups:
-            if group not in present:
-                group_problems.append(
-                    f"{attribute} group {group!r} has no image after sampling "
-                    f"(FairLens compares all {len(groups)} {attribute} groups)"
-                )
-    messages = [str(p) for p in problems] + group_problems
-    if messages and not settings.skip_bad_input:
-        raise CorpusError(describe_problems(settings, messages))
-    if messages:
-        log.warning(
-            "FairLens corpus %s: skipped %d bad item(s) and found %d empty group(s): %s",
-            settings.corpus, len(problems), len(group_problems), "; ".join(messages[:MAX_LISTED_PROBLEMS]),
-        )  # fmt: skip
+    groups_empty = empty_groups(
+        (image.entry.demographics for image in kept),
+        GROUPS,
+        lambda demographics, attribute: demographics.group(attribute),
+        lambda attribute, n: f"FairLens compares all {n} {attribute} groups",
+    )
+    messages = stop_or_skip(log, f"FairLens corpus {settings.corpus}", settings, problems, groups_empty)
     if duplicates:
         shown = "; ".join(f"{dup} = {original}" for dup, original in duplicates[:MAX_LISTED_PROBLEMS])
         more = f"; and {len(duplicates) - MAX_LISTED_PROBLEMS} more" if len(duplicates) > MAX_LISTED_PROBLEMS else ""
@@ -235,7 +187,7 @@ def load_corpus(settings: Settings) -> Corpus:
         skipped=skipped,
         duplicates=len(duplicates),
         eligible=len(eligible),
-        groups_empty=len(group_problems),
+        groups_empty=len(groups_empty),
         problems=tuple(messages),
         fingerprint=_fingerprint(kept),
         from_list=found.from_list,

@@ -1,4 +1,4 @@
-"""Image access: a two-tier decode cache, integrity checks, and Hugging Face dataset handles.
+"""FairLens images as the model sees them: decoded through a two-tier cache, from files or dataset rows.
 
 Every question of a domain is asked of every image, and the documents are ordered image by image, so a
 model that keeps the document order sees an image's questions one after the other: a cache of a few decoded
@@ -13,80 +13,40 @@ misses of the memory tier rebuild the image from there without decoding. So an i
 run whatever the request order, also for models that sort requests by prompt text and so cycle through all
 images once per question (README, "Image decoding").
 
-:func:`check_image` decodes an image once, at reduced scale where the format allows (JPEG draft mode
-still reads every byte of the compressed stream), with truncated files treated as errors whatever
-``PIL.ImageFile.LOAD_TRUNCATED_IMAGES`` says (lmms-eval sets it to True globally).
+The integrity checks of the corpus scan are :mod:`fairness_evals.corpus.integrity`'s, counted in this cache's
+statistics.
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 from PIL import Image
 
-from fairness_evals.corpus import hub, integrity
+from fairness_evals.corpus import hub
 from fairness_evals.corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the three below
 from fairness_evals.corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
 from fairness_evals.corpus.images import DecodeStats as DecodeStats
-from fairness_evals.corpus.images import ImageCache, ProcessImageCache, decode_rgb
-from fairness_evals.corpus.integrity import Checked as Checked
+from fairness_evals.corpus.images import ProcessImageCache, decode_rgb, file_version
 
 CACHE_ENV = "FAIRLENS_IMAGE_CACHE"
 SPILL_ENV = "FAIRLENS_IMAGE_SPILL_MB"
-
-_CACHE = ProcessImageCache(CACHE_ENV, SPILL_ENV)
-
-
-def image_cache() -> ImageCache:
-    """The process-wide cache, sized from ``FAIRLENS_IMAGE_CACHE`` and ``FAIRLENS_IMAGE_SPILL_MB`` when first
-    used."""
-    return _CACHE.get()
-
-
-def reset_image_cache(capacity: int | None = None, spill_mb: int | None = None) -> ImageCache:
-    """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
-    return _CACHE.reset(capacity, spill_mb)
-
-
-def _file_key(path: str) -> tuple[str, int, int]:
-    stat = os.stat(path)
-    return (path, stat.st_size, stat.st_mtime_ns)
-
-
-def load_file(path: str) -> Image.Image:
-    """The RGB image at ``path``, through the cache."""
-    return image_cache().get(_file_key(path), lambda: decode_rgb(path))
-
-
-# --------------------------------------------------------------------------- Hugging Face datasets
 #: The FairLens split setting, named in messages about a missing or ambiguous split.
 SPLIT_SETTING = "FAIRLENS_HF_SPLIT / --hf-split"
 
+_CACHE = ProcessImageCache(CACHE_ENV, SPILL_ENV)
+#: The process-wide cache, sized from ``FAIRLENS_IMAGE_CACHE`` and ``FAIRLENS_IMAGE_SPILL_MB`` when first used.
+image_cache = _CACHE.get
+#: Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment.
+reset_image_cache = _CACHE.reset
 
-def hf_dataset(name: str, split: str | None) -> Any:
-    """The dataset ``name`` opened once per process (:func:`fairness_evals.corpus.hub.hf_dataset`)."""
-    return hub.hf_dataset(name, split, split_setting=SPLIT_SETTING)
 
-
-def hf_image_bytes(name: str, split: str | None, column: str, index: int) -> bytes:
-    """The encoded bytes of row ``index``'s image (no decoding)."""
-    return hub.hf_image_bytes(name, split, column, index, split_setting=SPLIT_SETTING)
+def load_file(path: str) -> Image.Image:
+    """The RGB image at ``path``, through the cache (keyed by the file's path, size and modification time)."""
+    return image_cache().get((path, *file_version(path)), lambda: decode_rgb(path))
 
 
 def load_hf(name: str, split: str | None, column: str, index: int) -> Image.Image:
-    """The RGB image of row ``index``, through the cache."""
+    """The RGB image of row ``index`` of the dataset ``name``, through the cache."""
     return image_cache().get(
-        ("hf", name, split, column, int(index)), lambda: decode_rgb(hf_image_bytes(name, split, column, index))
+        ("hf", name, split, column, int(index)),
+        lambda: decode_rgb(hub.hf_image_bytes(name, split, column, int(index), split_setting=SPLIT_SETTING)),
     )
-
-
-# --------------------------------------------------------------------------- integrity
-def check_image_bytes(data: bytes) -> Checked:
-    """:func:`fairness_evals.corpus.integrity.check_image_bytes`, counted in this cache's statistics."""
-    return integrity.check_image_bytes(data, image_cache().stats)
-
-
-def check_image_file(path: str) -> Checked:
-    """:func:`fairness_evals.corpus.integrity.check_image_file`, counted in this cache's statistics."""
-    return integrity.check_image_file(path, image_cache().stats)

@@ -12,46 +12,29 @@ Image bytes are not read here (see :mod:`fairlens_tasks.corpus`).
 
 from __future__ import annotations
 
-import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from fairlens_tasks.labels import Demographics, LabelError, parse_demographics, parse_utkface_name
 from fairlens_tasks.settings import Settings, SettingsError
-from fairness_evals.corpus.sources import (
-    IMAGE_SUFFIXES,
-    MANIFEST_SUFFIXES,
-    Problem,
-    decoded_labels,
-    json_manifest_rows,
-    require_hf_columns,
-)
+from fairness_evals.corpus import sources
+from fairness_evals.corpus.sources import MANIFEST_SUFFIXES, Problem, Scan
+
+__all__ = ["Entry", "Problem", "Scan", "scan"]
 
 MANIFEST_LABELS = ("gender", "race", "age")
 _LIST_NAME_FIELDS = ("filename", "file_name", "file", "image", "image_path", "path", "name")
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One labelled image of a corpus: a file (``path``) or a dataset row (``index``)."""
+@dataclass(frozen=True, kw_only=True)
+class Entry(sources.Entry):
+    """A FairLens image: its demographics, and a manifest's extra columns (``attributes``)."""
 
-    image_id: str
     demographics: Demographics
-    path: str | None = None
-    index: int | None = None
     attributes: tuple[tuple[str, str], ...] = ()
-
-
-@dataclass
-class Scan:
-    kind: str
-    entries: list[Entry]
-    problems: list[Problem]
-    found: int
-    from_list: bool = False
 
 
 def corpus_kind(settings: Settings) -> str:
@@ -81,17 +64,11 @@ def scan(settings: Settings) -> Scan:
 
 
 # --------------------------------------------------------------------------- UTKFace folder
-def _image_files(root: Path) -> list[Path]:
-    return sorted(
-        (p for p in root.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()),
-        key=lambda p: p.relative_to(root).as_posix(),
-    )
-
-
 def scan_utkface(settings: Settings) -> Scan:
     root = Path(settings.corpus)
-    entries, problems = [], []
-    files = _image_files(root)
+    files, problems = sources.image_files(root)
+    links_outside = len(problems)
+    entries = []
     for path in files:
         relative = path.relative_to(root).as_posix()
         try:
@@ -100,7 +77,7 @@ def scan_utkface(settings: Settings) -> Scan:
             problems.append(Problem(relative, str(error)))
             continue
         entries.append(Entry(image_id=relative, demographics=demographics, path=str(path)))
-    return Scan("utkface", entries, problems, found=len(files))
+    return Scan("utkface", entries, problems, found=len(files) + links_outside)
 
 
 def _list_records(data: Any) -> list[Any]:
@@ -128,15 +105,19 @@ def scan_image_list(settings: Settings) -> Scan:
     """Exactly the images named in a FairLens ``images_metadata.json``, found in the UTKFace folder."""
     root = Path(settings.corpus)
     list_path = Path(settings.image_list or "")
+    what = f"{settings.names['image_list']}={list_path}"
+    text = sources.read_text(list_path, "image list", settings.names["image_list"])
     try:
-        records = _list_records(json.loads(list_path.read_text(encoding="utf-8")))
+        records = _list_records(json.loads(text))
     except json.JSONDecodeError as error:
-        raise SettingsError(f"{settings.names['image_list']}={list_path}: not valid JSON ({error.msg})") from None
+        raise SettingsError(f"{what}: not valid JSON ({error.msg} at line {error.lineno})") from None
     except SettingsError as error:
-        raise SettingsError(f"{settings.names['image_list']}={list_path}: {error}") from None
+        raise SettingsError(f"{what}: {error}") from None
+    files, links = sources.image_files(root)
     by_name: dict[str, list[Path]] = {}
-    for path in _image_files(root):
+    for path in files:
         by_name.setdefault(path.name, []).append(path)
+    linked_out = {Path(link.item).name for link in links}
     entries, problems, seen = [], [], set()
     label_map = settings.label_map_dict()
     for number, record in enumerate(records, start=1):
@@ -149,7 +130,7 @@ def scan_image_list(settings: Settings) -> Scan:
             continue
         name = str(name)
         item = f"{list_path.name} entry {number} ({name})"
-        if _outside(root, name):
+        if _outside(root, name) or (not (root / name).is_file() and Path(name).name in linked_out):
             problems.append(
                 Problem(
                     item, f"names a file outside the corpus folder {root}; give a path relative to it or a file name"
@@ -182,23 +163,15 @@ def scan_image_list(settings: Settings) -> Scan:
 
 
 # --------------------------------------------------------------------------- manifests
-def _manifest_rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
-    """(item name, row or None, error) for each data row."""
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            header = [h.strip() for h in (reader.fieldnames or [])]
-            missing = [c for c in ("path", *MANIFEST_LABELS) if c not in header]
-            if missing:
-                raise SettingsError(
-                    f"manifest {path} has no {', '.join(missing)} column (columns: {', '.join(header)})"
-                )
-            for row in reader:
-                clean = {(k or "").strip(): v for k, v in row.items() if k is not None}
-                yield f"{path.name} line {reader.line_num}", clean, None
-        return
-    yield from json_manifest_rows(path)
+def _require_columns(manifest: Path) -> Callable[[list[str]], None]:
+    def check(header: list[str]) -> None:
+        missing = [c for c in ("path", *MANIFEST_LABELS) if c not in header]
+        if missing:
+            raise SettingsError(
+                f"manifest {manifest} has no {', '.join(missing)} column (columns: {', '.join(header)})"
+            )
+
+    return check
 
 
 def scan_manifest(settings: Settings) -> Scan:
@@ -208,7 +181,7 @@ def scan_manifest(settings: Settings) -> Scan:
     first_line: dict[str, str] = {}
     label_map = settings.label_map_dict()
     found = 0
-    for item, row, error in _manifest_rows(manifest):
+    for item, row, error in sources.manifest_rows(manifest, settings.names["corpus"], _require_columns(manifest)):
         found += 1
         if row is None:
             problems.append(Problem(item, error or "unreadable row"))
@@ -238,20 +211,15 @@ def scan_manifest(settings: Settings) -> Scan:
 
 # --------------------------------------------------------------------------- Hugging Face datasets
 def scan_hf(settings: Settings) -> Scan:
-    from fairlens_tasks.images import hf_dataset
+    from fairlens_tasks.images import SPLIT_SETTING
 
     name = settings.hf_name
-    try:
-        dataset = hf_dataset(name, settings.hf_split)
-    except (FileNotFoundError, ConnectionError, OSError) as error:
-        raise SettingsError(f"{settings.names['corpus']}=hf:{name}: cannot open the dataset ({error})") from None
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
+    dataset = sources.open_hf(name, settings.hf_split, SPLIT_SETTING, settings.names["corpus"])
     columns = {role: settings.column(role) for role in ("image", *MANIFEST_LABELS)}
-    require_hf_columns(dataset, name, columns, settings.names["hf_columns"])
+    sources.require_hf_columns(dataset, name, columns, settings.names["hf_columns"])
     label_columns = {role: columns[role] for role in MANIFEST_LABELS}
     labels = dataset.select_columns(list(label_columns.values())).to_dict()
-    decoded = decoded_labels(dataset, labels, label_columns)
+    decoded = sources.decoded_labels(dataset, labels, label_columns)
     entries, problems = [], []
     label_map = settings.label_map_dict()
     for index in range(len(dataset)):

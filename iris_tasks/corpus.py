@@ -8,7 +8,8 @@
    :func:`fairness_evals.corpus.sampling.allocate`, at least one image per non-empty cell, largest remainders);
    within a cell ``random.Random("iris/sample/seed-<seed>/<occupation>/<gender>/<age>/<skin>")`` draws from
    the images sorted by id; images come round-robin over the cells, so a ``--limit`` prefix spans groups;
-4. decode every sampled image once (unreadable or corrupt images, boxes outside the image are bad);
+4. decode every sampled image once (unreadable or corrupt images, images over the pixel limit, boxes outside
+   the image, and images or crops under the minimum face size are bad: :mod:`fairness_evals.corpus.integrity`);
 5. each of the 8 single-attribute groups (2 genders, 3 ages, 3 skin tones) must keep an image.
 
 **Counterfactual sets** (``IRIS_STEER_CORPUS``; ``iris_bis_und``): images are grouped by ``pair_id``; a
@@ -32,28 +33,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fairness_evals.corpus.images import file_version
+from fairness_evals.corpus.evaluated import CorpusError, CorpusImage, empty_groups, stop_or_skip
+from fairness_evals.corpus.integrity import clear_checked
 from fairness_evals.corpus.sampling import allocate, round_robin
-from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, bad_input_message
+from fairness_evals.corpus.sources import Problem
 from iris_tasks import images
 from iris_tasks.settings import HF_PREFIX, Settings
-from iris_tasks.sources import Entry, Problem, objective_keys, scan
+from iris_tasks.sources import Entry, objective_keys, scan
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupation_ids
 
 log = logging.getLogger("fairness_evals.iris")
-
-
-class CorpusError(ValueError):
-    """Bad input in a corpus; the message names the items and how to skip them."""
-
-
-@dataclass(frozen=True)
-class CorpusImage:
-    """One evaluated image: its entry, its unit number (the bootstrap unit) and the sha256 of its bytes."""
-
-    entry: Entry
-    unit: int
-    sha256: str
 
 
 def _hf_parts(settings: Settings, corpus: str, steer: bool) -> tuple[str, str | None, str]:
@@ -69,35 +58,9 @@ def image_source(entry: Entry, settings: Settings, corpus: str, steer: bool) -> 
     return {"hf": (name, split, column, int(entry.index or 0)), "box": entry.box}
 
 
-_CHECKED: dict[tuple, tuple[str, tuple[int, int]]] = {}
-_CHECK_LOCK = threading.Lock()
-
-
 def _check(entry: Entry, settings: Settings, corpus: str, steer: bool) -> str:
-    source = image_source(entry, settings, corpus, steer)
-    key = (repr(source), steer)
-    if entry.path is not None:
-        key = (*key, *file_version(entry.path))
-    with _CHECK_LOCK:
-        found = _CHECKED.get(key)
-    if found is None:
-        found = images.check_image(**source)
-        with _CHECK_LOCK:
-            _CHECKED[key] = found
-    return found[0]
-
-
-def describe_problems(settings: Settings, corpus: str, problems: list[str]) -> str:
-    skip = (
-        f"{settings.names['on_bad_input']}=skip"
-        if settings.names["on_bad_input"].startswith("IRIS")
-        else "--skip-bad-input"
-    )
-    return bad_input_message(f"IRIS corpus {corpus}", problems, skip)
-
-
-def _item(entry: Entry) -> str:
-    return entry.image_id
+    """The sha256 of ``entry``'s image after its integrity check (and its crop's); ``ValueError`` when it is bad."""
+    return images.check_image(**image_source(entry, settings, corpus, steer))[0]
 
 
 # --------------------------------------------------------------------------- image corpus
@@ -214,24 +177,16 @@ def _load_image_corpus(settings: Settings, corpus: str) -> ImageCorpus:
         try:
             sha = _check(entry, settings, corpus, steer=False)
         except ValueError as error:
-            problems.append(Problem(_item(entry), str(error)))
+            problems.append(Problem(entry.image_id, str(error)))
             unreadable += 1
             continue
         kept.append(CorpusImage(entry=entry, unit=len(kept), sha256=sha))
-    group_problems = []
-    for attribute in ATTRIBUTES:
-        present = {getattr(image.entry.person, attribute) for image in kept}
-        for group in CATEGORIES[attribute]:
-            if group not in present:
-                group_problems.append(f"{attribute} group {group!r} has no image after sampling")
-    messages = [str(p) for p in problems] + group_problems
-    if messages and not settings.skip_bad_input:
-        raise CorpusError(describe_problems(settings, corpus, messages))
-    if messages:
-        log.warning(
-            "IRIS corpus %s: skipped %d bad item(s) and found %d empty group(s): %s",
-            corpus, len(problems), len(group_problems), "; ".join(messages[:MAX_LISTED_PROBLEMS]),
-        )  # fmt: skip
+    groups_empty = empty_groups(
+        (image.entry.person for image in kept),
+        {attribute: CATEGORIES[attribute] for attribute in ATTRIBUTES},
+        getattr,
+    )
+    messages = stop_or_skip(log, f"IRIS corpus {corpus}", settings, problems, groups_empty)
     if read.excluded:
         log.info(
             "IRIS corpus %s: %d person(s) outside IRIS's label sets left out: %s",
@@ -251,7 +206,7 @@ def _load_image_corpus(settings: Settings, corpus: str) -> ImageCorpus:
         skipped=skipped,
         excluded=excluded,
         eligible=len(read.entries) - unreadable,
-        groups_empty=len(group_problems),
+        groups_empty=len(groups_empty),
         problems=tuple(messages),
         fingerprint=_fingerprint(kept),
     )
@@ -377,13 +332,7 @@ def _load_steer_corpus(settings: Settings, corpus: str) -> SteerCorpus:
         kept = tuple(CorpusImage(entry=e, unit=start + i, sha256=sha) for i, (e, sha) in enumerate(kept_entries))
         sets.append(SteerSet(pair_id=pair_id, occupation=members[0].person.occupation, unit=unit, images=kept))
         unit += 1
-    if problems and not settings.skip_bad_input:
-        raise CorpusError(describe_problems(settings, corpus, problems))
-    if problems:
-        log.warning(
-            "IRIS counterfactual sets %s: skipped %d item(s): %s",
-            corpus, len(problems), "; ".join(problems[:MAX_LISTED_PROBLEMS]),
-        )  # fmt: skip
+    stop_or_skip(log, f"IRIS counterfactual sets {corpus}", settings, problems)
     if not sets:
         raise CorpusError(f"IRIS counterfactual sets {corpus}: no set left to evaluate ({read.found} images found)")
     all_images = [image for s in sets for image in s.images]
@@ -407,8 +356,7 @@ def clear() -> None:
     """Forget loaded corpora and checked images (tests)."""
     with _LOADED_LOCK:
         _LOADED.clear()
-    with _CHECK_LOCK:
-        _CHECKED.clear()
+    clear_checked()
 
 
 __all__ = [

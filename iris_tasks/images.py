@@ -15,7 +15,6 @@ any size is resized by the model's processor).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Hashable
 
 from PIL import Image
@@ -23,9 +22,11 @@ from PIL import Image
 from fairness_evals.corpus.hub import hf_image_bytes
 from fairness_evals.corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the one below
 from fairness_evals.corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
-from fairness_evals.corpus.images import ImageCache, ProcessImageCache, decode_rgb
-from fairness_evals.corpus.integrity import check_image_bytes, check_image_file
+from fairness_evals.corpus.images import ProcessImageCache, decode_rgb, file_version
+from fairness_evals.corpus.integrity import check_face_size, check_source
 
+#: The IRIS split settings, named in messages about a missing or ambiguous split.
+SPLIT_SETTING = "IRIS_HF_SPLIT / IRIS_STEER_HF_SPLIT"
 CACHE_ENV = "IRIS_IMAGE_CACHE"
 SPILL_ENV = "IRIS_IMAGE_SPILL_MB"
 BLANK_SIZE = (336, 336)
@@ -34,13 +35,10 @@ BLANK_COLOUR = (255, 255, 255)
 _CACHE = ProcessImageCache(CACHE_ENV, SPILL_ENV)
 
 
-def image_cache() -> ImageCache:
-    return _CACHE.get()
-
-
-def reset_image_cache(capacity: int | None = None, spill_mb: int | None = None) -> ImageCache:
-    """Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment."""
-    return _CACHE.reset(capacity, spill_mb)
+#: The process-wide cache, sized from ``IRIS_IMAGE_CACHE`` and ``IRIS_IMAGE_SPILL_MB`` when first used.
+image_cache = _CACHE.get
+#: Replace the process-wide cache (tests and the bench); ``None`` re-reads the environment.
+reset_image_cache = _CACHE.reset
 
 
 def clamp_box(box: tuple[float, float, float, float], size: tuple[int, int]) -> tuple[int, int, int, int]:
@@ -66,8 +64,7 @@ def load_image(
 ) -> Image.Image:
     """The RGB image of a file or a dataset row ``(name, split, column, index)``, cropped to ``box``."""
     if path:
-        stat = os.stat(path)
-        key: Hashable = ("file", path, stat.st_size, stat.st_mtime_ns, box)
+        key: Hashable = ("file", path, *file_version(path), box)
         return image_cache().get(key, lambda: _decode(path, box))
     if hf is None:
         raise ValueError("load_image needs a path or a dataset row")
@@ -81,15 +78,15 @@ def load_image(
 def check_image(
     *, path: str | None = None, hf: tuple[str, str | None, str, int] | None = None, box=None
 ) -> tuple[str, tuple[int, int]]:
-    """(sha256, size) after decoding the image once; ``ValueError`` if it is unreadable or ``box`` misses it."""
-    if path:
-        checked = check_image_file(path, image_cache().stats)
-    elif hf is not None:
-        checked = check_image_bytes(hf_image_bytes(*hf), image_cache().stats)
-    else:
+    """(sha256, size) after decoding the image once (memoised per file version or dataset row); ``ValueError`` if it
+    is unreadable, outside the size limits (:mod:`fairness_evals.corpus.integrity`), or ``box`` misses it or crops
+    less than the minimum face size."""
+    if path is None and hf is None:
         raise ValueError("check_image needs a path or a dataset row")
+    checked = check_source(path=path, hf=hf, stats=image_cache().stats, split_setting=SPLIT_SETTING)
     if box is not None:
-        clamp_box(box, checked.size)
+        left, top, right, bottom = clamp_box(box, checked.size)
+        check_face_size(right - left, bottom - top, "crop")
     return checked.sha256, checked.size
 
 

@@ -28,23 +28,20 @@ from __future__ import annotations
 
 import ast
 import csv
+import io
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fairness_evals.corpus.sources import (
-    IMAGE_SUFFIXES,
-    MANIFEST_SUFFIXES,
-    Problem,
-    decoded_labels,
-    json_manifest_rows,
-    require_hf_columns,
-)
+from fairness_evals.corpus import sources
+from fairness_evals.corpus.sources import MANIFEST_SUFFIXES, Problem, Scan
 from iris_tasks.settings import HF_PREFIX, Settings, SettingsError
 from iris_tasks.vocabulary import LabelError, Person, parse_person, task_questions
+
+__all__ = ["Entry", "Problem", "Scan", "facet_labels", "objective_keys", "parse_box", "scan"]
 
 FACET_FILE = "annotations.csv"
 FACET_REQUIRED = (
@@ -68,26 +65,14 @@ def objective_keys() -> tuple[str, ...]:
     return tuple(q.key for q in task_questions("iris_bis_und", "yes_no"))
 
 
-@dataclass(frozen=True)
-class Entry:
-    """One labelled image: a file (``path``) or a dataset row (``index``), optionally a crop box."""
+@dataclass(frozen=True, kw_only=True)
+class Entry(sources.Entry):
+    """An IRIS image: the person it shows, optionally a crop box, its counterfactual set and its annotations."""
 
-    image_id: str
     person: Person
-    path: str | None = None
-    index: int | None = None
     box: tuple[float, float, float, float] | None = None  # left, top, right, bottom in pixels
     pair_id: str = ""
     truths: tuple[tuple[str, int], ...] = ()  # (objective question key, 0/1) for annotated keys
-
-
-@dataclass
-class Scan:
-    kind: str
-    entries: list[Entry]
-    problems: list[Problem]
-    excluded: Counter[str]
-    found: int
 
 
 def corpus_kind(corpus: str, name: str) -> str:
@@ -103,8 +88,8 @@ def corpus_kind(corpus: str, name: str) -> str:
     if path.suffix.lower() not in MANIFEST_SUFFIXES:
         raise SettingsError(f"{name}={corpus}: a manifest must end in {', '.join(MANIFEST_SUFFIXES)}")
     if path.suffix.lower() == ".csv":
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            header = {h.strip() for h in next(csv.reader(handle), [])}
+        first = sources.read_text(path, "manifest", name).partition("\n")[0]
+        header = {h.strip() for h in next(csv.reader(io.StringIO(first)), [])}
         if {"class1", "gender_presentation_masc"} <= header:
             return "facet"
     return "manifest"
@@ -235,75 +220,76 @@ def facet_labels(row: Mapping[str, str]) -> tuple[str | None, str | None, str | 
     return gender, age, skin, "; ".join(reasons)
 
 
-def _image_index(root: Path) -> dict[str, list[Path]]:
-    index: dict[str, list[Path]] = {}
-    for path in sorted(root.rglob("*")):
-        if path.suffix.lower() in IMAGE_SUFFIXES and path.is_file():
-            index.setdefault(path.name, []).append(path)
-    return index
+def _facet_header(csv_path: Path) -> Callable[[list[str]], None]:
+    def check(header: list[str]) -> None:
+        missing = [c for c in FACET_REQUIRED if c not in header]
+        if missing:
+            raise SettingsError(f"FACET file {csv_path} has no {', '.join(missing[:4])} column(s)")
+
+    return check
 
 
 def scan_facet(corpus: str, settings: Settings) -> Scan:
     """Every person row of a FACET ``annotations.csv``; images found under ``IRIS_IMAGE_ROOT``."""
     csv_path = Path(corpus) / FACET_FILE if Path(corpus).is_dir() else Path(corpus)
     root = Path(settings.image_root) if settings.image_root else csv_path.parent
-    images = _image_index(root)
+    files, links = sources.image_files(root)
+    images: dict[str, list[Path]] = {}
+    for path in files:
+        images.setdefault(path.name, []).append(path)
+    linked_out = {Path(link.item).name: link for link in links}
     entries, problems = [], []
     excluded: Counter[str] = Counter()
     found = 0
     label_map = settings.label_map_dict()
-    with open(csv_path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        header = [h.strip() for h in reader.fieldnames or []]
-        missing = [c for c in FACET_REQUIRED if c not in header]
-        if missing:
-            raise SettingsError(f"FACET file {csv_path} has no {', '.join(missing[:4])} column(s)")
-        seen: set[str] = set()
-        for row in reader:
-            row = {(k or "").strip(): (v or "") for k, v in row.items() if k is not None}
-            found += 1
-            where = f"{csv_path.name} line {reader.line_num}"
-            name = row["filename"].strip()
-            person_id = row.get("person_id", "").strip() or str(found)
-            image_id = f"{name}#{person_id}"
-            if image_id in seen:
-                problems.append(Problem(where, f"person {person_id} of {name} is listed again"))
+    seen: set[str] = set()
+    facet_rows = sources.csv_rows(csv_path, settings.names["corpus"], _facet_header(csv_path), "FACET file")
+    for where, cells, _ in facet_rows:
+        row = {k: (v or "") for k, v in (cells or {}).items()}
+        found += 1
+        name = row["filename"].strip()
+        person_id = row.get("person_id", "").strip() or str(found)
+        image_id = f"{name}#{person_id}"
+        if image_id in seen:
+            problems.append(Problem(where, f"person {person_id} of {name} is listed again"))
+            continue
+        seen.add(image_id)
+        try:
+            gender, age, skin, reason = facet_labels(row)
+            if reason:
+                excluded[reason] += 1
                 continue
-            seen.add(image_id)
-            try:
-                gender, age, skin, reason = facet_labels(row)
-                if reason:
-                    excluded[reason] += 1
-                    continue
-                person = parse_person(row["class1"], gender, age, skin, label_map)
-                box = parse_box(row.get("bounding_box"))
-            except (LabelError, ValueError) as error:
-                problems.append(Problem(f"{where} ({image_id})", str(error)))
-                continue
-            candidates = images.get(Path(name).name, []) if name else []
-            if not candidates:
-                problems.append(Problem(f"{where} ({image_id})", f"no image {name!r} under {root}"))
-                continue
-            if len(candidates) > 1:
-                problems.append(
-                    Problem(f"{where} ({image_id})", f"{len(candidates)} files named {name!r} under {root}")
-                )
-                continue
-            entries.append(Entry(image_id=image_id, person=person, path=str(candidates[0]), box=box))
-    return Scan("facet", entries, problems, excluded, found)
+            person = parse_person(row["class1"], gender, age, skin, label_map)
+            box = parse_box(row.get("bounding_box"))
+        except (LabelError, ValueError) as error:
+            problems.append(Problem(f"{where} ({image_id})", str(error)))
+            continue
+        candidates = images.get(Path(name).name, []) if name else []
+        if not candidates and Path(name).name in linked_out:
+            link = linked_out[Path(name).name]
+            problems.append(Problem(f"{where} ({image_id})", f"{link.item} is {link.message}"))
+            continue
+        if not candidates:
+            problems.append(Problem(f"{where} ({image_id})", f"no image {name!r} under {root}"))
+            continue
+        if len(candidates) > 1:
+            problems.append(Problem(f"{where} ({image_id})", f"{len(candidates)} files named {name!r} under {root}"))
+            continue
+        entries.append(Entry(image_id=image_id, person=person, path=str(candidates[0]), box=box))
+    return Scan("facet", entries, problems, found, excluded)
 
 
 # --------------------------------------------------------------------------- manifests
-def _rows(path: Path) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
-    """(item name, row or None, error) for each data row of a CSV / JSON-lines / JSON manifest."""
-    suffix = path.suffix.lower()
-    if suffix == ".csv":
-        with open(path, newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            for row in reader:
-                yield f"{path.name} line {reader.line_num}", {(k or "").strip(): v for k, v in row.items()}, None
-        return
-    yield from json_manifest_rows(path)
+def _manifest_header(manifest: Path, need_pairs: bool) -> Callable[[list[str]], None]:
+    def check(header: list[str]) -> None:
+        roles = ("path", "occupation", "gender", "age", "skin_tone", *(("pair_id",) if need_pairs else ()))
+        missing = [r for r in roles if not any(c in header for c in COLUMN_ALIASES[r])]
+        if missing:
+            raise SettingsError(
+                f"manifest {manifest} has no {', '.join(missing)} column (columns: {', '.join(header)})"
+            )
+
+    return check
 
 
 def scan_manifest(corpus: str, settings: Settings, *, need_pairs: bool) -> Scan:
@@ -312,20 +298,13 @@ def scan_manifest(corpus: str, settings: Settings, *, need_pairs: bool) -> Scan:
     first_line: dict[str, str] = {}
     label_map = settings.label_map_dict()
     found = 0
-    checked_header = False
-    for item, row, error in _rows(manifest):
+    setting = settings.names["steer_corpus" if need_pairs else "corpus"]
+    rows = sources.manifest_rows(manifest, setting, _manifest_header(manifest, need_pairs))
+    for item, row, error in rows:
         found += 1
         if row is None:
             problems.append(Problem(item, error or "unreadable row"))
             continue
-        if not checked_header and manifest.suffix.lower() == ".csv":
-            checked_header = True
-            roles = ("path", "occupation", "gender", "age", "skin_tone", *(("pair_id",) if need_pairs else ()))
-            missing = [r for r in roles if not any(c in row for c in COLUMN_ALIASES[r])]
-            if missing:
-                raise SettingsError(
-                    f"manifest {manifest} has no {', '.join(missing)} column (columns: {', '.join(row)})"
-                )
         written = _pick(row, "path")
         if written is None or not str(written).strip():
             problems.append(Problem(item, "missing path"))
@@ -353,33 +332,22 @@ def scan_manifest(corpus: str, settings: Settings, *, need_pairs: bool) -> Scan:
         path = path if path.is_absolute() else manifest.parent / path
         image_id = f"{pair_id}/{written}" if pair_id else written
         entries.append(Entry(image_id=image_id, person=person, path=str(path), box=box, pair_id=pair_id, truths=truths))
-    return Scan("manifest", entries, problems, Counter(), found)
+    return Scan("manifest", entries, problems, found)
 
 
 # --------------------------------------------------------------------------- Hugging Face datasets
-def _hf_dataset(name: str, split: str | None, split_name: str) -> Any:
-    from fairness_evals.corpus.hub import hf_dataset
-
-    try:
-        return hf_dataset(name, split, split_setting=split_name)
-    except (FileNotFoundError, ConnectionError, OSError) as error:
-        raise SettingsError(f"hf:{name}: cannot open the dataset ({error})") from None
-    except ValueError as error:
-        raise SettingsError(str(error)) from None
-
-
 def scan_hf(corpus: str, settings: Settings, *, steer: bool) -> Scan:
     name = corpus[len(HF_PREFIX) :]
     split = settings.steer_hf_split if steer else settings.hf_split
     columns = dict(settings.steer_hf_columns if steer else settings.hf_columns)
     split_name = settings.names["steer_hf_split" if steer else "hf_split"]
     columns_name = settings.names["steer_hf_columns" if steer else "hf_columns"]
-    dataset = _hf_dataset(name, split, split_name)
-    require_hf_columns(dataset, name, columns, columns_name)
+    dataset = sources.open_hf(name, split, split_name, settings.names["steer_corpus" if steer else "corpus"])
+    sources.require_hf_columns(dataset, name, columns, columns_name)
     label_columns = {role: column for role, column in columns.items() if role != "image"}
     truth_keys = [k for k in objective_keys() if k in dataset.column_names] if steer else []
     table = dataset.select_columns([*label_columns.values(), *truth_keys]).to_dict()
-    decoded = decoded_labels(dataset, table, label_columns)
+    decoded = sources.decoded_labels(dataset, table, label_columns)
     entries, problems = [], []
     label_map = settings.label_map_dict()
     for index in range(len(dataset)):
@@ -396,7 +364,7 @@ def scan_hf(corpus: str, settings: Settings, *, steer: bool) -> Scan:
             continue
         image_id = f"{pair_id}/row-{index}" if pair_id else f"row-{index}"
         entries.append(Entry(image_id=image_id, person=person, index=index, pair_id=pair_id, truths=truths))
-    return Scan("hf", entries, problems, Counter(), len(dataset))
+    return Scan("hf", entries, problems, len(dataset))
 
 
 def scan(corpus: str, settings: Settings, *, steer: bool) -> Scan:

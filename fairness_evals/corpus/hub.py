@@ -14,12 +14,17 @@ import threading
 from pathlib import Path
 from typing import Any
 
-__all__ = ["hf_dataset", "hf_image_bytes", "hf_undecoded"]
+__all__ = ["EmptyDatasetError", "hf_dataset", "hf_image_bytes", "hf_undecoded"]
 
 #: What a message names when the caller gives no split setting of its own.
 SPLIT_SETTING = "the corpus's split setting"
 
 _LOCK = threading.Lock()
+
+
+class EmptyDatasetError(ValueError):
+    """The dataset (or the chosen split) has no rows."""
+
 _DATASETS: dict[tuple[str, str], Any] = {}
 
 
@@ -27,7 +32,8 @@ def hf_dataset(name: str, split: str | None, *, split_setting: str = SPLIT_SETTI
     """The dataset ``name`` (a hub name, a ``save_to_disk`` folder or a data folder), opened once per process.
 
     Images are not decoded here. ``split`` None takes the only split, or "test" when there are several;
-    ``ValueError`` names ``split_setting`` when neither exists or ``split`` is not there.
+    ``ValueError`` names ``split_setting`` when neither exists or ``split`` is not there;
+    :class:`EmptyDatasetError` when the dataset or the split has no rows.
     """
     key = (name, split or "")
     with _LOCK:
@@ -38,11 +44,16 @@ def hf_dataset(name: str, split: str | None, *, split_setting: str = SPLIT_SETTI
 
     path = Path(name).expanduser()
     if path.is_dir() and ((path / "state.json").is_file() or (path / "dataset_dict.json").is_file()):
-        loaded = datasets.load_from_disk(str(path))
+        try:
+            loaded = datasets.load_from_disk(str(path))
+        except IndexError:  # datasets cannot concatenate the no tables of a dataset saved without rows
+            raise EmptyDatasetError(f"hf:{name} has no rows") from None
     else:
         loaded = datasets.load_dataset(str(path) if path.exists() else name)
     if isinstance(loaded, datasets.DatasetDict):
         splits = list(loaded)
+        if not splits:
+            raise EmptyDatasetError(f"hf:{name} has no splits")
         if split is None:
             if len(splits) == 1:
                 split = splits[0]
@@ -55,6 +66,8 @@ def hf_dataset(name: str, split: str | None, *, split_setting: str = SPLIT_SETTI
         loaded = loaded[split]
     elif split is not None and str(loaded.split) not in (split, "None"):
         raise ValueError(f"hf:{name} is a single {loaded.split!s} split, not {split!r}")
+    if len(loaded) == 0:
+        raise EmptyDatasetError(f"hf:{name} has no rows" + (f" in split {split!r}" if split else ""))
     with _LOCK:
         _DATASETS.setdefault(key, loaded)
         return _DATASETS[key]

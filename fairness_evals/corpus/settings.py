@@ -52,23 +52,54 @@ def label_map(
 ) -> tuple[tuple[str, tuple[tuple[str, str], ...]], ...]:
     """A label map (JSON text, or a JSON file) over ``attributes``, as sorted tuples.
 
+    Text that starts like JSON (``{``, ``[``) or parses as JSON is JSON text; anything else names a file.
     ``example`` shows the expected object and ``use`` lists the attributes in the error messages.
     """
     if not raw or not raw.strip():
         return ()
     text = raw.strip()
-    if not text.startswith("{"):
+    where = f"{name}={raw!r}"
+    if not text.startswith(("{", "[")) and not _is_json(text):
         path = Path(text).expanduser()
         if not path.is_file():
-            raise SettingsError(f"{name}={raw!r} is neither JSON text nor an existing JSON file")
-        text = path.read_text(encoding="utf-8")
+            raise SettingsError(f"{where} is neither JSON text nor an existing JSON file")
+        from fairness_evals import jsonio
+
+        try:
+            text = jsonio.read_text(path, "label map")
+        except ValueError as error:
+            raise SettingsError(f"{name}: {error}") from None
+        where = f"{name}={raw!r} ({path})"
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
-    if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+    if not isinstance(data, dict):
+        raise SettingsError(f"{where} is a JSON {_json_kind(data)}; it must be an object like {example}")
+    if not all(isinstance(v, dict) for v in data.values()):
         raise SettingsError(f"{name} must be an object like {example}")
     unknown = sorted(set(data) - set(attributes))
     if unknown:
         raise SettingsError(f"{name}: unknown attribute {unknown[0]!r}; use {use}")
     return tuple((a, tuple(sorted((str(k), str(v)) for k, v in data[a].items()))) for a in sorted(data))
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
+def _json_kind(value: Any) -> str:
+    """What a JSON value is, in JSON's words ("array", "string", "number", ...)."""
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if value is None:
+        return "null"
+    return "number"

@@ -21,7 +21,7 @@ from fairlens_tasks.corpus import CorpusError, load_corpus
 from fairlens_tasks.documents import documents
 from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES
 from fairlens_tasks.settings import CLI, ENV, SettingsError, build_settings, settings_from_env
-from fairlens_tasks.sources import IMAGE_SUFFIXES
+from fairness_evals.corpus.sources import IMAGE_SUFFIXES
 
 
 def _settings(corpus: Path | str, **values: object):
@@ -343,3 +343,97 @@ def test_label_map_from_a_file(tmp_path: Path) -> None:
         _settings(write_manifest(tmp_path / "m.jsonl", rows), sample_fraction=1, label_map=str(mapping))
     )
     assert sum(i.entry.demographics.race == "White" for i in corpus.images) == 6
+
+
+# --------------------------------------------------------------------------- inputs that must not fool the scan
+def test_a_file_link_out_of_the_corpus_folder_is_named_not_followed(tmp_path: Path) -> None:
+    """Issue 24 item 11: the folder scan followed file links out of the corpus root (``--image-list`` refused them)."""
+    root = tmp_path / "root"
+    paths = make_utkface_folder(root, 1)
+    secret = write_jpeg(tmp_path / "secret" / "30_1_2_20170101000009999.jpg.chip.jpg", 7)
+    (root / "sub").mkdir()
+    (root / "sub" / secret.name).symlink_to(secret)
+    (root / "inside.jpg.chip.jpg").symlink_to(paths[0])  # a link that stays inside is no problem
+    with pytest.raises(CorpusError, match=rf"sub/{secret.name}: a link to {secret}, outside the corpus folder"):
+        load_corpus(_settings(root, sample_fraction=1))
+    corpus = load_corpus(_settings(root, sample_fraction=1, on_bad_input="skip"))
+    assert (corpus.found, corpus.skipped, corpus.sampled) == (32, 2, 30)  # the link out; "inside" has no labels
+    assert secret.name not in {Path(i.entry.image_id).name for i in corpus.images}
+    _accounting_holds(corpus)
+    listing = tmp_path / "images_metadata.json"
+    listing.write_text(json.dumps([p.name for p in paths] + [secret.name]))  # found by name, below the folder
+    with pytest.raises(CorpusError, match=rf"entry 31 \({secret.name}\): names a file outside the corpus folder"):
+        load_corpus(_settings(root, image_list=str(listing)))
+
+
+def test_an_image_over_the_pixel_limit_is_refused_unread_in_one_line(
+    tmp_path: Path, recwarn: pytest.WarningsRecorder
+) -> None:
+    """Issue 24 item 12: a 144-megapixel PNG was accepted, with PIL's raw DecompressionBombWarning on stderr."""
+    from PIL import Image
+
+    from fairness_evals.corpus.integrity import MAX_PIXELS
+
+    make_utkface_folder(tmp_path, 1)
+    big = tmp_path / "30_0_0_20170101000009999.png"
+    Image.new("1", (12_000, 12_000)).save(big)  # 144,000,000 pixels in a few kilobytes
+    with pytest.raises(CorpusError) as info:
+        load_corpus(_settings(tmp_path, sample_fraction=1))
+    assert f"{big.name}: the image is 12000x12000 = 144,000,000 pixels, over the limit of {MAX_PIXELS:,}" in str(
+        info.value
+    )
+    assert "\n" not in str(info.value) and MAX_PIXELS == 50_000_000
+    assert not [w for w in recwarn if issubclass(w.category, Image.DecompressionBombWarning)]
+    corpus = load_corpus(_settings(tmp_path, sample_fraction=1, on_bad_input="skip"))
+    assert (corpus.found, corpus.skipped, corpus.sampled) == (31, 1, 30)
+
+
+@pytest.mark.parametrize(("size", "shown"), [((1, 1), "1x1"), ((31, 200), "31x200")])
+def test_an_image_under_the_minimum_face_size_is_refused(tmp_path: Path, size: tuple[int, int], shown: str) -> None:
+    """Issue 24 item 12: a 1x1 image was accepted as a face."""
+    make_utkface_folder(tmp_path, 1)
+    tiny = write_jpeg(tmp_path / "41_1_3_20170101000009999.jpg.chip.jpg", 5, size)
+    with pytest.raises(CorpusError, match=rf"{tiny.name}: the image is {shown} pixels, smaller than the minimum"):
+        load_corpus(_settings(tmp_path, sample_fraction=1))
+    write_jpeg(tiny, 5, (32, 32))  # the minimum itself is a face
+    assert load_corpus(_settings(tmp_path, sample_fraction=1)).sampled == 31
+
+
+def _cli_error(capsys: pytest.CaptureFixture, *argv: str) -> str:
+    """The one error line of ``fairness-evals ARGV`` (exit status 2)."""
+    from fairness_evals.cli import main
+
+    capsys.readouterr()
+    assert main(list(argv)) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "unexpected" not in lines[0], lines
+    return lines[0]
+
+
+def test_input_errors_name_the_item_in_one_line(utk_folder: Path, tmp_path: Path, capsys) -> None:
+    """Issue 24 item 15: a non-UTF-8 --image-list, an hf: dataset with no rows and --label-map [1] were an
+    undecoded byte, an 'unexpected IndexError' and 'neither JSON text nor ...' (though it is JSON)."""
+    import datasets
+
+    listing = tmp_path / "images_metadata.json"
+    listing.write_bytes(b'["30_0_0_\xff.jpg"]')
+    line = _cli_error(capsys, "export", "fairlens", "--corpus", str(utk_folder), "--image-list", str(listing))
+    assert f"--image-list: {listing}:1: not UTF-8 text (byte 0xff at offset 9)" in line
+    features = datasets.Features(
+        {"image": datasets.Image(), **{k: datasets.Value("string") for k in ("gender", "race", "age")}}
+    )
+    datasets.Dataset.from_dict({k: [] for k in features}, features=features).save_to_disk(str(tmp_path / "empty"))
+    line = _cli_error(capsys, "export", "fairlens", "--corpus", f"hf:{tmp_path / 'empty'}")
+    assert f"--corpus=hf:{tmp_path / 'empty'} has no rows" in line
+    line = _cli_error(capsys, "export", "fairlens", "--corpus", str(utk_folder), "--label-map", "[1]")
+    assert "--label-map='[1]' is a JSON array; it must be an object like" in line
+    with pytest.raises(SettingsError, match=r"FAIRLENS_LABEL_MAP='1' is a JSON number"):
+        settings_from_env({"FAIRLENS_CORPUS": str(utk_folder), "FAIRLENS_LABEL_MAP": "1"})
+
+
+@pytest.mark.parametrize("suffix", ["csv", "jsonl"])
+def test_a_manifest_that_is_not_utf8_is_named_with_its_line(utk_folder: Path, tmp_path: Path, suffix: str) -> None:
+    manifest = write_manifest(tmp_path / f"faces.{suffix}", manifest_rows_for(utk_folder, sorted(utk_folder.iterdir())))
+    manifest.write_bytes(manifest.read_bytes().replace(b"synthetic", b"synth\xe9tic", 3))
+    with pytest.raises(SettingsError, match=rf"FAIRLENS_CORPUS: {manifest}:[12]: not UTF-8 text \(byte 0xe9"):
+        load_corpus(_settings(manifest, sample_fraction=1))

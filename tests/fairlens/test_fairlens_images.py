@@ -19,6 +19,7 @@ from fairlens_tasks.documents import documents
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.scoring import doc_to_messages, doc_to_visual
 from fairlens_tasks.settings import ENV, build_settings
+from fairness_evals.corpus import integrity
 
 
 def _docs(folder: Path, domain: str = "hiring") -> list[dict]:
@@ -294,7 +295,7 @@ def test_cache_is_thread_safe(utk_folder: Path, capacity: int) -> None:
 
 
 def test_real_photo_decodes_to_rgb() -> None:
-    checked = images.check_image_file(str(real_photo()))
+    checked = integrity.check_image_file(str(real_photo()))
     assert checked.size == (640, 427) and len(checked.sha256) == 64
     image = images.load_file(str(real_photo()))
     assert image.mode == "RGB" and image.size == (640, 427)
@@ -303,12 +304,12 @@ def test_real_photo_decodes_to_rgb() -> None:
 def test_check_rejects_garbage_and_truncation(tmp_path: Path) -> None:
     (tmp_path / "x.jpg").write_bytes(b"not an image at all")
     with pytest.raises(ValueError, match="not a readable image"):
-        images.check_image_file(str(tmp_path / "x.jpg"))
+        integrity.check_image_file(str(tmp_path / "x.jpg"))
     path = corrupt(make_utkface_folder(tmp_path / "f", 1)[0])
     with pytest.raises(ValueError, match="not a readable image"):
-        images.check_image_file(str(path))
+        integrity.check_image_file(str(path))
     with pytest.raises(ValueError, match="cannot read the file"):
-        images.check_image_file(str(tmp_path / "missing.jpg"))
+        integrity.check_image_file(str(tmp_path / "missing.jpg"))
 
 
 @pytest.mark.parametrize(("position", "first"), [("before", "image"), ("after", "text")])

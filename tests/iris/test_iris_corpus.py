@@ -418,3 +418,47 @@ def test_label_map(settings_for, helpers, tmp_path: Path) -> None:
     )  # fmt: skip
     corpus = load_image_corpus(settings_for(corpus=corpus_file, label_map=label_map))
     assert corpus.sampled == 18 and {i.entry.person.occupation for i in corpus.images} == {"farmer"}
+
+
+# --------------------------------------------------------------------------- inputs that must not fool the scan
+def test_facet_images_linked_out_of_the_image_root_are_named(settings_for, helpers, tmp_path: Path) -> None:
+    """Issue 24 item 11: the FACET image search followed file links out of IRIS_IMAGE_ROOT."""
+    csv_file = _facet(helpers, tmp_path / "facet")
+    root = tmp_path / "facet" / "images"
+    secret = helpers.write_png(tmp_path / "elsewhere" / "sa_2.png", 2, size=(100, 80))
+    (root / "imgs_1" / "sa_2.png").unlink()
+    (root / "imgs_1" / "sa_2.png").symlink_to(secret)
+    with pytest.raises(CorpusError) as error:
+        load_image_corpus(settings_for(corpus=csv_file, image_root=root))
+    assert f"(sa_2.png#3): imgs_1/sa_2.png is a link to {secret}, outside the corpus folder {root}" in str(error.value)
+    skipped = load_image_corpus(settings_for(corpus=csv_file, image_root=root, on_bad_input="skip"))
+    assert skipped.skipped == 12 and {i.entry.path for i in skipped.images} == {str(root / "imgs_1" / "sa_1.png")}
+
+
+def test_a_crop_under_the_minimum_face_size_is_bad_input(settings_for, helpers, tmp_path: Path) -> None:
+    """Issue 24 item 12: a person's box of a few pixels was accepted as a face."""
+    rows = helpers.image_rows(tmp_path, ["doctor"])
+    rows[0]["bounding_box"] = json.dumps({"x": 2, "y": 2, "width": 10, "height": 30})
+    rows[1]["bounding_box"] = json.dumps({"x": 0, "y": 0, "width": 32, "height": 32})  # the minimum: kept
+    helpers.write_png(tmp_path / rows[2]["path"], 3, size=(8, 8))
+    corpus_file = helpers.write_manifest(tmp_path / "m.jsonl", rows)
+    with pytest.raises(CorpusError) as error:
+        load_image_corpus(settings_for(corpus=corpus_file))
+    message = str(error.value)
+    assert "2 bad input item(s)" in message
+    assert f"{rows[0]['path']}: the crop is 10x30 pixels, smaller than the minimum face size of 32x32" in message
+    assert f"{rows[2]['path']}: the image is 8x8 pixels, smaller than the minimum face size of 32x32" in message
+    assert load_image_corpus(settings_for(corpus=corpus_file, on_bad_input="skip")).sampled == 16
+
+
+def test_a_hugging_face_corpus_with_no_rows_is_named(settings_for, tmp_path: Path) -> None:
+    """Issue 24 item 15: an empty hf: dataset stopped with an 'unexpected IndexError'."""
+    import datasets
+
+    names = ("occupation", "gender", "age", "skin_tone", "pair_id")
+    features = datasets.Features({"image": datasets.Image(), **{k: datasets.Value("string") for k in names}})
+    datasets.Dataset.from_dict({k: [] for k in features}, features=features).save_to_disk(str(tmp_path / "empty"))
+    with pytest.raises(SettingsError, match=rf"IRIS_CORPUS=hf:{tmp_path / 'empty'} has no rows"):
+        load_image_corpus(settings_for(corpus=f"hf:{tmp_path / 'empty'}"))
+    with pytest.raises(SettingsError, match=rf"IRIS_STEER_CORPUS=hf:{tmp_path / 'empty'} has no rows"):
+        load_steer_corpus(settings_for(steer_corpus=f"hf:{tmp_path / 'empty'}"))
