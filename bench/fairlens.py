@@ -13,9 +13,14 @@
 3. **Peak memory** of a whole run without the model (corpus, datasets, every image fetched, scoring,
    aggregation), in a fresh process per corpus size and request order, from 100 to 5,000 images, with the
    default configuration (8 images in memory, the spill file on).
+4. **Our share of a whole run** (``lmms-eval --tasks fairlens``, the paper's 1,505 images) with an instant model
+   that fetches every request's image through ``doc_to_visual`` and answers "Yes", in document order and sorted by
+   prompt text, with the spill file and without it (``FAIRLENS_IMAGE_SPILL_MB=0``): bench/scale.py's sampling
+   profiler splits the harness process's time into ours, the model's and the harness's (target: ours at most 5%).
 
-    .venv/bin/python bench/fairlens.py            # several minutes on two cores (both request orders)
-    .venv/bin/python bench/fairlens.py --quick    # smaller corpora (about two minutes), for a smoke run
+    .venv/bin/python bench/fairlens.py            # about twenty minutes on two cores (both request orders)
+    .venv/bin/python bench/fairlens.py --quick    # smaller corpora (about six minutes), for a smoke run
+    .venv/bin/python bench/fairlens.py --share    # part 4 only (about twelve minutes)
 """
 
 from __future__ import annotations
@@ -325,11 +330,144 @@ def bench_memory(root: Path, sizes: list[int]) -> None:
               f" ({first['peak_kb'] / 1024:.0f} -> {last['peak_kb'] / 1024:.0f} MB)")  # fmt: skip
 
 
+# ----------------------------------------------------------------------------- 4. our share of an instant run
+INSTANT_MODEL = "fairlens_bench_instant"
+
+
+def _scale_bench():
+    """``bench/scale.py`` as a module (its sampling profiler, child environment and share printer)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_scale", Path(__file__).with_name("scale.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def register_instant_model() -> None:
+    """Register :data:`INSTANT_MODEL` with lmms-eval: it answers "Yes" at once, after fetching every request's
+    image through the task's ``doc_to_visual``, in document order (``order=document``, as ``llava_hf`` takes its
+    requests) or sorted by prompt text (``order=prompt``, as ``qwen2_5_vl`` and the simple models do)."""
+    from lmms_eval.models import MODEL_REGISTRY_V2
+    from lmms_eval.models.registry_v2 import ModelManifest
+    from lmms_eval.models.simple.dummy import Dummy
+
+    class InstantVisual(Dummy):
+        def __init__(self, order: str = "document", **kwargs) -> None:
+            super().__init__(response="Yes", **kwargs)
+            self.order = order
+
+        def generate_until(self, requests) -> list[str]:
+            indices = range(len(requests))
+            if self.order == "prompt":  # stable, as lmms-eval's Collator
+                indices = sorted(indices, key=lambda i: requests[i].args[0])
+            for i in indices:
+                _context, _settings, doc_to_visual, doc_id, task, split = requests[i].args
+                doc_to_visual(self.task_dict[task][split][doc_id])
+            return ["Yes"] * len(requests)
+
+    globals()["InstantVisual"] = InstantVisual
+    MODEL_REGISTRY_V2.register_manifest(
+        ModelManifest(model_id=INSTANT_MODEL, simple_class_path=f"{__name__}.InstantVisual"), overwrite=True
+    )
+
+
+def share_child(interval: float, report: Path, argv: list[str]) -> None:
+    """One profiled ``lmms-eval`` run with :data:`INSTANT_MODEL` (bench/scale.py's sampler); the shares and the
+    image cache's counts go to ``report``."""
+    scale = _scale_bench()
+    sampler = scale.Sampler(interval)
+    sampler.start()
+    try:
+        register_instant_model()
+        from lmms_eval.cli.dispatch import main as lmms_eval_main
+
+        sys.argv = ["lmms-eval", *argv]
+        lmms_eval_main()
+    finally:
+        sampler.stop()
+        from fairlens_tasks import images
+
+        stats = images.image_cache().stats
+        report.write_text(
+            json.dumps(
+                {
+                    "seconds": dict(sampler.seconds),
+                    "samples": sampler.samples,
+                    "decodes": stats.decodes,
+                    "spill_hits": stats.spill_hits,
+                    "requests": stats.requests,
+                }
+            )
+        )
+
+
+def bench_share(root: Path, n_images: int, interval: float) -> None:
+    """Our share of whole ``lmms-eval --tasks fairlens`` runs with the instant model, per request order, with the
+    spill file (default) and without it (``FAIRLENS_IMAGE_SPILL_MB=0``)."""
+    scale = _scale_bench()
+    corpus = root / "share-faces"
+    write_faces(corpus, n_images)
+    print("\n4. Our share of lmms-eval --tasks fairlens runs with an instant model that fetches every image")
+    print(
+        f"   ({n_images:,} images, {n_images * 38:,} documents; bench/scale.py's sampler every {interval * 1e3:g} ms)"
+    )
+    shares: dict[tuple[str, str], float] = {}
+    for order in ("document", "prompt"):
+        for spill in (str(images_default_spill_mb()), "0"):
+            tmp = root / f"share-{order}-{spill}"
+            tmp.mkdir()
+            env = scale.environment(
+                tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1", FAIRLENS_IMAGE_SPILL_MB=spill
+            )
+            report = tmp / "report.json"
+            argv = ["--model", INSTANT_MODEL, "--model_args", f"order={order}", "--tasks", "fairlens",
+                    "--batch_size", "1", "--log_samples", "--output_path", str(tmp / "out")]  # fmt: skip
+            command = [sys.executable, __file__, "--share-child", "--interval", str(interval), "--report", str(report)]
+            start = time.perf_counter()
+            proc = subprocess.run([*command, "--", *argv], env=env, cwd=tmp, capture_output=True, text=True)
+            wall = time.perf_counter() - start
+            found = [p for p in (tmp / "out").rglob("*.json") if "results" in p.name]
+            if proc.returncode or not report.is_file() or not found:
+                raise SystemExit(f"lmms-eval failed ({proc.returncode}):\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}")
+            result = json.loads(report.read_text())
+            label = "spill file (default)" if spill != "0" else "no spill file"
+            scale.print_share(f"   {order} order, {label}", wall, result)
+            total = sum(result["seconds"].values()) or 1.0
+            ours = sum(v for k, v in result["seconds"].items() if k.startswith("ours "))
+            shares[(order, spill)] = ours / total
+            print(f"    decodes {result['decodes']:,} ({result['decodes'] / n_images:.2f} per image), "
+                  f"spill rebuilds {result['spill_hits']:,}, requests {result['requests']:,}")  # fmt: skip
+    print("\n   summary: our share of the run (target at most 5%)")
+    for order in ("document", "prompt"):
+        with_spill, without = shares[(order, str(images_default_spill_mb()))], shares[(order, "0")]
+        print(f"   {order + ' order':<16} with the spill file {100 * with_spill:5.1f}%   without {100 * without:5.1f}%"
+              f"   ratio without / with {without / with_spill:5.2f}")  # fmt: skip
+
+
+def images_default_spill_mb() -> int:
+    from fairlens_tasks import images
+
+    return images.DEFAULT_SPILL_MB
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller corpora (a smoke run, not the published numbers)")
-    args = parser.parse_args()
+    parser.add_argument("--share", action="store_true", help="only part 4: our share of instant-model runs")
+    parser.add_argument("--share-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--interval", type=float, default=0.002, help="part 4's sampling interval, s")
+    parser.add_argument("--report", type=Path, help=argparse.SUPPRESS)
+    args, rest = parser.parse_known_args()
+    if args.share_child:
+        share_child(args.interval, args.report, rest[1:] if rest[:1] == ["--"] else rest)
+        return 0
     n_images = 300 if args.quick else 1505
+    if args.share:
+        with tempfile.TemporaryDirectory(prefix="fairlens-bench-") as tmp:
+            bench_share(Path(tmp), n_images, args.interval)
+        return 0
     sizes = [100, 300, 1000] if args.quick else [100, 500, 1000, 2000, 5000]
     with tempfile.TemporaryDirectory(prefix="fairlens-bench-") as tmp:
         root = Path(tmp)
@@ -337,6 +475,7 @@ def main() -> int:
         docs = bench_documents(manifest(root, paths, root / "faces.jsonl"))
         bench_decodes(docs, n_images)
         bench_memory(root, sizes)
+        bench_share(root, n_images, args.interval)
     print(f"\npeak RSS of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
     return 0
 
