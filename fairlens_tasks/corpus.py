@@ -36,7 +36,14 @@ from fairlens_tasks.labels import GROUPS, MAX_AGE, MIN_AGE
 from fairlens_tasks.sampling import stratified_sample
 from fairlens_tasks.settings import Settings
 from fairlens_tasks.sources import Entry, scan
-from fairness_evals.corpus.evaluated import CorpusError, CorpusImage, check_entry, empty_groups, stop_or_skip
+from fairness_evals.corpus.evaluated import (
+    CorpusError,
+    CorpusImage,
+    EvaluatedCorpus,
+    check_entry,
+    empty_groups,
+    stop_or_skip,
+)
 from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, Problem
 
 __all__ = ["Corpus", "CorpusError", "CorpusImage", "load_corpus"]
@@ -44,24 +51,13 @@ __all__ = ["Corpus", "CorpusError", "CorpusImage", "load_corpus"]
 log = logging.getLogger("fairness_evals.fairlens")
 
 
-@dataclass(frozen=True)
-class Corpus:
-    settings: Settings
-    kind: str
-    images: tuple[CorpusImage, ...]
-    found: int
-    loaded: int
-    skipped: int
-    duplicates: int
-    eligible: int
-    groups_empty: int
-    problems: tuple[str, ...]
-    fingerprint: str
-    from_list: bool
+@dataclass(frozen=True, kw_only=True)
+class Corpus(EvaluatedCorpus):
+    """The evaluated FairLens corpus; ``duplicates`` copies were set aside, ``from_list`` says an image list gave
+    exactly its images."""
 
-    @property
-    def sampled(self) -> int:
-        return len(self.images)
+    duplicates: int
+    from_list: bool
 
     def provenance(self) -> dict[str, object]:
         """What the results record about the corpus (provenance metrics)."""
@@ -72,13 +68,7 @@ class Corpus:
             "sample_fraction": 1.0 if self.from_list else self.settings.sample_fraction,
             "corpus_sha256": self.fingerprint,
             "data_version": data_version(),
-            "images_found": self.found,
-            "images_loaded": self.loaded,
-            "images_skipped": self.skipped,
-            "images_duplicate": self.duplicates,
-            "images_eligible": self.eligible,
-            "images_sampled": self.sampled,
-            "groups_empty": self.groups_empty,
+            **self.image_counts(images_duplicate=self.duplicates),
         }
 
 

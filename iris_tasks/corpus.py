@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fairness_evals.corpus.evaluated import CorpusError, CorpusImage, empty_groups, stop_or_skip
+from fairness_evals.corpus.evaluated import CorpusError, CorpusImage, EvaluatedCorpus, empty_groups, stop_or_skip
 from fairness_evals.corpus.integrity import clear_checked
 from fairness_evals.corpus.sampling import allocate, round_robin
 from fairness_evals.corpus.sources import Problem
@@ -64,24 +64,12 @@ def _check(entry: Entry, settings: Settings, corpus: str, steer: bool) -> str:
 
 
 # --------------------------------------------------------------------------- image corpus
-@dataclass(frozen=True)
-class ImageCorpus:
-    settings: Settings
-    corpus: str
-    kind: str
-    images: tuple[CorpusImage, ...]
-    found: int
-    loaded: int
-    skipped: int
-    excluded: int
-    eligible: int
-    groups_empty: int
-    problems: tuple[str, ...]
-    fingerprint: str
+@dataclass(frozen=True, kw_only=True)
+class ImageCorpus(EvaluatedCorpus):
+    """The evaluated IRIS image corpus (``corpus`` as given); ``excluded`` persons fell outside IRIS's label sets."""
 
-    @property
-    def sampled(self) -> int:
-        return len(self.images)
+    corpus: str
+    excluded: int
 
     def provenance(self) -> dict[str, object]:
         return {
@@ -89,13 +77,7 @@ class ImageCorpus:
             "sample_fraction": self.settings.sample_fraction,
             "max_per_cell": self.settings.max_per_cell or 0,
             "corpus_sha256": self.fingerprint,
-            "images_found": self.found,
-            "images_loaded": self.loaded,
-            "images_skipped": self.skipped,
-            "images_excluded": self.excluded,
-            "images_eligible": self.eligible,
-            "images_sampled": self.sampled,
-            "groups_empty": self.groups_empty,
+            **self.image_counts(images_excluded=self.excluded),
         }
 
 

@@ -17,7 +17,15 @@ from fairness_evals.corpus.images import DecodeStats
 from fairness_evals.corpus.integrity import Checked, check_source
 from fairness_evals.corpus.sources import MAX_LISTED_PROBLEMS, Entry, bad_input_message
 
-__all__ = ["CorpusError", "CorpusImage", "check_entry", "empty_groups", "skip_setting", "stop_or_skip"]
+__all__ = [
+    "CorpusError",
+    "CorpusImage",
+    "EvaluatedCorpus",
+    "check_entry",
+    "empty_groups",
+    "skip_setting",
+    "stop_or_skip",
+]
 
 
 class CorpusError(ValueError):
@@ -31,6 +39,44 @@ class CorpusImage:
     entry: Any
     unit: int
     sha256: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EvaluatedCorpus:
+    """What both benchmarks know of an evaluated image corpus, and its image counts.
+
+    ``found`` items were read, ``loaded`` of them labelled (and readable), ``skipped`` were bad input, ``eligible``
+    could be sampled, ``images`` are evaluated, and ``groups_empty`` groups have no image; ``problems`` are the
+    messages of the bad items and empty groups, and ``fingerprint`` is the corpus hash the results record.
+    """
+
+    settings: Any
+    kind: str
+    images: tuple[CorpusImage, ...]
+    found: int
+    loaded: int
+    skipped: int
+    eligible: int
+    groups_empty: int
+    problems: tuple[str, ...]
+    fingerprint: str
+
+    @property
+    def sampled(self) -> int:
+        return len(self.images)
+
+    def image_counts(self, **between: int) -> dict[str, int]:
+        """The counts the results record (``images_found`` ... ``groups_empty``), with a benchmark's own counts
+        (``between``, e.g. ``images_duplicate``) after ``images_skipped``."""
+        return {
+            "images_found": self.found,
+            "images_loaded": self.loaded,
+            "images_skipped": self.skipped,
+            **between,
+            "images_eligible": self.eligible,
+            "images_sampled": self.sampled,
+            "groups_empty": self.groups_empty,
+        }
 
 
 def check_entry(
