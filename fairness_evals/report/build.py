@@ -8,6 +8,7 @@ from pathlib import Path
 
 from fairness_evals.report import fact_or_fair, fairlens, iris, render
 from fairness_evals.report.load import Run, load_runs
+from fairness_evals.report.model import shorten
 
 
 def build_report(
@@ -27,7 +28,10 @@ def build_report(
     sections = [s for s in (fact_or_fair.section(runs), fairlens.section(runs), iris.section(runs)) if s is not None]
     extra = (differences.section(runs, baseline), published_rows.section(runs) if published else None)
     sections += [s for s in extra if s is not None]
-    sources = [f"[{run.index}] {run.model}: {run.source} ({run.harness}, {_date(run.date)})" for run in runs]
+    sources = [
+        f"[{run.index}] {shorten(run.model)}: {shorten(str(run.source))} ({run.harness}, {shorten(_date(run.date))})"
+        for run in runs
+    ]
     notes = _notes(runs)
     if fmt == "html":
         return render.html(title, sections, sources, notes)
@@ -44,8 +48,13 @@ def _date(value: str) -> str:
 
 
 def _notes(runs: list[Run]) -> list[str]:
-    limited = [run for run in runs if run.limit]
-    if not limited:
-        return []
-    names = ", ".join(sorted({run.model for run in limited}))
-    return [f"Limited runs (--limit): {names}. Their numbers test the plumbing; they are not benchmark results."]
+    """The warnings at the top: the runs that left documents out (:meth:`Run.partial`), limited and subset runs."""
+    notes = []
+    for kind, flags in (("Limited", "--limit, --offset"), ("Subset", "--samples")):
+        names = sorted({shorten(run.model) for run in runs if run.partial().startswith(f"a {kind.lower()} run")})
+        if names:
+            notes.append(
+                f"{kind} runs ({flags}): {', '.join(names)}. Their numbers test the plumbing; they are not benchmark "
+                "results."
+            )
+    return notes

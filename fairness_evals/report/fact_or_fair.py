@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fairness_evals.report.load import ModelRuns, Run, models
+from fairness_evals.report.load import NOT_A_RESULT, ModelRuns, Run, models
 from fairness_evals.report.model import Figure, Section, Table, count, number, pct, text
 from fairness_evals.report.svg import Point, bound_styles, fact_fair_plot
 
@@ -71,12 +71,16 @@ class Entry:
 
 
 def entries(runs: list[Run]) -> list[Entry]:
+    """One row per model and variant it ran. The lite variant shares the objective task with the full one: an
+    objective task without full subjective contexts belongs to the model's lite row when it has one (a
+    ``fact_or_fair_lite`` run is one row, not an objective-only row beside a lite one)."""
     out = []
     for model in models(runs):
+        subjective = {v: any(model.has(Entry(model, v).task(c)) for c in CONTEXTS) for v in VARIANTS}
         for variant in VARIANTS:
             entry = Entry(model, variant)
-            subjective = [entry.task(c) for c in CONTEXTS]
-            if any(model.has(t) for t in subjective) or (variant != "_lite" and model.has(entry.task("objective"))):
+            objective_only = variant == "_mc" or (variant == "" and not subjective["_lite"])
+            if subjective[variant] or (objective_only and model.has(entry.task("objective"))):
                 out.append(entry)
     return out
 
@@ -209,7 +213,6 @@ def provenance_table(items: list[Entry]) -> Table:
     for e in items:
         for task in e.tasks():
             meta = e.model.metadata(task)
-            limit = e.model.limit(task)
             run = e.model.run_of(task)
             rows.append(
                 [
@@ -220,7 +223,7 @@ def provenance_table(items: list[Entry]) -> Table:
                     text(str(meta.get("fact_or_fair_draws", "–")) if "subjective" in task else "–"),
                     text(str(e.model.raw(task, "documents_sha256"))),
                     text(str(meta.get("version", "–"))),
-                    text("yes" if limit else "no", note=f"--limit {limit:g}" if limit else ""),
+                    run.limited_cell(task) if run else text("–"),
                     text(f"[{run.index}] {run.source.name}" if run else "–", note=str(run.source) if run else ""),
                 ]
             )
@@ -238,7 +241,7 @@ def provenance_table(items: list[Entry]) -> Table:
             "Results file",
         ],
         rows,
-        "Unparsed and refused answers are left out of every score; a limited run (--limit) is not a benchmark result.",
+        f"Unparsed and refused answers are left out of every score. {NOT_A_RESULT}",
     )
 
 
@@ -325,12 +328,12 @@ def t2i_tables(runs: list[Run]) -> list[Table]:
                 names = ("documents", "images", "faces_detected", "faces_with_gender", "faces_with_race",
                          "no_face_images", "failed_images", "missing_images")  # fmt: skip
                 counts = [model.cell(task, name, scale=False, digits=0) for name in names]
-                limit, run = model.limit(task), model.run_of(task)
+                run = model.run_of(task)
                 faces.append([
                     text(model.name), text(task), *counts,
                     text(str(model.raw(task, "classifier")), note=str(model.raw(task, "classifier_version", ""))),
                     text(str(model.raw(task, "data_version"))), text(str(model.raw(task, "documents_sha256"))),
-                    text("yes" if limit else "no", note=f"--limit {limit:g}" if limit else ""),
+                    run.limited_cell(task) if run else text("–"),
                     text(f"[{run.index}] {run.source.name}" if run else "–", note=str(run.source) if run else ""),
                 ])  # fmt: skip
     return [

@@ -18,7 +18,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from fairness_evals import jsonio
-from fairness_evals.report.load import ModelRuns, Run, models
+from fairness_evals.report.load import NOT_A_RESULT, ModelRuns, Run, models
 from fairness_evals.report.model import Figure, Section, Table, count, text
 from fairness_evals.report.svg import interval_bars
 
@@ -239,7 +239,7 @@ def provenance_table(items: list[ModelRuns]) -> Table:
                     text(str(raw(task, "data_version"))),
                     text(str(raw(task, "corpus_sha256"))),
                     text(counts if isinstance(counts, str) else f"counted from {counts.file.name}"),
-                    text("yes" if run.limit else "no", note=f"--limit {run.limit:g}" if run.limit else ""),
+                    run.limited_cell(task),
                     text(f"[{run.index}] {run.source.name}", note=str(run.source)),
                 ]
             )  # fmt: skip
@@ -249,7 +249,7 @@ def provenance_table(items: list[ModelRuns]) -> Table:
          "Seed", "Sample fraction", "Data version", "Corpus sha256", "Per-group n", "Limited run", "Results file"],
         rows,
         "Every FairLens number above comes from these runs; unparsed answers count as wrong for soundness and stay in "
-        "the denominators. A limited run (--limit) is not a benchmark result.",
+        f"the denominators. {NOT_A_RESULT}",
     )  # fmt: skip
 
 

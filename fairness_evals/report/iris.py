@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fairness_evals.report.load import ModelRuns, ReportInputError, Run, models
+from fairness_evals.report.load import NOT_A_RESULT, ModelRuns, ReportInputError, Run, models
 from fairness_evals.report.model import Figure, Section, Table, count, number, text
 from fairness_evals.report.svg import RadarSeries, radar_multiples
 
@@ -180,7 +180,7 @@ def provenance_table(items: list[Profile]) -> Table:
                         text(str(results.get("sample_fraction", "–"))),
                         text(str(source)),
                         text(str(classifier), note=str(results.get("classifier_version", ""))),
-                        text("yes" if run.limit else "no", note=f"--limit {run.limit:g}" if run.limit else ""),
+                        run.limited_cell(task),
                         text(f"[{run.index}] {run.source.name}", note=str(run.source)),
                     ]
                 )
@@ -190,7 +190,7 @@ def provenance_table(items: list[Profile]) -> Table:
          "Limited run", "Results file"],
         rows,
         "'–': the results do not carry the value (the generation tasks draw no sample: no seed; the understanding "
-        "tasks use no face classifier). A limited run (--limit) is not a benchmark result.",
+        f"tasks use no face classifier). {NOT_A_RESULT}",
     )  # fmt: skip
 
 

@@ -13,6 +13,8 @@ from typing import Any
 from fairness_evals import jsonio
 
 OUR_PREFIXES = ("fact_or_fair", "fairlens", "iris")
+#: The provenance tables' caption on the "Limited run" column (:meth:`Run.limited_cell`).
+NOT_A_RESULT = "A limited run (--limit, --offset) or a subset run (--samples) is not a benchmark result."
 #: The task-metadata keys of each benchmark's minimum coverage (package convention 2).
 MIN_COVERAGE_KEYS = ("fact_or_fair_min_coverage", "fairlens_min_coverage", "fairlens_min_judged", "iris_min_coverage")
 
@@ -29,11 +31,57 @@ class Run:
     harness: str  # "lm-eval" or "lmms-eval"
     model: str
     date: str
-    limit: float | None
+    limit: float | None  # config.limit (--limit), None when absent or -1 (lmms-eval's "no limit")
     results: dict[str, dict[str, Any]]  # task or group -> metric -> value ("metric,none" keys stripped)
     configs: dict[str, dict[str, Any]] = field(default_factory=dict)
     n_samples: dict[str, dict[str, int]] = field(default_factory=dict)
     index: int = 0  # position in the report's list of sources
+    offset: int = 0  # lmms-eval's config.offset (--offset): the documents before it were not evaluated
+
+    def left_out(self, task: str) -> str:
+        """How the run left out documents of ``task``, "" when it evaluated them all.
+
+        ``--limit N: n of N' documents`` (``config.limit``; a limit at least the task's size cuts nothing),
+        ``--offset N`` (lmms-eval's ``config.offset``), or ``--samples: n of N' documents``: lm-eval's ``--samples``
+        leaves no trace in ``config`` (0.4.13), only in ``n-samples``, which then counts fewer documents
+        ``effective`` than the task's ``original`` without a limit.
+        """
+        counts = self.n_samples.get(task, {})
+        effective, original = counts.get("effective"), counts.get("original")
+        known = all(isinstance(v, int) and not isinstance(v, bool) for v in (effective, original))
+        fewer = known and effective < original
+        of = f": {effective} of {original} documents" if known else ""
+        if self.offset:
+            return f"--offset {self.offset}" + (f", --limit {self.limit:g}" if self.limit else "")
+        if self.limit and (fewer or not known):
+            return f"--limit {self.limit:g}{of}"
+        return f"--samples{of}" if fewer else ""
+
+    def partial(self) -> str:
+        """The run as a whole when it left documents out of a task of ours, "" when it did not: ``a limited run
+        (--limit 4; fact_or_fair_objective: 4 of 198 documents, and 5 other tasks)``, or ``a subset run
+        (--samples; ...)`` (:meth:`left_out`; only the tasks ``n-samples`` counts where it counts any of ours)."""
+        ours = [task for task in self.results if task.startswith(OUR_PREFIXES)]
+        counted = [task for task in ours if task in self.n_samples] or ours
+        cut = {task: how for task in sorted(counted) if (how := self.left_out(task))}
+        if not cut:
+            return ""
+        first, how = next(iter(cut.items()))
+        flags, _, counts = how.partition(": ")
+        kind = "a subset run" if flags.startswith("--samples") else "a limited run"
+        others = len(cut) - 1
+        more = f", and {others} other task{'s' if others > 1 else ''}" if others else ""
+        return f"{kind} ({flags}; {first}{': ' + counts if counts else ''}{more})"
+
+    def limited_cell(self, task: str):
+        """The provenance tables' "Limited run" cell of ``task``: "no", "yes" (``--limit``, ``--offset``) or
+        "subset" (``--samples``), with :meth:`left_out` on hover."""
+        from fairness_evals.report.model import text
+
+        how = self.left_out(task)
+        if not how:
+            return text("no")
+        return text("subset" if how.startswith("--samples") else "yes", note=how)
 
     def source_of(self, task: str, name: str) -> str:
         """Where a copied number comes from, for the HTML ``data-source`` attribute."""
@@ -52,6 +100,8 @@ class Run:
         value = self.metric(task, name)
         coverage = self.metric(task, f"{name}_coverage") if f"{name}_coverage" in metrics else None
         reason = self.nan_reason(task, name) if self.has(task) and math.isnan(value) else ""
+        if math.isinf(value) and coverage is not None:  # a headline score (package convention 1) is never infinite
+            reason = "infinite in the results: not a score"
         if reason:
             note = f"{reason}. {note}" if note else reason
         return number(
@@ -63,11 +113,15 @@ class Run:
         """Why ``name`` is undefined, as far as the results tell: a recorded ``<name>_reason`` text, else its
         coverage against the task's minimum (``*_min_coverage`` / ``fairlens_min_judged`` task metadata, or a
         recorded ``min_coverage``), else "" (the run's warning says why)."""
-        from fairness_evals.report.model import share
+        from fairness_evals.report.model import share, shorten
 
         metrics = self.results.get(task, {})
         if name not in metrics:
             return "not in the results"
+        value = metrics[name]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            shown = repr(value) if isinstance(value, (str, bool)) else type(value).__name__
+            return f"not a number in the results: {shorten(shown, 60)}"
         recorded = metrics.get(f"{name}_reason")
         if isinstance(recorded, str) and recorded.strip():
             return recorded.strip()
@@ -171,10 +225,6 @@ class ModelRuns:
         run = self.run_of(task)
         return run.n_samples.get(task, {}) if run else {}
 
-    def limit(self, task: str) -> float | None:
-        run = self.run_of(task)
-        return run.limit if run else None
-
     @property
     def sources(self) -> str:
         return "; ".join(f"{run.harness} {run.source}" for run in self.runs)
@@ -243,17 +293,25 @@ def load_results_file(path: Path) -> Run:
             results.setdefault(group, {}).update(_strip(metrics))
     config = data.get("config") or {}
     harness = "lmms-eval" if "lmms_eval_version" in data or path.name.endswith("_results.json") else "lm-eval"
-    limit = config.get("limit")
+    limit, offset = (_positive(config.get(key)) for key in ("limit", "offset"))
     return Run(
         source=path,
         harness=harness,
         model=_model_name(data),
         date=str(data.get("date", "")),
-        limit=float(limit) if isinstance(limit, (int, float)) and not isinstance(limit, bool) else None,
+        limit=limit,
         results=results,
         configs={k: v for k, v in (data.get("configs") or {}).items() if isinstance(v, dict)},
         n_samples={k: v for k, v in (data.get("n-samples") or {}).items() if isinstance(v, dict)},
+        offset=int(offset or 0),
     )
+
+
+def _positive(value: Any) -> float | None:
+    """A ``config.limit`` or ``config.offset`` that limits: a finite number above 0 (lmms-eval writes -1 for none)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        return None
+    return float(value)
 
 
 #: The names the harnesses give their results files: lm-eval ``results_<ISO date>.json``, lmms-eval

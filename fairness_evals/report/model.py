@@ -5,6 +5,26 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+#: The most characters a name or value shows in a table cell, a figure or a list item; a longer one is cut with
+#: "…" (in HTML its full value is the cell's hover title).
+SHOWN = 240
+#: The most characters of the report's own prose (titles, captions, notes) that show; ours are far shorter, so only
+#: prose that quotes a huge value is cut.
+PROSE = 2000
+#: The most characters a hover title holds: 4,096 (Linux's PATH_MAX), so any real path or model id shows in full;
+#: a longer value (a 20 MB "model name") is cut there too, saying so, and the report stays linear in its input.
+TITLE = 4096
+
+
+def shorten(text: str, limit: int = SHOWN) -> str:
+    """``text`` cut to at most ``limit`` characters, the last one "…" where it was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def hover(text: str) -> str:
+    """``text`` as a hover title: whole up to :data:`TITLE` characters, else cut there, saying how long it was."""
+    return text if len(text) <= TITLE else f"{text[:TITLE]}… (the first {TITLE:,} of {len(text):,} characters)"
+
 
 @dataclass
 class Cell:
@@ -28,10 +48,15 @@ class Cell:
 
     @property
     def coverage_text(self) -> str:
-        """``coverage 95%`` (``coverage –`` when undefined), or "" for a number without a coverage."""
+        """``coverage 95%`` (``coverage –`` when undefined, ``coverage ∞ (not a share)`` outside [0, 1]), or "" for
+        a number without a coverage."""
         if self.coverage is None:
             return ""
-        return f"coverage {share(self.coverage)}" if not math.isnan(self.coverage) else "coverage –"
+        if math.isnan(self.coverage):
+            return "coverage –"
+        if not 0.0 <= self.coverage <= 1.0:
+            return f"coverage {plain(self.coverage, 3)} (not a share)"
+        return f"coverage {share(self.coverage)}"
 
     @property
     def missing(self) -> bool:
@@ -75,7 +100,7 @@ def pct(value: float, digits: int = 2) -> str:
     if value is None or math.isnan(value):
         return "–"
     if math.isinf(value):
-        return "∞"
+        return "∞" if value > 0 else "-∞"
     return f"{100 * value:.{digits}f}"
 
 
@@ -84,7 +109,7 @@ def plain(value: float | None, digits: int = 2) -> str:
     if value is None or math.isnan(value):
         return "–"
     if math.isinf(value):
-        return "∞"
+        return "∞" if value > 0 else "-∞"
     return f"{value:.{digits}f}"
 
 

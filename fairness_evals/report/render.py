@@ -6,7 +6,7 @@ import math
 from html import escape
 
 from fairness_evals import __version__
-from fairness_evals.report.model import Cell, Section, Table
+from fairness_evals.report.model import PROSE, SHOWN, Cell, Section, Table, hover, shorten
 
 CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1400px;color:#222;padding:0 1rem}
@@ -39,12 +39,15 @@ def _cell_html(cell: Cell, header: bool = False) -> str:
     classes = ["missing" if cell.missing else "text" if cell.value is None else "", "derived" if cell.derived else ""]
     if any(classes):
         attrs.append(f'class="{" ".join(c for c in classes if c)}"')
-    if cell.note or cell.derived:
-        attrs.append(f'title="{escape(" ".join(t for t in (cell.note, cell.derived and f"({cell.derived})") if t))}"')
+    shown = shorten(cell.text)
+    full = cell.text if shown != cell.text else ""  # a cut text shows in full on hover
+    title = " ".join(t for t in (full, cell.note, cell.derived and f"({cell.derived})") if t)
+    if title:
+        attrs.append(f'title="{escape(hover(title))}"')
     if cell.coverage is not None:
         attrs.append(f'data-coverage="{_raw(cell.coverage)}"')
     extra = [(cls, t) for cls, t in (("n", cell.n), ("cov", cell.coverage_text), ("why", cell.reason)) if t]
-    body = escape(cell.text) + "".join(f'<span class="{cls}">{escape(t)}</span>' for cls, t in extra)
+    body = escape(shown) + "".join(f'<span class="{cls}">{escape(shorten(t))}</span>' for cls, t in extra)
     return f"<{tag} {' '.join(attrs)}>{body}</{tag}>" if attrs else f"<{tag}>{body}</{tag}>"
 
 
@@ -55,37 +58,45 @@ def _raw(value: float) -> str:
     return repr(float(value))
 
 
+def _prose(text: str) -> str:
+    """The report's own prose (a title, caption or note), HTML-escaped, cut at :data:`PROSE` characters."""
+    return escape(shorten(text, PROSE))
+
+
 def _table_html(table: Table) -> str:
-    head = "".join(f"<th>{escape(c)}</th>" for c in table.columns)
+    head = "".join(f"<th>{escape(shorten(c))}</th>" for c in table.columns)
     body = "".join("<tr>" + "".join(_cell_html(c) for c in row) + "</tr>" for row in table.rows)
-    caption = f'<p class="caption">{escape(table.caption)}</p>' if table.caption else ""
+    caption = f'<p class="caption">{_prose(table.caption)}</p>' if table.caption else ""
     return (
-        f'<h3>{escape(table.title)}</h3><div class="scroll"><table><thead><tr>{head}</tr></thead>'
+        f'<h3>{_prose(table.title)}</h3><div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>{caption}"
     )
 
 
 def html(title: str, sections: list[Section], sources: list[str], notes: list[str]) -> str:
+    """The HTML report. Every string shown is cut (:func:`~fairness_evals.report.model.shorten`): names and values
+    at :data:`~fairness_evals.report.model.SHOWN` characters, whole on hover up to
+    :data:`~fairness_evals.report.model.TITLE`; prose at :data:`PROSE`."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>",
-        f"<h1>{escape(title)}</h1>",
+        f"<title>{_prose(title)}</title><style>{CSS}</style></head><body>",
+        f"<h1>{_prose(title)}</h1>",
         f'<p class="meta">fairness-evals {__version__}. {INTRO} Hover a cell for the details of its denominator.</p>',
     ]
-    parts += [f'<p class="meta">{escape(n)}</p>' for n in notes]
+    parts += [f'<p class="meta">{_prose(n)}</p>' for n in notes]
     for section in sections:
-        parts.append(f"<h2>{escape(section.title)}</h2>")
+        parts.append(f"<h2>{_prose(section.title)}</h2>")
         if section.intro:
-            parts.append(f'<p class="intro">{escape(section.intro)}</p>')
+            parts.append(f'<p class="intro">{_prose(section.intro)}</p>')
         for figure in section.figures:
-            caption = f"<figcaption>{escape(figure.caption)}</figcaption>" if figure.caption else ""
-            parts.append(f"<figure><h3>{escape(figure.title)}</h3>{figure.svg}{caption}</figure>")
+            caption = f"<figcaption>{_prose(figure.caption)}</figcaption>" if figure.caption else ""
+            parts.append(f"<figure><h3>{_prose(figure.title)}</h3>{figure.svg}{caption}</figure>")
         parts += [_table_html(t) for t in section.tables]
     parts.append(
         '<h2>Sources</h2><ul class="sources">'
-        + "".join(f'<li data-run="{i}">{escape(s)}</li>' for i, s in enumerate(sources))
+        + "".join(f'<li data-run="{i}">{_prose(s)}</li>' for i, s in enumerate(sources))
         + "</ul>"
     )
     parts.append("</body></html>")
@@ -102,17 +113,18 @@ INTRO = (
 
 
 def _md_cell(cell: Cell) -> str:
-    text = _md_escape(cell.text)
+    text = md_escape(shorten(cell.text))
     text = f"_{text}_" if cell.derived and cell.text not in ("", "–") else text
-    extra = [t for t in (cell.n, cell.coverage_text, cell.reason) if t]
-    return text + (f" ({_md_escape('; '.join(extra))})" if extra else "")
+    extra = [shorten(t) for t in (cell.n, cell.coverage_text, cell.reason) if t]
+    return text + (f" ({md_escape('; '.join(extra))})" if extra else "")
 
 
-def _md_escape(text: str, brackets: bool = False) -> str:
+def md_escape(text: str, brackets: bool = False, limit: int = PROSE) -> str:
     """``text`` safe in a Markdown line or table cell: no HTML (``&``, ``<``, ``>`` as entities, so a model named
     ``<script>`` is shown, not run, by viewers that render inline HTML), no code span or link the text did not
-    mean (backslashes, backticks and ``](`` escaped; every bracket with ``brackets``), no cell or line breaks."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    mean (backslashes, backticks and ``](`` escaped; every bracket with ``brackets``), no cell or line breaks; cut
+    at ``limit`` characters (:func:`~fairness_evals.report.model.shorten`)."""
+    text = shorten(text, limit).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     text = text.replace("\\", "\\\\").replace("`", "\\`")
     text = text.replace("[", "\\[").replace("]", "\\]") if brackets else text.replace("](", "]\\(")
     return " ".join(text.replace("|", "\\|").splitlines())
@@ -120,24 +132,24 @@ def _md_escape(text: str, brackets: bool = False) -> str:
 
 def markdown(title: str, sections: list[Section], sources: list[str], notes: list[str]) -> str:
     lines = [
-        f"# {_md_escape(title)}",
+        f"# {md_escape(title)}",
         "",
         f"fairness-evals {__version__}. {INTRO} Figures are in the HTML report (`--format html`).",
         "",
     ]
-    lines += [f"> {_md_escape(n)}" for n in notes]
+    lines += [f"> {md_escape(n)}" for n in notes]
     for section in sections:
-        lines += ["", f"## {_md_escape(section.title)}", ""]
+        lines += ["", f"## {md_escape(section.title)}", ""]
         if section.intro:
-            lines += [_md_escape(section.intro), ""]
+            lines += [md_escape(section.intro), ""]
         for table in section.tables:
-            lines += [f"### {_md_escape(table.title)}", ""]
-            lines.append("| " + " | ".join(_md_escape(c) for c in table.columns) + " |")
+            lines += [f"### {md_escape(table.title)}", ""]
+            lines.append("| " + " | ".join(md_escape(c, limit=SHOWN) for c in table.columns) + " |")
             lines.append("|" + "|".join("---" for _ in table.columns) + "|")
             for row in table.rows:
                 lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
             if table.caption:
-                lines += ["", f"*{_md_escape(table.caption)}*"]
+                lines += ["", f"*{md_escape(table.caption)}*"]
             lines.append("")
-    lines += ["## Sources", ""] + [f"- {_md_escape(s, brackets=True)}" for s in sources]
+    lines += ["## Sources", ""] + [f"- {md_escape(s, brackets=True)}" for s in sources]
     return "\n".join(lines) + "\n"

@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass
 from html import escape
 
+from fairness_evals.report.model import PROSE, shorten
+
 PALETTE = ("#1b6ca8", "#d1495b", "#2e933c", "#edae49", "#6f42c1", "#00798c", "#8c564b", "#e377c2")
 MARKERS = {"O": "square", "S-B": "circle", "S-R": "diamond", "S-A": "triangle", "S-G": "triangle-down"}
 MARKER_NAMES = {"O": "objective", "S-B": "base", "S-R": "represent.", "S-A": "attribution", "S-G": "in-group"}
@@ -50,16 +52,18 @@ def _finite(*values: float) -> bool:
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word is cut)."""
+    """``text`` in lines of at most ``width`` characters, broken at spaces (a longer word is cut); linear in the
+    length of ``text``."""
     lines: list[str] = []
     line = ""
     for word in text.split():
-        while len(word) > width:
+        if len(word) > width:
             if line:
                 lines.append(line)
-                line = ""
-            lines.append(word[:width])
-            word = word[width:]
+            pieces = [word[i : i + width] for i in range(0, len(word), width)]
+            lines += pieces[:-1]
+            line = pieces[-1]
+            continue
         if not line:
             line = word
         elif len(line) + 1 + len(word) <= width:
@@ -84,8 +88,9 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
     look alike; the right column explains the point shapes and the line style of each g_k.
     """
     width, left, top, plot = 600, 60, 30, 340
+    points = [p for p in points if _finite(p.x, p.y)]  # a NaN or infinite score has no place on [0, 1]^2
     series = list(dict.fromkeys(p.series for p in points))
-    legend_lines = [wrap(name, 78) for name in series]
+    legend_lines = [wrap(shorten(name), 78) for name in series]
     legend_top = top + plot + 58
     height = legend_top + sum(16 * len(lines) + 4 for lines in legend_lines) + 10
     styles = bound_styles(ks, highlight)
@@ -98,7 +103,7 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="12">',
+        f'role="img" aria-label="{escape(shorten(title, PROSE))}" font-family="sans-serif" font-size="12">',
         f'<rect x="{left}" y="{top}" width="{plot}" height="{plot}" fill="#fafafa" stroke="#999"/>',
     ]
     for i in range(0, 11, 2):
@@ -135,7 +140,7 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
                 f'<line x1="{px(p.x):.1f}" y1="{py(p.y_low):.1f}" x2="{px(p.x):.1f}" y2="{py(p.y_high):.1f}" stroke="{color}"/>'
             )
         parts.append(
-            f"<g><title>{escape(p.series)} {escape(p.label)}: S_fact {p.x:.4f}, S_E {p.y:.4f}</title>"
+            f"<g><title>{escape(shorten(p.series))} {escape(p.label)}: S_fact {p.x:.4f}, S_E {p.y:.4f}</title>"
             + _marker(MARKERS.get(p.label, "circle"), px(p.x), py(p.y), color)
             + "</g>"
         )
@@ -180,7 +185,7 @@ def interval_bars(rows: list[tuple[str, float, float, float]], *, title: str = "
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="12">'
+        f'role="img" aria-label="{escape(shorten(title, PROSE))}" font-family="sans-serif" font-size="12">'
     ]
     for i in range(0, 6):
         v = scale_max * i / 5
@@ -188,6 +193,7 @@ def interval_bars(rows: list[tuple[str, float, float, float]], *, title: str = "
         parts.append(f'<text x="{px(v):.1f}" y="14" text-anchor="middle">{100 * v:.0f}{unit}</text>')
     for i, (label, value, low, high) in enumerate(rows):
         y = 30 + row_h * i
+        label = shorten(label)
         parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(label)}</text>')
         if _finite(low, high):
             parts.append(
@@ -221,7 +227,8 @@ def radar(series: RadarSeries, axes: list[str], *, color: str = PALETTE[0], maxi
     breaks the outline: no line joins the axes on either side of it. A value above the scale is drawn at
     the rim as an outward triangle, labelled with its value. Whiskers along the axes: 95% intervals.
     """
-    title = wrap(series.name, 44)
+    label = shorten(series.name)
+    title = wrap(label, 44)
     width, radius = 340, 96
     head = 18 + 15 * len(title)
     cx, cy = width / 2, head + 36 + radius
@@ -235,7 +242,7 @@ def radar(series: RadarSeries, axes: list[str], *, color: str = PALETTE[0], maxi
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="IRIS radar: {escape(series.name)}" font-family="sans-serif" font-size="11">'
+        f'role="img" aria-label="IRIS radar: {escape(label)}" font-family="sans-serif" font-size="11">'
     ]
     parts += [
         f'<text x="{cx}" y="{16 + 15 * j}" text-anchor="middle" font-size="12" font-weight="bold">{escape(line)}</text>'

@@ -36,7 +36,10 @@ def folders(
 
 
 class _Cells(HTMLParser):
-    """Every ``td`` of the report (attributes, its number text, its denominator ``n``), tags and links."""
+    """Every ``td`` of the report (attributes, its number text, its denominator ``n``, its coverage ``cov`` and why
+    it is undefined, ``why``), tags and links."""
+
+    SPANS = ("n", "cov", "why")
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,29 +48,29 @@ class _Cells(HTMLParser):
         self.tags: set[str] = set()
         self.urls: list[str] = []
         self._td: dict[str, str] | None = None
-        self._in_n = False
+        self._span = "text"
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         found = {k: v or "" for k, v in attrs}
         if tag == "td":
-            self._td = {**found, "text": "", "n": ""}
+            self._td = {**found, "text": "", **dict.fromkeys(self.SPANS, "")}
             self.all.append(self._td)
             if "data-source" in found:
                 self.cells.append(self._td)
-        if tag == "span" and found.get("class") == "n":
-            self._in_n = True
+        if tag == "span" and found.get("class") in self.SPANS:
+            self._span = found["class"]
         self.urls += [v for k, v in found.items() if k in ("src", "href") and v]
 
     def handle_endtag(self, tag: str) -> None:
         if tag == "span":
-            self._in_n = False
+            self._span = "text"
         if tag == "td":
             self._td = None
 
     def handle_data(self, data: str) -> None:
         if self._td is not None:
-            self._td["n" if self._in_n else "text"] += data
+            self._td[self._span] += data
 
 
 def _cells(html: str) -> _Cells:
@@ -113,7 +116,7 @@ def test_report_sections_show_denominators_seed_and_version(folders: list[Path])
     html = build_report(folders)
     for text in ("Fact-or-Fair summary (paper Table 2", "Cognitive-error rates (paper Table 3", "S_fact against S_E",
                  "Soundness by domain", "Adverse-outcome rates per group", "rate ratio", "Demographic association",
-                 "answers parsed of", "unparsed", "Documents sha256", "Limited runs (--limit)", "sample fraction",
+                 "answers parsed of", "unparsed", "Documents sha256", "Limited runs (--limit, --offset)", "sample fraction",
                  "IRIS dimension scores", "IRIS-MBTI codes", "IRIS provenance"):  # fmt: skip
         assert text in html, text
     runs = load_runs(folders)
@@ -306,3 +309,30 @@ def test_fact_or_fair_figure_caption_says_what_is_drawn_and_the_legend_keeps_ful
             assert f"{bound} {style}" in figure["caption"]
         names = [n for n in figure["legend"] if n.startswith("SmolLM2") and "S_fact" not in n]  # not the points' titles
         assert len(names) == len(set(names)) == 3 and "SmolLM2-135M-Instruct-0.1.2 (log-likelihood)" in names
+
+
+@pytest.fixture(scope="module")
+def lite_subset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.report.dummy_runs import lite_subset_run
+
+    return lite_subset_run(tmp_path_factory)
+
+
+def test_a_fact_or_fair_lite_run_is_one_model_row_and_a_samples_subset_is_flagged(lite_subset: Path) -> None:
+    """Issue 23: one ``fact_or_fair_lite`` results file (the objective task and the four lite contexts) showed as
+    two model rows, and a ``--samples`` run was not flagged."""
+    from tests.report.dummy_runs import LITE_TASKS
+
+    (run,) = load_runs([lite_subset])
+    markdown = build_report([lite_subset], fmt="markdown")
+    summary = markdown.split("### Fact-or-Fair summary")[1].split("###")[0]
+    rows = [line for line in summary.splitlines() if line.startswith("| ") and not line.startswith("| Model |")]
+    assert [row.split(" | ")[0] for row in rows] == [f"| {run.model} (generation, 10 draws)"]
+    assert f"> Subset runs (--samples): {run.model}. Their numbers test the plumbing" in markdown
+    assert "Limited runs" not in markdown
+    provenance = markdown.split("### Denominators and provenance")[1]
+    for task in LITE_TASKS:
+        assert "| subset |" in next(line for line in provenance.splitlines() if f"| {task} |" in line), task
+    html = build_report([lite_subset])
+    assert html.count('<td class="text" title="--samples: 4 of 198 documents">subset</td>') == 1
+    assert html.count('<td class="text" title="--samples: 4 of 1140 documents">subset</td>') == 4

@@ -269,3 +269,85 @@ def test_a_malformed_samples_line_is_named_in_the_report(tmp_path: Path) -> None
         _counts_from_samples.cache_clear()
         markdown = build_report([folder], fmt="markdown")
         assert message in markdown, message
+
+
+def _svg_attributes(html: str) -> list[str]:
+    return [value for svg in re.findall(r"<svg.*?</svg>", html, re.S) for value in re.findall(r'="([^"]*)"', svg)]
+
+
+def test_infinite_values_are_shown_as_such_never_as_a_share_and_never_drawn(tmp_path: Path) -> None:
+    """Issue 24 item 5: an infinite score reached the HTML report as "coverage inf%" and <rect x="inf">."""
+    metrics = {
+        "s_fact_gender": math.inf,
+        "s_fact_gender_coverage": math.inf,
+        "s_e_gender": 0.5,
+        "s_e_gender_coverage": 0.9,
+        "s_fact_race": -math.inf,
+        "s_fact_race_coverage": 0.9,
+        "s_e_race": 0.4,
+        "s_e_race_coverage": 0.9,
+        "parsed": 198.0,
+    }
+    _results_file(tmp_path, "m", metrics)
+    html = build_report([tmp_path])
+    assert "inf%" not in html and "coverage ∞ (not a share)" in html
+    assert not [v for v in _svg_attributes(html) if re.search(r"\b(inf|nan)\b", v)]
+    markdown = build_report([tmp_path], fmt="markdown")
+    row = next(line for line in markdown.splitlines() if line.startswith("| m | "))
+    assert "| ∞ (n = 198 of 198; coverage ∞ (not a share); infinite in the results: not a score) |" in row
+    assert "| -∞ (n = 198 of 198; coverage 90%; infinite in the results: not a score) |" in row
+
+
+def test_a_value_that_is_not_a_number_says_so(tmp_path: Path) -> None:
+    _results_file(tmp_path, "m", {"s_fact_gender": "N/A", "s_fact_gender_coverage": 0.9, "parsed": 198.0})
+    markdown = build_report([tmp_path], fmt="markdown")
+    row = next(line for line in markdown.splitlines() if line.startswith("| m | "))
+    assert "| – (n = 198 of 198; coverage 90%; not a number in the results: 'N/A') |" in row
+
+
+def test_a_huge_name_is_cut_whole_on_hover_up_to_a_limit_and_the_report_stays_small(tmp_path: Path) -> None:
+    """Issue 24 item 10: a 20 MB model name took 348 s and wrote 488 MB of HTML. Names show 240 characters (the last
+    "…"), whole on hover up to 4,096 (Linux's PATH_MAX), cut there with a note."""
+    name = "m" * 1_000_000 + "-end"
+    metrics = {
+        "s_fact_gender": 0.5,
+        "s_fact_gender_coverage": 0.9,
+        "s_e_gender": 0.4,
+        "s_e_gender_coverage": 0.9,
+        "parsed": 198.0,
+        "s_fact_race_reason": "r " * 500_000,
+    }
+    _results_file(tmp_path, name, metrics)
+    html = build_report([tmp_path])
+    assert len(html) < 400_000
+    shown = name[:239] + "…"
+    hover = f"{name[:4096]}… (the first 4,096 of 1,000,004 characters)"
+    assert f'<td class="text" title="{hover}">{shown}</td>' in html
+    legend = re.findall(r'<text x="76" y="\d+">(m+…?)</text>', html)  # the figure's legend, wrapped at 78
+    assert "".join(legend[:4]) == shown and len(legend) <= 2 * 4  # two figures, at most four lines each
+    markdown = build_report([tmp_path], fmt="markdown")
+    assert len(markdown) < 60_000 and f"| {shown} |" in markdown
+
+
+def _lmms_eval_results(folder: Path, config: dict) -> None:
+    metrics = {"ifs_und_score": 71.5, "ifs_und_score_coverage": 0.9}
+    data = {
+        "results": {"iris_ifs_und": {f"{k},none": v for k, v in metrics.items()}},
+        "config": {"model": "dummy", "model_args": "pretrained=m", **config},
+        "n-samples": {"iris_ifs_und": {"original": 72, "effective": 72}},
+        "lmms_eval_version": "0.7.3",
+    }
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "20260101_000000_results.json").write_text(json.dumps(data))
+
+
+def test_lmms_eval_limit_minus_one_is_no_limit_and_an_offset_is_one(tmp_path: Path) -> None:
+    """lmms-eval writes ``limit: -1`` for a run of every document; ``--offset`` leaves the first documents out."""
+    _lmms_eval_results(tmp_path / "full", {"limit": -1, "offset": 0})
+    markdown = build_report([tmp_path / "full"], fmt="markdown")
+    assert "Limited runs" not in markdown and "| m | iris_ifs_und |" in markdown
+    assert next(line for line in markdown.splitlines() if line.startswith("| m | iris_ifs_und |")).count("| no |") == 1
+    _lmms_eval_results(tmp_path / "offset", {"limit": -1, "offset": 30})
+    html = build_report([tmp_path / "offset"])
+    assert "Limited runs (--limit, --offset): m. Their numbers test the plumbing" in html
+    assert '<td class="text" title="--offset 30">yes</td>' in html
