@@ -6,23 +6,31 @@ exits 1, naming each problem on its own line, when:
 
 - a folder holds no results file (the run stopped, or every task failed);
 - a requested task (``--tasks``; also every task with a samples file or a config in the results) of ours is
-  missing from the results, or reports no metric;
-- a headline metric of ours is NaN / null: every metric ``<name>`` that has a ``<name>_coverage`` beside it
-  (package convention 1), and, for results written before those keys existed, the benchmark's headline
-  names (:data:`HEADLINES`); ``--allow-nan PATTERN`` accepts expected ones (e.g. ``'*_race'`` for the
-  text-to-image tasks without a race classifier);
-- a coverage is below its threshold: ``<name>_coverage`` against ``--min-coverage``, else the task's
-  ``*_min_coverage`` metadata, else the ``min_coverage`` the task recorded in its results;
+  missing from the results, reports no metric, or reports none of its headline metrics (an lm-eval
+  ``--predict_only`` run reports only ``bypass``);
+- a headline metric of ours is not a finite number: NaN / null (``--allow-nan PATTERN`` accepts expected ones,
+  e.g. ``'*_race'`` for the text-to-image tasks without a race classifier), infinite, or not a number at all (a
+  text such as ``"N/A"``, a list). The headline metrics are every ``<name>`` that has a ``<name>_coverage``
+  beside it (package convention 1), and, for results written before those keys existed, the benchmark's headline
+  names (:data:`HEADLINES`);
+- a coverage is not a share in [0, 1], or is below its threshold: ``<name>_coverage`` against
+  ``--min-coverage``, else the task's ``*_min_coverage`` metadata, else the ``min_coverage`` the task recorded in
+  its results;
+- a run left documents out (``--limit``, lm-eval's ``--samples``, lmms-eval's ``--offset``;
+  :meth:`fairness_evals.report.load.Run.partial`): one line per results file, in place of the NaN and coverage
+  lines that so few documents give; ``--allow-limited`` accepts such a run and checks its metrics like any other;
 - a task logged a failure: a face classifier recorded as ``unavailable``, or an ``ERROR`` line or a traceback
   in a log file (``--log FILE``, and every ``*.log`` in the folders given).
 
-Exit 0 prints one line per results file checked. Exit 2 (the CLI's rule) is a usage error.
+Exit 0 prints one line per results file checked. Exit 2 (the CLI's rule) is a usage error. Every line printed is
+one line: control characters in a name (a newline in a folder name) are escaped (:func:`one_line`).
 """
 
 from __future__ import annotations
 
 import argparse
 import fnmatch
+import json
 import math
 import re
 import sys
@@ -45,7 +53,8 @@ MIN_COVERAGE_KEYS = ("fact_or_fair_min_coverage", "fairlens_min_coverage", "fair
 _ERROR_LINE = re.compile(
     r"(\|\s*(ERROR|CRITICAL)\s*\|)|(^|\s)(ERROR|CRITICAL)[:\s\[]|^Traceback \(most recent call last\)"
 )
-_SAMPLES = re.compile(r"(?:^|_)samples_(?P<task>[A-Za-z0-9_]+?)(?:_\d{4}-\d\d-\d\dT[\d\-.]+)?\.jsonl$")
+#: How many characters of a value that is not a number a problem line shows.
+_SHOWN = 60
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -60,6 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="minimum for every <score>_coverage (default: the task's own threshold)")  # fmt: skip
     parser.add_argument("--log", action="append", default=[], type=Path, metavar="FILE",
                         help="a harness log to scan for errors (repeatable; *.log files in the folders are read too)")  # fmt: skip
+    parser.add_argument(
+        "--allow-limited",
+        action="store_true",
+        help="accept runs that left documents out (--limit, --samples, --offset) and check their metrics like any "
+        "other run's (a smoke test); by default such a run is one problem",
+    )
 
 
 @dataclass
@@ -78,12 +93,36 @@ def _ours(task: str) -> bool:
     return task.startswith(OURS)
 
 
-def _is_nan(value: Any) -> bool:
-    if value is None:
-        return True
+def _not_finite(value: Any) -> tuple[str, bool]:
+    """Why a headline value is not a finite number, "" when it is one; and whether ``--allow-nan`` may accept it
+    (a NaN or null, as the tasks write a withheld score; never an infinity or a value that is no number)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "is NaN", True
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return False
-    return math.isnan(float(value))
+        return f"is not a number ({_shown(value)})", False
+    if not math.isfinite(value):
+        return f"is infinite ({value})", False
+    return "", False
+
+
+def _shown(value: Any) -> str:
+    """A value as JSON, cut at :data:`_SHOWN` characters."""
+    from fairness_evals.report.model import shorten
+
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError, RecursionError):
+        text = type(value).__name__
+    return shorten(text, _SHOWN)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: every character that is not printable (control characters such as a newline or a
+    carriage return, line and paragraph separators, other format characters) as its Python escape, ``\\n``,
+    ``\\x1b``, ``\\u2028``."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
 
 
 def _number(value: Any) -> float | None:
@@ -102,12 +141,10 @@ def _results_files(path: Path) -> list[Path]:
 
 def _sample_tasks(folder: Path) -> set[str]:
     """Tasks of ours whose samples file lies in ``folder`` (started, so they should have results)."""
-    tasks = set()
-    for file in folder.rglob("*.jsonl"):
-        match = _SAMPLES.search(file.name)
-        if match and _ours(match.group("task")):
-            tasks.add(match.group("task"))
-    return tasks
+    from fairness_evals.scoring_cli import samples_name
+
+    named = (samples_name(file.name) for file in folder.rglob("*.jsonl"))
+    return {found[1] for found in named if found and _ours(found[1])}
 
 
 def _headlines(task: str, metrics: dict[str, Any]) -> list[str]:
@@ -123,16 +160,32 @@ def _allowed(task: str, metric: str, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(metric, p) or fnmatch.fnmatchcase(f"{task}/{metric}", p) for p in patterns)
 
 
-def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report) -> None:
+#: What the harnesses write beside the metrics of a task (lm-eval: its name, alias and sample count).
+_NOT_METRICS = ("alias", "name", "sample_len")
+
+
+def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, partial: bool) -> None:
+    """The problems of one task of ``run``; ``partial``: the run left documents out and is already one problem,
+    so NaN scores and low coverages (what so few documents give) are not listed one by one."""
+    from fairness_evals.report.model import shorten
+
     metrics = run.results[task]
     where = f"{run.source}: {task}"
-    if not any(not name.startswith(("alias", "sample_len")) for name in metrics):
+    if all(name in _NOT_METRICS for name in metrics):
         report.problems.append(f"{where}: reports no metric")
         return
-    for name in _headlines(task, metrics):
-        if _is_nan(metrics[name]) and not _allowed(task, name, args.allow_nan):
-            reason = metrics.get(f"{name}_reason")
-            report.problems.append(f"{where}: headline metric {name} is NaN" + (f" ({reason})" if reason else ""))
+    headlines = _headlines(task, metrics)
+    if not headlines:
+        shown = ", ".join(sorted(n for n in metrics if n not in _NOT_METRICS and not n.endswith("_stderr")))
+        report.problems.append(
+            f"{where}: reports none of its headline metrics (it reports {shorten(shown, 120)}; an lm-eval "
+            "--predict_only run scores nothing)"
+        )
+    for name in headlines:
+        why, nan = _not_finite(metrics[name])
+        if why and not (nan and (partial or _allowed(task, name, args.allow_nan))):
+            reason = metrics.get(f"{name}_reason") if nan else None
+            report.problems.append(f"{where}: headline metric {name} {why}" + (f" ({reason})" if reason else ""))
     for key, value in metrics.items():
         if not key.endswith("_coverage") or key.removesuffix("_coverage") not in metrics:
             continue
@@ -143,7 +196,13 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report) -
         threshold, source = (
             (args.min_coverage, "--min-coverage") if args.min_coverage is not None else _threshold(run, task)
         )
-        if coverage is None or math.isnan(coverage):
+        if value is not None and coverage is None:
+            report.problems.append(f"{where}: {key} is not a number ({_shown(value)})")
+        elif coverage is not None and not math.isnan(coverage) and not 0.0 <= coverage <= 1.0:
+            report.problems.append(f"{where}: {key} {coverage:g} is not a share in [0, 1]")
+        elif partial:
+            continue
+        elif coverage is None or math.isnan(coverage):
             report.problems.append(f"{where}: {key} is missing or NaN")
         elif threshold is not None and coverage < threshold:
             report.problems.append(f"{where}: {key} {coverage:.3f} is below the threshold {threshold:g} ({source})")
@@ -251,8 +310,15 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
                 continue
             groups[file] = _group_subtasks(file)
             runs.append(run)
+            partial = run.partial()
+            if partial and not args.allow_limited:
+                report.problems.append(
+                    f"{file}: {partial}: its numbers are not benchmark results, so its NaN scores and coverages are "
+                    "not checked (--allow-limited accepts the run and checks them)"
+                )
             report.checked.append(
                 f"{file}: {', '.join(sorted(t for t in run.results if _ours(t))) or 'no task of ours'}"
+                + (f" ({partial})" if partial else "")
             )
     present = {task for run in runs for task in run.results}
     requested = set(_requested(args.tasks))
@@ -270,14 +336,12 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
         for task in sorted(t for t in run.results if _ours(t)):
             if groups.get(run.source, {}).get(task):
                 continue  # a group (lmms-eval lists every task there, a leaf with no members): its members are checked
-            _check_task(run, task, args, report)
+            _check_task(run, task, args, report, bool(run.partial()) and not args.allow_limited)
     _logs(folders, args.log, report)
     return report
 
 
 def _group_subtasks(file: Path) -> dict[str, list[str]]:
-    import json
-
     try:
         data = json.loads(file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -291,10 +355,10 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--min-coverage must lie in [0, 1], got {args.min_coverage}")
     report = check(args.paths, args)
     for problem in report.problems:
-        print(f"check: {problem}", file=sys.stderr)
+        print(f"check: {one_line(problem)}", file=sys.stderr)
     if report.problems:
         print(f"check: FAILED, {len(report.problems)} problem(s)", file=sys.stderr)
         return 1
     for line in report.checked:
-        print(f"check: ok {line}")
+        print(f"check: ok {one_line(line)}")
     return 0

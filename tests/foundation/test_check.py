@@ -102,10 +102,17 @@ def test_a_partial_run_names_the_missing_task_the_nan_score_and_the_low_coverage
     assert "check: FAILED, 5 problem(s)" in err
 
 
-def test_a_task_with_samples_but_no_results_is_missing(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+@pytest.mark.parametrize(
+    "samples",
+    ["20261201_101010_samples_iris_gen_steer.jsonl", "samples_iris_gen_steer_2026-12-01T10-10-10.123456.jsonl"],
+)
+def test_a_task_with_samples_but_no_results_is_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture, samples: str
+) -> None:
+    """Samples files are known by ``score``'s own parser of their names (lmms-eval's and lm-eval's)."""
     out = tmp_path / "out"
     write_results(out, {"iris_gen_neutral": neutral()})
-    (out / "20261201_101010_samples_iris_gen_steer.jsonl").write_text("{}\n", encoding="utf-8")
+    (out / samples).write_text("{}\n", encoding="utf-8")
     code, _, err = run_check(capsys, out)
     assert code == 1 and "task iris_gen_steer is not in the results" in err
 
@@ -174,3 +181,137 @@ def test_a_group_of_ours_is_satisfied_by_its_tasks_even_when_the_run_did_not_nam
     write_results(tmp_path / "half", {"fact_or_fair_t2i_objective": t2i})
     code, _, err = run_check(capsys, tmp_path / "half", "--tasks", "fact_or_fair_t2i")
     assert code == 1 and "task fact_or_fair_t2i is not in the results" in err
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("NaN", 'is not a number ("NaN")'),
+        ("N/A", 'is not a number ("N/A")'),
+        (math.inf, "is infinite (inf)"),
+        (-math.inf, "is infinite (-inf)"),
+        ([0.5], "is not a number ([0.5])"),
+        (True, "is not a number (true)"),
+    ],
+)
+def test_a_headline_that_is_not_a_finite_number_fails_even_with_allow_nan(
+    tmp_path: Path, capsys: pytest.CaptureFixture, value: object, expected: str
+) -> None:
+    """Issue 24 item 5: "NaN" and "N/A" as text, Infinity and [0.5] passed with "check: ok"."""
+    results = write_results(tmp_path / "out", {"iris_gen_steer": steer(bis_gen_score=value)})
+    for extra in ((), ("--allow-nan", "*")):
+        code, out, err = run_check(capsys, tmp_path / "out", *extra)
+        assert code == 1 and out == "", err
+        assert err.splitlines() == [
+            f"check: {results}: iris_gen_steer: headline metric bis_gen_score {expected}",
+            "check: FAILED, 1 problem(s)",
+        ]
+
+
+@pytest.mark.parametrize(
+    ("coverage", "expected"),
+    [
+        (math.inf, "bis_gen_score_coverage inf is not a share in [0, 1]"),
+        (1.5, "bis_gen_score_coverage 1.5 is not a share in [0, 1]"),
+        (-0.1, "bis_gen_score_coverage -0.1 is not a share in [0, 1]"),
+        ("N/A", 'bis_gen_score_coverage is not a number ("N/A")'),
+    ],
+)
+def test_a_coverage_that_is_not_a_share_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture, coverage: object, expected: str
+) -> None:
+    write_results(tmp_path / "out", {"iris_gen_steer": steer(bis_gen_score_coverage=coverage)})
+    code, _, err = run_check(capsys, tmp_path / "out")
+    assert code == 1 and f"iris_gen_steer: {expected}\n" in err and "check: FAILED, 1 problem(s)" in err
+
+
+@pytest.mark.parametrize("name", ["out\nsplit", "out\r\x1b[2Kfake", "line\u2028separator", "tab\there"])
+def test_every_line_check_prints_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture, name: str) -> None:
+    """Issue 24 item 15: a newline in a folder name split a check line in two. Control characters are escaped."""
+    escaped = name.encode("unicode_escape").decode("ascii")
+    good = write_results(tmp_path / name, {"iris_gen_steer": steer()})
+    code, out, err = run_check(capsys, tmp_path / name)
+    assert code == 0, err
+    assert out.split("\n") == [f"check: ok {tmp_path}/{escaped}/{good.name}: iris_gen_steer", ""]
+    write_results(tmp_path / name, {"iris_gen_steer": steer(bis_gen_score=NAN, bis_gen_score_reason=f"why\n{name}")})
+    code, out, err = run_check(capsys, tmp_path / name, "--tasks", "iris_gen_neutral")
+    assert code == 1 and out == ""
+    lines = err.split("\n")
+    assert lines[-1] == "" and len(lines) == 4, lines  # two problems and the summary, each on one line
+    assert f"{tmp_path}/{escaped}/{good.name}: iris_gen_steer: headline metric bis_gen_score is NaN" in err
+    assert f"(why\\n{escaped})" in err and "task iris_gen_neutral is not in the results" in err
+    assert all(line.isprintable() for line in lines)
+
+
+@pytest.fixture(scope="module")
+def predict_only(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.report.dummy_runs import predict_only_run
+
+    return predict_only_run(tmp_path_factory)
+
+
+@pytest.fixture(scope="module")
+def lite_subset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from tests.report.dummy_runs import lite_subset_run
+
+    return lite_subset_run(tmp_path_factory)
+
+
+@pytest.mark.harness
+def test_a_predict_only_run_has_no_headline_metric(predict_only: Path, capsys: pytest.CaptureFixture) -> None:
+    """Issue 23: lm-eval's --predict_only reports only ``bypass 999``; it passed with "check: ok"."""
+    (results,) = predict_only.rglob("results_*.json")
+    assert list(json.loads(results.read_text())["results"]["fact_or_fair_objective"]) == [
+        "name",
+        "alias",
+        "sample_len",
+        "bypass,none",
+        "bypass_stderr,none",
+    ]
+    code, out, err = run_check(capsys, predict_only, "--tasks", "fact_or_fair_objective")
+    assert code == 1 and out == ""
+    assert err.splitlines() == [
+        f"check: {results}: fact_or_fair_objective: reports none of its headline metrics (it reports bypass; an "
+        "lm-eval --predict_only run scores nothing)",
+        "check: FAILED, 1 problem(s)",
+    ]
+
+
+@pytest.mark.harness
+def test_a_limited_run_is_one_problem_and_allow_limited_checks_its_metrics(
+    fact_or_fair_generation_run: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Issue 23: a --limit run listed one problem per NaN score and low coverage; now it is one line."""
+    (results,) = fact_or_fair_generation_run.rglob("results_*.json")
+    code, _, err = run_check(capsys, fact_or_fair_generation_run)
+    assert code == 1
+    assert err.splitlines() == [
+        f"check: {results}: a limited run (--limit 4; fact_or_fair_objective: 4 of 198 documents, and 5 other "
+        "tasks): its numbers are not benchmark results, so its NaN scores and coverages are not checked "
+        "(--allow-limited accepts the run and checks them)",
+        "check: FAILED, 1 problem(s)",
+    ]
+    code, _, err = run_check(capsys, fact_or_fair_generation_run, "--allow-limited")
+    assert code == 1 and "a limited run" not in err and " is NaN" in err
+    code, out, err = run_check(
+        capsys, fact_or_fair_generation_run, "--allow-limited", "--allow-nan", "*", "--min-coverage", "0"
+    )
+    assert code == 0, err
+    assert out.startswith(f"check: ok {results}: fact_or_fair, fact_or_fair_objective, ")
+    assert out.endswith(" (a limited run (--limit 4; fact_or_fair_objective: 4 of 198 documents, and 5 other tasks))\n")
+
+
+@pytest.mark.harness
+def test_a_samples_subset_run_is_one_problem(lite_subset: Path, capsys: pytest.CaptureFixture) -> None:
+    """lm-eval 0.4.13 records --samples nowhere in config: the run is known by its n-samples (4 of 198, no limit)."""
+    (results,) = lite_subset.rglob("results_*.json")
+    data = json.loads(results.read_text())
+    assert data["config"]["limit"] is None and "samples" not in data["config"]
+    code, _, err = run_check(capsys, lite_subset, "--tasks", "fact_or_fair_lite")
+    assert code == 1
+    assert err.splitlines() == [
+        f"check: {results}: a subset run (--samples; fact_or_fair_objective: 4 of 198 documents, and 4 other tasks): "
+        "its numbers are not benchmark results, so its NaN scores and coverages are not checked (--allow-limited "
+        "accepts the run and checks them)",
+        "check: FAILED, 1 problem(s)",
+    ]
