@@ -96,6 +96,10 @@ def run(args: argparse.Namespace) -> int:
                 f"{other.path} against {baseline.path}: not the same documents: {error}. A paired comparison needs "
                 "runs on the same documents; --unpaired compares them as independent samples"
             ) from None
+        if not rows:
+            raise ValueError(
+                f"{other.path} against {baseline.path}: nothing to compare: {_why_empty(baseline, other, options)}"
+            )
         results.append((other, rows, notes))
     text = markdown(baseline, results, options)
     if args.json:
@@ -105,6 +109,24 @@ def run(args: argparse.Namespace) -> int:
     elif args.json != "-":
         sys.stdout.write(text)
     return 0
+
+
+def _why_empty(baseline, other, options) -> str:
+    """Why two runs gave no row: no task in common that compare knows, or no metric to compare in those they share."""
+    from fairness_evals.compare.comparison import adapter_of
+    from fairness_evals.report.model import shorten
+
+    def tasks(run) -> str:
+        known = sorted(t for t in run.tasks if adapter_of(t) is not None)
+        return shorten(", ".join(known), 200) or "none that compare knows"
+
+    shared = sorted(t for t in set(baseline.tasks) & set(other.tasks) if adapter_of(t) is not None)
+    if not shared:
+        return f"the runs share no task (baseline: {tasks(baseline)}; other run: {tasks(other)})"
+    tasks_shared = shorten(", ".join(shared), 200)
+    if options.metrics:
+        return f"--metrics {' '.join(options.metrics)} match no metric of the tasks both runs report ({tasks_shared})"
+    return f"the tasks both runs report have no headline metric (a <name> with its <name>_coverage): {tasks_shared}"
 
 
 def _label(runs: list) -> None:

@@ -7,6 +7,8 @@ from typing import Any
 
 from fairness_evals.compare.comparison import NOT_COMPARABLE, Options, Row
 from fairness_evals.compare.runs import RunInput
+from fairness_evals.report.model import SHOWN
+from fairness_evals.report.render import md_escape
 
 HOW_TO_READ = (
     "B - A is the run's value minus the baseline's, with its {confidence:.0%} bootstrap interval ({kind}; "
@@ -53,15 +55,13 @@ def _p(value: float) -> str:
     return f"{value:.3g}" if value >= 0.001 else f"{value:.1e}"
 
 
-def _cell(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split())
-
-
 def markdown(baseline: RunInput, results: list[tuple[RunInput, list[Row], list[str]]], options: Options) -> str:
-    """One table per run against the baseline, then how to read it."""
+    """One table per run against the baseline, then how to read it; every name and text escaped as the report's
+    Markdown escapes it (:func:`fairness_evals.report.render.md_escape`: a run named ``<script>`` is shown, not
+    run)."""
     lines: list[str] = []
     for run, rows, notes in results:
-        lines += [f"## {_cell(run.name)} (B) against {_cell(baseline.name)} (A)", ""]
+        lines += [f"## {md_escape(run.name, limit=SHOWN)} (B) against {md_escape(baseline.name, limit=SHOWN)} (A)", ""]
         lines += ["| task | metric | better | A | B | B - A [interval] | p | p (Holm) | verdict |", "|" + "---|" * 9]
         for row in rows:
             interval = (
@@ -71,9 +71,7 @@ def markdown(baseline: RunInput, results: list[tuple[RunInput, list[Row], list[s
             verdict = row.verdict if row.verdict != NOT_COMPARABLE else f"not comparable: {row.reason}"
             cells = [row.task, row.metric, row.better or "–", _number(row.a), _number(row.b), interval,
                      _p(row.p_value), _p(row.p_holm), verdict]  # fmt: skip
-            lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
-        if not rows:
-            lines.append("| – | – | – | – | – | – | – | – | nothing to compare |")
+            lines.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
         compared = sum(row.verdict != NOT_COMPARABLE for row in rows)
         units = sorted({f"{row.units} {row.unit} of {row.task}" for row in rows if row.units})
         if options.unpaired:
@@ -87,7 +85,7 @@ def markdown(baseline: RunInput, results: list[tuple[RunInput, list[Row], list[s
             units=", ".join(units[:3]) + (", ..." if len(units) > 3 else "") if units else "the runs' units",
             count=compared, alpha=options.alpha,
         ), ""]  # fmt: skip
-        lines += [f"- {_cell(note)}" for note in notes]
+        lines += [f"- {md_escape(note)}" for note in notes]
         if notes:
             lines.append("")
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -90,3 +91,37 @@ def test_published_json_equals_the_transcriptions() -> None:
     for model, row in data["iris"]["rows"].items():
         assert row["values"] == [iris[t]["rows"][model][-1] if model in iris[t]["rows"] else None for t in tables]
         assert [row["total"], row["gen_profile"], row["und_profile"]] == (board.get(model) or [None, None, None])
+
+
+def test_compare_markdown_escapes_html_in_run_names(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Issue 24 item 13: compare printed run names raw into its Markdown; it escapes them as the report does."""
+    rec_a, rec_b = paired_fairlens_records(FAIRLENS_PAIRS[0], design("paper"), np.random.default_rng(1))
+    evil = "<script>alert(1)</script>`x`"
+    a = fairlens_run(tmp_path / "a", f"{evil}-a", {TASK: rec_a})
+    b = fairlens_run(tmp_path / "b", f"<img src=x onerror=alert(2)>|{evil}", {TASK: rec_b})
+    assert main(["compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "<script" not in out and "<img" not in out
+    heading = "## &lt;img src=x onerror=alert(2)&gt;\\|&lt;script&gt;alert(1)&lt;/script&gt;\\`x\\` (B) against "
+    assert f"{heading}&lt;script&gt;alert(1)&lt;/script&gt;\\`x\\`-a (A)\n" in out
+
+
+def test_compare_with_nothing_to_compare_is_an_error(two_models, tmp_path: Path, capsys) -> None:
+    """Two runs with no task in common printed "nothing to compare" and exited 0; it is an error (exit 2)."""
+    a, b = two_models
+    other = tmp_path / "legal"
+    shutil.copytree(b, other)
+    (results,) = other.glob("*_results.json")
+    results.write_text(results.read_text().replace(TASK, "fairlens_legal"))
+    for samples in other.glob(f"*_samples_{TASK}.jsonl"):
+        samples.rename(samples.with_name(samples.name.replace(TASK, "fairlens_legal")))
+    assert main(["compare", str(a), str(other)]) == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        f"error: fairness-evals: {other} against {a}: nothing to compare: the runs share no task (baseline: "
+        f"{TASK}; other run: fairlens_legal)"
+    ]
+    assert main(["compare", str(a), str(b), "--metrics", "no_such_metric*"]) == 2
+    err = capsys.readouterr().err
+    expected = f"nothing to compare: --metrics no_such_metric* match no metric of the tasks both runs report ({TASK})"
+    assert f"{b} against {a}: {expected}\n" in err
