@@ -3,7 +3,8 @@
 lm-eval's and lmms-eval's ``TaskManager`` both accept a list of folders, and the autoload hook passes
 :func:`task_paths`. Their command lines take a single ``--include_path``; :func:`tasks_dir` returns one
 folder: the only folder where there is one, else a copy of the task files (YAML and data, no code) under
-the cache, rebuilt whenever their content changes. Only lmms-eval needs a copy (three benchmarks' folders), and
+the cache, named by a hash of their content, rebuilt whenever their content changes, and checked file by file on
+every use (a copy with a file edited, deleted or added is rebuilt). Only lmms-eval needs a copy (three benchmarks' folders), and
 the copies work because every ``!function`` in our lmms-eval YAMLs names an installed module
 (``fairlens_tasks.scoring.doc_to_text``), never a file beside the YAML. lm-eval's one folder is used in place:
 its YAMLs name files beside them (``llm/scoring.py``), as lm-eval 0.4.11 resolves nothing else.
@@ -16,6 +17,7 @@ import hashlib
 import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -137,24 +139,48 @@ def remove_abandoned_staging(folder: Path, prefix: str) -> list[Path]:
     return removed
 
 
+def _differs(target: Path, plan: list[tuple[bytes, Path]]) -> str | None:
+    """How the copy ``target`` differs from ``plan`` ((content, relative path) of every task file): the first file
+    missing, changed or extra, or None when it holds exactly those files with exactly those bytes."""
+    wanted = {relative.as_posix(): data for data, relative in plan}
+    try:
+        present = {p.relative_to(target).as_posix() for p in target.rglob("*") if p.is_file() or p.is_symlink()}
+        for name, data in wanted.items():
+            if name not in present:
+                return f"{name} is missing"
+            path = target / name
+            if path.is_symlink() or path.read_bytes() != data:
+                return f"{name} was changed"
+    except OSError as error:
+        return f"it cannot be read ({error.strerror or error})"
+    extra = sorted(present - set(wanted))
+    return f"{extra[0]} was added" if extra else None
+
+
 def _materialise(harness: str, folders: list[Path]) -> Path:
-    """Copy the task files of ``folders`` into one cache folder named by their content hash."""
+    """Copy the task files of ``folders`` into one cache folder named by their content hash.
+
+    A copy is reused only while it holds exactly those files with exactly those bytes (checked on every use);
+    one that was edited, lost a file or gained one is rebuilt in place, with a warning naming the difference.
+    """
     digest = hashlib.sha256(__version__.encode())
-    plan: list[tuple[Path, Path]] = []
+    plan: list[tuple[bytes, Path]] = []
     for folder in folders:
         label = folder.name if folder.parent == _ROOT else f"{folder.parent.name}_{folder.name}"
         for source in _task_files(folder):
             relative = Path(label) / source.relative_to(folder)
+            data = source.read_bytes()
             digest.update(str(relative).encode())
-            digest.update(source.read_bytes())
-            plan.append((source, relative))
+            digest.update(data)
+            plan.append((data, relative))
     root = cache_dir() / "task-roots"
     target = root / f"{harness}-{digest.hexdigest()[:16]}"
-    if target.is_dir():
+    if target.is_dir() and _differs(target, plan) is None:
         _touch(target)
         return target
     with file_lock(root / f".{harness}.lock"):
-        if target.is_dir():
+        difference = _differs(target, plan) if target.is_dir() else None
+        if target.is_dir() and difference is None:
             _touch(target)
             return target
         _prune(root, harness)
@@ -162,9 +188,15 @@ def _materialise(harness: str, folders: list[Path]) -> Path:
         staging = Path(tempfile.mkdtemp(prefix=f".{harness}-", dir=root))
         staging.chmod(0o755)
         try:
-            for source, relative in plan:
+            for data, relative in plan:
                 (staging / relative).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(source, staging / relative)
+                (staging / relative).write_bytes(data)
+            if difference is not None:  # an edited copy: set it aside (removed below) and put the new one in place
+                warning = f"fairness-evals: the task folder copy {target} differs from our task files ({difference})"
+                print(f"{warning}; rebuilt it", file=sys.stderr)
+                stale = Path(tempfile.mkdtemp(prefix=f".{harness}-", dir=root))
+                os.replace(target, stale / "old")
+                shutil.rmtree(stale, ignore_errors=True)
             os.replace(staging, target)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
