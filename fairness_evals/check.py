@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairness_evals.report.model import shorten
+
 #: Our task name prefixes.
 OURS = ("fact_or_fair", "fairlens", "iris")
 #: Headline metrics per task prefix, checked when a task's results carry no ``<name>_coverage`` key.
@@ -107,8 +109,6 @@ def _not_finite(value: Any) -> tuple[str, bool]:
 
 def _shown(value: Any) -> str:
     """A value as JSON, cut at :data:`_SHOWN` characters."""
-    from fairness_evals.report.model import shorten
-
     try:
         text = json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError, RecursionError):
@@ -167,10 +167,8 @@ _NOT_METRICS = ("alias", "name", "sample_len")
 def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, partial: bool) -> None:
     """The problems of one task of ``run``; ``partial``: the run left documents out and is already one problem,
     so NaN scores and low coverages (what so few documents give) are not listed one by one."""
-    from fairness_evals.report.model import shorten
-
     metrics = run.results[task]
-    where = f"{run.source}: {task}"
+    where = f"{run.source}: {shorten(task)}"
     if all(name in _NOT_METRICS for name in metrics):
         report.problems.append(f"{where}: reports no metric")
         return
@@ -185,13 +183,15 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
         why, nan = _not_finite(metrics[name])
         if why and not (nan and (partial or _allowed(task, name, args.allow_nan))):
             reason = metrics.get(f"{name}_reason") if nan else None
-            report.problems.append(f"{where}: headline metric {name} {why}" + (f" ({reason})" if reason else ""))
+            because = f" ({shorten(str(reason))})" if reason else ""
+            report.problems.append(f"{where}: headline metric {shorten(name)} {why}{because}")
     for key, value in metrics.items():
         if not key.endswith("_coverage") or key.removesuffix("_coverage") not in metrics:
             continue
         name = key.removesuffix("_coverage")
         if _allowed(task, name, args.allow_nan):
             continue
+        key = shorten(key)
         coverage = _number(value)
         threshold, source = (
             (args.min_coverage, "--min-coverage") if args.min_coverage is not None else _threshold(run, task)
@@ -208,7 +208,7 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
             report.problems.append(f"{where}: {key} {coverage:.3f} is below the threshold {threshold:g} ({source})")
     version = metrics.get("classifier_version")
     if isinstance(version, str) and version.startswith("unavailable"):
-        report.problems.append(f"{where}: the face classifier failed: {version}")
+        report.problems.append(f"{where}: the face classifier failed: {shorten(version)}")
 
 
 def _threshold(run: Any, task: str) -> tuple[float | None, str]:
@@ -317,7 +317,7 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
                     "not checked (--allow-limited accepts the run and checks them)"
                 )
             report.checked.append(
-                f"{file}: {', '.join(sorted(t for t in run.results if _ours(t))) or 'no task of ours'}"
+                f"{file}: {', '.join(sorted(shorten(t) for t in run.results if _ours(t))) or 'no task of ours'}"
                 + (f" ({partial})" if partial else "")
             )
     present = {task for run in runs for task in run.results}
@@ -330,7 +330,7 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
         members = _group_members(groups, task)
         if members and all(m in present for m in members):
             continue
-        report.problems.append(f"task {task} is not in the results of {', '.join(map(str, folders))}: it failed or "
+        report.problems.append(f"task {shorten(task)} is not in the results of {', '.join(map(str, folders))}: it failed or "
                                "was not run (see the harness log)")  # fmt: skip
     for run in runs:
         for task in sorted(t for t in run.results if _ours(t)):

@@ -61,6 +61,8 @@ class Run:
         """The run as a whole when it left documents out of a task of ours, "" when it did not: ``a limited run
         (--limit 4; fact_or_fair_objective: 4 of 198 documents, and 5 other tasks)``, or ``a subset run
         (--samples; ...)`` (:meth:`left_out`; only the tasks ``n-samples`` counts where it counts any of ours)."""
+        from fairness_evals.report.model import shorten
+
         ours = [task for task in self.results if task.startswith(OUR_PREFIXES)]
         counted = [task for task in ours if task in self.n_samples] or ours
         cut = {task: how for task in sorted(counted) if (how := self.left_out(task))}
@@ -71,7 +73,7 @@ class Run:
         kind = "a subset run" if flags.startswith("--samples") else "a limited run"
         others = len(cut) - 1
         more = f", and {others} other task{'s' if others > 1 else ''}" if others else ""
-        return f"{kind} ({flags}; {first}{': ' + counts if counts else ''}{more})"
+        return f"{kind} ({flags}; {shorten(first)}{': ' + counts if counts else ''}{more})"
 
     def limited_cell(self, task: str):
         """The provenance tables' "Limited run" cell of ``task``: "no", "yes" (``--limit``, ``--offset``) or

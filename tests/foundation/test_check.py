@@ -315,3 +315,19 @@ def test_a_samples_subset_run_is_one_problem(lite_subset: Path, capsys: pytest.C
         "accepts the run and checks them)",
         "check: FAILED, 1 problem(s)",
     ]
+
+
+def test_a_huge_name_or_reason_is_cut_in_check_lines(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    huge = "x" * 100_000
+    write_results(
+        tmp_path / "out",
+        {
+            f"iris_gen_steer{huge}": steer(
+                bis_gen_score=NAN, bis_gen_score_reason=huge, classifier_version=f"unavailable {huge}"
+            )
+        },
+    )
+    code, _, err = run_check(capsys, tmp_path / "out")
+    lines = err.splitlines()
+    assert code == 1 and len(lines) == 3 and all(len(line) < 1_000 for line in lines), [len(x) for x in lines]
+    assert f"iris_gen_steer{huge[:225]}…: headline metric bis_gen_score is NaN ({huge[:239]}…)" in lines[0]
