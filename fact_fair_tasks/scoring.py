@@ -264,14 +264,15 @@ _HEADLINE_NAMES = {
 
 def readable_record(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
     """The document's record as it is logged: the answer read (its letter), the option it maps to (its groups), the
-    parsing rule, the status, and ``record``, the :data:`RECORD_FIELDS` integers the aggregation uses."""
-    option: Any = None
+    parsing rule, the status, and ``record``, the :data:`RECORD_FIELDS` integers the aggregation uses. ``answer`` and
+    ``option`` are ``""`` when the reply chose no option (every field keeps one type, as W&B's tables require)."""
+    option = ""
     letter = parse.index if parse.status == PARSED and parse.index is not None else None
     if letter is not None and 0 <= letter < len(doc.get("options") or ()):
         chosen = doc["options"][letter]
         option = chosen if isinstance(chosen, str) else f"{chosen.get('gender')}, {chosen.get('race')}"
     return {
-        "answer": None if letter is None else prompts.LETTERS[letter],
+        "answer": "" if letter is None else prompts.LETTERS[letter],
         "option": option,
         "rule": parse.rule,
         "status": parse.status,

@@ -58,7 +58,7 @@ S_E = Statistic(
     interval=BASIC, coverage=AXIS_INPUTS, family=AXIS,
 )  # fmt: skip
 S_KLD = Statistic(
-    "s_kld_{axis}", "KL score: exp(-mean over statistics of KL(highest answers || lowest answers))",
+    "s_kld_{axis}", "KL score: exp(-mean over statistics of KL(highest answers ‖ lowest answers))",
     "metrics.fact_fair:kl_score_of_mean_kl", f"{PAPER} §4.2 Definition 3; Table 7", "higher",
     interval=BASIC_KL, coverage=AXIS_INPUTS, family=AXIS,
 )  # fmt: skip

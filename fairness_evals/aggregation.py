@@ -24,7 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from fairness_evals import harness_logging
+
 log = logging.getLogger("fairness_evals")
+harness_logging.attach()  # task modules import this module when a harness loads them: warn in its log format
 
 __all__ = ["MEMO", "ContentMemo", "aggregate", "clear", "define_aggregations", "payload", "provenance_value"]
 

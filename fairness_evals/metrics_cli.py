@@ -23,6 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--task", action="append", metavar="T", help="only the metrics of this task or group (repeatable)"
     )
     parser.add_argument("--json", action="store_true", help="a JSON list of objects, one per metric")
+    parser.add_argument(
+        "--markdown", metavar="BENCHMARK", choices=sorted(statistics.TABLE_MODULES),
+        help="the metric table of a benchmark's README (one row per statistic; families by their pattern)",
+    )  # fmt: skip
 
 
 def _chosen(args: argparse.Namespace) -> list[statistics.Explanation]:
@@ -63,6 +67,9 @@ def _describe(e: statistics.Explanation) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.markdown:
+        sys.stdout.write(statistics.markdown(args.markdown))
+        return 0
     entries = _chosen(args)
     if args.json:
         json.dump([e.as_json() for e in entries], sys.stdout, indent=1)

@@ -290,3 +290,34 @@ def resolve(computed_by: str) -> object:
     for part in attribute.split("."):
         target = getattr(target, part)
     return target
+
+
+def markdown(benchmark: str) -> str:
+    """The metric table of a benchmark's README: one row per declared statistic (a family on one row, by its
+    pattern), with where it is a headline, its direction, definition, paper section and ``computed_by``. The READMEs
+    hold it between ``<!-- metrics:<benchmark>:start -->`` and ``<!-- metrics:<benchmark>:end -->`` (tested equal;
+    ``fairness-evals metrics --markdown BENCHMARK`` prints it)."""
+    rows: dict[tuple[str, str], tuple[Statistic, list[str], list[str]]] = {}
+    for t in tables()[benchmark]:
+        for s in t.statistics:
+            key = (s.name, s.definition)
+            entry = rows.setdefault(key, (s, [], []))
+            (entry[1] if s.name in t.headline else entry[2]).append(t.name)
+    arrow = {"higher": "↑", "lower": "↓", "neither": ""}
+    lines = [
+        "| metric | | definition | derived | headline in | paper | computed by |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for s, headline, _ in rows.values():
+        derived = ", ".join(suffix for suffix, on in (("_ci_low/_ci_high", s.interval), ("_coverage", s.coverage),
+                                                      ("_stderr", s.stderr)) if on)  # fmt: skip
+        where = _task_summary(headline) if headline else "detail"
+        lines.append(
+            f"| `{s.name}` | {arrow[s.direction]} | {s.definition} | {derived} | {where} | {s.paper} | `{s.computed_by}` |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _task_summary(names: list[str]) -> str:
+    """Task names shortened for a table cell: ``a, b`` or ``a and 5 more``."""
+    return ", ".join(f"`{n}`" for n in names) if len(names) <= 2 else f"`{names[0]}` and {len(names) - 1} more"

@@ -179,7 +179,7 @@ def test_process_results_payload_and_edge_replies() -> None:
         assert list(out) == headline and list(out)[0] == scoring.CARRIER
         assert all(out[name] == name for name in headline[1:])
         record = out[scoring.CARRIER]
-        assert record["record"][3] in (1, 2) and record["answer"] is None  # unparsed or refused, never a crash
+        assert record["record"][3] in (1, 2) and record["answer"] == record["option"] == ""  # never a crash
     out = scoring.process_results(doc, [['{"answer": "B"}']])  # a take_first_k filter's list
     chosen = doc["options"][1]
     assert out[scoring.CARRIER] == {

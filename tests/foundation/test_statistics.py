@@ -194,3 +194,17 @@ def test_family_members_and_derived_names() -> None:
     assert s.pattern.fullmatch("rate_gender_female") and not s.pattern.fullmatch("rate_gender_other")
     with pytest.raises(ValueError, match="placeholders"):
         statistics.Statistic("rate_{group}", "a rate", "m:f", "paper")
+
+
+def test_readme_metric_tables_are_the_declared_statistics() -> None:
+    """Each benchmark README's metric table is generated from its statistics table (`metrics --markdown`)."""
+    readmes = {"fact_or_fair": "fact_fair_tasks", "fairlens": "fairlens_tasks", "iris": "iris_tasks"}
+    root = Path(__file__).resolve().parents[2]
+    for benchmark in statistics.TABLE_MODULES:
+        text = (root / readmes[benchmark] / "README.md").read_text()
+        start, end = f"<!-- metrics:{benchmark}:start -->\n", f"<!-- metrics:{benchmark}:end -->"
+        assert start in text and end in text, f"{benchmark}: README has no generated metric table"
+        block = text.split(start, 1)[1].split(end, 1)[0]
+        assert block == statistics.markdown(benchmark), (
+            f"{benchmark}: README metric table differs; regenerate it with `fairness-evals metrics --markdown {benchmark}`"
+        )
