@@ -330,6 +330,8 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
     file, or results of unrelated tasks only. Other files found in a folder that are not results files (a
     ``results_summary.json``) are skipped, each with one note on standard error.
     """
+    from fairness_evals.report.model import shorten
+
     runs: list[Run] = []
     for raw in paths:
         path = Path(raw)
@@ -352,7 +354,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
         ours = [run for run in found if any(task.startswith(OUR_PREFIXES) for task in run.results)]
         if not ours:
             tasks = sorted({task for run in found for task in run.results})
-            shown = ", ".join(tasks[:5]) + (", ..." if len(tasks) > 5 else "")
+            shown = ", ".join(shorten(task, 80) for task in tasks[:5]) + (", ..." if len(tasks) > 5 else "")
             raise ReportInputError(f"{path}: no fairness-evals task in its results (tasks: {shown or 'none'})")
         runs.extend(ours)
     _disambiguate(runs)

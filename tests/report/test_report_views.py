@@ -351,3 +351,10 @@ def test_lmms_eval_limit_minus_one_is_no_limit_and_an_offset_is_one(tmp_path: Pa
     html = build_report([tmp_path / "offset"])
     assert "Limited runs (--limit, --offset): m. Their numbers test the plumbing" in html
     assert '<td class="text" title="--offset 30">yes</td>' in html
+
+
+def test_a_folder_of_unrelated_tasks_with_huge_names_is_one_short_line(tmp_path: Path, capsys) -> None:
+    (tmp_path / "results_2026-01-01T00-00-00.json").write_text(json.dumps({"results": {"m" * 100_000: {"acc": 1}}}))
+    assert main(["report", str(tmp_path), "--out", str(tmp_path / "r.html")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 500 and f"(tasks: {'m' * 79}…)" in err
