@@ -5,6 +5,11 @@ Writing: :func:`dumps` is the only encoder. Its output is strict JSON (RFC 8259)
 JSON cannot hold is an error instead of a bare ``NaN`` that JavaScript, Go, Rust or Java parsers reject.
 :func:`write_json` (a results document), :func:`write_lines` (JSON lines) and :func:`dumps_line` use it.
 
+Every ``--out`` file of every command is written by :func:`replacing` (through :func:`write_text`,
+:func:`write_json` or :func:`write_lines`): into a temporary file beside it, renamed over it only once the whole
+text is written. A full disk, a file-size limit or an error half-way leaves no truncated or empty file and an
+existing file as it was, and the error names the path.
+
 Reading: :func:`read_text` reads a file as strict UTF-8 and names the file, line and byte of an invalid one
 (never silently replacing it); :func:`numbered_json_lines` and :func:`response_lines` give each non-blank line's
 value with ``where`` = ``"<file>:<line>"``, the place every error message names.
@@ -14,12 +19,16 @@ Import-light (no numpy): the ``tasks-dir`` command and the autoload hook must st
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import secrets
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 
 def strict_json(value: Any) -> Any:
@@ -51,10 +60,86 @@ def dumps_line(record: dict[str, Any], *, sort_keys: bool = True) -> str:
     return dumps(record, sort_keys=sort_keys)
 
 
+@contextlib.contextmanager
+def replacing(out: str | Path) -> Iterator[Output]:
+    """A text output (:class:`Output`) whose content becomes the file ``out`` only when the ``with`` block ends
+    without error.
+
+    The text goes to a temporary file in ``out``'s folder (same file system), which is flushed to disk and renamed
+    over ``out`` at the end (``os.replace``: readers see the old file or the new one, never a part); on any error it
+    is removed and ``out`` is left as it was. The new file keeps an existing file's permissions, else the usual
+    ones (0666 less the umask); a symbolic link is followed (its target is replaced). A path that exists but is not
+    a regular file (``/dev/stdout``, a named pipe) is written in place. A failure to write (full disk, file-size
+    limit, no such folder, no permission) is a ``ValueError`` naming ``out``.
+    """
+    path = Path(out)
+    if path.exists() and not path.is_file():
+        with _naming(path, False):
+            special = path.open("w", encoding="utf-8", newline="\n")
+        try:
+            yield Output(special, path, False)
+            with _naming(path, False):
+                special.close()
+        finally:
+            _close_quietly(special)
+        return
+    target = Path(os.path.realpath(path))
+    existed = target.is_file()
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    with _naming(path, existed):
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+    handle = os.fdopen(descriptor, "w", encoding="utf-8", newline="\n")
+    try:
+        yield Output(handle, path, existed)
+        with _naming(path, existed):
+            handle.flush()
+            os.fsync(handle.fileno())
+            handle.close()
+            if existed:
+                os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+            os.replace(temporary, target)
+    except BaseException:
+        _close_quietly(handle)
+        with contextlib.suppress(OSError):
+            temporary.unlink()
+        raise
+
+
+def _close_quietly(handle: TextIO) -> None:
+    """Close ``handle`` after a failure: flushing what it still holds may fail again (a full disk), and the error
+    already raised says why."""
+    with contextlib.suppress(OSError):
+        handle.close()
+
+
+class Output:
+    """The text handle of :func:`replacing`: ``write`` only, its failures a ``ValueError`` naming the file (an
+    ``OSError`` of the caller's own work inside the ``with`` block stays what it is)."""
+
+    def __init__(self, handle: TextIO, path: Path, existed: bool) -> None:
+        self._handle, self._path, self._existed = handle, path, existed
+
+    def write(self, text: str) -> int:
+        with _naming(self._path, self._existed):
+            return self._handle.write(text)
+
+
+@contextlib.contextmanager
+def _naming(path: Path, existed: bool) -> Iterator[None]:
+    """``OSError`` inside as a one-line ``ValueError`` naming ``path`` and what became of it."""
+    try:
+        yield
+    except OSError as error:
+        kept = "the existing file is unchanged" if existed else "nothing was written"
+        raise ValueError(f"{path}: cannot write it ({error.strerror or error}); {kept}") from None
+
+
 def write_text(text: str, out: str | Path | None) -> None:
-    """Write ``text`` to ``out`` (a path) or, without one, to standard output."""
+    """Write ``text`` to the file ``out`` (whole or not at all: :func:`replacing`) or, without one, to standard
+    output."""
     if out:
-        Path(out).write_text(text, encoding="utf-8", newline="\n")
+        with replacing(out) as handle:
+            handle.write(text)
     else:
         sys.stdout.write(text)
 
@@ -65,16 +150,13 @@ def write_json(value: Any, out: str | Path | None) -> None:
 
 
 def write_lines(records: Iterable[dict[str, Any]], out: str | Path | None, *, sort_keys: bool = True) -> int:
-    """Write records as strict JSON lines to ``out`` (a path) or stdout; returns how many were written."""
+    """Write records as strict JSON lines to the file ``out`` (whole or not at all, even when ``records`` raises
+    half-way: :func:`replacing`) or to standard output; returns how many were written."""
     count = 0
-    handle = open(out, "w", encoding="utf-8", newline="\n") if out else sys.stdout  # noqa: SIM115
-    try:
+    with replacing(out) if out else contextlib.nullcontext(sys.stdout) as handle:
         for record in records:
             handle.write(dumps_line(record, sort_keys=sort_keys) + "\n")
             count += 1
-    finally:
-        if out:
-            handle.close()
     return count
 
 
