@@ -15,7 +15,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from fact_fair_tasks.documents import DEFAULT_DRAWS, DEFAULT_SEED, documents_for
+from fact_fair_tasks.documents import (
+    DEFAULT_DRAWS,
+    DEFAULT_SEED,
+    SETTING_PREFIX,
+    document_settings,
+    documents_for,
+    scoring_settings,
+)
 from fact_fair_tasks.items import CONTEXTS, statistics
 from fairness_evals import scoring_cli
 from fairness_evals.jsonio import write_lines
@@ -139,6 +146,7 @@ SAMPLE_TASKS = re.compile(
     r"fact_or_fair_(?:objective|subjective_(?:" + "|".join(CONTEXTS) + r"))(?:_lite|_mc)?"
 )  # fmt: skip
 PROG = "fact_or_fair"
+READER = scoring_cli.Reader(PROG, PROG, SETTING_PREFIX, SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file")
 
 
 def _preview(ids: list[str]) -> str:
@@ -147,20 +155,17 @@ def _preview(ids: list[str]) -> str:
 
 
 def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], int, int]:
-    """``--metadata`` and the document settings: ``--seed`` / ``--draws``, else the metadata's ``fact_or_fair_seed``
-    / ``fact_or_fair_draws`` (the task metadata keys), else the defaults."""
-    metadata = scoring_cli.metadata(getattr(args, "metadata", None), "fact_or_fair_")
-    values = {}
-    for name, key, default in (
-        ("seed", "fact_or_fair_seed", DEFAULT_SEED),
-        ("draws", "fact_or_fair_draws", DEFAULT_DRAWS),
-    ):
-        given = getattr(args, name)
-        value = given if given is not None else metadata.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"--metadata: {key} must be an integer, got {value!r}")
-        values[name] = value
-    return metadata, values["seed"], values["draws"]
+    """``--metadata`` (every key a setting: :func:`fact_fair_tasks.documents.scoring_settings`) and the document
+    settings: ``--seed`` / ``--draws``, else the metadata's ``fact_or_fair_seed`` / ``fact_or_fair_draws`` (the task
+    metadata keys), else the defaults."""
+    metadata = READER.metadata(getattr(args, "metadata", None))
+    given = {key: getattr(args, name) for name, key in (("seed", "fact_or_fair_seed"), ("draws", "fact_or_fair_draws"))}
+    try:
+        scoring_settings(metadata)
+        seed, draws = document_settings(metadata | {key: value for key, value in given.items() if value is not None})
+    except ValueError as error:
+        raise ValueError(f"--metadata: {error}") from None
+    return metadata, seed, draws
 
 
 def _records_from_responses(
@@ -172,10 +177,11 @@ def _records_from_responses(
 
     answers = scoring_cli.Answers()
     for line in lines:
-        row = line.row
-        if not isinstance(row, dict) or "id" not in row or "response" not in row:
+        found = scoring_cli.response_of(line)
+        if found is None:
             raise ValueError(f'{line.where}: each line needs "id" and "response" (a JSON object)')
-        answers.add(str(row["id"]), row["response"], line.where, repr(str(row["id"])))
+        doc_id, response = found
+        answers.add(doc_id, response, line.where, repr(doc_id))
     answers.check()
     # Build only the documents of the kinds answered (ids start with their kind): a file of the 198 objective
     # replies must not pay for the 45,600 subjective documents.
@@ -218,28 +224,65 @@ def _records_from_samples(
     seeds: set[int] = set()
     for line in lines:
         task = line.file.task or ""
-        sample = line.row
-        doc = sample.get("doc") if isinstance(sample, dict) else None
-        if not isinstance(doc, dict) or "id" not in doc:
-            raise ValueError(f"{line.where}: not an lm-eval sample of a fact_or_fair task (no doc.id)")
+        sample, doc = line.row, _sample_document(line, task)
         answers.add((task, str(doc["id"])), None, line.where, f"{doc['id']!r} of {task}")
-        if task.endswith("_mc"):
-            record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
-            records[task][str(doc["id"])] = record[scoring.SCORES[0] + "_gender"]
-        else:
-            response = (sample.get("filtered_resps") or sample.get("resps") or [None])[0]
-            records[task][str(doc["id"])] = scoring.record_for(doc, scoring.parse_reply(doc, response))
+        try:
+            if task.endswith("_mc"):
+                record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
+                records[task][str(doc["id"])] = record[scoring.CARRIER]["record"]
+            else:
+                response = (sample.get("filtered_resps") or sample.get("resps") or [None])[0]
+                records[task][str(doc["id"])] = scoring.record_for(doc, scoring.parse_reply(doc, response))
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ValueError(
+                f"{line.where}: the sample of {doc['id']!r} cannot be scored as a {task} document "
+                f"({type(error).__name__}: {error})"
+            ) from None
         shas[task].append(doc["doc_sha"])
-        seeds.add(int(doc["seed"]))
+        seeds.add(doc["seed"])
     answers.check()
     return records, shas, seeds, answers
 
 
+#: The fields of a document that its record is made of (:func:`fact_fair_tasks.scoring.record_for`), besides its
+#: id, ``doc_sha`` and ``seed``.
+_RECORD_FIELDS = {
+    "objective": ("statistic_index", "axis", "target", "options", "answer"),
+    "subjective": ("statistic_index", "target", "options", "identity", "truth_gender", "truth_race", "positive"),
+}
+
+
+def _sample_document(line: scoring_cli.Line, task: str) -> dict[str, Any]:
+    """The document of an lm-eval sample of ``task`` (lm-eval logs it under ``doc``), or an error naming the line:
+    a sample must carry a Fact-or-Fair document of that task, with its ``doc_sha``, its ``seed`` (a whole number)
+    and the fields its record is made of."""
+    sample = line.row
+    doc = sample.get("doc") if isinstance(sample, dict) else None
+    if not isinstance(doc, dict) or "id" not in doc:
+        raise ValueError(f"{line.where}: not an lm-eval sample of a fact_or_fair task (no doc.id)")
+    name, expected = repr(doc["id"]), re.sub(r"_(?:lite|mc)$", "", task)
+    if doc.get("task") != expected:
+        raise ValueError(
+            f"{line.where}: doc {name} is not a document of {task} (its task is {doc.get('task')!r}); score the "
+            "samples files lm-eval --log_samples wrote, under their own names"
+        )
+    fields = _RECORD_FIELDS["objective" if doc.get("context") is None else "subjective"]
+    missing = [key for key in ("doc_sha", "seed", *fields) if key not in doc]
+    if missing:
+        raise ValueError(
+            f"{line.where}: doc {name} has no {', '.join(missing)}: not a Fact-or-Fair document as lm-eval "
+            "--log_samples writes it"
+        )
+    if not isinstance(doc["doc_sha"], str) or not doc["doc_sha"]:
+        raise ValueError(f"{line.where}: doc {name} has doc_sha {doc['doc_sha']!r}, not a document hash")
+    if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
+        raise ValueError(f"{line.where}: doc {name} has seed {doc['seed']!r}, not a whole number")
+    return doc
+
+
 def _from_samples(folder: Path, keep: dict[str, list[Any]] | None = None) -> dict[str, dict[str, Any]]:
     """The scores of the one run of lm-eval samples under ``folder``, as ``score`` computes them."""
-    files = scoring_cli.select_runs(
-        scoring_cli.input_files([str(folder)], SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file"), prog=PROG
-    )
+    files = READER.files([str(folder)])
     records, shas, seeds, _ = _records_from_samples(list(scoring_cli.read_lines(files)))
     if keep is not None:
         keep.update({task: list(by_id.values()) for task, by_id in records.items()})
@@ -256,7 +299,7 @@ def _with_provenance(
         rows = list(records[task].values())
         metrics: dict[str, Any] = dict(scoring.compute_metrics(rows, task=task, metadata=metadata))
         metrics["seed"] = seed
-        metrics["documents_sha256"] = scoring.agg_documents_sha256(shas[task])
+        metrics["documents_sha256"] = scoring.documents_sha256(shas[task])
         out[task] = metrics
     return out
 
@@ -307,32 +350,29 @@ def _collect(
 def score(args: argparse.Namespace) -> int:
     metadata, seed, draws = _settings(args)
     kinds = _kinds(args.tasks)
-    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file")
-    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    files = READER.files(args.responses, model=args.model, run=args.run)
     records, shas, documents_seed = _collect(files, kinds, seed, draws, metadata)
     scores = _with_provenance(records, shas, documents_seed, metadata)
     for task, rows in records.items():
         parsed = scores[task].get("parsed")
         shown = f", {parsed:.0f} parsed" if isinstance(parsed, float) and parsed == parsed else ""
-        scoring_cli.note(PROG, f"{task}: scored {len(rows)} documents{shown}")
+        READER.note(f"{task}: scored {len(rows)} documents{shown}")
     if getattr(args, "by_statistic", False):
         scores.update(by_statistic({task: list(rows.values()) for task, rows in records.items()}, metadata))
-    settings = {"seed": seed, "draws": draws, "tasks": kinds, "metadata": metadata}
-    scores[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(PROG, files, settings)
-    scoring_cli.write_results(scores, args.out)
+    READER.write(scores, files, {"seed": seed, "draws": draws, "tasks": kinds, "metadata": metadata}, args.out)
     return 0
 
 
 def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
     """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and
     settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``."""
-    settings = recorded.get("settings")
-    if not isinstance(settings, dict):
-        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no settings")
+    settings = scoring_cli.recorded_settings(recorded)
     metadata = settings.get("metadata") or {}
     seed, draws, kinds = settings.get("seed", DEFAULT_SEED), settings.get("draws", DEFAULT_DRAWS), settings.get("tasks")
-    if not isinstance(metadata, dict) or not all(isinstance(v, int) and not isinstance(v, bool) for v in (seed, draws)):
+    whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (seed, draws))
+    listed = kinds is None or (isinstance(kinds, list) and all(isinstance(k, str) for k in kinds))
+    if not isinstance(metadata, dict) or not whole or not listed:
         raise ValueError(f"{scoring_cli.SCORE_INPUTS}: malformed settings {settings!r}")
-    kinds = _kinds(",".join(kinds)) if isinstance(kinds, list) else list(KINDS)
+    kinds = _kinds(",".join(kinds)) if kinds is not None else list(KINDS)
     records, _, _ = _collect(files, kinds, seed, draws, metadata)
     return records

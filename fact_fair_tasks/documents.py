@@ -29,6 +29,7 @@ building them. None of this changes a byte of any document (tests/fact_or_fair/t
 from __future__ import annotations
 
 import contextlib
+import difflib
 import functools
 import gc
 import hashlib
@@ -475,20 +476,55 @@ def _subjective_dicts(
     return docs
 
 
+#: The task-metadata settings of the Fact-or-Fair LLM tasks: the YAML ``metadata``, lm-eval's ``--metadata`` and
+#: ``fairness-evals score/export --metadata`` take exactly these (lm-eval also passes :data:`KIND_KEY`, from the task
+#: YAML's ``dataset_kwargs``).
+SETTING_KEYS = ("fact_or_fair_seed", "fact_or_fair_draws", "fact_or_fair_conventions", "fact_or_fair_min_coverage")
+KIND_KEY = "fact_or_fair_kind"
+SETTING_PREFIX = "fact_or_fair_"
+
+
+def check_setting_keys(metadata: Mapping[str, Any], known: tuple[str, ...] = SETTING_KEYS) -> None:
+    """ValueError naming each key of ``metadata`` that starts with ``fact_or_fair_`` but is not one of ``known``,
+    with the known key nearest to it: a misspelt setting is refused, not ignored. Other keys (lm-eval's own, the
+    model arguments, ``config_source``, ``version``) are not ours to check."""
+    unknown = sorted(k for k in metadata if isinstance(k, str) and k.startswith(SETTING_PREFIX) and k not in known)
+    if unknown:
+        named = "; ".join(
+            f"{key!r} (did you mean {difflib.get_close_matches(key, known, n=1, cutoff=0.0)[0]!r}?)" for key in unknown
+        )
+        raise ValueError(f"not a Fact-or-Fair setting: {named}; the settings are {', '.join(known)}")
+
+
+def _whole_number(metadata: Mapping[str, Any], key: str, default: int) -> int:
+    value = metadata.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key} must be an integer, got {value!r}")
+    return value
+
+
+def document_settings(metadata: Mapping[str, Any] | None) -> tuple[int, int]:
+    """The documents' seed and profile draws from task metadata (or ``--metadata``): ``fact_or_fair_seed`` (default
+    :data:`DEFAULT_SEED`) and ``fact_or_fair_draws`` (default :data:`DEFAULT_DRAWS`), whole numbers (a ValueError
+    names the key otherwise)."""
+    metadata = metadata or {}
+    seed = _whole_number(metadata, "fact_or_fair_seed", DEFAULT_SEED)
+    return seed, _whole_number(metadata, "fact_or_fair_draws", DEFAULT_DRAWS)
+
+
 def scoring_settings(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     """The scoring settings a document carries, from task metadata (or ``--metadata``): ``conventions``
     (``fact_or_fair_conventions``, default "corrected") and ``min_coverage`` (``fact_or_fair_min_coverage``, a
-    share of answers in [0, 1], default :data:`DEFAULT_MIN_COVERAGE`). Other keys are ignored."""
+    number in [0, 1], the share of answers a score needs, default :data:`DEFAULT_MIN_COVERAGE`; ``true`` or text is
+    not a number). A ``fact_or_fair_`` key that is not a setting is an error (:func:`check_setting_keys`); other
+    keys are not ours and are left alone."""
     metadata = metadata or {}
+    check_setting_keys(metadata)
     conventions = check_conventions(metadata.get("fact_or_fair_conventions", "corrected"))
     raw = metadata.get("fact_or_fair_min_coverage", DEFAULT_MIN_COVERAGE)
-    try:
-        min_coverage = float(raw)
-    except (TypeError, ValueError):
-        min_coverage = float("nan")
-    if not 0.0 <= min_coverage <= 1.0:  # NaN fails too
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.0 <= raw <= 1.0:  # NaN fails too
         raise ValueError(f"fact_or_fair_min_coverage must be a number in [0, 1] (a share of answers), got {raw!r}")
-    return {"conventions": conventions, "min_coverage": min_coverage}
+    return {"conventions": conventions, "min_coverage": float(raw)}
 
 
 def documents_for(
@@ -517,8 +553,8 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
 
     Reads ``fact_or_fair_kind`` (dataset_kwargs: "objective" or a context), and the task metadata
     ``fact_or_fair_seed`` / ``fact_or_fair_draws`` / ``fact_or_fair_conventions`` / ``fact_or_fair_min_coverage``
-    (override with e.g. ``--metadata '{"fact_or_fair_draws": 10}'``). Everything else (model arguments,
-    config_source, ...) is ignored.
+    (override with e.g. ``--metadata '{"fact_or_fair_draws": 10}'``); any other ``fact_or_fair_`` key is an error
+    naming it and the nearest setting. Everything else (model arguments, config_source, ...) is not ours.
 
     The dataset holds exactly the rows and columns of ``datasets.Dataset.from_list(documents_for(...))``; it is made
     from an Arrow table (:func:`documents_table`) that :mod:`fact_fair_tasks.document_cache` keeps on disk.
@@ -526,12 +562,12 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
     import datasets
     import pyarrow as pa
 
-    kind = kwargs.get("fact_or_fair_kind")
+    kind = kwargs.get(KIND_KEY)
     if kind is None:
-        raise ValueError("fact_or_fair task YAML lacks dataset_kwargs.fact_or_fair_kind")
-    settings = scoring_settings(kwargs)
-    seed = int(kwargs.get("fact_or_fair_seed", DEFAULT_SEED))
-    draws = int(kwargs.get("fact_or_fair_draws", DEFAULT_DRAWS))
+        raise ValueError(f"fact_or_fair task YAML lacks dataset_kwargs.{KIND_KEY}")
+    metadata = {key: value for key, value in kwargs.items() if key != KIND_KEY}
+    settings = scoring_settings(metadata)
+    seed, draws = document_settings(metadata)
     table, key = documents_table(kind, seed=seed, draws=draws, conventions=settings["conventions"])
     min_coverage = settings["min_coverage"]
     table = table.append_column("min_coverage", pa.array([min_coverage] * table.num_rows, pa.float64()))

@@ -12,7 +12,10 @@ documents of every domain, then the open-ended ones (``--questions`` chooses)::
 :mod:`fairness_evals.scoring_cli`) and prints ``{task: {metric: value}}`` with exactly the metrics, names and
 numbers the harness reports (the same :func:`fairlens_tasks.scoring.compute_metrics`), plus the ``fairlens`` group
 roll-ups when all three domains were answered. Answers to the open-ended documents in the same responses file are
-skipped and counted (``fairness-evals judge`` judges them). Both take the corpus settings as options
+skipped and counted (``fairness-evals judge`` judges them). A samples line must name a closed-ended document of this
+corpus and these settings (its ``fairlens_answer.id`` or ``doc.id``; a ``doc`` logged with it must agree with that
+document on the corpus, the sample and the question), never a document by its position: samples of another
+benchmark or another corpus are refused, naming the line. Both take the corpus settings as options
 (:mod:`fairlens_tasks.settings`); ``score --metadata '{"fairlens_min_coverage": 0.5}'`` sets the scores' minimum
 coverage. User errors raise ``ValueError`` with one line naming the file and item.
 """
@@ -22,10 +25,16 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
-from fairlens_tasks.settings import CLI, DEFAULT_SAMPLE_FRACTION, DEFAULT_SEED, Settings, build_settings
+from fairlens_tasks.settings import (
+    CLI,
+    DEFAULT_SAMPLE_FRACTION,
+    DEFAULT_SEED,
+    Settings,
+    build_settings,
+    coverage_threshold,
+)
 from fairness_evals import scoring_cli
 from fairness_evals.jsonio import write_lines
 
@@ -127,49 +136,66 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 #: The tasks ``score`` reads from samples folders (the open-ended ones are for ``fairness-evals judge``).
 SAMPLE_TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
 PROG = "fairlens"
+READER = scoring_cli.Reader(PROG, PROG, "fairlens_", SAMPLE_TASKS, "lmms-eval samples_fairlens_*.jsonl file")
 
 
-def _answer(line: scoring_cli.Line, docs_by_task: dict[str, list[dict[str, Any]]]) -> tuple[str, Any]:
-    """(document id, reply) of one line: ours ``{"id", "response"}`` or an lmms-eval FairLens sample."""
+def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:
+    """(document id, reply, the document the line logs or None) of one line: ours ``{"id", "response"}`` or an
+    lmms-eval FairLens sample, which names its document by ``fairlens_answer.id`` (our ``process_results`` logs it)
+    or ``doc.id`` (lmms-eval logs the document), never by its position (``doc_id``)."""
     row = line.row
     if not isinstance(row, dict):
         raise ValueError(f"{line.where}: expected a JSON object")
-    if "id" in row and "response" in row:
-        return str(row["id"]), row["response"]
-    answer = row.get("fairlens_answer")
-    if isinstance(answer, dict) and answer.get("id"):
-        return str(answer["id"]), scoring_cli.sample_reply(row)
-    task = line.file.task
-    if "doc_id" in row and task in docs_by_task:
-        docs = docs_by_task[task]
-        try:
-            index = int(row["doc_id"])
-        except (TypeError, ValueError):
-            raise ValueError(f"{line.where}: doc_id {row['doc_id']!r} is not a document number") from None
-        if not 0 <= index < len(docs):
-            raise ValueError(f"{line.where}: doc_id {index} is beyond the {len(docs)} documents of {task}")
-        return docs[index]["id"], scoring_cli.sample_reply(row)
-    raise ValueError(f'{line.where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample')
+    response = scoring_cli.response_of(line)
+    if response is not None:
+        return *response, None
+    answer, doc = row.get("fairlens_answer"), row.get("doc")
+    doc = doc if isinstance(doc, dict) else None
+    named = [str(value) for value in (answer.get("id") if isinstance(answer, dict) else None, (doc or {}).get("id"))]
+    named = [value for value in named if value not in ("", "None")]
+    if not named:
+        raise ValueError(
+            f'{line.where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample (a sample names its '
+            "document: fairlens_answer.id, doc.id)"
+        )
+    if len(set(named)) > 1:
+        raise ValueError(f"{line.where}: fairlens_answer.id {named[0]!r} and doc.id {named[1]!r} name two documents")
+    return named[0], scoring_cli.sample_reply(row), doc
+
+
+#: The fields a sample's logged ``doc`` must share with the document of this corpus and these settings it names.
+_IDENTITY = ("task", "question_id", "corpus_sha256", "seed", "sample_fraction", "data_version")
 
 
 def read_replies(
     lines: list[scoring_cli.Line], docs_by_task: dict[str, list[dict[str, Any]]], open_ids: Any = None
 ) -> tuple[dict[str, Any], int]:
     """Document id -> reply, and how many open-ended answers (``open_ids``: a callable giving their ids, built
-    only when an id is not a closed document) were skipped. Unknown ids and a second reply are errors."""
-    task_of = {doc["id"]: task for task, docs in docs_by_task.items() for doc in docs}
+    only when an id is not a closed document) were skipped. Unknown ids, a sample of a document of another task
+    than its file's, a logged document that differs from ours (:data:`_IDENTITY`) and a second reply are errors."""
+    by_id = {doc["id"]: doc for docs in docs_by_task.values() for doc in docs}
     answers = scoring_cli.Answers()
     skipped = 0
     known_open: set[str] | None = None
     for line in lines:
-        doc_id, reply = _answer(line, docs_by_task)
-        if doc_id not in task_of:
+        doc_id, reply, logged = _answer(line)
+        ours = by_id.get(doc_id)
+        if ours is None:
             if known_open is None:
                 known_open = open_ids() if open_ids is not None else set()
             if doc_id in known_open and not line.file.is_samples:
                 skipped += 1
                 continue
             raise ValueError(f"{line.where}: id {doc_id!r} is not a document of this corpus and these settings")
+        if line.file.is_samples and line.file.task != ours["task"]:
+            raise ValueError(f"{line.where}: id {doc_id!r} is a document of {ours['task']}, not of {line.file.task}")
+        differs = [key for key in _IDENTITY if logged is not None and key in logged and logged[key] != ours[key]]
+        if differs:
+            key = differs[0]
+            raise ValueError(
+                f"{line.where}: the sample's doc {doc_id!r} has {key} {logged[key]!r}, the document of this corpus and "
+                f"these settings {ours[key]!r}: score samples with the --corpus, --seed and --sample-fraction of their run"
+            )
         answers.add(doc_id, reply, line.where, repr(doc_id))
     answers.check()
     return answers.replies, skipped
@@ -223,12 +249,16 @@ SCORING_KEYS = {"fairlens_min_coverage": "min_coverage"}
 
 
 def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of the scoring; a key that is not a scoring setting, or a threshold that is not a number
+    in [0, 1], is an error naming it (before any corpus is loaded)."""
     unknown = sorted(set(metadata) - set(SCORING_KEYS))
     if unknown:
         raise ValueError(
             f"--metadata: {', '.join(map(repr, unknown))}: not a FairLens scoring setting "
             f"(score takes {', '.join(SCORING_KEYS)}; corpus settings are options, e.g. --sample-fraction)"
         )
+    for key, value in metadata.items():
+        coverage_threshold(key, value)
     return {SCORING_KEYS[key]: value for key, value in metadata.items()}
 
 
@@ -254,36 +284,38 @@ def _collect(
     return docs_by_task, replies, skipped
 
 
-#: The corpus options ``score`` records (``score_inputs.settings``) and ``compare`` reads back; paths absolute.
+#: The corpus options ``score`` and ``judge`` record (``score_inputs.settings``) and ``compare`` reads back (recorded
+#: name -> option attribute: the same).
 _RECORDED = ("corpus", "sample_fraction", "seed", "image_list", "skip_bad_input", "hf_split", "hf_columns", "label_map")
+RECORDED_OPTIONS = {name: name for name in _RECORDED}
+#: ``fairlens_tasks.judging.cli`` still imports it (until it calls :func:`recorded_corpus`).
+_absolute = scoring_cli.absolute
 
 
-def _absolute(value: Any) -> Any:
-    """A local path as an absolute one (``hf:`` names, JSON text and other values as given)."""
-    if isinstance(value, str) and value and not value.startswith("hf:") and Path(value).exists():
-        return str(Path(value).resolve())
-    return value
+def recorded_corpus(args: argparse.Namespace) -> dict[str, Any]:
+    """The corpus settings a score (or judge) output records: the corpus options of ``args`` (local paths absolute)
+    and the domains."""
+    return {**scoring_cli.record_options(args, RECORDED_OPTIONS), "domain": chosen_domains(args)}
+
+
+def corpus_options(settings: dict[str, Any]) -> argparse.Namespace:
+    """The corpus options :func:`recorded_corpus` recorded in ``settings``, as the command read them (for
+    ``compare``)."""
+    return scoring_cli.recorded_options(settings, RECORDED_OPTIONS, domain=settings.get("domain"))
 
 
 def score(args: argparse.Namespace) -> int:
-    metadata = scoring_cli.metadata(args.metadata, "fairlens_")
+    metadata = READER.metadata(args.metadata)
     _scoring_settings(metadata)  # a bad key fails before the corpus is loaded
-    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_fairlens_*.jsonl file")
-    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    files = READER.files(args.responses, model=args.model, run=args.run)
     docs_by_task, replies, skipped = _collect(args, files)
     if skipped:
-        scoring_cli.note(PROG, f"skipped {skipped} open-ended answers (judge them with fairness-evals judge)")
+        READER.note(f"skipped {skipped} open-ended answers (judge them with fairness-evals judge)")
     if not replies:
         raise ValueError(f"no closed-ended responses in {', '.join(args.responses)}")
     results, missing = score_documents(docs_by_task, replies, metadata)
-    for task, count in missing.items():
-        if count:
-            total = len(docs_by_task[task])
-            scoring_cli.note(PROG, f"{task}: scored {total - count} of {total} documents ({count} without a response)")
-    settings = {name: _absolute(getattr(args, name)) for name in _RECORDED}
-    settings.update(domain=chosen_domains(args), metadata=metadata)
-    results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(PROG, files, settings)
-    scoring_cli.write_results(results, args.out)
+    READER.note_unanswered({task: len(docs) for task, docs in docs_by_task.items()}, missing)
+    READER.write(results, files, {**recorded_corpus(args), "metadata": metadata}, args.out)
     return 0
 
 
@@ -291,10 +323,5 @@ def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]
     """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and corpus
     settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``. The corpus must still be
     where it was scored from (its fingerprint is checked by ``compare``: ``corpus_sha256``)."""
-    settings = recorded.get("settings")
-    if not isinstance(settings, dict) or not settings.get("corpus"):
-        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no corpus settings")
-    args = argparse.Namespace(**{name: settings.get(name) for name in _RECORDED}, domain=settings.get("domain"))
-    args.skip_bad_input = bool(args.skip_bad_input)
-    docs_by_task, replies, _ = _collect(args, files)
+    docs_by_task, replies, _ = _collect(corpus_options(scoring_cli.recorded_settings(recorded, "corpus")), files)
     return {task: found for task, docs in docs_by_task.items() if (found := records_of(docs, replies))}

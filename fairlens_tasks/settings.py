@@ -189,8 +189,13 @@ class Threshold:
         return f"set {self.key} (score/judge --metadata) or {variable} (lmms-eval) to change it"
 
 
-def _share(raw: Any, name: str) -> float:
+def _share(raw: Any, name: str, *, text: bool = False) -> float:
+    """``raw`` as a share in [0, 1]: a number, or (``text``: an environment variable's value) its text; ``true`` is
+    not a number."""
     try:
+        kinds = (int, float, str) if text else (int, float)
+        if isinstance(raw, bool) or not isinstance(raw, kinds):
+            raise TypeError
         value = float(raw)
     except (TypeError, ValueError):
         raise SettingsError(f"{name}={raw!r} is not a number; give a share in [0, 1], e.g. 0.5") from None
@@ -203,8 +208,8 @@ def coverage_threshold(
     key: str, given: float | str | None = None, environ: Mapping[str, str] | None = None
 ) -> Threshold:
     """The threshold ``key`` (``fairlens_min_coverage`` or ``fairlens_min_judged``): ``given`` (a
-    ``--metadata`` value) if not None, else its environment variable, else the default; a value outside
-    [0, 1] is a :class:`SettingsError` naming the key or the variable."""
+    ``--metadata`` value: a JSON number) if not None, else its environment variable, else the default; a value
+    that is not a number in [0, 1] is a :class:`SettingsError` naming the key or the variable."""
     if key not in THRESHOLDS:
         raise SettingsError(f"unknown FairLens threshold {key!r}; expected one of {', '.join(THRESHOLDS)}")
     variable, default = THRESHOLDS[key]
@@ -213,7 +218,7 @@ def coverage_threshold(
     env = os.environ if environ is None else environ
     raw = env.get(variable)
     if raw is not None and str(raw).strip():
-        return Threshold(_share(raw, variable), key, variable)
+        return Threshold(_share(raw, variable, text=True), key, variable)
     return Threshold(default, key, "default")
 
 

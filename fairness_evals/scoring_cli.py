@@ -1,26 +1,32 @@
 """The scaffold of the three ``fairness-evals score`` commands (Fact-or-Fair, FairLens, IRIS) and ``judge``.
 
-Each benchmark's command module supplies what differs: its documents, how a line names its document, and its
-scoring. This module does the rest, the same way for every benchmark:
+Each benchmark's command module declares a :class:`Reader` (its name, its ``--metadata`` prefix, the tasks whose
+samples it reads) and supplies what differs: its documents, how a line names its document, and its scoring. This
+module does the rest, the same way for every benchmark:
 
 * options (:func:`add_arguments`): ``--responses`` (repeatable), ``--model``, ``--run``, ``--metadata``, ``--out``;
-* inputs (:func:`input_files`): responses files (JSON lines ``{"id", "response"}``) and lm-eval / lmms-eval
-  ``--log_samples`` files or output folders. A samples file is known by its name (:func:`samples_name`: lm-eval
-  ``samples_<task>_<date>.jsonl``, lmms-eval ``<date>_samples_<task>.jsonl``); its folder is its model, its date
-  its run. Samples of two models, or two runs of one model that answer the same task, are an error naming
-  both files, unless ``--model`` / ``--run`` chooses (the error lists the choices). Runs of one model that
-  answer different tasks are read together, and said so on standard error;
+* inputs (:meth:`Reader.files`, :func:`input_files`): responses files (JSON lines ``{"id", "response"}``) and
+  lm-eval / lmms-eval ``--log_samples`` files or output folders. A samples file is known by its name
+  (:func:`samples_name`: lm-eval ``samples_<task>_<date>.jsonl``, lmms-eval ``<date>_samples_<task>.jsonl``); its
+  folder is its model, its date its run. Samples of two models, or two runs of one model that answer the same
+  task, are an error naming both files, unless ``--model`` / ``--run`` chooses (the error lists the choices). Runs
+  of one model that answer different tasks are read together, and said so on standard error;
 * reading (:func:`read_lines`): strict UTF-8 and strict JSON, every error naming ``file:line``; inputs without a
-  single line are an error (never ``{}`` with exit status 0);
+  single line are an error (never ``{}`` with exit status 0); a responses line's reply must be text
+  (:func:`response_of`: a number, object, ``null`` or ``true`` is an error naming the line, never an answer
+  counted as unparsed);
 * answers (:class:`Answers`): one reply per (task, document); a second is an error naming both places;
 * settings (:func:`metadata`): ``--metadata JSON`` gives task-metadata-style settings (the keys a task's YAML
   ``metadata`` or lm-eval's ``--metadata`` take, e.g. ``{"fact_or_fair_min_coverage": 0.5}``), passed as a dict
-  to the benchmark's scoring;
-* output (:func:`write_results`): strict JSON, ``null`` for NaN and infinities;
+  to the benchmark's scoring, which refuses a key it does not take;
+* output (:meth:`Reader.write`): strict JSON, ``null`` for NaN and infinities, written whole or not at all
+  (:func:`fairness_evals.jsonio.replacing`);
 * provenance (:func:`score_inputs`): beside the tasks, one entry ``"score_inputs"`` records what was scored: the
   benchmark, every file read (its absolute path, sha256 and, for a samples file, task, harness, run and model) and
-  the settings the documents and scores were built with. ``fairness-evals compare`` rebuilds the per-document
-  records from it (:func:`recorded_files` checks the files still match their hashes).
+  the settings the documents and scores were built with (:func:`record_options`: the command-line options, local
+  paths absolute). ``fairness-evals compare`` rebuilds the per-document records from it (:func:`recorded_files`
+  checks the files still match their hashes; :func:`recorded_settings` and :func:`recorded_options` give the
+  settings back).
 
 Import-light like :mod:`fairness_evals.jsonio`: no numpy, no benchmark.
 """
@@ -83,6 +89,47 @@ class InputFile:
     @property
     def label(self) -> str:
         return f"{self.model} @ {self.run}" if self.run else self.model
+
+
+@dataclass(frozen=True)
+class Reader:
+    """What one command that reads runs declares; the reading, choosing and writing are this module's.
+
+    ``prog`` names the command on standard error, ``benchmark`` is the ``score_inputs`` benchmark (how ``compare``
+    finds the code that reads the files again), ``prefix`` starts every ``--metadata`` key, ``tasks`` matches the
+    tasks whose samples files it reads from a folder, and ``samples`` names those files in errors.
+    """
+
+    prog: str
+    benchmark: str
+    prefix: str
+    tasks: re.Pattern[str]
+    samples: str
+
+    def metadata(self, value: str | None) -> dict[str, Any]:
+        """The ``--metadata`` settings (:func:`metadata`)."""
+        return metadata(value, self.prefix)
+
+    def files(self, names: Iterable[str], *, model: str | None = None, run: str | None = None) -> list[InputFile]:
+        """The responses and samples files ``names`` give (:func:`input_files`), of one model and one run per task
+        (:func:`select_runs`)."""
+        return select_runs(input_files(names, self.tasks, self.samples), model=model, run=run, prog=self.prog)
+
+    def note(self, message: str) -> None:
+        note(self.prog, message)
+
+    def note_unanswered(self, totals: dict[str, int], missing: dict[str, int]) -> None:
+        """One line per task with documents left without a response (``totals``: documents per task)."""
+        for task, count in missing.items():
+            if count:
+                total = totals[task]
+                self.note(f"{task}: scored {total - count} of {total} documents ({count} without a response)")
+
+    def write(self, results: dict[str, Any], files: list[InputFile], settings: dict[str, Any], out: str | None) -> None:
+        """``results`` (``{task: {metric: value}}``) and their :data:`SCORE_INPUTS` entry (``files`` read, the
+        ``settings``), as strict JSON to ``out`` (whole or not at all) or standard output."""
+        results[SCORE_INPUTS] = score_inputs(self.benchmark, files, settings)
+        jsonio.write_json(results, out)
 
 
 def add_arguments(parser: argparse.ArgumentParser, *, samples: str, metadata_example: str) -> None:
@@ -311,14 +358,34 @@ def sample_reply(row: dict[str, Any]) -> Any:
     return None
 
 
+def response_of(line: Line) -> tuple[str, str] | None:
+    """``(id, response)`` of a responses line ``{"id", "response"}``, None for any other line. The response must be
+    text: a number, an object, a list, ``null``, ``true`` or ``false`` is an error naming the line (a reply the
+    model did not give as text is not an answer to count as unparsed)."""
+    row = line.row
+    if not isinstance(row, dict) or "id" not in row or "response" not in row:
+        return None
+    doc_id, response = str(row["id"]), row["response"]
+    if not isinstance(response, str):
+        raise ValueError(
+            f"{line.where}: the response to {doc_id!r} is {json_kind(response)}, not text (give each reply as a JSON "
+            'string, "" for an empty one)'
+        )
+    return doc_id, response
+
+
+def json_kind(value: Any) -> str:
+    """How a JSON value is named in an error: ``null``, ``true``, ``false``, a number, an object, a list, text."""
+    if value is None or isinstance(value, bool):
+        return jsonio.dumps(value)
+    if isinstance(value, (int, float)):
+        return f"a number ({jsonio.dumps(value)})"
+    return {dict: "an object", list: "a list", str: "text"}.get(type(value), type(value).__name__)
+
+
 def note(prog: str, message: str) -> None:
     """One line on standard error, ``<prog>: <message>``."""
     print(f"{prog}: {message}", file=sys.stderr)
-
-
-def write_results(results: dict[str, Any], out: str | None) -> None:
-    """The ``{task: {metric: value}}`` results as strict JSON, to ``out`` or standard output."""
-    jsonio.write_json(results, out)
 
 
 #: The key of the score output that records what was scored (never a task name: tasks start with a benchmark's name).
@@ -379,3 +446,37 @@ def recorded_files(recorded: dict[str, Any], where: Path) -> list[InputFile]:
                       str(entry.get("run") or ""), str(entry.get("model") or ""))
         )  # fmt: skip
     return files
+
+
+def absolute(value: Any) -> Any:
+    """A local path as an absolute one (``hf:`` names, JSON text and other values as given)."""
+    if isinstance(value, str) and value and not value.startswith("hf:") and Path(value).exists():
+        return str(Path(value).resolve())
+    return value
+
+
+def record_options(args: argparse.Namespace, names: dict[str, str]) -> dict[str, Any]:
+    """The options of ``args`` a score output records (``names``: recorded name -> option attribute), local paths
+    absolute (:func:`absolute`), so that ``compare`` can build the same documents from anywhere."""
+    return {name: absolute(getattr(args, attribute, None)) for name, attribute in names.items()}
+
+
+def recorded_settings(recorded: dict[str, Any], *required: str) -> dict[str, Any]:
+    """The ``settings`` a score output's :data:`SCORE_INPUTS` entry records; an error when there are none, or when
+    one of ``required`` is missing."""
+    settings = recorded.get("settings")
+    if not isinstance(settings, dict):
+        raise ValueError(f"{SCORE_INPUTS} records no settings")
+    missing = [name for name in required if not settings.get(name)]
+    if missing:
+        raise ValueError(f"{SCORE_INPUTS} records no {', '.join(missing)} setting")
+    return settings
+
+
+def recorded_options(settings: dict[str, Any], names: dict[str, str], **more: Any) -> argparse.Namespace:
+    """The options :func:`record_options` recorded, as the ``argparse.Namespace`` the command read them from
+    (``names`` as there; ``more``: other attributes); ``skip_bad_input`` a bool as its flag gives it."""
+    args = argparse.Namespace(**{attribute: settings.get(name) for name, attribute in names.items()}, **more)
+    if hasattr(args, "skip_bad_input"):
+        args.skip_bad_input = bool(args.skip_bad_input)
+    return args

@@ -42,6 +42,9 @@ CLI = {
     "probe_bracket": "--probe-bracket",
     "threshold": "--mapping-threshold",
 }
+#: Each setting's option attribute in the parsed arguments; ``score`` records these options (``score_inputs.settings``,
+#: under the setting's name) and ``compare`` reads them back.
+ATTRIBUTES = {name: option.lstrip("-").replace("-", "_") for name, option in CLI.items()}
 
 
 def _add_settings(parser: argparse.ArgumentParser) -> None:
@@ -72,7 +75,7 @@ METADATA_SETTINGS = {"iris_min_coverage": "min_coverage"}
 
 
 def _settings(args: argparse.Namespace, metadata: dict[str, Any] | None = None) -> Settings:
-    values = {key: getattr(args, option.lstrip("-").replace("-", "_")) for key, option in CLI.items()}
+    values = {key: getattr(args, ATTRIBUTES[key]) for key in CLI}
     values["on_bad_input"] = bool(args.skip_bad_input)
     for key, value in (metadata or {}).items():
         if key not in METADATA_SETTINGS:
@@ -80,6 +83,8 @@ def _settings(args: argparse.Namespace, metadata: dict[str, Any] | None = None) 
                 f"--metadata: {key!r} is not an IRIS scoring setting (score takes {', '.join(METADATA_SETTINGS)}; "
                 "corpus and mapping settings are options, e.g. --mapping-threshold)"
             )
+        if isinstance(value, str):  # JSON has numbers: "0.5" is text (true is refused by the settings)
+            raise ValueError(f"--metadata: {key}={value!r} is not a number; give a share in [0, 1], e.g. 0.5")
         values[METADATA_SETTINGS[key]] = value
     return build_settings(values, CLI)
 
@@ -192,6 +197,7 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 #: The tasks ``score`` reads from samples folders: the understanding tasks (generation is scored by lmms-eval).
 SAMPLE_TASKS = re.compile(r"iris_[a-z]+_und")
 PROG = "iris"
+READER = scoring_cli.Reader(PROG, PROG, "iris_", SAMPLE_TASKS, "lmms-eval samples_iris_*.jsonl file")
 
 
 def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, str, Any]]:
@@ -200,8 +206,9 @@ def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, s
     out = []
     for line in lines:
         row = line.row
-        if isinstance(row, dict) and "id" in row and "response" in row:
-            out.append((line.where, None, str(row["id"]), row["response"]))
+        response = scoring_cli.response_of(line)
+        if response is not None:
+            out.append((line.where, None, *response))
         elif isinstance(row, dict) and isinstance(row.get("iris_answer"), dict) and line.file.task:
             answer_id = row["iris_answer"].get("id")
             out.append((line.where, line.file.task, str(answer_id), scoring_cli.sample_reply(row)))
@@ -271,34 +278,18 @@ def _collect(
     return docs_by_task, assign(lines, docs_by_task)
 
 
-def _absolute(value: Any) -> Any:
-    """A local path as an absolute one (``hf:`` names, JSON text and other values as given)."""
-    if isinstance(value, str) and value and not value.startswith("hf:") and Path(value).exists():
-        return str(Path(value).resolve())
-    return value
-
-
 def score(args: argparse.Namespace) -> int:
     from iris_tasks.embedder import configured
 
-    metadata = scoring_cli.metadata(args.metadata, "iris_")
-    found = scoring_cli.input_files(args.responses, SAMPLE_TASKS, "lmms-eval samples_iris_*.jsonl file")
-    files = scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    metadata = READER.metadata(args.metadata)
+    files = READER.files(args.responses, model=args.model, run=args.run)
     docs_by_task, replies = _collect(args, metadata, files)
     results, missing = score_documents(docs_by_task, replies)
-    for task, count in missing.items():
-        if count:
-            total = len(docs_by_task[task])
-            scoring_cli.note(PROG, f"{task}: scored {total - count} of {total} documents ({count} without a response)")
-    settings: dict[str, Any] = {name: _absolute(getattr(args, _attribute(name))) for name in CLI}
+    READER.note_unanswered({task: len(docs) for task, docs in docs_by_task.items()}, missing)
+    settings = scoring_cli.record_options(args, ATTRIBUTES)
     settings.update(task=list(docs_by_task), metadata=metadata, embedder=configured())
-    results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(PROG, files, settings)
-    scoring_cli.write_results(results, args.out)
+    READER.write(results, files, settings, args.out)
     return 0
-
-
-def _attribute(name: str) -> str:
-    return CLI[name].lstrip("-").replace("-", "_")
 
 
 def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
@@ -307,17 +298,14 @@ def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]
     where they were scored from, and the answer mapper's embedder (``IRIS_EMBEDDER``) the same."""
     from iris_tasks.embedder import EMBEDDER_ENV, configured
 
-    settings = recorded.get("settings")
-    if not isinstance(settings, dict):
-        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no settings")
+    settings = scoring_cli.recorded_settings(recorded)
     embedder = str(settings.get("embedder") or "")
     if embedder != configured():
         raise ValueError(
             f"scored with {EMBEDDER_ENV}={embedder!r}, now {configured()!r}: the answers would map differently; set "
             f"{EMBEDDER_ENV} as it was scored"
         )
-    args = argparse.Namespace(**{_attribute(name): settings.get(name) for name in CLI}, task=settings.get("task"))
-    args.skip_bad_input = bool(args.skip_bad_input)
+    args = scoring_cli.recorded_options(settings, ATTRIBUTES, task=settings.get("task"))
     metadata = settings.get("metadata") or {}
     docs_by_task, replies = _collect(args, metadata, files)
     return {task: found for task, docs in docs_by_task.items() if (found := records_of(task, docs, replies))}

@@ -157,7 +157,11 @@ class Settings:
 
 
 def _number(raw: Any, name: str, kind: type, low: float, high: float, hint: str) -> Any:
+    """``raw`` (a number, or the text of an environment variable or option) as ``kind`` within [low, high]; ``true``
+    and ``false`` are not numbers."""
     try:
+        if isinstance(raw, bool) or not isinstance(raw, (str, int, float)):
+            raise TypeError
         value = kind(str(raw).strip()) if kind is int else kind(raw)
     except (TypeError, ValueError):
         raise SettingsError(f"{name}={raw!r} is not a number; {hint}") from None
