@@ -9,6 +9,7 @@ fairness.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 import importlib.util
 import json
@@ -54,15 +55,47 @@ def default_model_dir() -> Path:
     return cache_dir() / "models" / f"{MODEL_NAME}-{version}"
 
 
+_HASHED: dict[tuple[str, int, int], str] = {}
+
+
+def _sha256(path: Path) -> str:
+    """The sha256 of a file, remembered per process for its (path, size, modification time)."""
+    status = path.stat()
+    key = (str(path), status.st_size, status.st_mtime_ns)
+    if key not in _HASHED:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _HASHED[key] = digest.hexdigest()
+    return _HASHED[key]
+
+
+def _weights(folder: Path) -> dict[str, str]:
+    """sha256 of every file of a converted folder but the marker, by path relative to the folder."""
+    return {
+        p.relative_to(folder).as_posix(): _sha256(p)
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.relative_to(folder).as_posix() != _MARKER
+    }
+
+
 def is_converted(folder: Path) -> bool:
-    return (folder / _MARKER).is_file()
+    """Whether ``folder`` holds a whole conversion: its marker lists every file with its sha256 and the files are
+    exactly those, with those hashes (a file edited, deleted or added, or a marker without hashes, is not)."""
+    try:
+        recorded = json.loads((folder / _MARKER).read_text(encoding="utf-8")).get("files")
+        return isinstance(recorded, dict) and _weights(folder) == recorded
+    except (OSError, ValueError, AttributeError):
+        return False
 
 
 def ensure_default_model() -> Path:
     """Convert the GGUF to a dense transformers folder once and return the folder.
 
     Idempotent, and safe when several processes ask at once: conversion happens under a file lock into
-    a staging folder that is renamed into place only when complete.
+    a staging folder that is renamed into place only when complete. The folder is reused only while its files
+    hash as its marker recorded at conversion (:func:`is_converted`); otherwise it is converted again.
     """
     target = default_model_dir()
     if is_converted(target):
@@ -76,8 +109,8 @@ def ensure_default_model() -> Path:
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
         staging.chmod(0o755)
         try:
-            _convert(source, staging)
-            if target.exists():  # a half-finished folder from a killed run (no marker)
+            _write_marker(staging, _convert(source, staging) or {})
+            if target.exists():  # a folder whose files no longer match its marker, or a killed run's (no marker)
                 shutil.rmtree(target)
             os.replace(staging, target)
         except BaseException:
@@ -86,7 +119,8 @@ def ensure_default_model() -> Path:
     return target
 
 
-def _convert(source: Path, out: Path) -> None:
+def _convert(source: Path, out: Path) -> dict[str, str]:
+    """Write the dense transformers folder of the GGUF ``source`` into ``out``; what the marker should add."""
     if importlib.util.find_spec("gguf") is None:
         raise ModelUnavailableError("converting the default model needs the gguf package: pip install gguf")
     import torch
@@ -104,16 +138,17 @@ def _convert(source: Path, out: Path) -> None:
     model = AutoModelForCausalLM.from_pretrained(source.parent, **kwargs)
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
-    (out / _MARKER).write_text(
-        json.dumps(
-            {
-                "model": MODEL_NAME,
-                "source": f"{WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}/{GGUF_NAME}",
-                "license": "Apache-2.0",
-                "transformers": transformers.__version__,
-                "dtype": "bfloat16",
-            },
-            indent=2,
-        )
-        + "\n"
-    )
+    return {"transformers": transformers.__version__}
+
+
+def _write_marker(out: Path, facts: dict[str, str]) -> None:
+    """The marker of a finished conversion in ``out``: what it is (with ``facts``), and the sha256 of every file."""
+    marker = {
+        "model": MODEL_NAME,
+        "source": f"{WEIGHTS_PACKAGE}=={WEIGHTS_VERSION}/{GGUF_NAME}",
+        "license": "Apache-2.0",
+        **facts,
+        "dtype": "bfloat16",
+        "files": _weights(out),
+    }
+    (out / _MARKER).write_text(json.dumps(marker, indent=2) + "\n")

@@ -50,3 +50,40 @@ def test_a_task_folder_copy_that_was_changed_is_rebuilt(
     assert f"differs from our task files ({difference}); rebuilt it" in capsys.readouterr().err
     assert not [p for p in copy.parent.iterdir() if p.name.startswith(".lmms-eval-") and p.is_dir()]
     assert Path(paths.tasks_dir("lmms-eval")) == copy and capsys.readouterr().err == ""  # whole again: reused quietly
+
+
+@pytest.mark.parametrize("tamper", ["edit", "delete", "add", "old marker"])
+def test_a_converted_model_folder_is_reused_only_while_its_weights_hash_as_recorded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tamper: str
+) -> None:
+    import json
+
+    from fairness_evals import model
+
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path))
+    conversions: list[Path] = []
+
+    def convert(source: Path, out: Path) -> dict[str, str]:
+        conversions.append(out)
+        (out / "model.safetensors").write_bytes(b"weights" * 100)
+        (out / "config.json").write_text('{"model_type": "llama"}')
+        return {"transformers": "test"}
+
+    monkeypatch.setattr(model, "_convert", convert)
+    monkeypatch.setattr(model, "gguf_path", lambda: tmp_path / "x.gguf")
+    target = model.ensure_default_model()
+    marker = json.loads((target / "fairness-evals-model.json").read_text())
+    assert sorted(marker["files"]) == ["config.json", "model.safetensors"] and marker["transformers"] == "test"
+    assert model.ensure_default_model() == target and len(conversions) == 1  # whole: reused
+    if tamper == "edit":
+        (target / "model.safetensors").write_bytes(b"WEIGHTS" * 100)  # same size, other bytes
+    elif tamper == "delete":
+        (target / "config.json").unlink()
+    elif tamper == "add":
+        (target / "planted.bin").write_bytes(b"x")
+    else:  # a marker from before (no hashes): present, but it vouches for nothing
+        (target / "fairness-evals-model.json").write_text(json.dumps({"model": model.MODEL_NAME}))
+    assert not model.is_converted(target)
+    assert model.ensure_default_model() == target and len(conversions) == 2  # converted again
+    assert model.is_converted(target) and (target / "model.safetensors").read_bytes() == b"weights" * 100
+    assert not (target / "planted.bin").exists()
