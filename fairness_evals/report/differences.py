@@ -17,7 +17,7 @@ from fairness_evals.compare.comparison import NOT_COMPARABLE, Options, Row, comp
 from fairness_evals.compare.engine import NotPaired
 from fairness_evals.compare.runs import from_model
 from fairness_evals.report.load import ModelRuns, ReportInputError, Run, models
-from fairness_evals.report.model import Figure, Section, Table, number, text
+from fairness_evals.report.model import PROSE, Figure, Section, Table, number, shorten, text
 from fairness_evals.report.svg import wrap
 
 #: Benchmarks drawn as separate plots (their differences are on different scales), with the x scale and unit.
@@ -54,7 +54,7 @@ def forest_plot(rows: list[Row], *, scale: float, unit: str, title: str) -> str:
 
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
-        f'role="img" aria-label="{escape(title)}" font-family="sans-serif" font-size="12">'
+        f'role="img" aria-label="{escape(shorten(title, PROSE))}" font-family="sans-serif" font-size="12">'
     ]
     for i in range(-2, 3):
         v = limit * i / 2
@@ -71,7 +71,7 @@ def forest_plot(rows: list[Row], *, scale: float, unit: str, title: str) -> str:
         parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(wrap(label, 40)[0])}</text>')
         if row.verdict == NOT_COMPARABLE or not math.isfinite(row.difference):
             parts.append(
-                f"<g><title>{escape(row.metric)}: not comparable: {escape(row.reason)}</title>"
+                f"<g><title>{escape(shorten(row.metric))}: not comparable: {escape(shorten(row.reason, PROSE))}</title>"
                 f'<circle cx="{px(0.0):.1f}" cy="{y}" r="4" fill="white" stroke="#999"/></g>'
             )
             continue
@@ -135,7 +135,7 @@ def _find(items: list[ModelRuns], wanted: str) -> ModelRuns:
 
     matches = [m for m in items if m.name == wanted] or [m for m in items if any(holds(r) for r in m.runs)]
     if len(matches) != 1:
-        names = ", ".join(m.name for m in items)
+        names = ", ".join(shorten(m.name) for m in items)
         raise ReportInputError(f"--baseline {wanted}: {'no' if not matches else 'more than one'} model of that name "
                                f"in the report (models: {names})")  # fmt: skip
     return matches[0]

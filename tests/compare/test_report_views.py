@@ -125,3 +125,13 @@ def test_compare_with_nothing_to_compare_is_an_error(two_models, tmp_path: Path,
     err = capsys.readouterr().err
     expected = f"nothing to compare: --metrics no_such_metric* match no metric of the tasks both runs report ({TASK})"
     assert f"{b} against {a}: {expected}\n" in err
+
+
+def test_the_differences_view_of_models_with_huge_names_stays_small(tmp_path: Path) -> None:
+    """Issue 24 item 10 for the differences view: its figure titles and table named each model in full."""
+    rec_a, rec_b = paired_fairlens_records(FAIRLENS_PAIRS[0], design("paper"), np.random.default_rng(0))
+    huge = "m" * 500_000
+    a = fairlens_run(tmp_path / "a", f"{huge}-a", {TASK: rec_a})
+    b = fairlens_run(tmp_path / "b", f"{huge}-b", {TASK: rec_b})
+    html = build_report([a, b], baseline=f"{huge}-a")
+    assert "<h2>Differences</h2>" in html and len(html) < 300_000
