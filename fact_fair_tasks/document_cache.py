@@ -10,10 +10,17 @@ Python version (``random`` streams), the bytes of the modules that build documen
 ``prompts.py``, ``items.py``, this file) and of the item data (``data/statistics.json``, which carries the data
 version), and the settings (kind, seed, draws, conventions). A change to any of them misses every old entry.
 
-**Entry.** One file: :data:`MAGIC`, the Arrow IPC stream of the documents' table, then the sha256 of that stream. A
-file that is short, starts otherwise, or whose digest does not match its bytes (truncated, corrupted, or not ours)
-is not trusted: the documents are built again and the file replaced. A hit is byte-identical to a build
-(``tests/fact_or_fair/test_fact_or_fair_document_cache.py``).
+**Entry.** One file: :data:`MAGIC`, the Arrow IPC stream of the documents' table, then its signature: the
+HMAC-SHA256 of the magic and the stream under this installation's key. A file that is short, starts otherwise, or
+whose signature does not match its bytes (truncated, corrupted, written by another installation, or rewritten with
+a recomputed digest) is not trusted: the documents are built again and the file replaced. A hit is byte-identical
+to a build (``tests/fact_or_fair/test_fact_or_fair_document_cache.py``).
+
+**Key.** 32 random bytes in ``<cache root>/document-cache.key``, made on first use (mode 0600, put in place whole
+with a hard link, so processes that start together agree on one key). It is used only while it is a regular file
+of the current user that nobody else can read or write; otherwise (or when it cannot be made) the cache is not
+used at all, and the documents are built each run, with one warning. So writing the cache folder is not enough to
+choose the documents: an entry must be signed with a key that only this user can read.
 
 **Concurrency.** An entry is written to a temporary file in the same folder and renamed over the final name
 (``os.replace``, atomic on POSIX), so a reader (another rank of a data-parallel run, another job) sees either no
@@ -29,9 +36,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
 import json
 import logging
 import os
+import secrets
+import stat
 import sys
 import tempfile
 import time
@@ -44,9 +54,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fairness_evals.fact_or_fair")
 
-FORMAT = 1
-MAGIC = b"FOFDOC1\n"
+FORMAT = 2
+MAGIC = b"FOFDOC2\n"
 DIGEST_BYTES = 32
+KEY_FILE = "document-cache.key"
+KEY_BYTES = 32
 MAX_BYTES = 512 * 1024 * 1024
 FOLDER = "fact-or-fair-documents"
 SUFFIX = ".arrows"
@@ -65,6 +77,69 @@ def folder() -> Path:
     from fairness_evals.cache import cache_dir
 
     return cache_dir() / FOLDER
+
+
+def key_path() -> Path:
+    return folder().parent / KEY_FILE
+
+
+_KEYS: dict[str, bytes | None] = {}
+
+
+def installation_key() -> bytes | None:
+    """This installation's signing key (:data:`KEY_FILE` beside the cache folder, made on first use); None, after one
+    warning, when it is not a private file of the current user or cannot be made or read."""
+    path = key_path()
+    if str(path) not in _KEYS:
+        try:
+            _KEYS[str(path)] = _read_key(path)
+        except FileNotFoundError:
+            _KEYS[str(path)] = _make_key(path)
+        except (OSError, ValueError) as error:
+            log.warning("fact_or_fair: the document cache is not used: its key %s %s", path, error)
+            _KEYS[str(path)] = None
+    return _KEYS[str(path)]
+
+
+def _read_key(path: Path) -> bytes:
+    """The key at ``path``; ``ValueError`` unless it is a regular file of this user, private, of :data:`KEY_BYTES`."""
+    handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    try:
+        status = os.fstat(handle)
+        if not stat.S_ISREG(status.st_mode) or status.st_uid != os.getuid():
+            raise ValueError("is not a file of this user")
+        if status.st_mode & 0o077:
+            raise ValueError(f"can be read or written by others (mode {stat.S_IMODE(status.st_mode):o})")
+        data = os.read(handle, KEY_BYTES + 1)
+    finally:
+        os.close(handle)
+    if len(data) != KEY_BYTES:
+        raise ValueError(f"holds {len(data)} bytes, not {KEY_BYTES}")
+    return data
+
+
+def _make_key(path: Path) -> bytes | None:
+    """A new key at ``path`` (written whole, then linked into place: another process's key wins a race)."""
+    temporary = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=KEY_FILE + ".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(handle, "wb") as out:
+            out.write(secrets.token_bytes(KEY_BYTES))
+        with contextlib.suppress(FileExistsError):  # another process made it first: theirs is the key
+            os.link(temporary, path)
+        return _read_key(path)
+    except (OSError, ValueError) as error:
+        log.warning("fact_or_fair: the document cache is not used: cannot make its key %s (%s)", path, error)
+        return None
+    finally:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+
+
+def _signature(key: bytes, body: bytes | memoryview) -> bytes:
+    return hmac.new(key, MAGIC + bytes(body), hashlib.sha256).digest()
 
 
 @functools.lru_cache(maxsize=1)
@@ -86,7 +161,7 @@ def key(settings: Mapping[str, Any]) -> str:
 def load_or_build(settings: Mapping[str, Any], build: Callable[[], pa.Table]) -> tuple[pa.Table, str]:
     """The table of ``settings`` from the cache, or ``build()`` (then stored); and its key."""
     name = key(settings)
-    if not enabled():
+    if not enabled() or installation_key() is None:
         return build(), name
     path = folder() / f"{name}{SUFFIX}"
     table = read(path)
@@ -108,8 +183,13 @@ def read(path: Path) -> pa.Table | None:
         log.warning("fact_or_fair: document cache entry %s is not a cache file; building the documents again", path)
         return None
     body = memoryview(data)[len(MAGIC) : len(data) - DIGEST_BYTES]
-    if hashlib.sha256(body).digest() != data[-DIGEST_BYTES:]:
-        log.warning("fact_or_fair: document cache entry %s is corrupt; building the documents again", path)
+    secret = installation_key()
+    if secret is None or not hmac.compare_digest(_signature(secret, body), data[-DIGEST_BYTES:]):
+        log.warning(
+            "fact_or_fair: document cache entry %s is not signed by this installation (corrupt, or written by "
+            "something else); building the documents again",
+            path,
+        )
         return None
     try:
         table = pa.ipc.open_stream(pa.py_buffer(body)).read_all()
@@ -124,8 +204,13 @@ def read(path: Path) -> pa.Table | None:
 
 
 def write(path: Path, table: pa.Table) -> bool:
-    """Store ``table`` at ``path`` (temporary file, then an atomic rename); False if the folder cannot be written."""
+    """Store ``table`` at ``path``, signed (temporary file, then an atomic rename); False if the folder cannot be
+    written or there is no key."""
     import pyarrow as pa
+
+    secret = installation_key()
+    if secret is None:
+        return False
 
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
@@ -138,7 +223,7 @@ def write(path: Path, table: pa.Table) -> bool:
         with os.fdopen(handle, "wb") as out:
             out.write(MAGIC)
             out.write(body)
-            out.write(hashlib.sha256(body).digest())
+            out.write(_signature(secret, body))
         os.replace(temporary, path)
     except OSError as error:
         log.info("fact_or_fair: could not write the document cache entry %s (%s); documents are built each run", path,

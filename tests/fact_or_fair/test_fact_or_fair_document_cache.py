@@ -1,6 +1,7 @@
 """The on-disk document cache (:mod:`fact_fair_tasks.document_cache`): a hit is byte-identical to a build, any change
-of a key or of the code and data misses, a damaged entry is rebuilt rather than trusted, concurrent writers leave
-one whole entry, and an unwritable or disabled cache costs only the build."""
+of a key or of the code and data misses, a damaged or forged entry is rebuilt rather than trusted (entries are signed with a
+private per-installation key), concurrent writers leave one whole entry and one key, and an unwritable or disabled
+cache costs only the build."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ SETTINGS = {"kind": "base", "seed": 0, "draws": 2, "conventions": "corrected"}
 def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path))
     monkeypatch.delenv("FAIRNESS_EVALS_DOCUMENT_CACHE", raising=False)
+    document_cache._KEYS.clear()
     return tmp_path / document_cache.FOLDER
 
 
@@ -143,6 +145,53 @@ def test_a_damaged_entry_is_rebuilt_not_trusted(cache: Path, damage, caplog: pyt
     again = Counting(reference)
     document_cache.load_or_build(SETTINGS, again)
     assert again.calls == 0
+
+
+def test_an_entry_rewritten_with_a_recomputed_digest_is_not_trusted(
+    cache: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24 item 16: an entry replaced by other documents, with the sha256 digest recomputed, loaded as ours."""
+    import hashlib
+
+    reference = built()
+    document_cache.load_or_build(SETTINGS, Counting(reference))
+    path = entry(cache)
+    forged = built(seed=1)  # well-formed documents, but not those of SETTINGS
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, forged.schema) as writer:
+        writer.write_table(forged)
+    body = sink.getvalue().to_pybytes()
+    path.write_bytes(document_cache.MAGIC + body + hashlib.sha256(body).digest())
+    build = Counting(reference)
+    with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+        table, _ = document_cache.load_or_build(SETTINGS, build)
+    assert build.calls == 1 and table.equals(reference) and not table.equals(forged)
+    assert "is not signed by this installation" in caplog.text
+
+
+def test_the_key_is_private_made_once_and_refused_when_others_can_read_it(
+    cache: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import os
+    import stat
+
+    document_cache.load_or_build(SETTINGS, Counting(built()))
+    key = document_cache.key_path()
+    assert key.parent == cache.parent and stat.S_IMODE(key.stat().st_mode) == 0o600
+    assert len(key.read_bytes()) == document_cache.KEY_BYTES
+    assert not list(key.parent.glob("*.tmp"))
+    first = key.read_bytes()
+    document_cache._KEYS.clear()
+    assert document_cache.installation_key() == first  # read again, not made again
+    os.chmod(key, 0o644)
+    document_cache._KEYS.clear()
+    with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+        build = Counting(built())
+        document_cache.load_or_build(SETTINGS, build)
+        document_cache.load_or_build(SETTINGS, build)
+    assert build.calls == 2  # no key to trust: the cache is neither read nor written
+    assert "can be read or written by others (mode 644)" in caplog.text
+    document_cache._KEYS.clear()
 
 
 def test_disabled_cache_reads_and_writes_nothing(cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
