@@ -6,8 +6,12 @@
    - with the MiniLM stage on a realistic stream (models repeat themselves: a pool of 300 answers).
 2. **Aggregation of 10,000 answers** per task, as lmms-eval calls it (every ``agg_<metric>`` of the task on
    the same item list; the first computes, with the 1,000-resample interval, the rest hit the memo).
+3. **Image decodes of ``iris_bis_und``** (12 questions per image) over ``--sets`` synthetic counterfactual sets of 8
+   200x200 JPEGs, in document order and sorted by prompt text (as ``qwen2_5_vl`` and the simple models take their
+   requests), with the default decode cache (8 images in memory and the spill file) and without the spill file
+   (``IRIS_IMAGE_SPILL_MB=0``): decodes, spill rebuilds, decodes per image and the time to fetch every image.
 
-    .venv/bin/python bench/iris.py [--answers 10000] [--aggregate 10000]
+    .venv/bin/python bench/iris.py [--answers 10000] [--aggregate 10000] [--sets 200]
 
 The first line printed names the date, the CPU count, the load average and torch's thread count: record them
 with the numbers (README "Performance").
@@ -141,6 +145,49 @@ def bench_aggregation(n: int) -> None:
     )
 
 
+def bench_decodes(n_sets: int) -> None:
+    """Part 3 of the module docstring."""
+    import tempfile
+
+    from PIL import Image
+
+    from iris_tasks import documents, harness, images
+    from iris_tasks.settings import ENV, build_settings
+    from iris_tasks.vocabulary import occupation_ids
+
+    rng = random.Random(2)
+    corners = [(g, a, sk) for g in ("male", "female") for a in ("young", "older") for sk in ("light", "dark")]
+    occupations = occupation_ids()
+    with tempfile.TemporaryDirectory(prefix="iris-bench-") as tmp:
+        root = Path(tmp)
+        lines = ["path,occupation,gender,age,skin_tone,pair_id"]
+        for s in range(n_sets):
+            for gender, age, skin in corners:
+                name = f"set{s:04d}_{gender}_{age}_{skin}.jpg"
+                colour = tuple(rng.randrange(256) for _ in range(3))
+                Image.new("RGB", (200, 200), colour).save(root / name, quality=90)
+                lines.append(f"{name},{occupations[s % len(occupations)]},{gender},{age},{skin},set{s:04d}")
+        (root / "steer.csv").write_text("\n".join(lines) + "\n")
+        settings = build_settings({"steer_corpus": str(root / "steer.csv")}, ENV)
+        docs = documents.build("iris_bis_und", settings)
+        n_images = n_sets * len(corners)
+        orders = {"document": docs, "prompt-sorted": sorted(docs, key=lambda doc: doc["prompt"])}
+        print(f"image decodes of iris_bis_und ({len(docs):,} documents, {n_images:,} images)")
+        for order, requests in orders.items():
+            for label, spill_mb in (("memory 8 + spill (default)", images.DEFAULT_SPILL_MB), ("memory 8, no spill", 0)):
+                cache = images.reset_image_cache(images.DEFAULT_CACHE_SIZE, spill_mb)
+                start = time.perf_counter()
+                for doc in requests:
+                    harness.doc_to_visual(doc)
+                elapsed = time.perf_counter() - start
+                stats = cache.stats
+                print(
+                    f"  {order:<14} {label:<27} decodes {stats.decodes:>7,}  spill rebuilds {stats.spill_hits:>7,}"
+                    f"  per image {stats.decodes / n_images:5.2f}  {elapsed:6.2f} s ({1e6 * elapsed / len(docs):.0f} us/request)"
+                )
+        images.reset_image_cache()
+
+
 def describe_machine() -> str:
     import torch
 
@@ -155,10 +202,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=10_000, help="answers per mapping line (default 10,000)")
     parser.add_argument("--aggregate", type=int, default=10_000, help="answers aggregated per task (default 10,000)")
+    parser.add_argument("--sets", type=int, default=200, help="counterfactual sets of part 3 (default 200)")
+    parser.add_argument("--decodes-only", action="store_true", help="part 3 only")
     args = parser.parse_args()
     print(describe_machine())
-    bench_mapping(args.answers)
-    bench_aggregation(args.aggregate)
+    if not args.decodes_only:
+        bench_mapping(args.answers)
+        bench_aggregation(args.aggregate)
+    bench_decodes(args.sets)
     print(describe_machine())
 
 
