@@ -1,4 +1,5 @@
-"""Where fairness-evals keeps what it builds once per machine (the converted default model, task roots)."""
+"""Where fairness-evals keeps what it builds once per machine: the converted default model, the lmms-eval task-folder
+copy and the Fact-or-Fair documents with their signing key, each checked by its content on use."""
 
 from __future__ import annotations
 

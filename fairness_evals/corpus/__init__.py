@@ -8,8 +8,14 @@ in their variable and option names so that every message keeps naming the settin
 
 - :mod:`fairness_evals.corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map);
 - :mod:`fairness_evals.corpus.labels`: reading one label value through the user's label map;
-- :mod:`fairness_evals.corpus.sources`: a bad item and the message that stops a run on bad items, JSON manifests,
-  Hugging Face label columns;
+- :mod:`fairness_evals.corpus.sources`: an entry (each benchmark adds its labels) and a scan, a bad item and the
+  message that stops a run on bad items, the folder scan (file links out of the folder are bad items), CSV / JSON
+  manifests and UTF-8 text, Hugging Face datasets and their label columns;
+- :mod:`fairness_evals.corpus.hub`: Hugging Face datasets opened once per process, images as encoded bytes;
+- :mod:`fairness_evals.corpus.integrity`: the integrity check of an image (corrupt, truncated, over the pixel limit,
+  under the minimum face size), memoised per file version;
+- :mod:`fairness_evals.corpus.evaluated`: an evaluated image and corpus, its counts, and the stop-or-skip decision;
+- :mod:`fairness_evals.corpus.sampling`: the stratified allocation and the round-robin order;
 - :mod:`fairness_evals.corpus.images`: decoding, the bounded decode cache and its process-wide, environment-sized
   instance, a file's version.
 """
