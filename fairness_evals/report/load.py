@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from fairness_evals import jsonio
+from fairness_evals.report.model import Cell, number, share, shorten, text
 
 OUR_PREFIXES = ("fact_or_fair", "fairlens", "iris")
 #: The provenance tables' caption on the "Limited run" column (:meth:`Run.limited_cell`).
@@ -61,8 +62,6 @@ class Run:
         """The run as a whole when it left documents out of a task of ours, "" when it did not: ``a limited run
         (--limit 4; fact_or_fair_objective: 4 of 198 documents, and 5 other tasks)``, or ``a subset run
         (--samples; ...)`` (:meth:`left_out`; only the tasks ``n-samples`` counts where it counts any of ours)."""
-        from fairness_evals.report.model import shorten
-
         ours = [task for task in self.results if task.startswith(OUR_PREFIXES)]
         counted = [task for task in ours if task in self.n_samples] or ours
         cut = {task: how for task in sorted(counted) if (how := self.left_out(task))}
@@ -75,11 +74,9 @@ class Run:
         more = f", and {others} other task{'s' if others > 1 else ''}" if others else ""
         return f"{kind} ({flags}; {shorten(first)}{': ' + counts if counts else ''}{more})"
 
-    def limited_cell(self, task: str):
+    def limited_cell(self, task: str) -> Cell:
         """The provenance tables' "Limited run" cell of ``task``: "no", "yes" (``--limit``, ``--offset``) or
         "subset" (``--samples``), with :meth:`left_out` on hover."""
-        from fairness_evals.report.model import text
-
         how = self.left_out(task)
         if not how:
             return text("no")
@@ -89,11 +86,9 @@ class Run:
         """Where a copied number comes from, for the HTML ``data-source`` attribute."""
         return f"{self.index}|{task}|{name}" if self.has(task) and name in self.results[task] else ""
 
-    def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2):
+    def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2) -> Cell:
         """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one, its ``_coverage``
         (package convention 1) when they carry that, and, for an undefined value, why (:meth:`nan_reason`)."""
-        from fairness_evals.report.model import number
-
         metrics = self.results.get(task, {})
         has_interval = f"{name}_ci_low" in metrics
         low = self.metric(task, f"{name}_ci_low") if has_interval else None
@@ -115,8 +110,6 @@ class Run:
         """Why ``name`` is undefined, as far as the results tell: a recorded ``<name>_reason`` text, else its
         coverage against the task's minimum (``*_min_coverage`` / ``fairlens_min_judged`` task metadata, or a
         recorded ``min_coverage``), else "" (the run's warning says why)."""
-        from fairness_evals.report.model import share, shorten
-
         metrics = self.results.get(task, {})
         if name not in metrics:
             return "not in the results"
@@ -207,11 +200,9 @@ class ModelRuns:
         run = self.run_of(task)
         return run.results[task].get(name, default) if run else default
 
-    def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2):
+    def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2) -> Cell:
         run = self.run_of(task)
         if run is None:
-            from fairness_evals.report.model import number
-
             return number(math.nan, note=note or "not run", scale=scale, n=n, digits=digits)
         return run.cell(task, name, note=note, scale=scale, n=n, digits=digits)
 
@@ -330,8 +321,6 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
     file, or results of unrelated tasks only. Other files found in a folder that are not results files (a
     ``results_summary.json``) are skipped, each with one note on standard error.
     """
-    from fairness_evals.report.model import shorten
-
     runs: list[Run] = []
     for raw in paths:
         path = Path(raw)
