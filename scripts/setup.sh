@@ -10,8 +10,10 @@ extras="model"
 python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 # The hook files are copied into site-packages even by an editable install: a change to them reinstalls too.
-stamp=".venv/.fairness-evals-$extras-$(cat pyproject.toml _fairness_evals_hook.py fairness_evals_autoload.pth | sha256sum | cut -c1-16)"
-if [ ! -f "$stamp" ]; then
+digest=$(cat pyproject.toml _fairness_evals_hook.py fairness_evals_autoload.pth | sha256sum | cut -c1-16)
+stamp=".venv/.fairness-evals-$extras-$digest"
+# The test set-up installs everything the plain one does: after `setup.sh test`, a plain `setup.sh` has nothing to do.
+if [ ! -f "$stamp" ] && [ ! -f ".venv/.fairness-evals-test-$digest" ]; then
   .venv/bin/python -m pip install -q --upgrade pip
   # torch==2.13.0 in the same command: otherwise lmms-eval's torchvision requirement pulls a multi-GB
   # CUDA torch. PyPI's torchvision does not load beside the CPU wheel ("torchvision::nms does not

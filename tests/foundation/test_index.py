@@ -1,4 +1,4 @@
-"""Every task, group and tag our YAMLs define is in each harness's index, and the README lists exactly those."""
+"""Every task, group and tag our YAMLs define is in each harness's index, and docs/tasks.md lists exactly those."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import yaml
 from fairness_evals.index import harness_index
 from fairness_evals.paths import HARNESSES, task_paths
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "tasks.md"
 
 
 class _Loader(yaml.SafeLoader):

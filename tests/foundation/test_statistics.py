@@ -120,10 +120,10 @@ def test_harness_rows_stay_short() -> None:
         rows = [m for m, _ in task.harness_metrics() if not m.endswith("_stderr")]
         assert len(rows) <= 12, (task.name, rows)
 
-    def rows_of(name: str) -> int:
+    def rows_of(name: str) -> int:  # lm-eval prints a group's rows twice: in the Tasks table and the Groups table
         task = declared[name]
         own = len([m for m, _ in task.harness_metrics() if not m.endswith("_stderr")])
-        return own + sum(rows_of(member) for member in task.members)
+        return own * (2 if task.group else 1) + sum(rows_of(member) for member in task.members)
 
     assert rows_of("fact_or_fair") <= 60
 

@@ -1,0 +1,89 @@
+"""Checks of what a person reads after a harness run (issue "Results a person can read"): the printed table, the
+values in the results file, and the bytes our fields add to each ``--log_samples`` line."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+#: The keys of a results entry that are not metrics (the harnesses' own bookkeeping).
+NOT_METRICS = {"alias", "name", "sample_len", "sample_count", " "}
+
+
+def printed_rows(stdout: str) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
+    """The rows of the harness's printed Markdown tables, ``{(table, task or group): [(metric, value, stderr), ...]}``
+    with table ``"Tasks"`` or ``"Groups"`` (lm-eval prints a group in both: its rows in the hierarchical Tasks table
+    and again in the Groups table).
+
+    Both harnesses print ``|name|...|Metric|arrow|Value|±|Stderr|...``; a continued row leaves the name empty, a
+    subtask is indented with ``- ``."""
+    rows: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
+    table = current = ""
+    header: list[str] = []
+    for line in stdout.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] in ("Tasks", "Groups"):
+            table, header = cells[0], cells
+            continue
+        name = cells[0].removeprefix("- ").strip()
+        if name:
+            current = name
+        stderr = cells[header.index("Stderr")] if "Stderr" in header else ""
+        rows.setdefault((table, current), []).append(
+            (cells[header.index("Metric")], cells[header.index("Value")], stderr)
+        )
+    return rows
+
+
+def metric_values(entry: dict[str, Any]) -> dict[str, Any]:
+    """``{metric: value}`` of one results entry, without the harness's bookkeeping and without ``*_stderr*`` (the
+    harnesses write ``"N/A"`` there for every metric they cannot bootstrap themselves)."""
+    out = {}
+    for key, value in entry.items():
+        if key in NOT_METRICS:
+            continue
+        metric = key.split(",")[0]
+        if re.search(r"_stderr(_clt|_clustered)?$", metric):
+            continue
+        out[metric] = value
+    return out
+
+
+def string_values(results: dict[str, Any]) -> list[str]:
+    """``task:metric`` for every metric value in ``results`` (tasks and groups) that is not a number."""
+    bad = []
+    for section in ("results", "groups"):
+        for task, entry in results.get(section, {}).items():
+            for metric, value in metric_values(entry).items():
+                if isinstance(value, bool) or not isinstance(value, (int, float)):
+                    bad.append(f"{task}:{metric}={value!r}")
+    return bad
+
+
+def sample_bytes(path: Path) -> tuple[int, int, int]:
+    """``(lines, our bytes, the harness's bytes)`` of a ``--log_samples`` file: ours are the ``doc`` and our metric
+    values (the keys the line's ``metrics`` names), the harness's everything else on the line."""
+    ours = theirs = lines = 0
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        mine = {"doc": row.get("doc"), **{m: row[m] for m in row.get("metrics", []) if m in row}}
+        size = len(json.dumps(mine, ensure_ascii=False).encode())
+        ours += size
+        theirs += len(line.encode()) - size
+        lines += 1
+    return lines, ours, theirs
+
+
+def finite(value: str) -> bool:
+    """Whether a printed table value is a finite number."""
+    try:
+        return math.isfinite(float(value))
+    except ValueError:
+        return False
