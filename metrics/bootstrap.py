@@ -37,6 +37,17 @@ the variance of stratum sizes that the design does not have. In the one-cell-per
 stratum's resampled counts are one multinomial draw of its observed outcome shares, which is the
 same distribution as drawing its units and costs nothing per unit.
 
+Small strata (``rescaled=True``): the plain stratified bootstrap draws ``n_s`` units from a stratum of ``n_s``, and
+the variance of a stratum total it implies is ``(n_s - 1) / n_s`` of the unbiased one (Davison & Hinkley 1997,
+eq. 3.16): with the 2-5 units per stratum of the IRIS understanding designs (probe rounds per attribute
+combination, images per occupation x combination cell, counterfactual sets per occupation) its intervals are 10-30%
+too narrow. The rescaled form draws ``m_s = n_s - 1`` units with replacement in each stratum of ``n_s >= 2`` units
+and weights them ``n_s / m_s`` (the "with-replacement bootstrap of size n - 1" of McCarthy & Snowden 1985; Rao & Wu
+1988 with ``m = n - 1``), which makes the resampled stratum total unbiased with the unbiased variance ``n_s s_s^2``.
+A stratum of one unit cannot show its variance: it is kept fixed (merge such units into a pooled stratum first,
+:func:`collapse_singletons`, where the design allows it). Its draws are made for all resamples of a stratum at once,
+strata in sorted label order, so its results depend on the multiset of (stratum, outcome) pairs only.
+
 Which interval is reported is a per-statistic choice (:class:`StatisticSpec`, methods in
 :mod:`metrics.intervals`): the percentile interval of a biased plug-in statistic (entropy, KL,
 max - min gaps) adds the bias a second time and misses the truth.
@@ -71,6 +82,7 @@ __all__ = [
     "bootstrap_cell_intervals",
     "bootstrap_interval",
     "bootstrap_intervals",
+    "collapse_singletons",
     "intervals_from_counts",
     "jackknife_cell_counts",
     "jackknife_unit_counts",
@@ -194,12 +206,15 @@ def resample_counts(
     n_resamples: int = 1000,
     seed: int = 0,
     strata: ArrayLike | None = None,
+    rescaled: bool = False,
 ) -> FloatArray:
     """Bootstrap-resampled cell counts from a unit x cell count matrix.
 
     ``counts[b] = sum_u W[b, u] * M[u]`` where row ``W[b]`` counts how often each of the U units
     was drawn in U draws with replacement (``W[b] ~ Multinomial(U, 1/U, ..., 1/U)``); with
-    ``strata``, each stratum's ``n_s`` units are drawn ``n_s`` times from that stratum alone.
+    ``strata``, each stratum's ``n_s`` units are drawn ``n_s`` times from that stratum alone. With
+    ``rescaled``, ``W[b, u]`` = (draws of unit u among its stratum's ``n_s - 1`` draws) x ``n_s / (n_s - 1)``,
+    and a one-unit stratum has weight 1 throughout (module docstring, "Small strata").
 
     Parameters
     ----------
@@ -211,17 +226,22 @@ def resample_counts(
         Seed of ``numpy.random.default_rng``; see the module docstring for what it determines.
     strata : array_like of int, shape (U,), optional
         The stratum of each unit, for a stratified design.
+    rescaled : bool, default False
+        The rescaled bootstrap of small strata (without ``strata``: one stratum of every unit).
 
     Returns
     -------
     ndarray of float64, shape (B, C)
-        Integer-valued when ``M`` is.
+        Integer-valued when ``M`` is (and not ``rescaled``).
     """
     matrix = _as_unit_matrix(unit_counts)
     n_resamples = _check_n_resamples(n_resamples)
     seed = _check_seed(seed)
     n_units, n_cells = matrix.shape
     codes = _check_strata(strata, n_units)
+    if rescaled:
+        dense = matrix.toarray() if _issparse(matrix) else matrix
+        return _rescaled_unit_counts(dense, np.zeros(n_units, np.int64) if codes is None else codes, n_resamples, seed)
     out = np.empty((n_resamples, n_cells), dtype=np.float64)
     transposed = matrix.T.tocsr() if _issparse(matrix) else None
     blocks = _blocks(n_units, n_resamples, seed) if codes is None else _stratified_blocks(codes, n_resamples, seed)
@@ -262,6 +282,47 @@ def _stratified_blocks(codes: NDArray[np.int64], n_resamples: int, seed: int) ->
         yield start, weights
 
 
+def _rescaled_unit_counts(matrix: FloatArray, codes: NDArray[np.int64], n_resamples: int, seed: int) -> FloatArray:
+    """The rescaled form of :func:`resample_counts`: per stratum (sorted codes), ``n_s - 1`` draws for every resample
+    at once, each weighing ``n_s / (n_s - 1)``; a one-unit stratum adds its row to every resample."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((n_resamples, matrix.shape[1]), dtype=np.float64)
+    rows = np.arange(n_resamples)
+    for stratum in range(int(codes.max()) + 1):
+        units = np.flatnonzero(codes == stratum)
+        n = units.size
+        if n == 1:
+            out += matrix[units[0]]
+            continue
+        m = n - 1
+        draws = rng.integers(0, n, size=(n_resamples, m))
+        weights = np.zeros((n_resamples, n), dtype=np.float64)
+        np.add.at(weights, (np.repeat(rows, m), draws.ravel()), n / m)
+        out += weights @ matrix[units]
+    return out
+
+
+def collapse_singletons(strata: ArrayLike, pools: ArrayLike) -> NDArray[np.int64]:
+    """Stratum labels with every one-unit stratum replaced by its unit's pool (a "collapsed stratum").
+
+    ``label_u = pool_u + offset`` where u's stratum has one unit, else ``stratum_u``; ``offset = max(strata) + 1 -
+    min(pools)``, so pool labels never merge with a real stratum. ``pools`` gives each unit a coarser label (e.g. the
+    attribute combination of an occupation x combination cell): units of one-unit strata are pooled by it, so their
+    variance is estimated from the pool (conservatively: the pool's spread includes the differences between the merged
+    strata). For the rescaled bootstrap, which keeps a one-unit stratum fixed.
+    """
+    s = np.asarray(strata, dtype=np.int64).ravel()
+    p = np.asarray(pools, dtype=np.int64).ravel()
+    if s.shape != p.shape:
+        raise ValueError(f"strata and pools must have the same length, got {s.size} and {p.size}")
+    if s.size == 0:
+        return s
+    _, inverse, counts = np.unique(s, return_inverse=True, return_counts=True)
+    single = counts[inverse.ravel()] == 1
+    offset = int(s.max()) + 1 - int(p.min())
+    return np.where(single, p + offset, s)
+
+
 def _check_cell_index(cell_index: ArrayLike, n_cells: int) -> NDArray[np.int64]:
     idx_arr = np.asarray(cell_index)
     if idx_arr.ndim != 1 or idx_arr.size == 0:
@@ -290,6 +351,7 @@ def resample_cell_counts(
     n_resamples: int = 1000,
     seed: int = 0,
     strata: ArrayLike | None = None,
+    rescaled: bool = False,
 ) -> FloatArray:
     """Bootstrap-resampled cell counts when each unit falls in exactly one cell.
 
@@ -298,7 +360,9 @@ def resample_cell_counts(
     no cell included): the distribution of drawing its ``n_s`` units with replacement, as
     :func:`resample_counts` of the one-hot matrix does, at a cost that does not grow with the number
     of units. The result depends on the multiset of (stratum, cell) pairs only, never on the order of
-    the units, so it is the same however a harness orders or gathers the answers.
+    the units, so it is the same however a harness orders or gathers the answers. With ``rescaled``, a stratum of
+    ``n_s >= 2`` units gets ``(n_s / (n_s - 1)) Multinomial(n_s - 1, observed shares)`` and a stratum of one unit (or
+    of one outcome) its observed counts in every resample (module docstring, "Small strata").
 
     Parameters
     ----------
@@ -310,6 +374,7 @@ def resample_cell_counts(
     n_resamples : int, default 1000
     seed : int, default 0
     strata : array_like of int, shape (U,), optional
+    rescaled : bool, default False
 
     Returns
     -------
@@ -329,9 +394,12 @@ def resample_cell_counts(
     for row in _stratum_outcomes(cells, codes, n_cells):
         seen = np.flatnonzero(row)
         total = int(row.sum())
-        draws = rng.multinomial(total, row[seen] / total, size=n_resamples)
         in_cell = seen < n_cells
-        out[:, seen[in_cell]] += draws[:, in_cell]
+        if rescaled and (total == 1 or seen.size == 1):
+            out[:, seen[in_cell]] += row[seen[in_cell]]
+            continue
+        draws = rng.multinomial(total - 1 if rescaled else total, row[seen] / total, size=n_resamples)
+        out[:, seen[in_cell]] += draws[:, in_cell] * (total / (total - 1)) if rescaled else draws[:, in_cell]
     return out
 
 

@@ -101,6 +101,61 @@ def test_first_resamples_do_not_depend_on_n_resamples(monkeypatch: pytest.Monkey
     np.testing.assert_array_equal(bs.resample_counts(one_hot(cells, 5), n_resamples=7, seed=4), blocks_full[:7])
 
 
+# --------------------------------------------------------------------------- rescaled (small strata)
+def _stratum_totals(counts: np.ndarray, strata: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(B, S): each resample's total of ``values`` per stratum, from unit multiplicities ``counts`` (B, U)."""
+    return np.stack([counts[:, strata == s] @ values[strata == s] for s in np.unique(strata)], axis=1)
+
+
+def test_rescaled_resamples_keep_the_unbiased_variance_of_small_strata() -> None:
+    """Strata of 3 units: the plain bootstrap's variance of a stratum total is (n - 1)/n = 2/3 of the unbiased
+    n s^2; drawing n - 1 units weighted n/(n - 1) gives the unbiased value, and keeps the total unbiased."""
+    strata = np.repeat(np.arange(40), 3)
+    values = np.tile([1.0, 4.0, 7.0], 40)  # s^2 = 9 in every stratum: unbiased variance of a total 3 * 9 = 27
+    eye = np.eye(strata.size)
+    plain = _stratum_totals(bs.resample_counts(eye, n_resamples=3000, seed=2, strata=strata), strata, values)
+    scaled = _stratum_totals(bs.resample_counts(eye, n_resamples=3000, seed=2, strata=strata, rescaled=True), strata,
+                             values)  # fmt: skip
+    assert plain.var(axis=0).mean() == pytest.approx(27 * 2 / 3, rel=0.05)
+    assert scaled.var(axis=0).mean() == pytest.approx(27, rel=0.05)
+    assert scaled.mean() == pytest.approx(12.0, rel=0.01)
+    # the one-cell-per-unit form: each unit in the cell of its value, the same law
+    cells = np.tile([0, 1, 2], 40) + 3 * strata
+    counts = bs.resample_cell_counts(cells, 120, n_resamples=3000, seed=2, strata=strata, rescaled=True)
+    totals = counts.reshape(3000, 40, 3) @ np.array([1.0, 4.0, 7.0])
+    assert totals.var(axis=0).mean() == pytest.approx(27, rel=0.05)
+    assert np.allclose(counts.reshape(3000, 40, 3).sum(axis=2), 3.0)  # (3/2) x 2 draws per stratum
+
+
+def test_rescaled_keeps_a_stratum_of_one_unit_fixed_and_does_not_depend_on_order() -> None:
+    strata = np.array([0, 0, 1, 2, 2, 2])
+    matrix = np.arange(18, dtype=float).reshape(6, 3)
+    out = bs.resample_counts(matrix, n_resamples=50, seed=1, strata=strata, rescaled=True)
+    w = bs.resample_counts(np.eye(6), n_resamples=50, seed=1, strata=strata, rescaled=True)
+    np.testing.assert_array_equal(w[:, 2], 1.0)  # the lone unit of stratum 1
+    np.testing.assert_allclose(w[:, :2].sum(axis=1), 2.0)  # 1 draw weighing 2
+    np.testing.assert_allclose(w[:, 3:].sum(axis=1), 3.0)  # 2 draws weighing 3/2
+    np.testing.assert_allclose(out, w @ matrix)
+    cells = np.array([0, 1, 4, 2, 2, 3, -1])
+    groups = np.array([0, 0, 1, 2, 2, 2, 2])
+    counts = bs.resample_cell_counts(cells, 5, n_resamples=40, seed=3, strata=groups, rescaled=True)
+    np.testing.assert_array_equal(counts[:, 4], 1.0)  # one unit
+    order = np.array([6, 2, 0, 5, 1, 4, 3])
+    np.testing.assert_array_equal(
+        bs.resample_cell_counts(cells[order], 5, n_resamples=40, seed=3, strata=groups[order], rescaled=True), counts
+    )
+
+
+def test_collapse_singletons_pools_the_strata_of_one_unit() -> None:
+    strata = np.array([0, 0, 1, 2, 2, 3])
+    pools = np.array([5, 5, 6, 7, 7, 6])
+    # strata 1 and 3 have one unit each: both go to pool 6, offset max(strata) + 1 - min(pools) = -1
+    assert bs.collapse_singletons(strata, pools).tolist() == [0, 0, 5, 2, 2, 5]
+    assert bs.collapse_singletons([], []).tolist() == []
+    with pytest.raises(ValueError, match="same length"):
+        bs.collapse_singletons([0, 1], [0])
+
+
 # --------------------------------------------------------------------------- intervals
 def test_percentile_interval_hand_computed() -> None:
     out = bs.percentile_interval(np.arange(101.0), confidence=0.9, estimate=50.0, seed=1)
