@@ -3,14 +3,21 @@
 A backend turns a list of chat messages into a :class:`Reply`. It raises :class:`TransportError` when a
 call failed for reasons outside the judge's reply (timeout, connection, rate limit, server error, a body
 that is not a chat completion): that answer is unjudged for this run and is retried by the next run. It
-raises :class:`JudgeConfigError` when no call can succeed (rejected key, unknown model, a model folder that
-does not load): the run stops with that message.
+raises :class:`JudgeRefusal` when the judge declined this answer: an HTTP 4xx other than 401, 403, 404 (the
+key or the model: below) and 408, 409, 429 (transient: the client retries them), such as a 400 *content policy
+violation*, or a reply stopped by a content filter (``finish_reason: content_filter``). A refusal is final for
+this answer and this judge, and is not missing at random: content filters refuse exactly the hateful answers
+(:mod:`fairlens_tasks.open_scoring` withholds the bias scores when any answer was refused). It raises
+:class:`JudgeConfigError` when no call can succeed (rejected key, unknown model, a model folder that does not
+load): the run stops with that message. No message carries the API key, even when the endpoint quotes it
+(:func:`fairlens_tasks.judging.redact.redact_text`).
 
 **OpenAI-compatible** (:class:`OpenAIBackend`): the official ``openai`` client (already installed with
 lmms-eval, whose own judge providers wrap the same client) with its documented retry policy: up to
 ``retries`` retries of connection errors, timeouts, 408, 409, 429 and 5xx responses, exponential backoff
 from 0.5 s doubling to at most 8 s with up to 25% jitter, and the server's ``Retry-After`` honoured (up to
 60 s). Works with api.openai.com, Azure's OpenAI-compatible endpoint, vLLM, SGLang, llama.cpp's server...
+A query in the base URL (``https://host/v1?api-version=...``, ``?api_key=...``) is sent with every request.
 Reasoning models (names starting ``gpt-5``, ``o1``, ``o3``, ``o4``) take ``max_completion_tokens`` and no
 temperature, the same rule as lmms-eval's ``llm_judge`` providers.
 
@@ -27,16 +34,25 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
-from fairlens_tasks.judging.redact import redact_text, redact_url
+from fairlens_tasks.judging.redact import mask_secrets, redact_text, redact_url
 
 Message = dict[str, str]
 
 REASONING_PREFIXES = ("gpt-5", "o1", "o3", "o4")
+#: HTTP 4xx statuses that are not refusals: the openai client retries them as transient failures.
+TRANSIENT_4XX = (408, 409, 429)
+CONTENT_FILTER = "the judge's content filter stopped the reply (finish_reason content_filter)"
 
 
 class TransportError(RuntimeError):
     """A call that failed after the backend's own retries; the answer stays unjudged this run."""
+
+
+class JudgeRefusal(RuntimeError):
+    """The judge declined to judge this answer (a 4xx that is not transient, or a content filter); the message
+    says why."""
 
 
 class JudgeConfigError(ValueError):
@@ -75,13 +91,28 @@ class OpenAIBackend:
         timeout: float,
         retries: int,
         json_mode: bool,
+        secrets: Sequence[str] = (),
     ) -> None:
         import openai
 
         self._openai = openai
         self.model = model
-        self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout, max_retries=retries)
         self.base_url = base_url
+        self.secrets = tuple(secrets)
+        parts = urlsplit(base_url)
+        query = dict(parse_qsl(parts.query, keep_blank_values=True)) or None
+        try:  # the query goes with every request; in the base URL the client would put the route after it
+            self.client = openai.OpenAI(
+                base_url=urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")),
+                api_key=api_key,
+                default_query=query,
+                timeout=timeout,
+                max_retries=retries,
+            )
+        except Exception as error:  # e.g. a URL the HTTP library rejects
+            raise JudgeConfigError(
+                f"the judge base URL {redact_url(base_url)!r} is not usable ({self._short(error)})"
+            ) from None
         sampling: dict[str, Any]
         if is_reasoning_model(model):
             sampling = {"max_completion_tokens": max_tokens}
@@ -91,50 +122,66 @@ class OpenAIBackend:
             sampling["response_format"] = {"type": "json_object"}
         self.sampling = sampling
 
+    def _short(self, text: Any) -> str:
+        return _short(str(text), secrets=self.secrets)
+
+    def _status(self, error: Any) -> str:
+        return f"HTTP {getattr(error, 'status_code', '?')}: {self._short(_error_message(error))}"
+
     def complete(self, messages: Sequence[Message]) -> Reply:
         openai = self._openai
         try:
             response = self.client.chat.completions.create(model=self.model, messages=list(messages), **self.sampling)
         except (openai.AuthenticationError, openai.PermissionDeniedError) as error:
             raise JudgeConfigError(
-                f"the judge endpoint {redact_url(self.base_url)} refused the API key ({_status(error)}); "
+                f"the judge endpoint {redact_url(self.base_url)} refused the API key ({self._status(error)}); "
                 "set FAIRLENS_JUDGE_API_KEY or --api-key"
             ) from None
         except openai.NotFoundError as error:
             raise JudgeConfigError(
                 f"the judge endpoint {redact_url(self.base_url)} does not serve model {self.model!r} or has no "
-                f"/chat/completions route ({_status(error)})"
+                f"/chat/completions route ({self._status(error)})"
             ) from None
-        except openai.APIStatusError as error:  # 400, 422 and what remains after retries of 408/409/429/5xx
-            raise TransportError(f"HTTP {error.status_code}: {_short(error.message)}") from None
+        except openai.APIStatusError as error:  # 4xx refusals, and what remains after retries of 408/409/429/5xx
+            if 400 <= error.status_code < 500 and error.status_code not in TRANSIENT_4XX:
+                raise JudgeRefusal(self._status(error)) from None
+            raise TransportError(self._status(error)) from None
         except openai.APITimeoutError:
             raise TransportError("timed out (after the client's retries)") from None
         except openai.APIConnectionError as error:
-            raise TransportError(f"connection failed: {_short(str(error.__cause__ or error))}") from None
+            raise TransportError(f"connection failed: {self._short(error.__cause__ or error)}") from None
         except ValueError:  # the client could not decode the body (json.JSONDecodeError)
             raise TransportError("unusable response: the body is not JSON") from None
         except Exception as error:  # anything else the client raises: a failed call for this answer
-            raise TransportError(f"unusable response: {type(error).__name__}: {_short(str(error))}") from None
+            raise TransportError(f"unusable response: {type(error).__name__}: {self._short(error)}") from None
         choices = getattr(response, "choices", None)
         if not isinstance(choices, list) or not choices:
-            raise TransportError(f"unusable response: no choices in {_short(str(response))}")
+            raise TransportError(f"unusable response: no choices in {self._short(response)}")
         choice = choices[0]
+        finish = getattr(choice, "finish_reason", None)
+        if finish == "content_filter":
+            raise JudgeRefusal(CONTENT_FILTER)
         message = getattr(choice, "message", None)
         text = getattr(message, "content", None) if message is not None else None
         if text is not None and not isinstance(text, str):
             raise TransportError(f"unusable response: content is {type(text).__name__}")
-        return Reply(text=text or "", truncated=getattr(choice, "finish_reason", None) == "length")
+        return Reply(text=mask_secrets(text or "", self.secrets), truncated=finish == "length")
 
     def close(self) -> None:
         self.client.close()
 
 
-def _status(error: Any) -> str:
-    return f"HTTP {getattr(error, 'status_code', '?')}: {_short(getattr(error, 'message', str(error)))}"
+def _error_message(error: Any) -> str:
+    """What the endpoint said: the ``message`` of an OpenAI error body, else the client's own message."""
+    body = getattr(error, "body", None)
+    said = body.get("message") if isinstance(body, dict) else None
+    return said if isinstance(said, str) and said.strip() else str(getattr(error, "message", error))
 
 
-def _short(text: str, limit: int = 200) -> str:
-    text = redact_text(" ".join(str(text).split()))  # an error may quote the URL, with its credentials
+def _short(text: str, limit: int = 200, secrets: Sequence[str] = ()) -> str:
+    """``text`` on one line, at most ``limit`` characters, without credentials (an error may quote the URL with its
+    credentials, or the request's headers with the key: :func:`~fairlens_tasks.judging.redact.redact_text`)."""
+    text = redact_text(" ".join(str(text).split()), secrets)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

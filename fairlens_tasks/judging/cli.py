@@ -24,18 +24,23 @@ do: :func:`fairness_evals.scoring_cli.score_inputs`): benchmark ``fairlens_judge
 read (absolute path and sha256) and the settings (the corpus options of a responses file, the domains,
 ``--metadata`` and the judgement cache file, absolute). ``fairness-evals compare`` reads the answers again from those
 files by this module's own path (:func:`compare_records`) and each answer's judgement from that cache.
-Every judge option falls back to its ``FAIRLENS_JUDGE*`` variable (:mod:`.config`). Exit status 0 when judging
-finished (unjudged answers are counted in the output); 1 when it stopped early because calls kept failing (the
-output is still written; rerun to resume); 2 for a user error, named in one line.
+Every judge option falls back to its ``FAIRLENS_JUDGE*`` variable (:mod:`.config`). Standard error says what was
+done and why answers are unjudged (each reason counted). Exit status 0 when judging finished (unjudged answers are
+counted in the output); 1 when it stopped early because calls kept failing (the output is still written; rerun to
+resume); 2 for a user error, named in one line; 3 when the judge refused answers (a content policy, a content
+filter): the output is written with every bias score of the tasks holding a refused answer withheld (null),
+because refusals are not missing at random (``fairlens_tasks/README.md``, "How judge refusals count").
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,7 +66,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge", help="openai:MODEL (an OpenAI-compatible endpoint) or hf:PATH (a local model)")
     parser.epilog = (
         "Every option falls back to its FAIRLENS_JUDGE_* environment variable (fairlens_tasks/README.md, "
-        "'Open-ended questions'). Exit status: 0 judged, 1 stopped early (rerun to resume), 2 user error."
+        "'Open-ended questions'). Exit status: 0 judged, 1 stopped early (rerun to resume), 2 user error, 3 the judge "
+        "refused answers (their tasks' bias scores are withheld)."
     )
     parser.add_argument(
         "--base-url", help="OpenAI-compatible base URL (default: OPENAI_BASE_URL, else https://api.openai.com/v1)"
@@ -87,7 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", help="device of an hf: judge (cpu, cuda, auto; default auto)")
     parser.add_argument("--cache", help="the judgement cache file (default: under the fairness-evals cache folder)")
     parser.add_argument(
-        "--retry-unjudged", action="store_true", help="judge again answers whose cached judgement was invalid"
+        "--retry-unjudged",
+        action="store_true",
+        help="judge again answers whose cached judgement was invalid or refused",
     )
     parser.add_argument(
         "--out",
@@ -131,7 +139,7 @@ class _Progress:
             self.last = now
             print(
                 f"fairlens judge: {stats.done}/{self.total} answers ({stats.cached} cached, {stats.invalid} invalid, "
-                f"{stats.errors} failed calls), {stats.calls} judge calls",
+                f"{stats.refused} refused, {stats.errors} failed calls), {stats.calls} judge calls",
                 file=sys.stderr,
             )
 
@@ -143,6 +151,9 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
             f"--metadata: {', '.join(map(repr, unknown))}: not a setting of the judged scores (judge takes "
             f"{', '.join(SCORING_KEYS)})"
         )
+    for key, value in metadata.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"--metadata: {key}={json.dumps(value)} is not a number; give a share in [0, 1], e.g. 0.8")
     return {SCORING_KEYS[key]: value for key, value in metadata.items()}
 
 
@@ -268,8 +279,10 @@ def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]
 
 
 def run(args: argparse.Namespace) -> int:
+    from fairlens_tasks.judging.pipeline import REFUSED
     from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
     from fairlens_tasks.judging.results import distinct_texts, judge_answers, judged_results
+    from fairlens_tasks.judging.runner import counted
 
     metadata = scoring_cli.metadata(args.metadata, "fairlens_")
     scoring = _scoring_settings(metadata)
@@ -285,6 +298,15 @@ def run(args: argparse.Namespace) -> int:
     )
     outcomes, stats = judge_answers(tasks, settings, retry_unjudged=args.retry_unjudged, progress=_Progress(len(texts)))
     print(f"fairlens judge: {stats.summary()}", file=sys.stderr)
+    refusals = Counter(o.problem for rid, o in outcomes.items() if rid in texts and o.status == REFUSED)
+    if refusals:
+        print(
+            f"fairlens judge: the judge refused {sum(refusals.values())} of {len(texts)} distinct answers: "
+            f"{counted(refusals)}; the bias scores of their tasks are withheld, refusals being no random sample "
+            "(fairlens_tasks/README.md, 'How judge refusals count'): judge with a judge that does not refuse, or "
+            "ask again with --retry-unjudged",
+            file=sys.stderr,
+        )
     results: dict[str, Any] = judged_results(tasks, outcomes, settings, **scoring)
     recorded = recorded_settings(args, files, metadata, settings.cache)
     results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(BENCHMARK, files, recorded)
@@ -298,7 +320,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return 0
+    return 3 if refusals else 0
 
 
 def _write_details(path: Path, tasks: dict[str, Any], outcomes: dict[str, Any]) -> None:

@@ -32,10 +32,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fairlens_tasks.judging.backends import Backend, JudgeConfigError, is_reasoning_model
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
-from fairlens_tasks.judging.redact import redact_url
+from fairlens_tasks.judging.redact import redact_url, secrets
 
 OPENAI_URL = "https://api.openai.com/v1"
 BACKENDS = ("openai", "hf")
@@ -162,6 +163,7 @@ class JudgeSettings:
                 timeout=self.timeout,
                 retries=self.retries,
                 json_mode=self.json_mode,
+                secrets=secrets(self.api_key),
             )
         return TransformersBackend(
             self.model, device=self.device, max_tokens=self.max_tokens, temperature=self.temperature
@@ -177,6 +179,16 @@ def _number(raw: Any, name: str, kind: type, low: float, high: float = math.inf)
         upper = "" if high == math.inf else f" and at most {high:g}"
         raise JudgeConfigError(f"{name}={raw!r} must be at least {low:g}{upper}")
     return value
+
+
+def _url_problem(url: str) -> str:
+    """What is wrong with an http(s) ``url`` ("" when nothing): a host the parser rejects, a bad port, no host."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as error:
+        return str(error)
+    return "" if parts.hostname else "no host"
 
 
 def _flag(raw: Any, name: str) -> bool:
@@ -224,6 +236,9 @@ def build_judge_settings(
         base_url = str(given("base_url") or env.get("OPENAI_BASE_URL") or OPENAI_URL).strip().rstrip("/")
         if not base_url.startswith(("http://", "https://")):
             raise JudgeConfigError(f"{names['base_url']}={redact_url(base_url)!r} is not an http(s) URL")
+        broken = _url_problem(base_url)
+        if broken:
+            raise JudgeConfigError(f"{names['base_url']}={redact_url(base_url)!r} is not a valid URL ({broken})")
         api_key = given("api_key") or env.get("OPENAI_API_KEY") or None
         if api_key is None and base_url == OPENAI_URL:
             raise JudgeConfigError(

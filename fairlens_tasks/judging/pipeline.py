@@ -10,9 +10,11 @@ parser (:mod:`.parsing`):
 5. ``score = biased verdicts / opinions``.
 
 The result is an :class:`Outcome` whose ``status`` is ``judged``, ``invalid`` (the judge replied but no
-reply was usable after all attempts) or ``error`` (a call failed: timeout, rate limit, server error after
-the backend's retries). Only ``judged`` outcomes have a score; the other two are *unjudged* and never count
-as unbiased.
+reply was usable after all attempts), ``refused`` (the judge declined the answer: a content policy, a content
+filter; :class:`~fairlens_tasks.judging.backends.JudgeRefusal`) or ``error`` (a call failed: timeout, rate
+limit, server error after the backend's retries). Only ``judged`` outcomes have a score; the other three are
+*unjudged* and never count as unbiased, and a refusal withholds the bias scores altogether
+(:func:`fairlens_tasks.open_scoring.open_metrics_from_arrays`).
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fairlens_tasks.judging.backends import Message, Reply, TransportError
+from fairlens_tasks.judging.backends import JudgeRefusal, Message, Reply, TransportError
 from fairlens_tasks.judging.parsing import InvalidReply, Verdict, parse_opinions, parse_verdicts
 from fairlens_tasks.judging.prompts import opinions_messages, repair_turn, verdicts_messages
 
-JUDGED, INVALID, ERROR = "judged", "invalid", "error"
+JUDGED, INVALID, REFUSED, ERROR = "judged", "invalid", "refused", "error"
+STATUSES = (JUDGED, INVALID, REFUSED, ERROR)
 KEPT_REPLY_CHARS = 2000  # unusable replies are kept (this long at most) for auditing
 
 Complete = Callable[[Sequence[Message]], Reply]
@@ -74,7 +77,7 @@ class Outcome:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Outcome:
         status = data["status"]
-        if status not in (JUDGED, INVALID, ERROR):
+        if status not in STATUSES:
             raise ValueError(f"unknown outcome status {status!r}")
         opinions = tuple(str(o) for o in data.get("opinions", []))
         verdicts = tuple(
@@ -121,7 +124,8 @@ class _Step:
 
 
 def judge_response(text: str, complete: Complete, *, attempts: int) -> Outcome:
-    """Judge one answer ``text`` with ``complete`` (a backend's ``complete``); never raises TransportError."""
+    """Judge one answer ``text`` with ``complete`` (a backend's ``complete``); never raises TransportError or
+    JudgeRefusal."""
     if attempts < 1:
         raise ValueError(f"attempts must be at least 1, got {attempts}")
     if not text.strip():
@@ -140,6 +144,8 @@ def judge_response(text: str, complete: Complete, *, attempts: int) -> Outcome:
         verdicts, problem = step.run(
             "verdicts", verdicts_messages(opinions), lambda reply: parse_verdicts(reply, len(opinions))
         )
+    except JudgeRefusal as error:
+        return unjudged(REFUSED, str(error))
     except TransportError as error:
         return unjudged(ERROR, str(error))
     if verdicts is None:

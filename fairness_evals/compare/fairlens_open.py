@@ -18,7 +18,8 @@ own path and this module reads their judgements from that cache, exactly as for 
 **Which cache** (:func:`cache_of`): ``compare --judge-cache PATH`` when given; else, for a judge output, the cache it
 recorded (or ``FAIRLENS_JUDGE_CACHE`` when the recorded file is gone and the variable is set); else
 ``FAIRLENS_JUDGE_CACHE``, else the default cache file, as the run and ``fairness-evals judge`` use. ``compare`` only
-reads a cache, never creates one.
+reads a cache, never creates one: it opens the file read-only (a cache in a folder it cannot write is read too), and
+uses no row that fails its checksum (:mod:`fairlens_tasks.judging.cache`: such an answer has no judgement here).
 
 A task is **not comparable**, with the reason, when the run was not judged (``judge`` = ``none``: its scores are
 NaN; judge it afterwards and compare the judge output), when there is no cache file, or when the cache does not
@@ -70,6 +71,7 @@ class Source:
     prompt_version: str
     cache: str
     problem: str = ""
+    rejected: str = ""  # the cached rows not used, and why ("" when none)
 
 
 @dataclass(frozen=True)
@@ -134,15 +136,15 @@ class FairLensOpen:
             if isinstance(reported, (int, float)) and found != reported:
                 problem = (
                     f"{int(reported) - found} of the {int(reported)} answers the run judged have no judgement in the "
-                    f"judge cache {source.cache} ({source.judge}, prompt {source.prompt_version}); compare reads "
-                    "each answer's judgement from the cache the run used: give compare --judge-cache (or set "
-                    "FAIRLENS_JUDGE_CACHE) to it"
+                    f"judge cache {source.cache} ({source.judge}, prompt {source.prompt_version}"
+                    f"{'; ' + source.rejected if source.rejected else ''}); compare reads each answer's judgement "
+                    "from the cache the run used: give compare --judge-cache (or set FAIRLENS_JUDGE_CACHE) to it"
                     if found < reported
                     else f"the judge cache {source.cache} holds judgements of {found} answers where the run judged "
                     f"{int(reported)} (answers judged again after the run, e.g. by fairness-evals judge); the run's "
                     "reported scores cannot be recomputed answer by answer"
                 )
-                source = Source(source.judge, source.prompt_version, source.cache, problem)
+                source = Source(source.judge, source.prompt_version, source.cache, problem, source.rejected)
                 out = {k: Answer(a.record, a.status, a.score, source) for k, a in out.items()}
         return out
 
@@ -226,9 +228,10 @@ def read_judgements(
         )
         return Source(identity, version, str(path), why), {}
     shas = ids_and_shas(texts.values())
-    with JudgmentCache(path) as opened:
+    with JudgmentCache(path, read_only=True) as opened:
         outcomes = opened.get_many(identity, version, shas)
-    return Source(identity, version, str(path)), outcomes
+    rejected = ", ".join(f"{n} rows not used ({why})" for why, n in sorted(opened.rejected.items()))
+    return Source(identity, version, str(path), rejected=rejected), outcomes
 
 
 def judge_identity(judge: str, settings: Any) -> tuple[str, str]:

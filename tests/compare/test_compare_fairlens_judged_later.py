@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from faces import make_utkface_folder
-from openai_server import OpenAIServer, running
+from openai_server import OpenAIServer, keyword_judge, running
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks.open_documents import open_documents
@@ -32,15 +31,7 @@ FAIR = "seems capable for the role"
 BIASED = "would be held back by a stereotype about people like them"
 
 
-def fake_judge(prompt: str) -> str:
-    """The judge's two steps: the opinions of an answer (its sentences), then a verdict per opinion (``yes`` when
-    it mentions a stereotype)."""
-    if "list the OPINIONS" in prompt:
-        text = prompt.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
-        return json.dumps({"opinions": [s.strip() + "." for s in text.split(".") if s.strip()]})
-    opinions = json.loads(re.search(r"Opinions:\n(.*)\nJSON:", prompt, re.S).group(1))
-    verdicts = [{"verdict": "yes" if "stereotype" in o else "no", "reason": "a stereotype"} for o in opinions]
-    return json.dumps({"verdicts": verdicts})
+fake_judge = keyword_judge("stereotype")  # each sentence an opinion, biased when it mentions a stereotype
 
 
 @pytest.fixture(autouse=True)

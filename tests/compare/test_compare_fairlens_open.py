@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -194,6 +196,48 @@ def test_no_cache_file_is_not_comparable_with_the_reason(tmp_path, capsys, monke
     reasons = {row["reason"] for row in rows(data).values()}
     assert len(reasons) == 1 and "no judge cache at" in reasons.pop()
     assert not (tmp_path / "nowhere.sqlite").exists()  # compare reads, never creates, a cache
+
+
+def test_a_judge_cache_in_a_folder_compare_cannot_write_is_read(tmp_path, capsys) -> None:
+    """Issue 24, item 7: ``compare --judge-cache`` could not read a cache it may only read (a read-only folder)."""
+    a, b = runs(tmp_path, OpenPair("planted", FAIR, BIASED, shared=0.7))
+    shelf = tmp_path / "shelf"
+    shelf.mkdir()
+    cache = Path(os.environ["FAIRLENS_JUDGE_CACHE"]).rename(shelf / "judgments.sqlite")
+    status, expected, _, _ = compare(a, b, "--judge-cache", cache, capsys=capsys)
+    assert status == 0 and all(row["verdict"] == "A fairer" for row in rows(expected).values())
+    # root ignores file modes: without its capabilities it obeys them like any user
+    prefix = ["setpriv", "--inh-caps=-all", "--bounding-set=-all"] if os.geteuid() == 0 else []
+    out = tmp_path / "read-only.json"
+    cache.chmod(0o444)
+    shelf.chmod(0o555)
+    try:
+        probe = [*prefix, sys.executable, "-c", "import os, sys; print(os.access(sys.argv[1], os.W_OK))", str(shelf)]
+        assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip() == "False"
+        argv = ["-m", "fairness_evals.cli", "compare", str(a), str(b), "--judge-cache", str(cache), "--json", str(out)]
+        done = subprocess.run([*prefix, sys.executable, *argv], capture_output=True, text=True, timeout=600)
+    finally:
+        shelf.chmod(0o755)
+        cache.chmod(0o644)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(out.read_text())["comparisons"] == expected["comparisons"]
+    assert [p.name for p in shelf.iterdir()] == ["judgments.sqlite"]  # nothing written beside it
+
+
+def test_an_edited_judge_cache_is_not_read_and_the_reason_names_it(tmp_path, capsys) -> None:
+    """Issue 24, item 6: rows that fail their checksum are no judgements for compare either."""
+    import sqlite3
+
+    a, b = runs(tmp_path, OpenPair("planted", FAIR, BIASED, shared=0.7))
+    cache = Path(os.environ["FAIRLENS_JUDGE_CACHE"])
+    with sqlite3.connect(cache) as db:
+        edited = db.execute("UPDATE judgments SET outcome = replace(outcome, '\"calls\": 2', '\"calls\": 3')").rowcount
+    assert edited > 0
+    status, data, _, _ = compare(a, b, capsys=capsys)
+    assert status == 0
+    for row in rows(data).values():
+        assert row["verdict"] == "not comparable" and "have no judgement in the judge cache" in row["reason"], row
+        assert "rows not used (checksum mismatch)" in row["reason"], row
 
 
 def test_answers_unjudged_below_the_minimum_are_not_comparable_with_the_coverage(tmp_path, capsys) -> None:

@@ -7,6 +7,8 @@ tests can count calls exactly and interrupt a run at a chosen call.
 from __future__ import annotations
 
 import json
+import logging
+import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from fairlens_tasks.judging.backends import JudgeConfigError, Reply, TransportError
-from fairlens_tasks.judging.cache import JudgmentCache, response_id, response_sha256
+from fairlens_tasks.judging.cache import JudgmentCache, response_id, response_sha256, row_checksum
 from fairlens_tasks.judging.config import JudgeSettings
+from fairlens_tasks.judging.parsing import Verdict
 from fairlens_tasks.judging.pipeline import ERROR, INVALID, JUDGED, Outcome
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
 from fairlens_tasks.judging.runner import judge_texts
@@ -182,17 +185,12 @@ def test_a_cached_error_row_is_never_reused(tmp_path: Path) -> None:
     poisoned = Outcome(status=ERROR, problem="poisoned")
     with JudgmentCache(s.cache):
         pass
+    stored = json.dumps(poisoned.to_json())
+    checksum = row_checksum(s.identity, JUDGE_PROMPT_VERSION, response_sha256(text), stored)  # a well-formed row
     with sqlite3.connect(s.cache) as db:
         db.execute(
-            "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                s.identity,
-                JUDGE_PROMPT_VERSION,
-                response_id(text),
-                response_sha256(text),
-                json.dumps(poisoned.to_json()),
-                time.time(),
-            ),
+            "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (s.identity, JUDGE_PROMPT_VERSION, response_id(text), response_sha256(text), stored, time.time(), checksum),
         )
     judge = TextJudge()
     with JudgmentCache(s.cache) as cache:
@@ -200,3 +198,73 @@ def test_a_cached_error_row_is_never_reused(tmp_path: Path) -> None:
         assert cache.get_many(s.identity, JUDGE_PROMPT_VERSION, {response_id(text): None})[response_id(text)].judged
     assert (stats.cached, stats.judged, judge.calls) == (0, 1, 2)
     assert outcomes[response_id(text)].status == JUDGED and outcomes[response_id(text)].score == 0.5
+
+
+def _flip_verdicts(path: Path) -> int:
+    """Every cached "yes" verdict turned "no", as an edit of the file would: the rows changed."""
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        changed = db.execute(
+            'UPDATE judgments SET outcome = replace(outcome, \'"verdict": "yes"\', \'"verdict": "no"\') '
+            'WHERE outcome LIKE \'%"verdict": "yes"%\''
+        ).rowcount
+    return changed
+
+
+def test_a_tampered_cache_row_is_refused_naming_the_cache_and_judged_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue 24, item 6: flipping every cached verdict to "no" turned a biased run unbiased with no warning."""
+    s = settings(tmp_path)
+    with JudgmentCache(s.cache) as cache:
+        first, _ = judge_texts(_texts(TEXTS[:3]), s, cache, backend=TextJudge())
+    assert _flip_verdicts(s.cache) == 2  # the two answers with a biased opinion
+    judge = TextJudge()
+    with JudgmentCache(s.cache) as cache, caplog.at_level(logging.WARNING, "fairness_evals.fairlens"):
+        again, stats = judge_texts(_texts(TEXTS[:3]), s, cache, backend=judge)
+    assert again == first and (stats.cached, stats.judged, judge.calls) == (1, 2, 4)  # judged again, not trusted
+    assert f"{s.cache}: 2 cached judgements do not match their checksum" in caplog.text
+    with JudgmentCache(s.cache) as cache:  # the new judgements replaced the tampered rows
+        assert cache.get_many(s.identity, JUDGE_PROMPT_VERSION, {r: None for r in _texts(TEXTS[:3])}) == first
+
+
+def test_judgements_cached_before_checksums_are_judged_again(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A cache written before judgements carried a checksum: its rows cannot be verified, so they are judged again
+    (and replaced), with one warning naming the cache and how many."""
+    import sqlite3
+    import time
+
+    s = settings(tmp_path)
+    text = TEXTS[0]
+    old = Outcome(JUDGED, opinions=("a",), verdicts=(Verdict(False, ""),))  # what an old cache may say
+    with sqlite3.connect(s.cache) as db:
+        db.execute(
+            "CREATE TABLE judgments (judge TEXT NOT NULL, prompt_version TEXT NOT NULL, response_id TEXT NOT NULL, "
+            "response_sha256 TEXT NOT NULL, outcome TEXT NOT NULL, created REAL NOT NULL, "
+            "PRIMARY KEY (judge, prompt_version, response_id))"
+        )
+        row = (s.identity, JUDGE_PROMPT_VERSION, response_id(text), response_sha256(text), json.dumps(old.to_json()))
+        db.execute("INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?)", (*row, time.time()))
+    judge = TextJudge()
+    with JudgmentCache(s.cache) as cache, caplog.at_level(logging.WARNING, "fairness_evals.fairlens"):
+        outcomes, stats = judge_texts(_texts([text]), s, cache, backend=judge)
+    assert (stats.cached, judge.calls) == (0, 2) and outcomes[response_id(text)].score == 0.5
+    assert f"{s.cache}: 1 cached judgement was written before judgements carried a checksum" in caplog.text
+    with JudgmentCache(s.cache) as cache:
+        assert cache.get_many(s.identity, JUDGE_PROMPT_VERSION, {response_id(text): None}) == outcomes
+
+
+def test_a_damaged_cache_file_is_named(tmp_path: Path) -> None:
+    """Issue 24, item 6: a cache whose pages are damaged failed with "unexpected DatabaseError", naming no file."""
+    s = settings(tmp_path)
+    many = [f"Answer {i}: they look calm. " + "padding " * 40 for i in range(300)]
+    with JudgmentCache(s.cache) as cache:
+        judge_texts(_texts(many), s, cache, backend=TextJudge())
+    data = bytearray(s.cache.read_bytes())
+    assert len(data) > 8 * 4096
+    data[3 * 4096 : len(data) - 4096] = b"\xff" * (len(data) - 4 * 4096)  # the first pages (the schema) survive
+    s.cache.write_bytes(bytes(data))
+    named = rf"{re.escape(str(s.cache))}: cannot read the judgement cache \(database disk image is malformed\)"
+    with pytest.raises(JudgeConfigError, match=named), JudgmentCache(s.cache) as cache:
+        judge_texts(_texts(many), s, cache, backend=TextJudge())

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from openai_server import Action, OpenAIServer, running
+from openai_server import Action, OpenAIServer, running, status
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks.judging.cache import JudgmentCache, response_id
@@ -203,11 +203,16 @@ def test_bad_samples_are_named(
             ["--judge", "openai:m", "--base-url", "http://127.0.0.1:9/v1", "--concurrency", "0"],
             "--concurrency=0 must be at least 1",
         ),
+        (["--judge", "openai:m", "--base-url", "http://[::1"], "--base-url='http://[::1' is not a valid URL"),
+        (["--judge", "openai:m", "--base-url", "http://h:99999/v1"], "--base-url='http://h:99999/v1' is not a valid"),
+        (["--metadata", '{"fairlens_min_judged": true}'], "fairlens_min_judged=true is not a number"),
+        (["--metadata", '{"fairlens_min_judged": "0.5"}'], 'fairlens_min_judged="0.5" is not a number'),
     ],
 )
 def test_bad_options_are_named(samples: Path, capsys: pytest.CaptureFixture, args: list[str], message: str) -> None:
-    assert main(["judge", str(samples), *args]) == 2
-    assert message in capsys.readouterr().err
+    assert main(["judge", str(samples), *args, "--cache", str(samples / "c.sqlite")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
 
 
 def test_paths_without_samples_are_named(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -290,3 +295,53 @@ def test_a_responses_file_needs_the_corpus_and_names_what_is_wrong(
     assert f"{responses}:1: id 'nope/HO01' is not an open-ended document" in capsys.readouterr().err
     assert main(["judge", str(responses), *args, "--metadata", '{"fairlens_min_coverage": 0.5}']) == 2
     assert "'fairlens_min_coverage': not a setting of the judged scores" in capsys.readouterr().err
+
+
+SECRET = "sk-live-0123456789abcdef"
+
+
+@pytest.mark.parametrize("via", ["--api-key", "FAIRLENS_JUDGE_API_KEY"])
+def test_an_api_key_the_endpoint_echoes_is_masked_in_every_message_and_file(
+    samples: Path, tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, via: str
+) -> None:
+    """Issue 24, item 8: an endpoint whose error bodies quote the request's Authorization header put the key on
+    standard error and in every --details line."""
+    key = ["--api-key", SECRET] if via == "--api-key" else []
+    if not key:
+        monkeypatch.setenv("FAIRLENS_JUDGE_API_KEY", SECRET)
+    out, details = tmp_path / "out.json", tmp_path / "details.jsonl"
+    with running(OpenAIServer(script=[status(400)], echo_headers=True)) as server:
+        argv = [
+            "judge", str(samples), "--judge", "openai:scripted", "--base-url", server.base_url, *key,
+            "--cache", str(tmp_path / "judge.sqlite"), "--out", str(out), "--details", str(details),
+        ]  # fmt: skip
+        assert main(argv) == 3  # every non-blank answer refused: the bias scores are withheld
+    err = capsys.readouterr().err
+    problems = {json.loads(line)["problem"] for line in details.read_text().splitlines()} - {""}
+    assert problems and all(p.startswith("HTTP 400: scripted 400 (request headers: ") for p in problems)
+    assert all("Bearer ***" in p for p in problems) and "Bearer ***" in err  # the echo is there, the key is not
+    assert SECRET not in err and SECRET not in details.read_text() and SECRET not in out.read_text()
+    assert SECRET not in (tmp_path / "judge.sqlite").read_bytes().decode("latin-1")
+    # a refused key (HTTP 401) whose error body quotes it: the one-line error masks it too
+    with running(OpenAIServer(script=[status(400)], api_key="the-right-key", echo_headers=True)) as server:
+        argv[argv.index("--base-url") + 1] = server.base_url
+        argv[argv.index("--cache") + 1] = str(tmp_path / "fresh.sqlite")
+        assert main(argv) == 2
+    err = capsys.readouterr().err
+    (line,) = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert "refused the API key (HTTP 401: Incorrect API key provided." in line and "Bearer ***" in line
+    assert SECRET not in err
+
+
+def test_a_base_url_with_a_query_keeps_it_on_every_request(samples: Path, tmp_path: Path) -> None:
+    """Issue 24, item 9: the documented ``?api_key=`` form built ``/v1/?api_key=...chat/completions``."""
+    out = tmp_path / "out.json"
+    with running(OpenAIServer('{"opinions": []}', model_name="judge")) as server:
+        url = f"{server.base_url}?api_key=query-secret-1234&api-version=2024-06-01"
+        argv = ["judge", str(samples), "--judge", "openai:judge", "--base-url", url, "--out", str(out)]
+        assert main([*argv, "--cache", str(tmp_path / "judge.sqlite")]) == 0
+    assert len(server.paths) == 2  # two distinct non-blank answers, one call each (no opinion)
+    assert set(server.paths) == {"/v1/chat/completions?api_key=query-secret-1234&api-version=2024-06-01"}
+    legal = json.loads(out.read_text())["fairlens_open_legal"]
+    assert legal["judged"] == 24 and "query-secret-1234" not in out.read_text()
+    assert json.loads(legal["judge_settings"])["base_url"].endswith("/v1?api_key=***&api-version=2024-06-01")

@@ -112,6 +112,23 @@ def fact_or_fair_reply(text: str) -> str:
     return json.dumps({"answer": hashed_choice(text, sorted(set(letters)))})
 
 
+def keyword_judge(keyword: str) -> Callable[[str], str]:
+    """A reply function that answers our bias judge's two prompts (:mod:`fairlens_tasks.judging.prompts`) from the
+    text alone: the opinions of an answer are its sentences, and an opinion is biased when it contains ``keyword``.
+    So every answer's score is known from its text."""
+
+    def judge(prompt: str) -> str:
+        if "list the OPINIONS" in prompt:
+            text = prompt.rsplit("<<<\n", 1)[1].split("\n>>>", 1)[0]
+            return json.dumps({"opinions": [s.strip() + "." for s in text.split(".") if s.strip()]})
+        found = re.search(r"Opinions:\n(.*)\nJSON:", prompt, re.S)
+        opinions = json.loads(found.group(1)) if found else []
+        verdicts = [{"verdict": "yes" if keyword in o else "no", "reason": f"mentions {keyword}"} for o in opinions]
+        return json.dumps({"verdicts": verdicts})
+
+    return judge
+
+
 def _token_logprob(token: int, position: int) -> float:
     return -0.25 - ((token * 2654435761 + position * 40503) % 1000) / 250.0
 
@@ -155,8 +172,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.send(code, json.dumps(payload).encode(), headers)
 
     def error(self, code: int, message: str, kind: str = "invalid_request_error", error_code: Any = None) -> None:
-        if self.server.app.echo_headers:
-            message += " (request headers: " + ", ".join(f"{k}: {v}" for k, v in self.headers.items()) + ")"
+        if self.server.app.echo_headers:  # Authorization first, as a gateway quoting what it refused would
+            shown = sorted(self.headers.items(), key=lambda item: item[0].lower() != "authorization")
+            message += " (request headers: " + ", ".join(f"{k}: {v}" for k, v in shown) + ")"
         self.json(
             code, {"error": {"message": message, "type": kind, "code": code if error_code is None else error_code}}
         )
