@@ -1,19 +1,21 @@
-"""FairLens documents: one per (image, closed question of the domain), image by image.
+"""FairLens documents: one per (image, question of the domain), image by image, for the closed and open tasks.
 
-Every image of the corpus gets every question of the domain (hiring 21, legal 9, healthcare 8). The
-images come in the sampler's round-robin order and each image's questions are consecutive, in file
-order, so an lmms-eval chat model decodes each image once per domain (:mod:`fairlens_tasks.images`).
+:func:`iter_documents` builds both task families' documents from one corpus, with the question set as a parameter
+(:data:`QUESTION_SETS`): ``"closed"`` (the multiple-choice items: hiring 21, legal 9, healthcare 8) or ``"open"``
+(the open-ended items, judged for bias: 9, 12, 10). Every image of the corpus gets every question of the domain. The
+images come in the sampler's round-robin order and each image's questions are consecutive, in file order, so an
+lmms-eval chat model decodes each image once per domain (:mod:`fairlens_tasks.images`).
 
-A document is flat (Arrow-friendly) and carries no pixels: the image is a file path or a dataset row
-index that ``doc_to_visual`` opens on demand; the prompt is looked up from the question id; the provenance
-(seed, sample fraction, corpus fingerprint, data version, image accounting) is in typed columns.
+A document is flat (Arrow-friendly) and carries no pixels: the image is a file path or a dataset row index that
+``doc_to_visual`` opens on demand; the prompt is looked up from the question id; the provenance (seed, sample
+fraction, corpus fingerprint, data version, image accounting) is in typed columns.
 
-lmms-eval entry points: ``process_docs: !function fairlens_tasks.documents.hiring_docs`` (and
-``legal_docs``, ``healthcare_docs``). They read the corpus settings from the environment
-(:mod:`fairlens_tasks.settings`). A configuration or bad-input error becomes a one-document dataset
-whose ``doc_to_text`` raises it: lmms-eval retries a failing ``process_docs`` five times, two seconds
-apart, and then reports only "RetryError"; raising from the first ``doc_to_text`` call instead fails the
-task at once with the message itself.
+lmms-eval entry points: ``process_docs: !function fairlens_tasks.documents.hiring_docs`` (and ``legal_docs``,
+``healthcare_docs``; the open-ended ones in :mod:`fairlens_tasks.open_documents`). They read the corpus settings from
+the environment (:mod:`fairlens_tasks.settings`). A configuration or bad-input error becomes a one-document dataset
+whose ``doc_to_text`` raises it: lmms-eval retries a failing ``process_docs`` five times, two seconds apart, and then
+reports only "RetryError"; raising from the first ``doc_to_text`` call instead fails the task at once with the
+message itself.
 """
 
 from __future__ import annotations
@@ -21,12 +23,21 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fairlens_tasks.corpus import Corpus, CorpusImage, load_corpus
 from fairlens_tasks.prompts import prompt_for
-from fairlens_tasks.questions import DOMAINS, Question, domain_questions
+from fairlens_tasks.questions import (
+    DOMAINS,
+    OpenQuestion,
+    Question,
+    closed_questions,
+    domain_open_questions,
+    domain_questions,
+    open_questions,
+)
 from fairlens_tasks.settings import Settings, settings_from_env
 
 log = logging.getLogger("fairness_evals.fairlens")
@@ -39,7 +50,7 @@ def task_name(domain: str) -> str:
     return f"{TASK_PREFIX}_{domain}"
 
 
-def doc_id(image: CorpusImage, question: Question) -> str:
+def doc_id(image: CorpusImage, question: Question | OpenQuestion) -> str:
     return f"{image.entry.image_id}/{question.id}"
 
 
@@ -68,33 +79,6 @@ def image_fields(corpus: Corpus, image: CorpusImage) -> dict[str, Any]:
     }
 
 
-def iter_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
-    """The documents of ``domain`` for ``corpus``, image-major."""
-    questions = domain_questions(domain)
-    provenance = corpus.provenance()
-    for image in corpus.images:
-        fields = image_fields(corpus, image)
-        for question in questions:
-            yield {
-                "id": doc_id(image, question),
-                "task": task_name(domain),
-                "domain": domain,
-                "question_id": question.id,
-                "question_index": question.index,
-                "options": list(question.options),
-                "sound_answer": question.expected,
-                "adverse": list(question.adverse),
-                "association": question.association is not None,
-                "association_tag": question.association or "",
-                **fields,
-                **provenance,
-            }
-
-
-def documents(settings: Settings, domain: str) -> list[dict[str, Any]]:
-    return list(iter_documents(load_corpus(settings), domain))
-
-
 _STRING, _INT = "string", "int64"
 #: The column types of a document, in column order: the question's columns (closed tasks: with
 #: :data:`CLOSED_QUESTION_COLUMN_TYPES` after them), then :func:`image_fields`, then the corpus provenance.
@@ -119,6 +103,67 @@ PROVENANCE_COLUMN_TYPES: dict[str, str] = {
 COLUMN_TYPES: dict[str, str] = {
     **QUESTION_COLUMN_TYPES, **CLOSED_QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES,
 }  # fmt: skip
+
+
+def _closed_fields(question: Question) -> dict[str, Any]:
+    return {
+        "options": list(question.options),
+        "sound_answer": question.expected,
+        "adverse": list(question.adverse),
+        "association": question.association is not None,
+        "association_tag": question.association or "",
+    }
+
+
+@dataclass(frozen=True)
+class QuestionSet:
+    """What one task family asks: its task prefix, the question ``type`` of the shipped file, every question, a
+    domain's questions, the question's own columns and their types."""
+
+    name: str
+    prefix: str
+    every: Callable[[], Sequence[Any]]
+    of_domain: Callable[[str], Sequence[Any]]
+    fields: Callable[[Any], dict[str, Any]]
+    column_types: dict[str, str]
+
+
+QUESTION_SETS: dict[str, QuestionSet] = {
+    "closed": QuestionSet("closed", TASK_PREFIX, closed_questions, domain_questions, _closed_fields, COLUMN_TYPES),
+    "open": QuestionSet(
+        "open", "fairlens_open", open_questions, domain_open_questions, lambda _: {},
+        {**QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES},
+    ),
+}  # fmt: skip
+
+
+def iter_documents(corpus: Corpus, domain: str, questions: str = "closed") -> Iterator[dict[str, Any]]:
+    """The documents of ``domain`` for ``corpus``, image-major: one per (image, question of the set ``questions``,
+    ``"closed"`` or ``"open"``), with the columns of :attr:`QuestionSet.column_types`."""
+    chosen = QUESTION_SETS[questions]
+    asked = chosen.of_domain(domain)
+    task = f"{chosen.prefix}_{domain}"
+    provenance = corpus.provenance()
+    for image in corpus.images:
+        fields = image_fields(corpus, image)
+        for question in asked:
+            yield {
+                "id": doc_id(image, question),
+                "task": task,
+                "domain": domain,
+                "question_id": question.id,
+                "question_index": question.index,
+                **chosen.fields(question),
+                **fields,
+                **provenance,
+            }
+
+
+def documents(settings: Settings, domain: str, questions: str = "closed") -> list[dict[str, Any]]:
+    """:func:`iter_documents` of the corpus ``settings`` name, as a list."""
+    return list(iter_documents(load_corpus(settings), domain, questions))
+
+
 CHUNK = 4096
 
 
@@ -130,22 +175,16 @@ def _schema(column_types: dict[str, str] = COLUMN_TYPES) -> Any:
     return pa.schema([(name, types[kind]) for name, kind in column_types.items()])
 
 
-def document_table(
-    corpus: Corpus,
-    domain: str,
-    *,
-    iterate: Callable[[Corpus, str], Iterator[dict[str, Any]]] = iter_documents,
-    column_types: dict[str, str] = COLUMN_TYPES,
-) -> Any:
-    """The documents of ``domain`` as an Arrow table, built in chunks of :data:`CHUNK` documents with a fixed
-    schema: the Python objects of at most one chunk exist at a time, so the peak is about the table itself.
-    ``iterate`` and ``column_types`` default to the closed documents (the open-ended tasks pass theirs)."""
+def document_table(corpus: Corpus, domain: str, questions: str = "closed") -> Any:
+    """The documents of ``domain`` (question set ``questions``) as an Arrow table, built in chunks of :data:`CHUNK`
+    documents with a fixed schema: the Python objects of at most one chunk exist at a time, so the peak is about the
+    table itself."""
     import pyarrow as pa
 
-    schema = _schema(column_types)
+    schema = _schema(QUESTION_SETS[questions].column_types)
     batches = []
     chunk: list[dict[str, Any]] = []
-    for doc in iterate(corpus, domain):
+    for doc in iter_documents(corpus, domain, questions):
         chunk.append(doc)
         if len(chunk) == CHUNK:
             batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))
@@ -161,54 +200,41 @@ def _error_dataset(message: str) -> Any:
     return datasets.Dataset.from_list([{ERROR_FIELD: message}])
 
 
-def corpus_documents(
-    dataset: Any,
-    domain: str,
-    *,
-    prefix: str,
-    question_type: str,
-    questions: Iterable[Any],
-    iterate: Callable[[Corpus, str], Iterator[dict[str, Any]]] = iter_documents,
-    column_types: dict[str, str] = COLUMN_TYPES,
-) -> Any:
-    """The ``process_docs`` of the closed (``prefix`` "fairlens") and open-ended ("fairlens_open") tasks.
+def corpus_documents(dataset: Any, domain: str, questions: str = "closed") -> Any:
+    """The ``process_docs`` of the closed (``questions`` "closed") and open-ended ("open") tasks.
 
-    ``dataset`` is the shipped question file, whose ``question_type`` rows must be ``questions``; the corpus
+    ``dataset`` is the shipped question file, whose rows of the set's ``type`` must be its questions; the corpus
     comes from the environment; a configuration or bad-input error becomes the one-document error dataset.
     """
     import datasets
 
-    shipped = {row["id"] for row in dataset if row.get("type") == question_type}
-    if shipped != {q.id for q in questions}:
+    chosen = QUESTION_SETS[questions]
+    shipped = {row["id"] for row in dataset if row.get("type") == chosen.name}
+    if shipped != {q.id for q in chosen.every()}:
         return _error_dataset("fairlens_tasks: the question file lmms-eval loaded differs from the package's")
     try:
         corpus = load_corpus(settings_from_env())
     except ValueError as error:  # SettingsError, CorpusError, LabelError: user input, explained
-        log.error("%s: %s", f"{prefix}_{domain}", error)
+        log.error("%s: %s", f"{chosen.prefix}_{domain}", error)
         return _error_dataset(str(error))
     # An explicit fingerprint: without one, datasets hashes the whole table (a transient copy of it).
-    fingerprint = hashlib.sha256(f"{prefix}/{domain}/{corpus.fingerprint}/{corpus.provenance()}".encode()).hexdigest()
-    table = document_table(corpus, domain, iterate=iterate, column_types=column_types)
-    return datasets.Dataset(table, fingerprint=fingerprint[:16])
-
-
-def _process_docs(dataset: Any, domain: str) -> Any:
-    """lmms-eval ``process_docs``: ``dataset`` is the shipped question file; returns the domain's documents."""
-    from fairlens_tasks.questions import closed_questions
-
-    return corpus_documents(dataset, domain, prefix=TASK_PREFIX, question_type="closed", questions=closed_questions())
+    fingerprint = hashlib.sha256(
+        f"{chosen.prefix}/{domain}/{corpus.fingerprint}/{corpus.provenance()}".encode()
+    ).hexdigest()
+    return datasets.Dataset(document_table(corpus, domain, questions), fingerprint=fingerprint[:16])
 
 
 def hiring_docs(dataset: Any) -> Any:
-    return _process_docs(dataset, "hiring")
+    """lmms-eval ``process_docs`` of ``fairlens_hiring``: ``dataset`` is the shipped question file."""
+    return corpus_documents(dataset, "hiring")
 
 
 def legal_docs(dataset: Any) -> Any:
-    return _process_docs(dataset, "legal")
+    return corpus_documents(dataset, "legal")
 
 
 def healthcare_docs(dataset: Any) -> Any:
-    return _process_docs(dataset, "healthcare")
+    return corpus_documents(dataset, "healthcare")
 
 
 def export_record(doc: dict[str, Any]) -> dict[str, Any]:
@@ -243,6 +269,9 @@ def export_line(doc: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
 
 __all__ = [
     "DOMAINS",
+    "QUESTION_SETS",
+    "corpus_documents",
+    "document_table",
     "documents",
     "export_line",
     "export_record",

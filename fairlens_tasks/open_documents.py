@@ -1,10 +1,11 @@
-"""FairLens open-ended documents: one per (image, open question of the domain), image by image.
+"""FairLens open-ended documents: :func:`fairlens_tasks.documents.iter_documents` of the ``"open"`` question set.
 
-The same corpus, sample, order and provenance as the closed tasks (:mod:`fairlens_tasks.documents`): every
-image gets every open question of the domain (hiring 9, legal 12, healthcare 10), an image's questions are
-consecutive, and images come in the sampler's round-robin order. A document carries no pixels and no
-prompt text: ``doc_to_visual``/``doc_to_text`` of :mod:`fairlens_tasks.scoring` open the image and look the
-prompt up by question id (the released open prompt, :func:`fairlens_tasks.prompts.open_prompt_text`).
+The same corpus, sample, order and provenance as the closed tasks: every image gets every open question of the
+domain (hiring 9, legal 12, healthcare 10), an image's questions are consecutive, and images come in the sampler's
+round-robin order. A document carries no pixels and no prompt text: ``doc_to_visual``/``doc_to_text`` of
+:mod:`fairlens_tasks.scoring` open the image and look the prompt up by question id (the released open prompt,
+:func:`fairlens_tasks.prompts.open_prompt_text`). This module holds the open-ended export lines and the lmms-eval
+entry points.
 
 lmms-eval entry points: ``process_docs: !function fairlens_tasks.open_documents.hiring_docs`` (and
 ``legal_docs``, ``healthcare_docs``). Configuration errors become a one-document dataset whose
@@ -16,49 +17,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from fairlens_tasks.corpus import Corpus, CorpusImage, load_corpus
-from fairlens_tasks.documents import (
-    IMAGE_COLUMN_TYPES,
-    PROVENANCE_COLUMN_TYPES,
-    QUESTION_COLUMN_TYPES,
-    corpus_documents,
-    export_line,
-    image_fields,
-)
-from fairlens_tasks.questions import DOMAINS, OpenQuestion, domain_open_questions, open_questions
+from fairlens_tasks.corpus import Corpus
+from fairlens_tasks.documents import QUESTION_SETS, corpus_documents, documents, export_line, iter_documents
+from fairlens_tasks.questions import DOMAINS
 from fairlens_tasks.settings import Settings
 
-TASK_PREFIX = "fairlens_open"
+TASK_PREFIX = QUESTION_SETS["open"].prefix
+OPEN_COLUMN_TYPES = QUESTION_SETS["open"].column_types
 
 
 def task_name(domain: str) -> str:
     return f"{TASK_PREFIX}_{domain}"
 
 
-def doc_id(image: CorpusImage, question: OpenQuestion) -> str:
-    return f"{image.entry.image_id}/{question.id}"
-
-
 def iter_open_documents(corpus: Corpus, domain: str) -> Iterator[dict[str, Any]]:
-    """The open-ended documents of ``domain`` for ``corpus``, image-major."""
-    questions = domain_open_questions(domain)
-    provenance = corpus.provenance()
-    for image in corpus.images:
-        fields = image_fields(corpus, image)
-        for question in questions:
-            yield {
-                "id": doc_id(image, question),
-                "task": task_name(domain),
-                "domain": domain,
-                "question_id": question.id,
-                "question_index": question.index,
-                **fields,
-                **provenance,
-            }
+    """``iter_documents(corpus, domain, "open")``, for the callers that name the open-ended set this way."""
+    return iter_documents(corpus, domain, "open")
 
 
 def open_documents(settings: Settings, domain: str) -> list[dict[str, Any]]:
-    return list(iter_open_documents(load_corpus(settings), domain))
+    """``documents(settings, domain, "open")``."""
+    return documents(settings, domain, "open")
 
 
 def export_open_record(doc: dict[str, Any]) -> dict[str, Any]:
@@ -85,31 +64,21 @@ def open_export_records(corpus: Corpus, domains: Iterable[str] = DOMAINS) -> Ite
         raise ValueError(f"unknown FairLens domain(s) {', '.join(sorted(unknown))}; expected {', '.join(DOMAINS)}")
     for domain in DOMAINS:
         if domain in chosen:
-            for doc in iter_open_documents(corpus, domain):
+            for doc in iter_documents(corpus, domain, "open"):
                 yield export_open_record(doc)
 
 
-OPEN_COLUMN_TYPES: dict[str, str] = {**QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES}
-
-
-def _process_docs(dataset: Any, domain: str) -> Any:
-    """lmms-eval ``process_docs``: ``dataset`` is the shipped question file; returns the domain's open documents."""
-    return corpus_documents(
-        dataset, domain, prefix=TASK_PREFIX, question_type="open", questions=open_questions(),
-        iterate=iter_open_documents, column_types=OPEN_COLUMN_TYPES,
-    )  # fmt: skip
-
-
 def hiring_docs(dataset: Any) -> Any:
-    return _process_docs(dataset, "hiring")
+    """lmms-eval ``process_docs`` of ``fairlens_open_hiring``: ``dataset`` is the shipped question file."""
+    return corpus_documents(dataset, "hiring", "open")
 
 
 def legal_docs(dataset: Any) -> Any:
-    return _process_docs(dataset, "legal")
+    return corpus_documents(dataset, "legal", "open")
 
 
 def healthcare_docs(dataset: Any) -> Any:
-    return _process_docs(dataset, "healthcare")
+    return corpus_documents(dataset, "healthcare", "open")
 
 
 __all__ = [

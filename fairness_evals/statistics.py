@@ -39,6 +39,7 @@ Kind = Literal["score", "rate", "count", "diagnostic"]
 #: The benchmarks and the modules that declare their statistics.
 TABLE_MODULES = {
     "fact_or_fair": "fact_fair_tasks.statistics",
+    "fairlens": "fairlens_tasks.statistics",
 }
 
 DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_coverage", "_stderr")

@@ -1,8 +1,9 @@
 """FairLens closed-ended tasks for ``compare``: images are the units, resampled within the (collapsed) sampling
 strata, with the task's own count layout and statistics (:mod:`fairlens_tasks.scoring`).
 
-Each ``--log_samples`` line carries the document's record (under every metric name; ``soundness`` is read) and,
-under ``fairlens_answer``, its document id. Both runs of a paired comparison must have evaluated the same images
+Each ``--log_samples`` line carries the document's readable record under the carrier ``unparsed_rate``: its id and
+its integer record (:func:`fairlens_tasks.scoring.logged_record`, which also reads the lines of task version 2). Both
+runs of a paired comparison must have evaluated the same images
 (same corpus, sample fraction and seed); an image's strata come from its labels, which the corpus fixes.
 """
 
@@ -34,13 +35,14 @@ class FairLens:
         return bool(TASKS.fullmatch(task))
 
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
-        answer = row.get("fairlens_answer")
-        record = row.get("soundness")
-        if not isinstance(answer, Mapping) or not answer.get("id") or not isinstance(record, list):
+        from fairlens_tasks.scoring import CARRIER, logged_record
+
+        found = logged_record(row)
+        if found is None:
             raise ValueError(
-                f"{where}: not a FairLens sample (no fairlens_answer id or record); run with --log_samples"
+                f"{where}: not a FairLens sample (no {CARRIER} record with its id); run with --log_samples"
             )
-        return str(answer["id"]), record
+        return found
 
     #: The group roll-ups: the unweighted means over the three domains (``fairlens_tasks.scoring.model_level_mean``).
     groups: ClassVar[dict[str, tuple[str, ...]]] = {

@@ -28,7 +28,7 @@ def docs(utk_folder: Path) -> dict[str, list[dict]]:
 def _score(docs: list[dict], policy, caplog: pytest.LogCaptureFixture) -> tuple[dict, list[str]]:
     caplog.clear()
     with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
-        m = scoring.compute_metrics([scoring.process_results(d, [policy(d)])["soundness"] for d in docs])
+        m = scoring.compute_metrics([scoring.process_results(d, [policy(d)])[scoring.CARRIER]["record"] for d in docs])
     return m, [r.message for r in caplog.records if WARNING in r.message]
 
 

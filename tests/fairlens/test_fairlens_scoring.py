@@ -1,4 +1,5 @@
-"""Metrics on synthetic answer policies, checked against hand-computed values; the lmms-eval glue."""
+"""Metrics on synthetic answer policies, checked against hand-computed values; the lmms-eval glue (one readable
+record per document under the carrier, one aggregation for every metric, the reasons for every null)."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import yaml
 from faces import make_utkface_folder
 
 from fairlens_tasks import scoring
+from fairlens_tasks import statistics as table
 from fairlens_tasks.documents import documents
 from fairlens_tasks.questions import CANNOT_TELL, domain_questions
 from fairlens_tasks.settings import ENV, build_settings
-from fairness_evals.aggregation import provenance_value
+from fairness_evals import aggregation
+from fairness_evals.notes import Notes
 
 TASKS_DIR = Path(scoring.__file__).resolve().parent
 
@@ -27,15 +30,19 @@ def docs(utk_folder: Path) -> dict[str, list[dict]]:
     return {d: documents(settings, d) for d in ("hiring", "legal", "healthcare")}
 
 
+def _records(docs: list[dict], policy) -> list[list[int]]:
+    return [scoring.process_results(doc, [policy(doc)])[scoring.CARRIER]["record"] for doc in docs]
+
+
 def _score(docs: list[dict], policy) -> dict[str, float]:
-    results = [scoring.process_results(doc, [policy(doc)]) for doc in docs]
-    return scoring.compute_metrics([r["soundness"] for r in results])
+    return scoring.compute_metrics(_records(docs, policy))
 
 
 def _harness(docs: list[dict], policy) -> dict[str, object]:
-    """Aggregate exactly as lmms-eval does: each metric's aggregation gets its own list of items."""
+    """Aggregate exactly as lmms-eval does: each metric of the YAML gets its own list of items, in the order
+    ``process_results`` returned them (the carrier first), and every one names the same aggregation."""
     results = [scoring.process_results(doc, [policy(doc)]) for doc in docs]
-    return {name: getattr(scoring, f"agg_{name}")([r[name] for r in results]) for name in scoring.ALL_METRICS}
+    return {name: scoring.aggregate([r[name] for r in results]) for name in results[0]}
 
 
 # --------------------------------------------------------------------------- policy: always "Cannot tell"
@@ -83,10 +90,24 @@ def test_a_refusing_model_gets_no_fairness_score(docs: dict, caplog: pytest.LogC
     assert "coverage 0 of 540 answers to the adverse-labelled items parsed" in warnings[0]
     assert "coverage 0 of 180 answers to the association-tagged items parsed" in warnings[0]
     assert "fairlens_min_coverage = 0.5" in warnings[0] and "FAIRLENS_MIN_COVERAGE" in warnings[0]
-    relaxed = scoring.compute_metrics(
-        [scoring.process_results(d, ["I'm sorry."])["soundness"] for d in docs["legal"]], min_coverage=0
-    )
+    relaxed = scoring.compute_metrics(_records(docs["legal"], lambda d: "I'm sorry."), min_coverage=0)
     assert relaxed["parity_gap"] == 0.0  # with the threshold off, the released definition's number
+
+
+def test_every_null_has_its_reason_in_the_notes(docs: dict) -> None:
+    """The caller's Notes hold the reason of every null metric (``fairness-evals score`` writes them)."""
+    notes = Notes("fairlens_legal")
+    m = scoring.compute_metrics(_records(docs["legal"], lambda d: "I'm sorry."), notes=notes)
+    nulls = [name for name, value in m.items() if isinstance(value, float) and math.isnan(value)]
+    assert nulls and set(nulls) <= set(notes.reasons)
+    assert notes.reasons["parity_gap"].startswith("coverage 0 of 540 answers to the adverse-labelled items parsed")
+    assert notes.reasons["parity_gap_ci_low"] == notes.reasons["parity_gap"]
+    assert notes.reasons["position_bias"] == "no parsed answer"
+    assert "soundness" not in notes.reasons  # 0.0, unsound by definition
+    small = Notes("fairlens_legal")
+    m = scoring.compute_metrics(_records(docs["legal"], _noisy), notes=small)  # 60 images: 12 per race
+    assert "fewer than 30 images" in small.reasons["parity_gap_race_ci_low"] and not math.isnan(m["parity_gap_race"])
+    assert all(name in small.reasons for name, v in m.items() if isinstance(v, float) and math.isnan(v))
 
 
 def test_the_coverage_threshold_comes_from_the_setting_or_the_environment(
@@ -95,7 +116,7 @@ def test_the_coverage_threshold_comes_from_the_setting_or_the_environment(
     def half(doc: dict) -> str:  # 60% of the answers parsed
         return "Cannot tell" if doc["image_unit"] % 5 < 3 else "maybe"
 
-    records = [scoring.process_results(d, [half(d)])["soundness"] for d in docs["legal"]]
+    records = _records(docs["legal"], half)
     assert scoring.compute_metrics(records)["parity_gap_coverage"] == pytest.approx(0.6)
     assert not math.isnan(scoring.compute_metrics(records)["parity_gap"])  # default 0.5
     assert math.isnan(scoring.compute_metrics(records, min_coverage=0.7)["parity_gap"])
@@ -169,7 +190,7 @@ def test_bootstrap_intervals_are_seeded_and_contain_the_estimate(large_docs: lis
         assert a[f"{name}_ci_low"] < a[name] < a[f"{name}_ci_high"]
     for attribute in ("gender", "race", "age"):  # the policy ignores the groups: the intervals reach no gap
         assert a[f"parity_gap_{attribute}_ci_low"] == 0.0 and a[f"rate_ratio_{attribute}_ci_low"] == 1.0
-    records = [scoring.process_results(d, [_noisy(d)])["soundness"] for d in large_docs]
+    records = _records(large_docs, _noisy)
     shuffled = [records[i] for i in np.random.default_rng(0).permutation(len(records))]
     assert scoring.compute_metrics(shuffled) == a  # the record order never matters
 
@@ -186,7 +207,7 @@ def test_intervals_of_small_groups_are_withheld(docs: dict, caplog: pytest.LogCa
 
 
 def test_unit_counts_equal_a_loop_over_the_records(large_docs: list[dict]) -> None:
-    records = np.array([scoring.process_results(d, [_noisy(d)])["soundness"] for d in large_docs])
+    records = np.array(_records(large_docs, _noisy))
     units, matrix = scoring.unit_counts(records)
     expected = np.zeros_like(matrix)
     layout = scoring.LAYOUT
@@ -216,12 +237,34 @@ def test_resampling_strata_collapse_small_strata() -> None:
 def test_harness_aggregations_equal_compute_metrics(docs: dict) -> None:
     values = _harness(docs["healthcare"], _adverse_for_women)
     direct = _score(docs["healthcare"], _adverse_for_women)
-    for name in scoring.RECORD_METRICS:
-        assert values[name] == direct[name] or (math.isnan(values[name]) and math.isnan(direct[name])), name
+    assert list(values) == list(scoring.HEADLINE_METRICS) and next(iter(values)) == scoring.CARRIER
+    for name, value in values.items():
+        assert value == direct[name] or (math.isnan(value) and math.isnan(direct[name])), name
+
+
+def test_a_metric_aggregated_without_its_carrier_is_nan(docs: dict, caplog: pytest.LogCaptureFixture) -> None:
+    """A metric's items are its name: its value is the carrier's run of the same documents, never a guess."""
+    aggregation.clear()
+    results = [scoring.process_results(doc, ["Cannot tell"]) for doc in docs["legal"]]
+    with caplog.at_level("ERROR", logger="fairness_evals"):
+        assert math.isnan(scoring.aggregate([r["soundness"] for r in results]))
+    assert "cannot report soundness" in caplog.text
+    assert scoring.aggregate([r[scoring.CARRIER] for r in results]) == 0.0
+    assert scoring.aggregate([r["soundness"] for r in results]) == pytest.approx(8 / 9)
+
+
+def test_provenance_comes_from_the_documents(docs: dict, caplog: pytest.LogCaptureFixture) -> None:
+    values = scoring.provenance(docs["healthcare"])
+    assert list(values) == list(scoring.PROVENANCE)
     assert values["seed"] == 0 and values["sample_fraction"] == 1
     assert values["corpus_sha256"] == docs["healthcare"][0]["corpus_sha256"] and len(values["corpus_sha256"]) == 16
     assert values["images_found"] == 62 and values["images_skipped"] == 0 and values["data_version"] == 1
     assert values["images_duplicate"] == 0
+    mixed = [docs["legal"][0], {**docs["legal"][1], "seed": 1}]
+    with caplog.at_level("WARNING", logger="fairness_evals"):
+        assert math.isnan(scoring.provenance(mixed)["seed"])
+    assert "seed differs between documents (0, 1)" in caplog.text
+    assert not set(scoring.PROVENANCE) & set(scoring.ALL_METRICS)  # provenance is no metric
 
 
 def test_missing_groups_give_explained_nans(docs: dict, caplog: pytest.LogCaptureFixture) -> None:
@@ -229,16 +272,43 @@ def test_missing_groups_give_explained_nans(docs: dict, caplog: pytest.LogCaptur
     with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
         m = _score(men_only, lambda doc: doc["options"][0])
     assert math.isnan(m["adverse_rate_gender_female"]) and m["parity_gap_gender"] == 0.0
-    assert "gender=female" in caplog.text and "NaN" in caplog.text
+    assert "no evaluated image of the group gender=female" in caplog.text
+    assert "adverse_rate_gender_female" in caplog.text
 
 
 def test_process_results_never_raises_and_logs_the_reading(docs: dict) -> None:
     doc = docs["hiring"][0]
     for reply in (None, "", 42, ["Yes"], "\x00" * 10, "Yes" * 10_000):
         out = scoring.process_results(doc, [reply])
-        assert set(scoring.ALL_METRICS) <= set(out) and out["fairlens_answer"]["id"] == doc["id"]
+        assert list(out) == list(scoring.HEADLINE_METRICS) and out[scoring.CARRIER]["id"] == doc["id"]
     broken = scoring.process_results({"id": "x", "options": ["Yes"]}, ["Yes"])
-    assert broken["soundness"][1] == 1  # a malformed document counts as unparsed, it does not crash
+    assert broken[scoring.CARRIER]["record"][1] == 1  # a malformed document counts as unparsed, it does not crash
+
+
+def test_one_readable_record_per_document_with_one_type_per_field(docs: dict) -> None:
+    """The carrier holds the record once; every other metric holds its own name (never a number, which lmms-eval
+    would give a meaningless ``_stderr_clt``); each field keeps one JSON type, as W&B's tables require."""
+    replies = ["Yes", "I'm sorry.", "cannot", "No", ""]
+    outs = [scoring.process_results(doc, [replies[i % 5]]) for i, doc in enumerate(docs["hiring"][:40])]
+    for out in outs:
+        record = out[scoring.CARRIER]
+        assert list(record) == ["id", "option", "rule", "record"]
+        assert [type(record[k]) for k in record] == [str, str, str, list] and len(record["record"]) == 10
+        assert all(type(v) is int for v in record["record"])
+        assert all(out[name] == name for name in scoring.HEADLINE_METRICS[1:])
+    unparsed = next(o[scoring.CARRIER] for o in outs if o[scoring.CARRIER]["record"][1] == 1)
+    assert unparsed["option"] == "" and unparsed["rule"] in ("empty", "unparsed")
+    assert {o[scoring.CARRIER]["option"] for o in outs} >= {"Yes", "No", ""}
+
+
+def test_logged_record_reads_this_and_the_previous_sample_format() -> None:
+    record = [0, 0, 1, -1, -1, 0, 0, 0, 7, 0]
+    carried = {scoring.CARRIER: {"id": "a.jpg/H01", "option": "Yes", "rule": "exact", "record": record}}
+    assert scoring.logged_record(carried) == ("a.jpg/H01", record)
+    version_2 = {"fairlens_answer": {"id": "a.jpg/H01"}, "soundness": record, "parity_gap": record}
+    assert scoring.logged_record(version_2) == ("a.jpg/H01", record)
+    assert scoring.logged_record({"soundness": record}) is None
+    assert scoring.logged_record({scoring.CARRIER: "unparsed_rate"}) is None
 
 
 def test_process_results_is_thread_safe(docs: dict) -> None:
@@ -274,16 +344,16 @@ def _yaml(path: Path) -> dict:
     return yaml.load(path.read_text(), Loader=Loader)
 
 
-def test_template_lists_every_metric_with_its_aggregation() -> None:
+def test_template_lists_the_headline_with_one_aggregation() -> None:
     template = _yaml(TASKS_DIR / "_default_template_yaml")
-    listed = [m["metric"] for m in template["metric_list"]]
-    assert listed == list(scoring.ALL_METRICS)
-    for entry in template["metric_list"]:
-        name = entry["metric"]
-        assert entry["aggregation"] == f"!function fairlens_tasks.scoring.agg_{name}"
-        assert callable(getattr(scoring, f"agg_{name}"))
-        assert entry["higher_is_better"] == scoring.HIGHER_IS_BETTER[name]
-    assert template["metadata"] == {"version": 2}
+    expected = table.task_of("fairlens_legal").harness_metrics()
+    assert [(m["metric"], m["higher_is_better"]) for m in template["metric_list"]] == [
+        (name, {"higher": True, "lower": False}.get(direction)) for name, direction in expected
+    ]
+    assert [name for name, _ in expected] == list(scoring.HEADLINE_METRICS)
+    assert {m["aggregation"] for m in template["metric_list"]} == {"!function fairlens_tasks.scoring.aggregate"}
+    assert len(template["metric_list"]) <= 12
+    assert template["metadata"] == {"version": 3} and template["tag"] == "fairness_evals"
     assert (
         template["generation_kwargs"]["do_sample"] is False and template["generation_kwargs"]["max_new_tokens"] == 128
     )
@@ -299,10 +369,15 @@ def test_leaves_and_group() -> None:
         }
     group = _yaml(TASKS_DIR / "fairlens.yaml")
     assert group["task"] == ["fairlens_hiring", "fairlens_legal", "fairlens_healthcare"]
-    assert [m["metric"] for m in group["aggregate_metric_list"]] == [f"{r},none" for r in scoring.ROLLUPS]
+    # Table 2's model-level numbers
+    expected = ["soundness,none", "parity_gap,none", "association_rate,none", "association_gap,none"]
+    assert [m["metric"] for m in group["aggregate_metric_list"]] == expected
+    assert group["metadata"] == {"version": 3}
     assert sorted(p.name for p in TASKS_DIR.glob("*.yaml")) == [
         "fairlens.yaml", "fairlens_healthcare.yaml", "fairlens_hiring.yaml", "fairlens_legal.yaml",
     ]  # fmt: skip
+    open_template = _yaml(TASKS_DIR / "open_ended" / "_open_template_yaml")
+    assert "tag" not in open_template  # the closed tasks carry fairness_evals: the tag runs FairLens once
 
 
 def test_lmms_eval_indexes_the_tasks_and_the_group() -> None:
@@ -313,28 +388,9 @@ def test_lmms_eval_indexes_the_tasks_and_the_group() -> None:
     assert "fairlens" in manager.all_groups
 
 
-def test_readme_documents_every_task_and_metric_family() -> None:
+def test_readme_documents_every_task_and_variable() -> None:
     readme = (TASKS_DIR / "README.md").read_text()
     for name in ("fairlens", "fairlens_hiring", "fairlens_legal", "fairlens_healthcare"):
         assert f"`{name}`" in readme
-    for name in scoring.ALL_METRICS:
-        family = name.removesuffix("_ci_low").removesuffix("_ci_high")
-        for attribute in ("gender", "race", "age"):
-            if family.startswith(("soundness_", "adverse_rate_", "association_rate_")) and f"_{attribute}_" in family:
-                family = family.split(f"_{attribute}_")[0] + "_{attribute}_{group}"
-        if family.startswith(("parity_gap_", "rate_ratio_", "association_gap_")) and family not in (
-            "association_gap_max", "parity_gap_coverage", "association_gap_coverage",
-        ):  # fmt: skip
-            family = family.rsplit("_", 1)[0] + "_{attribute}"
-        if family.startswith("position_share_"):
-            family = "position_share_<k>"
-        assert f"`{family}`" in readme, family
     for variable in ENV.values():
         assert f"`{variable}`" in readme
-
-
-def test_provenance_from_different_runs_is_reported_as_nan(caplog: pytest.LogCaptureFixture) -> None:
-    assert provenance_value("seed", [[0], [0], [0]], task="fairlens") == 0
-    with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
-        assert math.isnan(provenance_value("seed", [[0], [1]], task="fairlens"))
-    assert "seed differs between documents (0, 1)" in caplog.text
