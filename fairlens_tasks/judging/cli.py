@@ -229,7 +229,7 @@ def answers_of_files(
 
     samples = [f for f in files if f.is_samples]
     responses = [f for f in files if not f.is_samples]
-    tasks: dict[str, Any] = read_answers([str(f.path) for f in samples]) if samples else {}
+    tasks: dict[str, Any] = read_answers([(f.path, str(f.task)) for f in samples]) if samples else {}
     if responses:
         more = answers_of_responses(responses, args, notes=notes)
         both = sorted(set(more) & set(tasks))

@@ -3,11 +3,14 @@
 lmms-eval 0.7.3 writes ``<output>/<model>/<date>_samples_<task>.jsonl``, one line per document, without the
 document itself. Each line of a ``fairlens_open_*`` task holds our ``answers`` payload (document id, the
 six-field record, the answer text; :func:`fairlens_tasks.open_scoring.process_results`) and the provenance
-items (``"seed": [0]``...), which is all the judge and the metrics need: no corpus options.
+items (``"seed": [0]``...), which is all the judge and the metrics need: no corpus options. Which files, and the task
+of each, come from the shared reader (:func:`fairness_evals.scoring_cli.input_files`, which names a samples file by
+:func:`~fairness_evals.scoring_cli.samples_name`): this module has no file-name rule of its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,17 +19,9 @@ from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.open_scoring import OPEN_RECORD_FIELDS
 from fairlens_tasks.scoring import PROVENANCE
 from fairness_evals.jsonio import numbered_json_lines
-from fairness_evals.scoring_cli import samples_name
 
 #: The open-ended domain tasks, in the order results list them.
 TASK_ORDER = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
-
-
-def open_task(path: Path) -> str | None:
-    """The ``fairlens_open_<domain>`` task of a samples file named as a harness names it
-    (:func:`fairness_evals.scoring_cli.samples_name`), None for any other name."""
-    found = samples_name(path.name)
-    return found[1] if found is not None and found[1] in TASK_ORDER else None
 
 
 @dataclass
@@ -40,25 +35,6 @@ class TaskAnswers:
     provenance: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in PROVENANCE})
 
 
-def samples_files(paths: list[str]) -> list[Path]:
-    """Each path as given if it is a file, else the ``*_samples_fairlens_open_*.jsonl`` files below the folder."""
-    files: list[Path] = []
-    for name in paths:
-        path = Path(name)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*samples_fairlens_open_*.jsonl") if open_task(p))
-            if not found:
-                raise ValueError(
-                    f"{path}: no lmms-eval samples_fairlens_open_*.jsonl file in this folder (run with --log_samples)"
-                )
-            files.extend(found)
-        elif path.is_file():
-            files.append(path)
-        else:
-            raise ValueError(f"{path}: no such file or folder")
-    return files
-
-
 def _record(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list) or len(value) != len(OPEN_RECORD_FIELDS):
         raise ValueError(f"{where}: the answers record must be a list of {len(OPEN_RECORD_FIELDS)} fields")
@@ -67,16 +43,16 @@ def _record(value: Any, where: str) -> list[Any]:
     return value
 
 
-def read_answers(paths: list[str]) -> dict[str, TaskAnswers]:
-    """The answers per task in ``paths`` (files or folders); a document answered twice is an error."""
+def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
+    """The answers per task of the samples ``files``, each given with its task (as the shared reader names a samples
+    file: :func:`fairness_evals.scoring_cli.input_files`, by :func:`~fairness_evals.scoring_cli.samples_name`); a
+    document answered twice is an error."""
     tasks: dict[str, TaskAnswers] = {}
     seen: dict[tuple[str, str], str] = {}
-    for path in samples_files(paths):
-        task = open_task(path)
-        if task is None:
-            raise ValueError(
-                f"{path}: not a samples file of a fairlens_open task (expected *_samples_fairlens_open_<domain>.jsonl)"
-            )
+    files = list(files)
+    for path, task in files:
+        if task not in TASK_ORDER:
+            raise ValueError(f"{path}: not a samples file of a fairlens_open task ({task})")
         answers = tasks.setdefault(task, TaskAnswers(task))
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
@@ -103,5 +79,5 @@ def read_answers(paths: list[str]) -> dict[str, TaskAnswers]:
                 answers.provenance[name].append(value if isinstance(value, list) else [value])
     empty = [task for task, answers in tasks.items() if not answers.ids]
     if empty:
-        raise ValueError(f"no answers for {', '.join(empty)} in {', '.join(paths)}")
+        raise ValueError(f"no answers for {', '.join(empty)} in {', '.join(str(path) for path, _ in files)}")
     return tasks

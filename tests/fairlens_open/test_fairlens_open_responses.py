@@ -80,7 +80,7 @@ def test_a_responses_file_gives_the_same_answers_as_samples(corpus, tmp_path: Pa
     samples.write_text(
         "".join(json.dumps({"doc_id": i, **process_results(doc, [texts[i % 4]])}) + "\n" for i, doc in enumerate(docs))
     )
-    reference = read_answers([str(samples.parent)])["fairlens_open_legal"]
+    reference = read_answers([(samples, "fairlens_open_legal")])["fairlens_open_legal"]
     assert (legal.ids, legal.records, legal.texts) == (reference.ids, reference.records, reference.texts)
     assert legal.provenance == reference.provenance and legal.texts[3] == ""  # null is a blank answer
     direct = answers_from_replies(open_documents_by_task(corpus), {row["id"]: row["response"] for row in rows[:24]})
