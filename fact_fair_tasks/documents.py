@@ -20,25 +20,22 @@ set is exactly the first 10 draws of the full set, and two builds with the same 
 The four contexts share their profile draws and background identities (a paired design: each context
 changes only the context sentence), which makes the context effects directly comparable.
 
-Speed (README, "Speed"): the profiles are drawn once for the four contexts, and a document's hash is computed
-from JSON pieces its context shares with the others; lm-eval gets an Arrow table built column by column, which
-:mod:`fact_fair_tasks.document_cache` keeps on disk, so a run after the first loads its documents instead of
-building them. None of this changes a byte of any document (tests/fact_or_fair/test_fact_or_fair_fingerprints.py).
+A document holds the fields its prompt and its scoring read, not the prompt itself: the prompt is
+:func:`fact_fair_tasks.prompts.prompt_of` of the document (the harness logs it once, in its ``arguments``), and the
+document's ``doc_sha`` hashes its fields and its prompt. lm-eval gets an Arrow table, which
+:mod:`fact_fair_tasks.document_cache` keeps on disk (README, "Speed").
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import functools
-import gc
 import hashlib
-import json
 import random
-from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from fact_fair_tasks import document_cache, prompts
+from fact_fair_tasks import document_cache
 from fact_fair_tasks.items import (
     AXES,
     CONTEXTS,
@@ -72,8 +69,12 @@ def _rng(seed: int, *coordinates: object) -> random.Random:
 
 
 def _finish(doc: dict[str, Any]) -> dict[str, Any]:
-    canonical = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    doc["doc_sha"] = hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+    """``doc`` with its ``doc_sha``: sha256 (16 hex digits) of its fields, each ``key=value`` in key order joined by
+    a unit separator, values as Python writes them (the builders fix every key order). The fields determine the
+    prompt (:func:`fact_fair_tasks.prompts.prompt_of`), so with the task and data versions the hash names what the
+    model was asked."""
+    canonical = "\x1f".join(f"{key}={doc[key]!r}" for key in sorted(doc))
+    doc["doc_sha"] = hashlib.sha256(canonical.encode()).hexdigest()[:16]
     return doc
 
 
@@ -144,7 +145,6 @@ def _objective_documents(seed: int, conventions: str) -> tuple[dict[str, Any], .
                     else:
                         options = _released_order(seed, stat, axis, target, round_)
                     answer = stat.truth(axis, target)
-                    body = prompts.objective_body(stat, target, options)
                     docs.append(
                         _finish(
                             {
@@ -158,8 +158,6 @@ def _objective_documents(seed: int, conventions: str) -> tuple[dict[str, Any], .
                                 "options": options,
                                 "answer": answer,
                                 "answer_index": options.index(answer),
-                                "body": body,
-                                "prompt": prompts.generation_prompt(body, objective=True),
                                 "seed": seed,
                                 "data_version": data_version(),
                                 "conventions": conventions,
@@ -167,35 +165,6 @@ def _objective_documents(seed: int, conventions: str) -> tuple[dict[str, Any], .
                         )
                     )
     return tuple(docs)
-
-
-def _fast_choice_applies(rng: random.Random) -> bool:
-    """Whether ``rng.choice(seq)`` is ``seq[r]`` with ``r`` drawn as in :func:`_draw_index` (CPython 3.10-3.13:
-    ``choice`` calls ``_randbelow``, which is ``_randbelow_with_getrandbits``). tests/fact_or_fair compares the two."""
-    return type(rng)._randbelow is random.Random._randbelow_with_getrandbits  # type: ignore[attr-defined]
-
-
-def _draw_index(getrandbits: Callable[[int], int], n: int, bits: int) -> int:
-    """``random.Random._randbelow_with_getrandbits(n)`` with ``bits = n.bit_length()`` (``rng.choice`` without two
-    Python calls per draw)."""
-    r = getrandbits(bits)
-    while r >= n:
-        r = getrandbits(bits)
-    return r
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """No cyclic garbage collection while building: the builders make hundreds of thousands of small acyclic
-    containers, and each collection they would trigger scans the whole heap (in a harness process, a large one)
-    for garbage that cannot exist."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @functools.lru_cache(maxsize=4)
@@ -206,206 +175,17 @@ def _profile_draws(draws: int, seed: int) -> tuple[tuple[tuple[tuple[str, str, s
     names, ages, genders, races = pools["names"], pools["ages"], classes("gender"), classes("race")
     if not (names and ages):
         raise ValueError("the profile pools (names, ages) of data/statistics.json are empty")
-    nn, na, ng, nr = len(names), len(ages), len(genders), len(races)
-    bn, ba, bg, br = nn.bit_length(), na.bit_length(), ng.bit_length(), nr.bit_length()
     slugs = [stat.slug for stat in statistics("corrected")]  # the same slugs, in the same order, in both conventions
     out = []
-    with _collector_paused():
-        for draw in range(draws):
-            for scenario in range(SCENARIOS):
-                for slug in slugs:
-                    for target in TARGETS:
-                        rng = _rng(seed, "subjective", slug, target, scenario, draw)
-                        if not _fast_choice_applies(rng):
-                            choice = rng.choice
-                            profiles = tuple(
-                                (choice(names), choice(ages), choice(genders), choice(races)) for _ in range(4)
-                            )
-                            out.append((profiles, (choice(races), choice(genders))))
-                            continue
-                        bits = rng.getrandbits
-                        profiles = tuple(
-                            (
-                                names[_draw_index(bits, nn, bn)],
-                                ages[_draw_index(bits, na, ba)],
-                                genders[_draw_index(bits, ng, bg)],
-                                races[_draw_index(bits, nr, br)],
-                            )
-                            for _ in range(4)
-                        )
-                        # Drawn for every document, as the released code does, so all contexts share the same draws.
-                        background = (races[_draw_index(bits, nr, br)], genders[_draw_index(bits, ng, bg)])
-                        out.append((profiles, background))
+    for draw in range(draws):
+        for scenario in range(SCENARIOS):
+            for slug in slugs:
+                for target in TARGETS:
+                    choice = _rng(seed, "subjective", slug, target, scenario, draw).choice
+                    profiles = tuple((choice(names), choice(ages), choice(genders), choice(races)) for _ in range(4))
+                    # Drawn for every document, as the released code does, so all contexts share the same draws.
+                    out.append((profiles, (choice(races), choice(genders))))
     return tuple(out)
-
-
-_encode = json.encoder.encode_basestring  # type: ignore[attr-defined]  # a str as json.dumps(ensure_ascii=False) writes it
-
-
-def _escaped(text: str) -> str:
-    """``text`` escaped as inside a JSON string (without the quotes); escaping is per character, so the escape of
-    a concatenation is the concatenation of the escapes."""
-    return _encode(text)[1:-1]
-
-
-def _json_bool(value: bool) -> str:
-    return "true" if value else "false"
-
-
-class _Options(NamedTuple):
-    """What the four contexts of one subjective draw share: the profiles, their lettered text and both as JSON."""
-
-    profiles: list[dict[str, str]]  # name, age, gender, race: the documents' option dicts
-    identity: dict[str, str]  # race, gender
-    lettered: str  # "A. <profile> B. ..." under the conventions
-    lettered_escaped: str  # as inside a JSON string
-    json: str  # the options list as canonical JSON (sorted keys, no spaces)
-    identity_json: str
-
-
-@functools.lru_cache(maxsize=4)
-def _rendered_options(draws: int, seed: int, conventions: str) -> tuple[_Options, ...]:
-    """Each draw's profiles as the documents hold them, their lettered prompt text under ``conventions``, and the
-    canonical JSON (as :func:`_finish` dumps it) of the options and of the identity."""
-    texts: dict[tuple[str, str, str, str], tuple[dict[str, str], str, str]] = {}
-    identities: dict[tuple[str, str], tuple[dict[str, str], str]] = {}
-    out = []
-    with _collector_paused():
-        for profiles, (race, gender) in _profile_draws(draws, seed):
-            rendered = []
-            for values in profiles:
-                known = texts.get(values)
-                if known is None:
-                    name, age, g, r = values
-                    profile = {"name": name, "age": age, "gender": g, "race": r}
-                    as_json = (
-                        f'{{"age":{_encode(age)},"gender":{_encode(g)},"name":{_encode(name)},"race":{_encode(r)}}}'
-                    )
-                    known = texts[values] = (profile, prompts.profile_text(profile, conventions), as_json)
-                rendered.append(known)
-            identity = identities.get((race, gender))
-            if identity is None:
-                identity = identities[(race, gender)] = (
-                    {"race": race, "gender": gender},
-                    f'{{"gender":{_encode(gender)},"race":{_encode(race)}}}',
-                )
-            lettered = prompts.lettered([item[1] for item in rendered])
-            out.append(
-                _Options(
-                    [item[0].copy() for item in rendered],
-                    identity[0].copy(),
-                    lettered,
-                    _escaped(lettered),
-                    "[" + ",".join(item[2] for item in rendered) + "]",
-                    identity[1],
-                )
-            )
-    return tuple(out)
-
-
-class _Cell(NamedTuple):
-    """A (statistic, target) pair of the subjective design, with the JSON pieces of its documents that it fixes."""
-
-    stat: Statistic
-    target: str
-    truth_gender: str | None
-    truth_race: str | None
-    positive: bool
-    tail: str  # the canonical JSON from "statistic" to the closing brace
-
-
-class _Columns(NamedTuple):
-    """One subjective task's documents as columns (the per-draw values are :func:`_rendered_options`)."""
-
-    ids: list[str]
-    bodies: list[str]
-    prompts: list[str]
-    shas: list[str]
-    cells: tuple[_Cell, ...]
-
-
-def _cells(context: str, conventions: str) -> tuple[_Cell, ...]:
-    task = f"{TASK_PREFIX}_subjective_{context}"
-    cells = []
-    for stat in statistics(conventions):
-        for target in TARGETS:
-            truth_gender, truth_race = stat.truth("gender", target), stat.truth("race", target)
-            tail = (
-                f',"statistic":{_encode(stat.name)},"statistic_index":{stat.index},"target":{_encode(target)}'
-                f',"task":{_encode(task)},"truth_gender":{"null" if truth_gender is None else _encode(truth_gender)}'
-                f',"truth_race":{"null" if truth_race is None else _encode(truth_race)}}}'
-            )
-            cells.append(_Cell(stat, target, truth_gender, truth_race, stat.positive(target), tail))
-    return tuple(cells)
-
-
-@functools.lru_cache(maxsize=8)
-def _subjective_columns(context: str, draws: int, seed: int, conventions: str) -> _Columns:
-    """The documents of one context, built from the shared draws. Each document's ``doc_sha`` is the sha256 of the
-    canonical JSON that :func:`_finish` dumps (sorted keys, no spaces, UTF-8), assembled from pieces: the options'
-    JSON is shared by the four contexts, a cell's fields by its documents, and the body's escape is the join of
-    its parts' escapes."""
-    options = _rendered_options(draws, seed, conventions)
-    cells = _cells(context, conventions)
-    uses_background = context in ("attribution", "ingroup")
-    head = f',"context":{_encode(context)},"conventions":{_encode(conventions)},"data_version":{data_version()}'
-    in_prompt = f',"identity_in_prompt":{_json_bool(uses_background)}'
-    seed_json = f',"seed":{seed}'
-    positives = [_json_bool(cell.positive) for cell in cells]
-    sentences: dict[tuple[int, str, str | None, str | None], str] = {}
-    escapes: dict[str, str] = {}
-    ids, bodies, texts, shas = [], [], [], []
-    per_scenario = len(cells)
-    per_draw = SCENARIOS * per_scenario
-    sha256 = hashlib.sha256
-    with _collector_paused():
-        for i, drawn in enumerate(options):
-            draw, rest = divmod(i, per_draw)
-            scenario, c = divmod(rest, per_scenario)
-            cell = cells[c]
-            identity = drawn.identity
-            key = (c, identity["race"], identity["gender"]) if uses_background else (c, None, None)
-            sentence = sentences.get(key)
-            if sentence is None:
-                background = identity if uses_background else None
-                sentence = sentences[key] = prompts.context_text(
-                    context, cell.stat, cell.target, background, conventions
-                )
-            lettered = drawn.lettered
-            parts = prompts.subjective_body_parts(
-                sentence, cell.stat.scenarios[cell.target][scenario], lettered, conventions
-            )
-            body = "".join(parts)
-            inner = []
-            for part in parts:
-                if part is lettered:
-                    inner.append(drawn.lettered_escaped)
-                    continue
-                escaped = escapes.get(part)
-                if escaped is None:
-                    escaped = escapes[part] = _escaped(part)
-                inner.append(escaped)
-            body_json = "".join(inner)
-            prompt = prompts.generation_prompt(body, objective=False)
-            if prompt.startswith(body):
-                suffix = prompt[len(body) :]
-                escaped = escapes.get(suffix)
-                if escaped is None:
-                    escaped = escapes[suffix] = _escaped(suffix)
-                prompt_json = body_json + escaped
-            else:  # a prompt that does not extend its body
-                prompt_json = _escaped(prompt)
-            doc_id = f"{context}/{cell.stat.slug}/{cell.target}/s{scenario}/d{draw:03d}"
-            canonical = (
-                f'{{"body":"{body_json}"{head},"draw":{draw},"id":{_encode(doc_id)},"identity":{drawn.identity_json}'
-                f'{in_prompt},"options":{drawn.json},"positive":{positives[c]},"prompt":"{prompt_json}"'
-                f',"scenario":{scenario}{seed_json}{cell.tail}'
-            )
-            ids.append(doc_id)
-            bodies.append(body)
-            texts.append(prompt)
-            shas.append(sha256(canonical.encode()).hexdigest()[:16])
-    return _Columns(ids, bodies, texts, shas, cells)
 
 
 def subjective_documents(
@@ -427,53 +207,40 @@ def _check_subjective(context: str, draws: int) -> tuple[str, int]:
 
 @functools.lru_cache(maxsize=8)
 def _subjective_documents(context: str, draws: int, seed: int, conventions: str) -> tuple[dict[str, Any], ...]:
-    columns = _subjective_columns(context, draws, seed, conventions)
-    options = _rendered_options(draws, seed, conventions)
-    with _collector_paused():
-        return tuple(_subjective_dicts(columns, options, context, seed, conventions))
-
-
-def _subjective_dicts(
-    columns: _Columns, options: tuple[_Options, ...], context: str, seed: int, conventions: str
-) -> list[dict[str, Any]]:
-    """The documents as dicts, keys in the order the harness logs them."""
-    task = f"{TASK_PREFIX}_subjective_{context}"
-    uses_background = context in ("attribution", "ingroup")
-    version = data_version()
-    cells = columns.cells
+    """The documents of one context, draw-major (then scenario, statistic, target), keys in the order the harness
+    logs them."""
+    stats = statistics(conventions)
+    cells = [(stat, target) for stat in stats for target in TARGETS]
     per_draw = SCENARIOS * len(cells)
+    uses_background = context in ("attribution", "ingroup")
     docs = []
-    for i, drawn in enumerate(options):
+    for i, (profiles, (race, gender)) in enumerate(_profile_draws(draws, seed)):
         draw, rest = divmod(i, per_draw)
         scenario, c = divmod(rest, len(cells))
-        cell = cells[c]
-        docs.append(
-            {
-                "id": columns.ids[i],
-                "task": task,
-                "context": context,
-                "statistic": cell.stat.name,
-                "statistic_index": cell.stat.index,
-                "target": cell.target,
-                "scenario": scenario,
-                "draw": draw,
-                "options": drawn.profiles,
-                # The drawn identity is in the prompt only for attribution and ingroup; the other contexts
-                # keep it as a paired control for the Table 3 rates.
-                "identity": drawn.identity,
-                "identity_in_prompt": uses_background,
-                "truth_gender": cell.truth_gender,
-                "truth_race": cell.truth_race,
-                "positive": cell.positive,
-                "body": columns.bodies[i],
-                "prompt": columns.prompts[i],
-                "seed": seed,
-                "data_version": version,
-                "conventions": conventions,
-                "doc_sha": columns.shas[i],
-            }
-        )
-    return docs
+        stat, target = cells[c]
+        doc = {
+            "id": f"{context}/{stat.slug}/{target}/s{scenario}/d{draw:03d}",
+            "task": f"{TASK_PREFIX}_subjective_{context}",
+            "context": context,
+            "statistic": stat.name,
+            "statistic_index": stat.index,
+            "target": target,
+            "scenario": scenario,
+            "draw": draw,
+            "options": [{"name": n, "age": a, "gender": g, "race": r} for n, a, g, r in profiles],
+            # The drawn identity is in the prompt only for attribution and ingroup; the other contexts keep it as a
+            # paired control for the Table 3 rates.
+            "identity": {"race": race, "gender": gender},
+            "identity_in_prompt": uses_background,
+            "truth_gender": stat.truth("gender", target),
+            "truth_race": stat.truth("race", target),
+            "positive": stat.positive(target),
+            "seed": seed,
+            "data_version": data_version(),
+            "conventions": conventions,
+        }
+        docs.append(_finish(doc))
+    return tuple(docs)
 
 
 #: The task-metadata settings of the Fact-or-Fair LLM tasks: the YAML ``metadata``, lm-eval's ``--metadata`` and
@@ -589,104 +356,12 @@ def documents_table(
     else:
         raise ValueError(f"unknown Fact-or-Fair kind {kind!r}; expected objective or one of {', '.join(CONTEXTS)}")
     settings = {"kind": kind, "seed": seed, "draws": draws, "conventions": conventions}
-    stored, key = document_cache.load_or_build(settings, lambda: _packed(_build_table(kind, seed, draws, conventions)))
-    return _unpacked(stored), key
-
-
-_PROMPT_SUFFIX = b"fact_or_fair_prompt_suffix"
-
-
-def _packed(table: pa.Table) -> pa.Table:
-    """The table as the cache stores it: without the ``prompt`` column when every prompt is its body followed by
-    one suffix (the instruction; half the bytes to write and read), which :func:`_unpacked` appends again."""
-    import pyarrow.compute as pc
-
-    body, prompt = table["body"], table["prompt"]
-    if table.num_rows == 0 or body.null_count or prompt.null_count:
-        return table
-    first_body, first_prompt = body[0].as_py(), prompt[0].as_py()
-    if not first_prompt.startswith(first_body):
-        return table
-    suffix = first_prompt[len(first_body) :]
-    if not pc.all(pc.equal(pc.binary_join_element_wise(body, suffix, ""), prompt)).as_py():
-        return table
-    packed = table.drop_columns(["prompt"])
-    return packed.replace_schema_metadata({**(packed.schema.metadata or {}), _PROMPT_SUFFIX: suffix.encode()})
-
-
-def _unpacked(table: pa.Table) -> pa.Table:
-    """The documents' table from :func:`_packed`: the ``prompt`` column again, right after ``body``."""
-    import pyarrow.compute as pc
-
-    metadata = dict(table.schema.metadata or {})
-    suffix = metadata.pop(_PROMPT_SUFFIX, None)
-    if suffix is None:
-        return table
-    prompt = pc.binary_join_element_wise(table["body"], suffix.decode(), "")
-    table = table.add_column(table.schema.get_field_index("body") + 1, "prompt", prompt)
-    return table.replace_schema_metadata(metadata or None)
+    return document_cache.load_or_build(settings, lambda: _build_table(kind, seed, draws, conventions))
 
 
 def _build_table(kind: str, seed: int, draws: int, conventions: str) -> pa.Table:
-    import numpy as np
     import pyarrow as pa
 
     if kind == "objective":
         return pa.Table.from_pylist(list(_objective_documents(seed, conventions)))
-    columns = _subjective_columns(kind, draws, seed, conventions)
-    n = len(columns.ids)
-    cells = columns.cells
-    string, integer, boolean = pa.string(), pa.int64(), pa.bool_()
-    row = np.arange(n, dtype=np.int64)
-    cell = pa.array(row % len(cells))  # each document's (statistic, target) cell: the per-cell columns are takes
-
-    def per_cell(values: list[Any], kind_: pa.DataType) -> pa.Array:
-        return pa.array(values, kind_).take(cell)
-
-    def constant(value: Any, kind_: pa.DataType) -> pa.Array:
-        return pa.array([value], kind_).take(pa.array(np.zeros(n, dtype=np.int64)))
-
-    profiles, identities = _draw_arrays(draws, seed)
-    arrays = {
-        "id": pa.array(columns.ids, string),
-        "task": constant(f"{TASK_PREFIX}_subjective_{kind}", string),
-        "context": constant(kind, string),
-        "statistic": per_cell([c.stat.name for c in cells], string),
-        "statistic_index": per_cell([c.stat.index for c in cells], integer),
-        "target": per_cell([c.target for c in cells], string),
-        "scenario": pa.array(row % (SCENARIOS * len(cells)) // len(cells)),
-        "draw": pa.array(row // (SCENARIOS * len(cells))),
-        "options": profiles,
-        "identity": identities,
-        "identity_in_prompt": constant(kind in ("attribution", "ingroup"), boolean),
-        "truth_gender": per_cell([c.truth_gender for c in cells], string),
-        "truth_race": per_cell([c.truth_race for c in cells], string),
-        "positive": per_cell([c.positive for c in cells], boolean),
-        "body": pa.array(columns.bodies, string),
-        "prompt": pa.array(columns.prompts, string),
-        "seed": constant(seed, integer),
-        "data_version": constant(data_version(), integer),
-        "conventions": constant(conventions, string),
-        "doc_sha": pa.array(columns.shas, string),
-    }
-    return pa.Table.from_arrays(list(arrays.values()), names=list(arrays))
-
-
-@functools.lru_cache(maxsize=2)
-def _draw_arrays(draws: int, seed: int) -> tuple[pa.Array, pa.Array]:
-    """The options (list of name/age/gender/race structs) and identity (race/gender struct) columns, as
-    ``pyarrow`` infers them from the documents' dicts; one pair serves the four contexts."""
-    import pyarrow as pa
-
-    drawn = _profile_draws(draws, seed)
-    string = pa.string()
-    flat = [values for profiles, _ in drawn for values in profiles]
-    fields = ("name", "age", "gender", "race")
-    structs = pa.StructArray.from_arrays([pa.array([v[i] for v in flat], string) for i in range(4)], names=fields)
-    offsets = pa.array(range(0, 4 * len(drawn) + 1, 4), pa.int32())
-    profiles = pa.ListArray.from_arrays(offsets, structs)
-    identity = pa.StructArray.from_arrays(
-        [pa.array([b[0] for _, b in drawn], string), pa.array([b[1] for _, b in drawn], string)],
-        names=("race", "gender"),
-    )
-    return profiles, identity
+    return pa.Table.from_pylist(list(_subjective_documents(kind, draws, seed, conventions)))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from fact_fair_tasks.items import Statistic, raw_data
+from fact_fair_tasks.items import Statistic, raw_data, statistics
 
 LETTERS = "ABCD"
 JSON_EXAMPLE = 'Here is an example: {"answer": "A"} or {"answer": "B"}.'
@@ -133,6 +133,25 @@ def subjective_body_parts(context_sentence: str, scenario: str, options: str, co
         if part:
             parts += [" ", part] if parts else [part]
     return [*parts, "."]
+
+
+def body_of(doc: Mapping) -> str:
+    """The body of a document's prompt, from its fields (documents do not carry their prompt: it is this text, and the
+    harness logs it once, in its ``arguments``): the objective question, or the context sentence, scenario and four
+    lettered profiles of a subjective document."""
+    conventions = doc.get("conventions", "corrected")
+    stat = statistics(conventions)[doc["statistic_index"]]
+    target = doc["target"]
+    if doc.get("context") is None:
+        return objective_body(stat, target, doc["options"])
+    background = doc["identity"] if doc["identity_in_prompt"] else None
+    sentence = context_text(doc["context"], stat, target, background, conventions)
+    return subjective_body(sentence, stat.scenarios[target][doc["scenario"]], doc["options"], conventions)
+
+
+def prompt_of(doc: Mapping) -> str:
+    """A document's generation prompt: :func:`body_of` and the released JSON instruction."""
+    return generation_prompt(body_of(doc), objective=doc.get("context") is None)
 
 
 def generation_prompt(body: str, objective: bool) -> str:

@@ -305,7 +305,8 @@ def process_results_mc(doc: dict[str, Any], results: Sequence[Any]) -> dict[str,
 
 
 def doc_to_text(doc: dict[str, Any]) -> str:
-    return doc["prompt"]
+    """The document's generation prompt (:func:`fact_fair_tasks.prompts.prompt_of`: built from its fields)."""
+    return prompts.prompt_of(doc)
 
 
 def doc_to_target(doc: dict[str, Any]) -> str:
@@ -317,7 +318,7 @@ def doc_to_target(doc: dict[str, Any]) -> str:
 
 
 def doc_to_text_mc(doc: dict[str, Any]) -> str:
-    return prompts.mc_prompt(doc["body"])
+    return prompts.mc_prompt(prompts.body_of(doc))
 
 
 def doc_to_choice(doc: dict[str, Any]) -> list[str]:

@@ -51,11 +51,11 @@ def test_a_hit_is_byte_identical_to_a_build(cache: Path) -> None:
     for kind in ("objective", "base", "attribution"):
         reference = built(kind)
         first, key = documents.documents_table(kind, draws=2)  # miss: built and stored
-        documents._subjective_columns.cache_clear()
+        documents._subjective_documents.cache_clear()
         documents._objective_documents.cache_clear()
         second, same_key = documents.documents_table(kind, draws=2)  # hit
         assert key == same_key
-        assert documents._subjective_columns.cache_info().currsize == 0  # read, not built
+        assert documents._subjective_documents.cache_info().currsize == 0  # read, not built
         for table in (first, second):
             assert table.equals(reference, check_metadata=True)
             assert table.to_pylist() == reference.to_pylist()
@@ -259,16 +259,5 @@ def test_concurrent_processes_leave_one_whole_entry(cache: Path) -> None:
         expected = documents.documents_table("representativeness", draws=3)[0].to_pylist()
     digest = hashlib.sha256(json.dumps(expected, sort_keys=True).encode()).hexdigest()
     assert outputs == [digest] * 3
-    assert documents._unpacked(document_cache.read(entry(cache))).to_pylist() == expected
+    assert document_cache.read(entry(cache)).to_pylist() == expected
     assert not list(cache.glob("*.tmp"))
-
-
-def test_entries_leave_out_the_prompt_that_body_and_instruction_make(cache: Path) -> None:
-    table, _ = documents.documents_table("ingroup", draws=2)
-    stored = document_cache.read(entry(cache))
-    assert "prompt" not in stored.column_names and "prompt" in table.column_names
-    assert table.equals(built("ingroup"), check_metadata=True)
-    assert table.schema.metadata is None
-    odd = built("ingroup").set_column(15, "prompt", pa.array(["x"] * table.num_rows))
-    assert documents._packed(odd).equals(odd, check_metadata=True)  # no common suffix: stored whole
-    assert documents._unpacked(documents._packed(odd)).equals(odd, check_metadata=True)

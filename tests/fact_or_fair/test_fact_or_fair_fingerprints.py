@@ -19,7 +19,12 @@ exports and parses are the pins of 62d5e17, unchanged; ``process_results`` now r
 carrier metric and metric names elsewhere, ``letter_share_<L>`` became ``position_share_<k>`` and ``seed`` /
 ``documents_sha256`` left the metrics (they are provenance), so the ``process_results*`` and ``metrics*`` pins were made
 again, after every metric value of every kind, convention and threshold had been compared equal (exactly, as floats)
-with the code before, and the new ``records`` pins hold the integer records the aggregation reads.
+with the code before, and the new ``records`` pins hold the integer records the aggregation reads. The documents
+then lost their ``body`` and ``prompt`` fields (the prompt is built from the other fields, and the harness logs it
+once) and their ``doc_sha`` now hashes their fields: the ``documents`` and ``dataset`` pins were made
+again after every field of every document (both conventions, 100 draws: 91,596 documents) and every generation and
+log-likelihood prompt had been compared equal with the code before; the ``export`` pins, which hold the prompts, did
+not change.
 """
 
 from __future__ import annotations
@@ -136,26 +141,26 @@ def fingerprints() -> dict[str, str]:
 
 
 PINNED: dict[str, str] = {
-    "dataset/corrected/attribution": "5135e27e4631a34b767dcd388a5d442dbd0bf1f7310c50e19b6507663cccbd14",
-    "dataset/corrected/base": "79f3f8e78cb877fdb1b3b2d4c00968c489121b1ace56e27b18b820660199ddc7",
-    "dataset/corrected/ingroup": "6964532314ca30c0f31d1ac88cd81f364259aa0fe8bf18fe43fbabb5a7a6df55",
-    "dataset/corrected/objective": "f6716f9b4b1a3fb4faa006f73d8d52853b7c9c36245726cb9d23ed8209a221cb",
-    "dataset/corrected/representativeness": "a3c0099e7f7a014ec64703896ebedffb6e263a73787165702a4a20dcee5d0318",
-    "dataset/released/attribution": "9b90cc9e5dc9ad2fe01a8a6daf6b249a0f9ea999fbf21286c60b245807b65378",
-    "dataset/released/base": "adb9864f263e9b742747c93c115cdc21a3cc5c9a34bfa1dd8ec3f8c5ee02e366",
-    "dataset/released/ingroup": "9a158a9c9ae6e6a86258e7031f49831cac5290a8d5ba9f0af992f6dea4b643a8",
-    "dataset/released/objective": "517b7deb976553476e3b5eae8f206b356c9dd634124c3776a2a3dbad6732e011",
-    "dataset/released/representativeness": "1f5e724bebae5032124f38d91373e9aee65d250bc5f441e64c682309dd0f0f67",
-    "documents/corrected/attribution": "9dc59f0eccfdd95f29ed7735bfe39200eb1b1e31ead4e2a90b5811a715d8c248",
-    "documents/corrected/base": "7f4b225e33c61efcde361e4dc3555be204039d64cfd5a0e3a34dc29f006d572b",
-    "documents/corrected/ingroup": "d28508300be8bf1d392d7db7f99e6e83b91d3df44e0c6ce5ffa2b73dd7419afa",
-    "documents/corrected/objective": "882fdf50fc0c949e7a382a5395412ad0ea75c81a17238fa1e5b3a5be5198ea55",
-    "documents/corrected/representativeness": "63b5dca2c8223c1b409b8be349e3042ab04e2ee7195572633c733590d808c614",
-    "documents/released/attribution": "7f5adbc5fd92945130bf9c4cf5e992c921f577d356784397713952f4005cbe51",
-    "documents/released/base": "b165bf6d4b343d7fc2c4be095e2328ad8bfa0965a8d215a6120ca21ce386f981",
-    "documents/released/ingroup": "dadc11166152a5f99f09eb2291f77cf749df7f13a43ae301f78e12d92852116f",
-    "documents/released/objective": "c2acd8dff2ebb8397b04a928567f8c7fe26f0f220a5c4148a011b8bcab2d4978",
-    "documents/released/representativeness": "8aef8ac3b9ceff5654c53dc18b6652317386b7f4657b82f883670be3a07d0c0c",
+    "dataset/corrected/attribution": "cf58f40f10e4c2e18df06c64acf0c9d4b4d1d9612c824ea00f0bed272be87402",
+    "dataset/corrected/base": "28807a73024b98bbdcfea9f6a1eb3ed39102cc0c2fc50484b5195f6ca5098793",
+    "dataset/corrected/ingroup": "494dc7a0a809cc65c3c63e3b3455ba88e2e0acc8192f9e55ea1711ea3aaf3a52",
+    "dataset/corrected/objective": "6549f3dc2199d85d94cf68706987fba2925eca9271bf64b78c9d1f4a3eb8f447",
+    "dataset/corrected/representativeness": "03c7c709c5fb47869f1181e8cc833a6cc14a8fe9b710f5d53e666d968157578b",
+    "dataset/released/attribution": "f49d5179941dd3d978a79271bad7c0d9d454db58695c492fa9fbb38c4b03bcef",
+    "dataset/released/base": "3ad07f5c95e4397ad302222dbe1db8f1f13bdb1d90c483171dac2fc3da7002a5",
+    "dataset/released/ingroup": "ea57c0ce19952c1eb553ce6218978d27274a4aca515366da713c93f6d63b6755",
+    "dataset/released/objective": "23a665b37b45ca8dbc8d937e42861207e7914e1484ab6d2c681746ec3c54b1c8",
+    "dataset/released/representativeness": "7128ef025a1c980fa6524d0ca407c1440763958b0badac7be5bd0664631b1d99",
+    "documents/corrected/attribution": "1353517d7c334dbeef620a84a40388b7dee697d18b30554c68ffe2cc4f762677",
+    "documents/corrected/base": "0c6f3216a79ab2fec5e6bc426f12997e0fd2fe7ae1862f3d8409a58cf44c1f6d",
+    "documents/corrected/ingroup": "e714d6bd801d58b9dc2fd39da58983adc6c971c088513a3a68a09b6152343901",
+    "documents/corrected/objective": "a2d345f24596649c60f81d3f2eacceedc5eb10257939d4410b104bea54cbd115",
+    "documents/corrected/representativeness": "b86094517e3325a2b424c6ca975d74fb3f33e940501034a8da44940c5830bb26",
+    "documents/released/attribution": "a99b222223083ca4dce835263d5c2927bb4627e2898ba71e469d9bbd70ba0ed9",
+    "documents/released/base": "32891e8eec21e5600c64ad009d20eda651282eb50d34857440a9d921bdfd3c05",
+    "documents/released/ingroup": "e5f50c5b6a812a4056c0a62e26cc68b1254367eaf44fab49c2e334e256bfd02f",
+    "documents/released/objective": "61ee47e45016683fd6c5d3b3f647f91d1f112198b3807ce92934fa2e766de1a3",
+    "documents/released/representativeness": "0b3a64acbad406b909dff6620377baf4e9c4fb5f177fee6c7363bc76e4542a51",
     "export/corrected": "b6328bdf55e01815ecb0687551ef216e326ec9f72d8958a9da0b207a266119cf",
     "export/released": "65b3495cfc1e67a920fded8c839e7f5712004086f8a3beff72744fea7b5ca41b",
     "metrics/corrected/attribution": "1d82ae53b12aea76a90f4806751a903ac94cf473e8590d1269d241a41dcd8731",
@@ -208,16 +213,16 @@ PINNED: dict[str, str] = {
     "parses/released/ingroup": "fce6ecb3f33db8625a93da55c746a17115d507458b9de74ff922fbcf4e83492f",
     "parses/released/objective": "5054470ce7aac89923d41cd3a0ce6d4783255fa2e0327abbace64786412ebffa",
     "parses/released/representativeness": "643473a1a3776f324618d4a603ae33f3f8d5705c5e96dd7d8aa5a92649eae6e1",
-    "process_results/corrected/attribution": "3b355d22050c3b4c31860fe9faa49140f5e591bcb36d8777aedee8b4781e262f",
-    "process_results/corrected/base": "03e5089451efe974ecfe68ce5014ed4b793402eb1f7f001eab334e65215a88f2",
-    "process_results/corrected/ingroup": "9a541b485306d0e085578d833b3897959521c0dd2da13e4b687c1c2a5dfd3293",
-    "process_results/corrected/objective": "69a495d4717e70d3c349213e221e6da09daa5a3297910700a941e32d3e5e7084",
-    "process_results/corrected/representativeness": "2e3dd36f2b72ebb78f4040b1757e8b0106f3582fb7f235f2dff33b3ae66837cb",
-    "process_results/released/attribution": "0a43863e0e2de5eeab0bda15850d0524b66ec2e81a58dac2ed0d97da49137c10",
-    "process_results/released/base": "a0ec4f1b2523b20d102449e2c84482f487ab8aeff4742209decc88fef50c3ab0",
-    "process_results/released/ingroup": "bc4a19c8bb801e7dd84cc2d855614a7699a639ba7ad48d7918b4d610a6e3def6",
-    "process_results/released/objective": "4c08c5ec418aaeff7670d39d59475e60f66cb16ba0be928d70d0e83224ecb945",
-    "process_results/released/representativeness": "e8e7a0ae1c11f0211ba2012a86f3435fbb563db5a2d8ecfb8c1f24f88bae7792",
+    "process_results/corrected/attribution": "adadcc0fcd47b8cc2ccb3c33584e39095b17f4e862df898496be411035e84381",
+    "process_results/corrected/base": "1c2e1d63470e40960e09ce0e0fca5f882c7dee8ca33c17b4951556b77c013c6c",
+    "process_results/corrected/ingroup": "7b6355c20f25a97ddb3d7c805105c42e31498eba21ddbaecfa5780bf6edd698f",
+    "process_results/corrected/objective": "155f9380970d2f3478dc66feca1bfc9d64d2402df839398ef3ca98f3857269b0",
+    "process_results/corrected/representativeness": "e8264da2f6932b6e8ba21925a3177f84565ec5898105c7cdec5a97bc1b20690e",
+    "process_results/released/attribution": "c85f290fdb7dbeacea2e1b8e8a69143fc26b12dd8e66bcc467b902a7bc7640d6",
+    "process_results/released/base": "3dfebf842f6a8a3b3f160bdabcf6b02ab4f2b4e0d2ba1f6b9e10873dac112868",
+    "process_results/released/ingroup": "470fee937b447c1bfc45ddd330d89022952750e167fb60274a3e56a0d1eae82c",
+    "process_results/released/objective": "180c15e5fb8455e08f3d9834b839e15ab5c42c4a61789d9bc0ea8deac6253de8",
+    "process_results/released/representativeness": "92e20cb282d012a6e0b1d457fcd51b4d5ffc403d7c5177e95d94d034c1f2f639",
     "process_results_mc/corrected/attribution": "b826424958305e980a622cca445084ad1b4255cce84fac091f8262ef6380d516",
     "process_results_mc/corrected/base": "9b13a61700eb7dfbc8c74b223ddca709a9d1e3a664cd12fd4ac871e83525da7a",
     "process_results_mc/corrected/ingroup": "80afb76277624d9b7a4ea3b15717a4c4e4ee86da8855305a5f6fb657339fb5a8",
@@ -265,13 +270,13 @@ def test_dataset_is_the_same_with_the_cache_off_missed_and_hit(
     assert dataset_fingerprint(kind, "corrected") == PINNED[f"dataset/corrected/{kind}"]
     assert not entries.exists()
     monkeypatch.delenv("FAIRNESS_EVALS_DOCUMENT_CACHE")
-    documents._subjective_columns.cache_clear()
+    documents._subjective_documents.cache_clear()
     assert dataset_fingerprint(kind, "corrected") == PINNED[f"dataset/corrected/{kind}"]  # a miss: built, stored
     assert len(list(entries.glob("*.arrows"))) == 1
-    documents._subjective_columns.cache_clear()
+    documents._subjective_documents.cache_clear()
     documents._objective_documents.cache_clear()
     assert dataset_fingerprint(kind, "corrected") == PINNED[f"dataset/corrected/{kind}"]  # a hit: read back
     assert (
-        documents._subjective_columns.cache_info().currsize == 0
+        documents._subjective_documents.cache_info().currsize == 0
         and documents._objective_documents.cache_info().currsize == 0
     )

@@ -176,7 +176,7 @@ def test_process_results_payload_and_edge_replies() -> None:
     headline = [name for name, _ in table.task_of("ingroup").harness_metrics()]
     for reply in ["", None, "A" * 100_000, "\udcff", '{"answer": "A"} {"answer": "C"}']:
         out = scoring.process_results(doc, [reply])
-        assert list(out) == headline and list(out)[0] == scoring.CARRIER
+        assert list(out) == headline and next(iter(out)) == scoring.CARRIER
         assert all(out[name] == name for name in headline[1:])
         record = out[scoring.CARRIER]
         assert record["record"][3] in (1, 2) and record["answer"] == record["option"] == ""  # never a crash
@@ -446,13 +446,13 @@ def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: P
 
     monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
     lines = [{"id": d["id"], "response": '{"answer": "A"}'} for d in objective_documents()]
-    for cached in (documents._profile_draws, documents._subjective_columns, documents._subjective_documents):
+    for cached in (documents._profile_draws, documents._subjective_documents):
         cached.cache_clear()
     scores = _run_score(tmp_path, lines)
     assert (
         list(scores) == ["fact_or_fair_objective", "score_inputs"] and scores["fact_or_fair_objective"]["parsed"] == 198
     )
-    for cached in (documents._profile_draws, documents._subjective_columns, documents._subjective_documents):
+    for cached in (documents._profile_draws, documents._subjective_documents):
         assert cached.cache_info().currsize == 0, cached
     code = (
         "import sys; from fairness_evals.cli import main; main(sys.argv[1:]); "

@@ -26,6 +26,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from fact_fair_tasks.prompts import prompt_of
+
 REFERENCE = Path(__file__).resolve().parents[1] / "fact_or_fair" / "data" / "released_reference.json"
 RELEASE_COMMIT = "945ec6bc1de172e5d3e807edd0c8b6d084d78e44"
 DRAWS = 10  # the release's NUM_ITERATIONS for this reference (it uses 100)
@@ -56,7 +58,7 @@ def replies(policy: str, docs: list[dict[str, Any]]) -> dict[str, str]:
     objective documents with the same option order have the same prompt, and get the same reply)."""
     out = {}
     for doc in docs:
-        options, prompt = doc["options"], doc["prompt"]
+        options, prompt = doc["options"], prompt_of(doc)
         objective = doc.get("context") is None
         labels = options if objective else [o["race"] for o in options]
         if policy == "by_letter":  # a letter drawn from the prompt alone: answers by position
@@ -170,7 +172,7 @@ def _plan(docs: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
         for kind_docs in docs.values():
             answer = replies(policy, kind_docs)
             for doc in kind_docs:
-                table[name][doc["prompt"]] = answer[doc["id"]]
+                table[name][prompt_of(doc)] = answer[doc["id"]]
     return {"replies": table, "objective_orders": orders, "subjective_draws": draws, "draws": DRAWS}
 
 
