@@ -1,8 +1,11 @@
 """Coverage of every reported interval, per benchmark, statistic and size (issue 13).
 
 Each benchmark's seeded simulation designs live in ``tests/support/coverage_<benchmark>.py`` (the
-coverage tests use the same designs) and expose ``coverage_table(size) -> list[metrics.coverage.Coverage]``
-with ``size`` "paper" (the paper's sizes) or "lite" (the lite / ``--limit`` sizes the READMEs suggest).
+coverage tests use the same designs; every one runs its replicates through ``metrics.coverage.simulate``)
+and expose ``coverage_table(size, replicates=...) -> list[metrics.coverage.Coverage]`` with ``size``
+"paper" (the paper's sizes) or "lite" (the lite / ``--limit`` sizes the READMEs suggest). A statistic
+whose task reports a bootstrap standard error also has a row ``<statistic>_stderr``: the coverage of
+``estimate ± 1.96 stderr``.
 This script prints, for every interval-bearing statistic: the share of replicates whose interval was
 printed, the empirical coverage of the truth among them, the shares missing below / above, and the
 mean width over the central 95% range of the estimate. The bar, nominal 95%: coverage >= 0.93 at the
@@ -13,6 +16,7 @@ must say why in the task's warning.
     .venv/bin/python bench/coverage.py fairlens --size lite
     .venv/bin/python bench/coverage.py --markdown          # the tables in the READMEs
     .venv/bin/python bench/coverage.py --json out.json
+    .venv/bin/python bench/coverage.py --size lite --replicates 3   # a quick pass through every simulator
 """
 
 from __future__ import annotations
@@ -97,17 +101,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", choices=[*TARGETS, "both"], default="both")
     parser.add_argument("--markdown", action="store_true", help="Markdown tables (as in the READMEs)")
     parser.add_argument("--json", help="also write every row as strict JSON to this file")
+    parser.add_argument(
+        "--replicates", type=int, help="replicates per design (default: each simulator's own, as in the READMEs)"
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.benchmarks) - set(BENCHMARKS))
     if unknown:
         parser.error(f"unknown benchmark(s) {unknown}; choose from {sorted(BENCHMARKS)}")
+    if args.replicates is not None and args.replicates < 1:
+        parser.error(f"--replicates must be at least 1, got {args.replicates}")
+    options = {} if args.replicates is None else {"replicates": args.replicates}
     sizes = list(TARGETS) if args.size == "both" else [args.size]
     failures, out = 0, []
     for benchmark in args.benchmarks or list(BENCHMARKS):
         module = importlib.import_module(BENCHMARKS[benchmark])
         for size in sizes:
             start = time.perf_counter()
-            rows = module.coverage_table(size)
+            rows = module.coverage_table(size, **options)
             elapsed = time.perf_counter() - start
             verdicts = [verdict(row, size, _conservative(module, row)) for row in rows]
             print(render(benchmark, size, rows, verdicts, markdown=args.markdown))

@@ -1,9 +1,15 @@
 """Coverage simulations: does an interval cover the population value at its nominal rate?
 
 A simulation draws many replicate samples from a population whose statistic is known (the *truth*),
-computes the reported interval on each, and counts how often the interval contains the truth. The
-benchmarks' coverage tests (``tests/*/test_*_coverage.py``) and ``bench/coverage.py`` use this to
-justify each statistic's interval method (:mod:`metrics.intervals`).
+computes the reported interval on each, and counts how often the interval contains the truth. Every
+simulator of the benchmarks (``tests/support/coverage_*.py``, which the coverage tests and
+``bench/coverage.py`` use) runs its replicates through :func:`simulate`, the one loop: a simulator
+supplies only its truths, how a replicate is drawn, how it is scored, and the metrics to judge.
+
+Two kinds of interval are judged per metric: the interval a replicate prints (``<name>_ci_low`` /
+``<name>_ci_high``) and, where the scorer reports a bootstrap standard error ``<name>_stderr`` (what
+lm-eval shows in its ± column), the normal interval ``estimate ± 1.96 stderr``, summarised in a row of
+its own named ``<name>_stderr``.
 
 What is summarised, per statistic (:class:`Coverage`):
 
@@ -20,19 +26,26 @@ What is summarised, per statistic (:class:`Coverage`):
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from metrics.intervals import BootstrapInterval
-
-__all__ = ["Coverage", "simulate", "summarise"]
+__all__ = ["STDERR_SUFFIX", "STDERR_Z", "Coverage", "Scored", "reported", "simulate", "summarise"]
 
 #: Relative tolerance when testing whether a truth lies in an interval (floating-point rounding only).
 _TOLERANCE = 1e-9
+#: The normal interval of a standard error: ``estimate ± STDERR_Z * stderr``.
+STDERR_Z = 1.96
+#: The key suffix of a metric's standard error in a scorer's output, and of its interval's coverage row.
+STDERR_SUFFIX = "_stderr"
+
+Sample = TypeVar("Sample")
 
 
 @dataclass(frozen=True)
@@ -113,29 +126,86 @@ def summarise(name: str, truth: float, estimates: ArrayLike, lows: ArrayLike, hi
     )
 
 
+@dataclass(frozen=True)
+class Scored:
+    """One metric as one replicate reports it: the estimate, the printed interval (NaN ends: withheld) and the
+    bootstrap standard error (None: the scorer reports none; NaN: it withholds it)."""
+
+    estimate: float
+    low: float
+    high: float
+    stderr: float | None = None
+
+
+def reported(out: Mapping[str, Any], name: str) -> Scored:
+    """The metric ``name`` of a scorer's output ``out``: an interval object stored under ``name`` (a :class:`Scored`
+    or anything with ``estimate``, ``low``, ``high`` and optionally ``stderr``), or the flat keys a task's
+    ``compute_metrics`` writes: ``name``, ``name_ci_low``, ``name_ci_high`` and, where it reports one,
+    ``name_stderr``."""
+    value = out[name]
+    if hasattr(value, "low"):
+        return Scored(value.estimate, value.low, value.high, getattr(value, "stderr", None))
+    return Scored(value, out[f"{name}_ci_low"], out[f"{name}_ci_high"], out.get(f"{name}{STDERR_SUFFIX}"))
+
+
+@contextlib.contextmanager
+def _silenced(loggers: Sequence[str]) -> Iterator[None]:
+    """Raise the named loggers to ERROR for the duration (each replicate would log its warnings)."""
+    saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
+    for logger, _ in saved:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in saved:
+            logger.setLevel(level)
+
+
 def simulate(
-    replicate: Callable[[np.random.Generator], Mapping[str, BootstrapInterval]],
     truths: Mapping[str, float],
+    draw: Callable[[np.random.Generator, int], Sample],
+    score: Callable[[Sample, int], Mapping[str, Any]],
+    metrics: Sequence[str],
     *,
     replicates: int,
-    seed: int,
-) -> dict[str, Coverage]:
-    """Run ``replicate(rng)`` ``replicates`` times and summarise every statistic named in ``truths``.
+    seed: int | Sequence[int],
+    label: Callable[[str], str] | None = None,
+    quiet: Sequence[str] = (),
+) -> list[Coverage]:
+    """The coverage rows of ``metrics`` over ``replicates`` seeded replicates.
 
-    ``replicate`` draws one sample from the population with the generator it is given (seeded from
-    ``seed``, so the simulation is reproducible) and returns the reported intervals by name.
+    Replicate ``i`` (0, 1, ...) is ``score(draw(rng, i), i)``: ``draw`` draws one sample from the population
+    with ``rng``, one generator seeded from ``seed`` for the whole run (so the simulation is reproducible; a
+    simulator that needs a seed per replicate derives it from ``i``), and ``score`` scores it through the real
+    scoring code, returning each metric as :func:`reported` reads it. Each metric of ``metrics`` (each must
+    have a truth) gives one row (:func:`summarise`) named ``label(metric)``, and, where some replicate reports
+    its standard error, a second row named ``label(metric + "_stderr")`` judging ``estimate ± 1.96 stderr``
+    (a replicate without one counts as withheld). ``quiet``: loggers silenced while the replicates run.
     """
     if replicates < 1:
         raise ValueError(f"replicates must be positive, got {replicates!r}")
+    unknown = [name for name in metrics if name not in truths]
+    if unknown:
+        raise ValueError(f"no truth for the metric(s) {unknown}")
+    name_of = label or (lambda metric: metric)
     rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in truths}
-    for _ in range(replicates):
-        out = replicate(rng)
-        for name in truths:
-            iv = out[name]
-            rows[name].append((iv.estimate, iv.low, iv.high))
-    result = {}
-    for name, truth in truths.items():
-        est, lo, hi = (np.array(col) for col in zip(*rows[name], strict=True))
-        result[name] = summarise(name, truth, est, lo, hi)
-    return result
+    values: dict[str, list[Scored]] = {name: [] for name in metrics}
+    with _silenced(quiet):
+        for index in range(replicates):
+            out = score(draw(rng, index), index)
+            for name in metrics:
+                values[name].append(reported(out, name))
+    rows = []
+    for name in metrics:
+        scored = values[name]
+        est = np.array([s.estimate for s in scored], dtype=np.float64)
+        low, high = (np.array([getattr(s, end) for s in scored], dtype=np.float64) for end in ("low", "high"))
+        rows.append(summarise(name_of(name), truths[name], est, low, high))
+        if any(s.stderr is not None for s in scored):
+            se = np.array([math.nan if s.stderr is None else s.stderr for s in scored], dtype=np.float64)
+            rows.append(
+                summarise(
+                    name_of(f"{name}{STDERR_SUFFIX}"), truths[name], est, est - STDERR_Z * se, est + STDERR_Z * se
+                )
+            )
+    return rows

@@ -134,6 +134,15 @@ def test_truths_are_exact() -> None:
     assert score[judged].mean() == pytest.approx(open_truth["oe_bias_mean"], abs=0.003)
 
 
+def test_the_judged_metrics_are_the_tasks_intervals() -> None:
+    from fairlens_tasks import open_scoring
+
+    assert sim.closed_metrics() == scoring.WITH_INTERVALS
+    assert sorted(sim.open_metrics()) == sorted(open_scoring.WITH_INTERVALS)
+    for policy in sim.OPEN_POLICIES:  # every judged metric has its truth
+        assert set(sim._open_truth(policy, sim.design("lite"))) >= set(sim.open_metrics())
+
+
 def test_closed_intervals_cover_at_the_paper_size() -> None:
     rows = []
     for i, policy in enumerate(p for p in sim.CLOSED_POLICIES if p.name in ("fair", "gender_race")):

@@ -51,11 +51,35 @@ def test_main_prints_tables_and_fails_below_the_bar(capsys: pytest.CaptureFixtur
     assert '"coverage": 0.5' in (tmp_path / "c.json").read_text()
 
 
+def test_replicates_reach_the_simulators_and_must_be_positive(capsys: pytest.CaptureFixture) -> None:
+    bench = _bench()
+    fake = types.ModuleType("coverage_fake_replicates_for_test")
+    asked = []
+
+    def coverage_table(size: str, *, replicates: int = 400) -> list:
+        asked.append(replicates)
+        est = [0.4, 0.5, 0.6][:replicates]
+        return [summarise("a", 0.5, est, [e - 0.1 for e in est], [e + 0.1 for e in est])]
+
+    fake.coverage_table = coverage_table
+    sys.modules[fake.__name__] = fake
+    try:
+        bench.BENCHMARKS = {"fake": fake.__name__}
+        assert bench.main(["--size", "lite", "--replicates", "3"]) == 0
+        with pytest.raises(SystemExit) as refused:
+            bench.main(["--replicates", "0"])
+    finally:
+        del sys.modules[fake.__name__]
+    assert asked == [3] and refused.value.code == 2
+    out, err = capsys.readouterr()
+    assert "replicates 3)" in out and "--replicates must be at least 1, got 0" in err
+
+
 @pytest.mark.parametrize("name", ["coverage_fact_or_fair", "coverage_fairlens", "coverage_iris", "coverage_generation", "coverage_compare", "coverage_compare_groups"])
 def test_every_benchmark_offers_a_coverage_table(name: str) -> None:
     assert name in _bench().BENCHMARKS.values()
     module = importlib.import_module(name)
     parameters = inspect.signature(module.coverage_table).parameters
-    assert next(iter(parameters)) == "size"
+    assert next(iter(parameters)) == "size" and "replicates" in parameters  # bench/coverage.py --replicates
     with pytest.raises(ValueError):
         module.coverage_table("huge")

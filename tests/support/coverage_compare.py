@@ -32,7 +32,6 @@ in the table and in docs/compare.md).
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,8 +60,9 @@ from fairness_evals.compare.fairlens import FairLens
 from fairness_evals.compare.fairlens_open import problem_from_arrays
 from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.iris import Iris
+from fairness_evals.compare.problem import Problem
 from iris_tasks import bis_und
-from metrics.coverage import Coverage, summarise
+from metrics.coverage import Coverage, Scored, simulate
 
 __all__ = [
     "FACT_OR_FAIR_METRICS",
@@ -170,24 +170,20 @@ def simulate_fairlens(
     pair: FairLensPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
 ) -> list[Coverage]:
     """Coverage of the paired difference of every metric of :data:`FAIRLENS_METRICS` under ``pair``."""
-    sizes = design(size)
-    truth_a, truth_b = _closed_truth(pair.a, sizes), _closed_truth(pair.b, sizes)
-    adapter = FairLens()
-    task = f"fairlens_{pair.a.domain}"
-    settings = engine.Settings(n_resamples=n_resamples)
-    rng = np.random.default_rng(seed)
-
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        rec_a, rec_b = paired_fairlens_records(pair, sizes, rng)
-        own = [fairlens_scoring.compute_metrics(r, task=task, min_coverage=0.0) for r in (rec_a, rec_b)]
-        found = engine.differences(
-            adapter.problem(task, rec_a), adapter.problem(task, rec_b), FAIRLENS_METRICS,
-            engine.Settings(settings.confidence, settings.n_resamples, rep), task=task,
-        )  # fmt: skip
-        return own, found
-
-    return paired_coverage(f"{size}/{pair.name}/{task}", (truth_a, truth_b), FAIRLENS_METRICS, replicates, replicate,
-                           quiet="fairness_evals.fairlens")  # fmt: skip
+    sizes, adapter, task = design(size), FairLens(), f"fairlens_{pair.a.domain}"
+    return paired_coverage(
+        f"{size}/{pair.name}/{task}",
+        (_closed_truth(pair.a, sizes), _closed_truth(pair.b, sizes)),
+        FAIRLENS_METRICS,
+        lambda rng: paired_fairlens_records(pair, sizes, rng),
+        lambda records, _: [fairlens_scoring.compute_metrics(records, task=task, min_coverage=0.0)],
+        lambda records: adapter.problem(task, records),
+        task=task,
+        replicates=replicates,
+        seed=seed,
+        n_resamples=n_resamples,
+        quiet=("fairness_evals.fairlens",),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ FairLens open-ended
@@ -265,26 +261,30 @@ def simulate_open(
     printed where both runs print their own interval)."""
     from fairlens_tasks import open_scoring
 
-    sizes = design(size)
-    truth_a, truth_b = _open_truth(pair.a, sizes), _open_truth(pair.b, sizes)
-    task = f"fairlens_open_{pair.a.domain}"
-    rng = np.random.default_rng(seed)
+    sizes, task = design(size), f"fairlens_open_{pair.a.domain}"
 
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        ints, (judged_a, score_a, empty_a), (judged_b, score_b, empty_b) = paired_open_arrays(pair, sizes, rng)
-        opinions_a, opinions_b = (np.where(j & ~e, 3, 0) for j, e in ((judged_a, empty_a), (judged_b, empty_b)))
-        own = [
-            open_scoring.open_metrics_from_arrays(ints, j, s, e, o, task=task, min_judged=0.0)
-            for j, s, e, o in ((judged_a, score_a, empty_a, opinions_a), (judged_b, score_b, empty_b, opinions_b))
-        ]
-        found = engine.differences(
-            problem_from_arrays(ints, judged_a, score_a), problem_from_arrays(ints, judged_b, score_b),
-            OPEN_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
-        )  # fmt: skip
-        return own, found
+    def draw(rng: np.random.Generator) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+        ints, answers_a, answers_b = paired_open_arrays(pair, sizes, rng)
+        return (ints, *answers_a), (ints, *answers_b)
 
-    return paired_coverage(f"{size}/{pair.name}/{task}", (truth_a, truth_b), OPEN_METRICS, replicates, replicate,
-                           quiet="fairness_evals.fairlens")  # fmt: skip
+    def own(run: tuple[np.ndarray, ...], _: int) -> list[dict[str, float]]:
+        ints, judged, score, empty = run
+        opinions = np.where(judged & ~empty, 3, 0)
+        return [open_scoring.open_metrics_from_arrays(ints, judged, score, empty, opinions, task=task, min_judged=0.0)]
+
+    return paired_coverage(
+        f"{size}/{pair.name}/{task}",
+        (_open_truth(pair.a, sizes), _open_truth(pair.b, sizes)),
+        OPEN_METRICS,
+        draw,
+        own,
+        lambda run: problem_from_arrays(*run[:3]),
+        task=task,
+        replicates=replicates,
+        seed=seed,
+        n_resamples=n_resamples,
+        quiet=("fairness_evals.fairlens",),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ Fact-or-Fair
@@ -376,23 +376,21 @@ def simulate_fact_or_fair(
 ) -> list[Coverage]:
     """Coverage of the paired difference of every score of :data:`FACT_OR_FAIR_METRICS` under ``pair`` in the
     subjective base task."""
-    truth_a, truth_b = _true_values(pair.a), _true_values(pair.b)
     adapter, task = FactOrFair(), "fact_or_fair_subjective_base"
-    rng = np.random.default_rng(seed)
-
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        rec_a, rec_b = paired_fact_or_fair_records(pair, FACT_OR_FAIR_DRAWS[size], rng)
-        own = [fact_or_fair_scoring.compute_metrics(r, task=task) for r in (rec_a, rec_b)]
-        found = engine.differences(
-            adapter.problem(task, rec_a), adapter.problem(task, rec_b), FACT_OR_FAIR_METRICS,
-            engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
-        )  # fmt: skip
-        return own, found
-
-    return paired_coverage(  # the Table 3 rates have no interval of their own
-        f"{size}/{pair.name}/{task}", (truth_a, truth_b), FACT_OR_FAIR_METRICS, replicates, replicate,
-        quiet="fairness_evals.fact_or_fair", own_interval_optional=True,
-    )  # fmt: skip
+    return paired_coverage(
+        f"{size}/{pair.name}/{task}",
+        (_true_values(pair.a), _true_values(pair.b)),
+        FACT_OR_FAIR_METRICS,
+        lambda rng: paired_fact_or_fair_records(pair, FACT_OR_FAIR_DRAWS[size], rng),
+        lambda records, _: [fact_or_fair_scoring.compute_metrics(records, task=task)],
+        lambda records: adapter.problem(task, records),
+        task=task,
+        replicates=replicates,
+        seed=seed,
+        n_resamples=n_resamples,
+        quiet=("fairness_evals.fact_or_fair",),
+        own_interval_optional=True,  # the Table 3 rates have no interval of their own
+    )
 
 
 # ------------------------------------------------------------------------------------------------ IRIS BIS-Und
@@ -445,26 +443,27 @@ def simulate_bis_und(
     pair: IrisPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
 ) -> list[Coverage]:
     """Coverage of the paired difference of the BIS-Und score and level values under ``pair``."""
-    truth_a, truth_b = _bis_truths(pair.a), _bis_truths(pair.b)
     adapter, task = Iris(), "iris_bis_und"
-    rng = np.random.default_rng(seed)
-
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        rec_a, rec_b = paired_bis_und_records(pair, IRIS_SETS[size], rng)
-        own = [bis_und.compute_metrics(r) for r in (rec_a, rec_b)]
-        found = engine.differences(
-            adapter.problem(task, rec_a), adapter.problem(task, rec_b), IRIS_METRICS,
-            engine.Settings(n_resamples=n_resamples, seed=rep), task=task,
-        )  # fmt: skip
-        return own, found
-
-    return paired_coverage(  # the levels have no interval of their own
-        f"{size}/{pair.name}/{task}", (truth_a, truth_b), IRIS_METRICS, replicates, replicate,
-        quiet="fairness_evals.iris", own_interval_optional=True,
-    )  # fmt: skip
+    return paired_coverage(
+        f"{size}/{pair.name}/{task}",
+        (_bis_truths(pair.a), _bis_truths(pair.b)),
+        IRIS_METRICS,
+        lambda rng: paired_bis_und_records(pair, IRIS_SETS[size], rng),
+        lambda records, _: [bis_und.compute_metrics(records)],
+        lambda records: adapter.problem(task, records),
+        task=task,
+        replicates=replicates,
+        seed=seed,
+        n_resamples=n_resamples,
+        quiet=("fairness_evals.iris",),
+        own_interval_optional=True,  # the levels have no interval of their own
+    )
 
 
 # ------------------------------------------------------------------------------------------------ IRIS RFS-Und
+RFS_METRIC = "rfs_und_score"
+
+
 @dataclass(frozen=True)
 class RfsPair:
     """Two ``coverage_iris`` RFS-Und models (a probe kind and a recognition kind each) on the same probe and corpus
@@ -497,20 +496,20 @@ def simulate_rfs_und(pair: RfsPair, size: str, *, replicates: int, seed: int) ->
     from iris_tasks import rfs_und
 
     per_cell = ci.SIZES[size]["per_cell"]
-    truth_a, truth_b = (ci.rfs_truth(m[0], ci.recognition_model(m[1]), per_cell) for m in (pair.a, pair.b))
-    adapter, task, name = Iris(), "iris_rfs_und", "rfs_und_score"
-    rng = np.random.default_rng(seed)
-
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        rec_a, rec_b = _rfs_rows(pair.a, size, rng), _rfs_rows(pair.b, size, rng)
-        own = [rfs_und.compute_metrics(r) for r in (rec_a, rec_b)]
-        found = engine.differences(
-            adapter.problem(task, rec_a), adapter.problem(task, rec_b), [name], engine.Settings(seed=rep), task=task
-        )
-        return own, {name: found[name]}
-
-    return paired_coverage(f"{size}/{pair.name}/{task}", ({name: truth_a}, {name: truth_b}), [name], replicates,
-                           replicate, quiet="fairness_evals.iris")  # fmt: skip
+    truths = tuple({RFS_METRIC: ci.rfs_truth(m[0], ci.recognition_model(m[1]), per_cell)} for m in (pair.a, pair.b))
+    adapter, task = Iris(), "iris_rfs_und"
+    return paired_coverage(
+        f"{size}/{pair.name}/{task}",
+        truths,
+        (RFS_METRIC,),
+        lambda rng: (_rfs_rows(pair.a, size, rng), _rfs_rows(pair.b, size, rng)),
+        lambda records, _: [rfs_und.compute_metrics(records)],
+        lambda records: adapter.problem(task, records),
+        task=task,
+        replicates=replicates,
+        seed=seed,
+        quiet=("fairness_evals.iris",),
+    )
 
 
 # ------------------------------------------------------------------------------------------------ generation
@@ -535,24 +534,38 @@ GENERATION_PAIRS = (
 GENERATION_IMAGES = cg.SIZES
 
 
-def _generation_world(task: str, kind: str) -> tuple[dict[str, float], Any, Any]:
-    """(truths, draw(rng, n_images) -> records, compute_metrics) of one simulated generator."""
+def _generation_world(task: str, kind: str) -> tuple[dict[str, float], tuple[str, ...], Any, Any]:
+    """(truths, metrics, draw(rng, n_images) -> records, compute_metrics) of one simulated generator; the metrics are
+    ``coverage_generation``'s for the task (every one has a paired form)."""
     if task.startswith("fact_or_fair_t2i"):
         from fact_fair_tasks import t2i_scoring
 
         gender, race = cg.t2i_population(kind)
-        return (cg.t2i_truths(gender, race), lambda rng, n: cg.t2i_records(rng, gender, race, n),
-                t2i_scoring.compute_metrics)  # fmt: skip
+        return (
+            cg.t2i_truths(gender, race),
+            cg.t2i_metrics(),
+            lambda rng, n: cg.t2i_records(rng, gender, race, n),
+            t2i_scoring.compute_metrics,
+        )
     if task == "iris_gen_neutral":
         from iris_tasks import neutral_gen
 
         cells = cg.neutral_population(kind)
-        return cg.neutral_truths(cells), lambda rng, n: cg.neutral_records(rng, cells, n), neutral_gen.compute_metrics
+        return (
+            cg.neutral_truths(cells),
+            cg.neutral_metrics(),
+            lambda rng, n: cg.neutral_records(rng, cells, n),
+            neutral_gen.compute_metrics,
+        )
     from iris_tasks import bis_gen
 
     shapes, success = cg.steer_population(kind)
-    return (cg.steer_truths(shapes, success), lambda rng, n: cg.steer_records(rng, shapes, success, n),
-            bis_gen.compute_metrics)  # fmt: skip
+    return (
+        cg.steer_truths(shapes, success),
+        cg.STEER_METRICS,
+        lambda rng, n: cg.steer_records(rng, shapes, success, n),
+        bis_gen.compute_metrics,
+    )
 
 
 def simulate_generation(
@@ -560,24 +573,23 @@ def simulate_generation(
 ) -> list[Coverage]:
     """Coverage of the difference of every score with a population value under ``pair`` (a difference is printed
     where both runs print their own interval)."""
-    truth_a, draw_a, compute = _generation_world(pair.task, pair.a)
-    truth_b, draw_b, _ = _generation_world(pair.task, pair.b)
-    adapter = Generation()
-    rng = np.random.default_rng(seed)
-
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        rec_a, rec_b = draw_a(rng, GENERATION_IMAGES[size]), draw_b(rng, GENERATION_IMAGES[size])
-        own = [compute(r, n_resamples=400, seed=rep) for r in (rec_a, rec_b)]
-        problem_a, problem_b = adapter.problem(pair.task, rec_a), adapter.problem(pair.task, rec_b)
-        found = engine.differences(
-            problem_a, problem_b, [n for n in truth_a if n in problem_a.measures],
-            engine.Settings(n_resamples=n_resamples, seed=rep), task=pair.task,
-        )  # fmt: skip
-        return own, found
-
-    with cg._Quiet():  # every value with a population value the generation task has a paired form for
-        return paired_coverage(f"{size}/{pair.name}/{pair.task}", (truth_a, truth_b), None, replicates, replicate,
-                               own_interval_optional=True)  # fmt: skip
+    truth_a, metrics, draw_a, compute = _generation_world(pair.task, pair.a)
+    truth_b, _, draw_b, _ = _generation_world(pair.task, pair.b)
+    adapter, n_images = Generation(), GENERATION_IMAGES[size]
+    return paired_coverage(
+        f"{size}/{pair.name}/{pair.task}",
+        (truth_a, truth_b),
+        metrics,
+        lambda rng: (draw_a(rng, n_images), draw_b(rng, n_images)),
+        lambda records, rep: [compute(records, n_resamples=400, seed=rep)],
+        lambda records: adapter.problem(pair.task, records),
+        task=pair.task,
+        replicates=replicates,
+        seed=seed,
+        n_resamples=n_resamples,
+        quiet=cg.QUIET,
+        own_interval_optional=True,
+    )
 
 
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
@@ -621,37 +633,45 @@ def conservative(row: Coverage) -> str | None:
 def paired_coverage(
     label: str,
     truths: tuple[Mapping[str, float], Mapping[str, float]],
-    metrics: Sequence[str] | None,
-    replicates: int,
-    replicate: Callable[[int], tuple[Sequence[Mapping[str, float]], Mapping[str, Any]]],
+    metrics: Sequence[str],
+    draw: Callable[[np.random.Generator], tuple[Any, Any]],
+    own: Callable[[Any, int], Sequence[Mapping[str, float]]],
+    problem: Callable[[Any], Problem],
     *,
-    quiet: str | None = None,
+    task: str,
+    replicates: int,
+    seed: int,
+    n_resamples: int = N_RESAMPLES,
+    quiet: Sequence[str] = (),
     own_interval_optional: bool = False,
 ) -> list[Coverage]:
-    """The coverage rows of one pair of models: ``replicate(rep)`` returns the two runs' own metrics and
-    ``compare``'s differences of one replicate; a difference counts as printed where both runs print their own
-    interval (``own_interval_optional``: a metric without an interval of its own, such as a rate, counts as
-    printed). ``metrics``: the rows, each filled by every replicate; None: those the replicates return, in the
-    order of ``truths``. ``quiet``: a logger silenced while the replicates run (each would log its warning)."""
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in (metrics or truths[0])}
-    logger = logging.getLogger(quiet) if quiet else None
-    level = logger.level if logger else 0
-    if logger:
-        logger.setLevel(logging.ERROR)
-    try:
-        for rep in range(replicates):
-            own, found = replicate(rep)
-            for name, d in found.items():
-                key = f"{name}_ci_low"
-                printed = all(np.isfinite(o.get(key, 0.0) if own_interval_optional else o[key]) for o in own)
-                rows[name].append((d.difference, *((d.low, d.high) if printed else (np.nan, np.nan))))
-    finally:
-        if logger:
-            logger.setLevel(level)
-    out = []
-    for name, values in rows.items():
-        if metrics is None and not values:
-            continue
-        est, low, high = (np.array(column, dtype=np.float64) for column in zip(*values, strict=True))
-        out.append(summarise(f"{label}/{name}", truths[1][name] - truths[0][name], est, low, high))
-    return out
+    """The coverage rows ``<label>/<metric>`` of the differences B - A of one pair of models (the loop:
+    :func:`metrics.coverage.simulate`, seeded ``seed``). Replicate i draws both runs' data on the same units
+    (``draw(rng)``: A's, B's), scores each run with the task's own code (``own(run, i)``: its metrics, one mapping
+    per task the run scores) and computes ``compare``'s differences of ``metrics`` from each run's
+    :class:`~fairness_evals.compare.problem.Problem` (``problem(run)``; ``n_resamples`` joint resamples seeded i).
+    A difference counts as printed where every mapping of both runs prints its own interval
+    (``own_interval_optional``: a metric without an interval of its own, such as a rate, counts as printed)."""
+
+    def differences(runs: tuple[Any, Any], rep: int) -> dict[str, Scored]:
+        mine = [values for run in runs for values in own(run, rep)]
+        settings = engine.Settings(n_resamples=n_resamples, seed=rep)
+        found = engine.differences(*(problem(run) for run in runs), metrics, settings, task=task)
+        out = {}
+        for name in metrics:
+            key = f"{name}_ci_low"
+            printed = all(np.isfinite(o.get(key, 0.0) if own_interval_optional else o[key]) for o in mine)
+            d = found[name]
+            out[name] = Scored(d.difference, *((d.low, d.high) if printed else (np.nan, np.nan)))
+        return out
+
+    return simulate(
+        {name: truths[1][name] - truths[0][name] for name in metrics},
+        lambda rng, _: draw(rng),
+        differences,
+        metrics,
+        replicates=replicates,
+        seed=seed,
+        label=lambda metric: f"{label}/{metric}",
+        quiet=quiet,
+    )

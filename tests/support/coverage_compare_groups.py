@@ -29,14 +29,12 @@ bar (>= 0.93 paper, >= 0.90 lite; width within twice the spread of the estimate)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import coverage_fact_or_fair as cff
 import numpy as np
 from coverage_compare import paired_coverage
 
 from fact_fair_tasks import scoring
-from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from metrics.coverage import Coverage
 
@@ -139,25 +137,21 @@ def simulate_group(
     pair: GroupPair, size: str, *, replicates: int, seed: int, n_resamples: int = N_RESAMPLES
 ) -> list[Coverage]:
     """Coverage of the paired difference of each group mean of :data:`GROUP_METRICS` under ``pair``."""
-    truth_a, truth_b = true_group_values(pair.a), true_group_values(pair.b)
     adapter = FactOrFair()
     members = adapter.groups[GROUP]
-    rng = np.random.default_rng(seed)
-
-    def replicate(rep: int) -> tuple[list[dict[str, float]], dict[str, Any]]:
-        rec_a, rec_b = group_records(pair, DRAWS[size], rng)
-        own = [
-            scoring.compute_metrics(r, task=task)
-            for recs in (rec_a, rec_b)
-            for r, task in zip(recs, members, strict=True)
-        ]
-        problems = [adapter.group_problem(GROUP, dict(zip(members, recs, strict=True))) for recs in (rec_a, rec_b)]
-        return own, engine.differences(
-            *problems, GROUP_METRICS, engine.Settings(n_resamples=n_resamples, seed=rep), task=GROUP
-        )
-
-    return paired_coverage(f"{size}/{pair.name}/{GROUP}", (truth_a, truth_b), GROUP_METRICS, replicates, replicate,
-                           quiet="fairness_evals.fact_or_fair")  # fmt: skip
+    return paired_coverage(
+        f"{size}/{pair.name}/{GROUP}",
+        (true_group_values(pair.a), true_group_values(pair.b)),
+        GROUP_METRICS,
+        lambda rng: group_records(pair, DRAWS[size], rng),
+        lambda contexts, _: [scoring.compute_metrics(r, task=t) for r, t in zip(contexts, members, strict=True)],
+        lambda contexts: adapter.group_problem(GROUP, dict(zip(members, contexts, strict=True))),
+        task=GROUP,
+        replicates=replicates,
+        seed=seed,
+        n_resamples=n_resamples,
+        quiet=("fairness_evals.fact_or_fair",),
+    )
 
 
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -41,13 +41,14 @@ from fact_fair_tasks.documents import objective_documents
 from fact_fair_tasks.items import AXES, TARGETS, class_index, classes, statistics
 from fact_fair_tasks.parsing import PARSED, REFUSED, UNPARSED, Parse
 from metrics import fact_fair as ff
-from metrics.coverage import Coverage, summarise
+from metrics.coverage import Coverage, simulate
 
 SIZES = {"paper": 100, "lite": 10}  # subjective profile draws per scenario
 REPLICATES = {"paper": 400, "lite": 300}
 SCENARIOS = 3
 N_STATS = 19
 SCORES = scoring.SCORES
+_QUIET = ("fairness_evals.fact_or_fair",)  # every replicate logs the intervals it withholds
 
 
 @dataclass(frozen=True)
@@ -363,28 +364,40 @@ def objective_records(rng: np.random.Generator, policy: Policy, seed: int) -> li
 
 
 # ----------------------------------------------------------------------------- coverage
-def _summaries(kind: str, policy: Policy, truths: dict[str, float], runs: Sequence[dict[str, float]]) -> list[Coverage]:
-    out = []
-    for name, truth in truths.items():
-        est = [r[name] for r in runs]
-        low = [r[f"{name}_ci_low"] for r in runs]
-        high = [r[f"{name}_ci_high"] for r in runs]
-        out.append(summarise(f"{kind}/{policy.name}/{name}", truth, est, low, high))
-    return out
+#: The scores whose intervals are judged, in the order of the table's rows (both axes, subjective and objective).
+METRICS = tuple(f"{name}_{axis}" for axis in AXES for name in SCORES)
+#: Draws replicate i's records with the simulation's generator.
+Draw = Callable[[np.random.Generator, int], object]
+
+
+def _coverage(kind: str, policy: Policy, truth: Truth, draw: Draw, replicates: int, seed: int) -> list[Coverage]:
+    """The rows ``<kind>/<policy>/<metric>`` of one policy; ``draw(rng, i)`` makes replicate i's records."""
+    return simulate(
+        true_scores(truth),
+        draw,
+        lambda records, _: scoring.compute_metrics(records),
+        METRICS,
+        replicates=replicates,
+        seed=seed,
+        label=lambda metric: f"{kind}/{policy.name}/{metric}",
+        quiet=_QUIET,
+    )
 
 
 def subjective_coverage(policy: Policy, draws: int, replicates: int, seed: int) -> list[Coverage]:
-    truths = true_scores(subjective_truth(policy))
-    rng = np.random.default_rng(seed)
-    runs = [scoring.compute_metrics(subjective_records(rng, policy, draws)) for _ in range(replicates)]
-    return _summaries("subjective", policy, truths, runs)
+    """Rows of the subjective task at ``draws`` profile draws per scenario."""
+    truth = subjective_truth(policy)
+    return _coverage(
+        "subjective", policy, truth, lambda rng, _: subjective_records(rng, policy, draws), replicates, seed
+    )
 
 
 def objective_coverage(policy: Policy, replicates: int, seed: int) -> list[Coverage]:
-    truths = true_scores(objective_truth(policy))
-    rng = np.random.default_rng(seed)
-    runs = [scoring.compute_metrics(objective_records(rng, policy, 10_000 + seed + r)) for r in range(replicates)]
-    return _summaries("objective", policy, truths, runs)
+    """Rows of the objective task: a fresh counterbalanced design (its document seed) per replicate."""
+    truth = objective_truth(policy)
+    return _coverage(
+        "objective", policy, truth, lambda rng, r: objective_records(rng, policy, 10_000 + seed + r), replicates, seed
+    )
 
 
 def coverage_table(size: str, replicates: int | None = None) -> list[Coverage]:

@@ -35,9 +35,8 @@ bar (coverage >= 0.93 at the paper's size, >= 0.90 at lite, mean width <= 2x the
 
 from __future__ import annotations
 
-import logging
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +44,7 @@ import numpy as np
 from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES
 from fairlens_tasks.questions import CANNOT_TELL, Question, domain_open_questions, domain_questions
 from fairlens_tasks.sampling import allocate
-from metrics.coverage import Coverage, summarise
+from metrics.coverage import Coverage, simulate
 
 __all__ = [
     "CLOSED_POLICIES",
@@ -54,8 +53,10 @@ __all__ = [
     "TARGETS",
     "ClosedPolicy",
     "OpenPolicy",
+    "closed_metrics",
     "coverage_table",
     "design",
+    "open_metrics",
     "records_from_options",
     "simulate_closed",
     "simulate_open",
@@ -71,6 +72,7 @@ CORPUS = 15_050  # eligible faces: the paper's 1,505 are a 10% sample
 SIZES = {"paper": 0.1, "lite": 0.02}  # --sample-fraction of the corpus
 TARGETS = {"paper": 0.93, "lite": 0.90}
 DEFAULT_REPLICATES = 400
+_QUIET = ("fairness_evals.fairlens",)  # the per-replicate warnings (e.g. a ratio withheld) are expected here
 STRATA = [(g, r, b) for g in range(len(GENDERS)) for r in range(len(RACES)) for b in range(len(AGE_BANDS))]
 
 
@@ -248,19 +250,28 @@ def records_from_options(domain: str, codes: np.ndarray, option: np.ndarray) -> 
     return rec.reshape(-1, 10)
 
 
+def closed_metrics() -> tuple[str, ...]:
+    """The closed metrics whose intervals are judged: every one the task prints an interval for."""
+    from fairlens_tasks import scoring
+
+    return scoring.WITH_INTERVALS
+
+
 def simulate_closed(policy: ClosedPolicy, size: str, *, replicates: int, seed: int) -> list[Coverage]:
     """Coverage of every closed interval under ``policy`` at the design ``size``."""
     from fairlens_tasks import scoring
 
-    sizes = design(size)
-    truth = _closed_truth(policy, sizes)
-
-    def replicate(rng: np.random.Generator) -> dict[str, float]:
-        return scoring.compute_metrics(
-            _closed_records(policy, sizes, rng), task=f"fairlens_{policy.domain}", min_coverage=0.0
-        )
-
-    return _summarise(f"{size}/{policy.name}/fairlens_{policy.domain}", truth, replicate, replicates, seed)
+    sizes, task = design(size), f"fairlens_{policy.domain}"
+    return simulate(
+        _closed_truth(policy, sizes),
+        lambda rng, _: _closed_records(policy, sizes, rng),
+        lambda records, _: scoring.compute_metrics(records, task=task, min_coverage=0.0),
+        closed_metrics(),
+        replicates=replicates,
+        seed=seed,
+        label=lambda metric: f"{size}/{policy.name}/{task}/{metric}",
+        quiet=_QUIET,
+    )
 
 
 # --------------------------------------------------------------------------------------------- open policies
@@ -344,49 +355,40 @@ def _open_arrays(policy: OpenPolicy, sizes: np.ndarray, rng: np.random.Generator
     return ints.reshape(-1, 5), judged.ravel(), score.ravel(), empty.ravel(), opinions.ravel()
 
 
+def open_metrics() -> tuple[str, ...]:
+    """The open-ended metrics whose intervals are judged (every one the task prints an interval for), in the table's
+    order: the pooled mean and flag rate, then per attribute its groups' means and flag rates and its gap."""
+    from fairlens_tasks.labels import ATTRIBUTES, GROUPS, metric_group
+
+    names = ["oe_bias_mean", "oe_flag_rate"]
+    for attribute in ATTRIBUTES:
+        for group in GROUPS[attribute]:
+            names += [
+                f"oe_bias_mean_{attribute}_{metric_group(group)}",
+                f"oe_flag_rate_{attribute}_{metric_group(group)}",
+            ]
+        names.append(f"oe_bias_gap_{attribute}")
+    return tuple(names)
+
+
 def simulate_open(policy: OpenPolicy, size: str, *, replicates: int, seed: int) -> list[Coverage]:
     """Coverage of every open-ended interval under ``policy`` at the design ``size``."""
     from fairlens_tasks import open_scoring
 
-    sizes = design(size)
-    truth = _open_truth(policy, sizes)
-
-    def replicate(rng: np.random.Generator) -> dict[str, float]:
-        ints, judged, score, empty, opinions = _open_arrays(policy, sizes, rng)
-        return open_scoring.open_metrics_from_arrays(
-            ints, judged, score, empty, opinions, task=f"fairlens_open_{policy.domain}", min_judged=0.0
-        )
-
-    return _summarise(f"{size}/{policy.name}/fairlens_open_{policy.domain}", truth, replicate, replicates, seed)
+    sizes, task = design(size), f"fairlens_open_{policy.domain}"
+    return simulate(
+        _open_truth(policy, sizes),
+        lambda rng, _: _open_arrays(policy, sizes, rng),
+        lambda arrays, _: open_scoring.open_metrics_from_arrays(*arrays, task=task, min_judged=0.0),
+        open_metrics(),
+        replicates=replicates,
+        seed=seed,
+        label=lambda metric: f"{size}/{policy.name}/{task}/{metric}",
+        quiet=_QUIET,
+    )
 
 
 # --------------------------------------------------------------------------------------------- both
-def _summarise(
-    prefix: str,
-    truth: dict[str, float],
-    replicate: Callable[[np.random.Generator], dict[str, float]],
-    replicates: int,
-    seed: int,
-) -> list[Coverage]:
-    rng = np.random.default_rng(seed)
-    rows: dict[str, list[tuple[float, float, float]]] = {name: [] for name in truth}
-    logger = logging.getLogger("fairness_evals.fairlens")
-    level = logger.level
-    logger.setLevel(logging.ERROR)  # the per-replicate warnings (e.g. a ratio withheld) are expected here
-    try:
-        for _ in range(replicates):
-            out = replicate(rng)
-            for name in truth:
-                rows[name].append((out[name], out[f"{name}_ci_low"], out[f"{name}_ci_high"]))
-    finally:
-        logger.setLevel(level)
-    table = []
-    for name, value in truth.items():
-        est, lo, hi = (np.array(col, dtype=np.float64) for col in zip(*rows[name], strict=True))
-        table.append(summarise(f"{prefix}/{name}", value, est, lo, hi))
-    return table
-
-
 def coverage_table(size: str, *, replicates: int = DEFAULT_REPLICATES, seed: int = 0) -> list[Coverage]:
     """Coverage of every FairLens interval (closed and open-ended) under every policy at the design ``size``
     ("paper" or "lite"); each policy has its own seed derived from ``seed``."""

@@ -23,40 +23,44 @@ Generators (all seeded):
 
 from __future__ import annotations
 
-import logging
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from metrics.coverage import Coverage, simulate
-from metrics.intervals import BootstrapInterval
 
 SIZES = {"paper": 20, "lite": 5}
 #: Replicates and bootstrap resamples per simulated run (the tests' budget; ``bench/coverage.py`` may pass more).
 REPLICATES = 100
 RESAMPLES = 400
 FACES_PER_IMAGE = (0.05, 0.85, 0.10)
-_QUIET = ("fairness_evals.fact_or_fair", "fairness_evals.iris", "fairness_evals.t2i")
+#: The tasks' loggers, silenced while a simulation runs (each replicate would log its warnings).
+QUIET = ("fairness_evals.fact_or_fair", "fairness_evals.iris", "fairness_evals.t2i")
 
 
-class _Quiet:
-    """Silence the tasks' warnings (each replicate would log one) while a simulation runs."""
-
-    def __enter__(self) -> None:
-        self.levels = [(logging.getLogger(n), logging.getLogger(n).level) for n in _QUIET]
-        for logger, _ in self.levels:
-            logger.setLevel(logging.ERROR)
-
-    def __exit__(self, *exc: object) -> None:
-        for logger, level in self.levels:
-            logger.setLevel(level)
-
-
-def _interval(out: Mapping[str, Any], name: str) -> BootstrapInterval:
-    return BootstrapInterval(float(out[name]), float(out[f"{name}_ci_low"]), float(out[f"{name}_ci_high"]), 0.95,
-                             RESAMPLES, 0, 0)  # fmt: skip
+def _coverage(
+    title: str,
+    truths: dict[str, float],
+    metrics: Sequence[str],
+    records: Callable[[np.random.Generator], list[dict]],
+    compute: Callable[..., dict[str, Any]],
+    replicates: int,
+    seed: int,
+) -> list[Coverage]:
+    """The rows ``<title> <metric>`` of one generator: each replicate draws its records, then the seed of the
+    task's own bootstrap (``compute(records, n_resamples=RESAMPLES, seed=...)``), from the simulation's generator."""
+    return simulate(
+        truths,
+        lambda rng, _: (records(rng), int(rng.integers(2**31))),
+        lambda drawn, _: compute(drawn[0], n_resamples=RESAMPLES, seed=drawn[1]),
+        metrics,
+        replicates=replicates,
+        seed=seed,
+        label=lambda metric: f"{title} {metric}",
+        quiet=QUIET,
+    )
 
 
 # ------------------------------------------------------------------------------------ Fact-or-Fair T2I
@@ -112,20 +116,26 @@ def t2i_records(rng: np.random.Generator, gender: np.ndarray, race: np.ndarray, 
     return records
 
 
+def t2i_metrics() -> tuple[str, ...]:
+    """The Fact-or-Fair T2I scores whose intervals are judged (both axes)."""
+    from fact_fair_tasks.t2i_scoring import SCORES
+
+    return tuple(f"{name}_{axis}" for axis in ("gender", "race") for name in SCORES)
+
+
 def t2i_coverage(kind: str, n_images: int, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
     from fact_fair_tasks import t2i_scoring
 
     gender, race = t2i_population(kind)
-    truths = t2i_truths(gender, race)
-
-    def replicate(rng: np.random.Generator) -> dict[str, BootstrapInterval]:
-        out = t2i_scoring.compute_metrics(t2i_records(rng, gender, race, n_images), n_resamples=RESAMPLES,
-                                          seed=int(rng.integers(2**31)))  # fmt: skip
-        return {name: _interval(out, name) for name in truths}
-
-    with _Quiet():
-        found = simulate(replicate, truths, replicates=replicates, seed=seed)
-    return [_renamed(c, f"T2I {kind} {c.name}") for c in found.values()]
+    return _coverage(
+        f"T2I {kind}",
+        t2i_truths(gender, race),
+        t2i_metrics(),
+        lambda rng: t2i_records(rng, gender, race, n_images),
+        t2i_scoring.compute_metrics,
+        replicates,
+        seed,
+    )
 
 
 # ------------------------------------------------------------------------------------ IRIS neutral
@@ -174,20 +184,26 @@ def neutral_records(rng: np.random.Generator, cells: np.ndarray, n_images: int) 
     return records
 
 
+def neutral_metrics() -> tuple[str, ...]:
+    """The IRIS neutral-generation values whose intervals are judged (none is printed: the module docstring)."""
+    from iris_tasks.neutral_gen import GRANULAR
+
+    return (*GRANULAR, "ifs_gen_score", "rfs_gen_score")
+
+
 def neutral_coverage(kind: str, n_images: int, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
     from iris_tasks import neutral_gen
 
     cells = neutral_population(kind)
-    truths = neutral_truths(cells)
-
-    def replicate(rng: np.random.Generator) -> dict[str, BootstrapInterval]:
-        out = neutral_gen.compute_metrics(neutral_records(rng, cells, n_images), n_resamples=RESAMPLES,
-                                          seed=int(rng.integers(2**31)))  # fmt: skip
-        return {name: _interval(out, name) for name in truths}
-
-    with _Quiet():
-        found = simulate(replicate, truths, replicates=replicates, seed=seed)
-    return [_renamed(c, f"IRIS neutral {kind} {c.name}") for c in found.values()]
+    return _coverage(
+        f"IRIS neutral {kind}",
+        neutral_truths(cells),
+        neutral_metrics(),
+        lambda rng: neutral_records(rng, cells, n_images),
+        neutral_gen.compute_metrics,
+        replicates,
+        seed,
+    )
 
 
 # ------------------------------------------------------------------------------------ IRIS steering
@@ -236,29 +252,26 @@ def steer_records(rng: np.random.Generator, shapes: Sequence[dict], success: np.
     return records
 
 
+#: The IRIS steering values whose intervals are judged.
+STEER_METRICS = ("gsr_stereotypical", "gsr_counter", "delta_gsr", "bis_gen_score")
+
+
 def steer_coverage(kind: str, n_images: int, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
     from iris_tasks import bis_gen
 
     shapes, success = steer_population(kind)
-    truths = steer_truths(shapes, success)
-
-    def replicate(rng: np.random.Generator) -> dict[str, BootstrapInterval]:
-        out = bis_gen.compute_metrics(steer_records(rng, shapes, success, n_images), n_resamples=RESAMPLES,
-                                      seed=int(rng.integers(2**31)))  # fmt: skip
-        return {name: _interval(out, name) for name in truths}
-
-    with _Quiet():
-        found = simulate(replicate, truths, replicates=replicates, seed=seed)
-    return [_renamed(c, f"IRIS steer {kind} {c.name}") for c in found.values()]
+    return _coverage(
+        f"IRIS steer {kind}",
+        steer_truths(shapes, success),
+        STEER_METRICS,
+        lambda rng: steer_records(rng, shapes, success, n_images),
+        bis_gen.compute_metrics,
+        replicates,
+        seed,
+    )
 
 
 # ------------------------------------------------------------------------------------ tables
-def _renamed(c: Coverage, name: str) -> Coverage:
-    from dataclasses import replace
-
-    return replace(c, name=name)
-
-
 DESIGNS: dict[str, tuple[Callable[..., list[Coverage]], tuple[str, ...]]] = {
     "t2i": (t2i_coverage, ("stereotyped", "mixed", "balanced")),
     "neutral": (neutral_coverage, ("stereotyped", "mixed", "uniform")),

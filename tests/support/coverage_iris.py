@@ -29,6 +29,7 @@ import functools
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +38,7 @@ from iris_tasks.coverage import PPM
 from iris_tasks.mapping import STAGES
 from iris_tasks.pairs import COMPARISON_NAMES
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupation_ids, real_world
-from metrics.coverage import Coverage, summarise
-from metrics.intervals import BootstrapInterval
+from metrics.coverage import Coverage, simulate
 from metrics.iris import dimension_score
 
 __all__ = ["DESIGNS", "SIZES", "coverage_table", "simulate_design"]
@@ -273,52 +273,47 @@ def bis_truth(kind: str) -> float:
 # --------------------------------------------------------------------------- designs
 @dataclass(frozen=True)
 class Design:
-    """One population: ``truth(size)`` and ``replicate(rng, size) -> (estimate, interval)``."""
+    """One population of the task that reports ``statistic``: ``truth(size)``, ``draw(rng, size)`` (the records of one
+    replicate) and ``score(records)`` (the task's own ``compute_metrics``)."""
 
     statistic: str
     name: str
     truth: Callable[[dict[str, int]], float]
-    replicate: Callable[[np.random.Generator, dict[str, int]], BootstrapInterval]
-
-
-def _interval(metrics: dict, score: str) -> BootstrapInterval:
-    return BootstrapInterval(
-        estimate=float(metrics[score]), low=float(metrics[f"{score}_ci_low"]), high=float(metrics[f"{score}_ci_high"]),
-        confidence=0.95, n_resamples=1000, n_nan=0, seed=0,
-    )  # fmt: skip
+    draw: Callable[[np.random.Generator, dict[str, int]], np.ndarray]
+    score: Callable[[np.ndarray], dict[str, Any]]
 
 
 def _ifs_design(kind: str) -> Design:
     pi = recognition_model(kind)
-
-    def replicate(rng: np.random.Generator, size: dict[str, int]) -> BootstrapInterval:
-        return _interval(ifs_und.compute_metrics(draw_recognition(pi, size["per_cell"], rng)), "ifs_und_score")
-
-    return Design("ifs_und_score", kind, lambda size: ifs_truth(pi, size["per_cell"]), replicate)
+    return Design(
+        "ifs_und_score",
+        kind,
+        lambda size: ifs_truth(pi, size["per_cell"]),
+        lambda rng, size: draw_recognition(pi, size["per_cell"], rng),
+        ifs_und.compute_metrics,
+    )
 
 
 def _rfs_design(probe_kind: str, recognition_kind: str) -> Design:
     pi = recognition_model(recognition_kind)
 
-    def replicate(rng: np.random.Generator, size: dict[str, int]) -> BootstrapInterval:
+    def draw(rng: np.random.Generator, size: dict[str, int]) -> np.ndarray:
         probe = draw_probe(probe_kind, size["probe_rounds"], rng)
         recognition = draw_recognition(pi, size["per_cell"], rng)
-        rows = np.concatenate([probe, np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])])
-        return _interval(rfs_und.compute_metrics(rows), "rfs_und_score")
+        return np.concatenate([probe, np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])])
 
-    return Design(
-        "rfs_und_score", f"{probe_kind}-probe/{recognition_kind}",
-        lambda size: rfs_truth(probe_kind, pi, size["per_cell"]), replicate,
-    )  # fmt: skip
+    def truth(size: dict[str, int]) -> float:
+        return rfs_truth(probe_kind, pi, size["per_cell"])
+
+    return Design("rfs_und_score", f"{probe_kind}-probe/{recognition_kind}", truth, draw, rfs_und.compute_metrics)
 
 
 def _bis_design(kind: str) -> Design:
-    def replicate(rng: np.random.Generator, size: dict[str, int]) -> BootstrapInterval:
+    def draw(rng: np.random.Generator, size: dict[str, int]) -> np.ndarray:
         occupations = np.repeat(np.arange(N_OCC), size["sets_per_occupation"])
-        return _interval(bis_und.compute_metrics(bis_records(occupations, *set_answers(kind, occupations, rng))),
-                         "bis_und_score")  # fmt: skip
+        return bis_records(occupations, *set_answers(kind, occupations, rng))
 
-    return Design("bis_und_score", kind, lambda size: bis_truth(kind), replicate)
+    return Design("bis_und_score", kind, lambda size: bis_truth(kind), draw, bis_und.compute_metrics)
 
 
 DESIGNS: tuple[Design, ...] = (
@@ -334,23 +329,27 @@ DESIGNS: tuple[Design, ...] = (
 )
 
 
-def simulate_design(design: Design, size: str, *, replicates: int = REPLICATES, seed: int = 0) -> Coverage:
-    """Coverage of one design's interval at ``size`` over ``replicates`` seeded replicates."""
+def simulate_design(design: Design, size: str, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
+    """The coverage rows of one design's statistic at ``size`` over ``replicates`` seeded replicates: its interval
+    and, where the task reports one, its standard error's."""
     spec = SIZES[size]
-    rng = np.random.default_rng([seed, DESIGNS.index(design), list(SIZES).index(size)])
-    rows = [design.replicate(rng, spec) for _ in range(replicates)]
-    truth = design.truth(spec)
-    return summarise(
-        f"{design.statistic} {design.name} {size}", truth,
-        [r.estimate for r in rows], [r.low for r in rows], [r.high for r in rows],
-    )  # fmt: skip
+    return simulate(
+        {design.statistic: design.truth(spec)},
+        lambda rng, _: design.draw(rng, spec),
+        lambda records, _: design.score(records),
+        (design.statistic,),
+        replicates=replicates,
+        seed=[seed, DESIGNS.index(design), list(SIZES).index(size)],
+        label=lambda metric: f"{metric} {design.name} {size}",
+        quiet=("fairness_evals.iris",),
+    )
 
 
 def coverage_table(size: str, *, replicates: int = REPLICATES, seed: int = 0) -> list[Coverage]:
     """One :class:`Coverage` per design at ``size`` ("paper" or "lite"; module docstring)."""
     if size not in SIZES:
         raise ValueError(f"size must be one of {list(SIZES)}, got {size!r}")
-    return [simulate_design(design, size, replicates=replicates, seed=seed) for design in DESIGNS]
+    return [row for design in DESIGNS for row in simulate_design(design, size, replicates=replicates, seed=seed)]
 
 
 def conservative(row: Coverage) -> str | None:
