@@ -44,7 +44,7 @@ class GroupCounts:
 def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> GroupCounts | str:
     import numpy as np
 
-    from fairlens_tasks.scoring import LAYOUT, RECORD_FIELDS, unit_counts
+    from fairlens_tasks.scoring import LAYOUT, RECORD_FIELDS, logged_record, unit_counts
 
     try:
         lines = jsonio.read_text(file, "samples file").split("\n")
@@ -61,7 +61,8 @@ def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> Gr
             return f"{where}: not valid JSON ({getattr(error, 'msg', 'nested too deeply')})"
         if not isinstance(sample, dict):
             return f"{where}: a {type(sample).__name__}, not a sample object"
-        record = sample.get("soundness")
+        logged = logged_record(sample)  # the task's own reader of its logged record (task versions 2 and 3)
+        record = logged[1] if logged else None
         if not (isinstance(record, list) and len(record) == len(RECORD_FIELDS)):
             return f"{where}: a sample without its FairLens record"
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in record):

@@ -234,6 +234,8 @@ def test_iris_understanding_numbers_equal_the_results_json_and_iris_profile(
 
 
 def test_fairlens_denominators_per_group_are_the_samples_counts(fairlens_dummy_run: Path) -> None:
+    from fairlens_tasks.scoring import logged_record
+
     parser = _cells(build_report([fairlens_dummy_run]))
     (run,) = load_runs([fairlens_dummy_run])
     groups = {"gender": ("male", "female"), "race": ("white", "black", "asian", "indian", "other"),
@@ -242,7 +244,7 @@ def test_fairlens_denominators_per_group_are_the_samples_counts(fairlens_dummy_r
     for domain in ("hiring", "legal", "healthcare"):
         task = f"fairlens_{domain}"
         (samples,) = fairlens_dummy_run.rglob(f"*_samples_{task}.jsonl")
-        records = [json.loads(line)["soundness"] for line in samples.read_text().splitlines()]
+        records = [logged_record(json.loads(line))[1] for line in samples.read_text().splitlines()]
         for attribute, names in groups.items():
             adverse = [
                 sum(1 for rec in records if rec[3] >= 0 and rec[column[attribute]] == i) for i in range(len(names))

@@ -260,9 +260,14 @@ def test_a_malformed_samples_line_is_named_in_the_report(tmp_path: Path) -> None
     stamp = results.name.removeprefix("results_").removesuffix(".json")
     samples = folder / f"samples_fairlens_legal_{stamp}.jsonl"
     record = [0] * len(RECORD_FIELDS)
+
+    def logged(values: list) -> dict:  # a task version 3 line: the readable record under the carrier
+        return {"unparsed_rate": {"id": "img0.jpg/L01", "option": "", "rule": "exact", "record": values}}
+
     for lines, message in (
-        ([{"soundness": record}, [1, 2]], f"{samples.name}:2: a list, not a sample object"),
-        ([{"soundness": [*record[:-1], "x"]}], f"{samples.name}:1: the FairLens record holds a value that is not"),
+        ([logged(record), [1, 2]], f"{samples.name}:2: a list, not a sample object"),
+        ([logged([*record[:-1], "x"])], f"{samples.name}:1: the FairLens record holds a value that is not"),
+        ([{"unparsed_rate": {"id": "img0.jpg/L01"}}], f"{samples.name}:1: a sample without its FairLens record"),
         (["{not json"], f"{samples.name}:1: not valid JSON"),
     ):
         samples.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n" for line in lines))
