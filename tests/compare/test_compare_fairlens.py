@@ -151,3 +151,32 @@ def test_the_model_level_roll_ups_resample_images_across_the_three_domains(tmp_p
     domains = [r for r in data["comparisons"][0]["rows"] if r["task"].startswith("fairlens_")]
     mean = np.mean([r["difference"] for r in domains if r["metric"] == "soundness"])
     assert group["soundness"]["difference"] == pytest.approx(mean)
+
+
+def _in_the_carrier_format(run: Path) -> None:
+    """Rewrite a run's sample lines as task version 3 logs them: the readable record under the carrier."""
+    from fairlens_tasks.scoring import CARRIER
+
+    for path in run.glob("*_samples_*.jsonl"):
+        lines = []
+        for line in path.read_text().splitlines():
+            row = json.loads(line)
+            record = {
+                "id": row.pop("fairlens_answer")["id"],
+                "option": "",
+                "rule": "unparsed",
+                "record": row["soundness"],
+            }
+            row["soundness"] = "soundness"
+            lines.append(json.dumps({CARRIER: record, **row}))
+        path.write_text("\n".join(lines) + "\n")
+
+
+def test_runs_logged_with_the_record_under_the_carrier_compare_as_before(tmp_path, capsys) -> None:
+    a, b = runs(tmp_path, FairLensPair("planted", FAIR, BIASED, shared=0.7))
+    status, before, _, _ = compare(a, b, "--metrics", "parity_gap_gender", capsys=capsys)
+    _in_the_carrier_format(a)
+    _in_the_carrier_format(b)
+    assert "unparsed_rate" in json.loads(next(a.glob("*_samples_*.jsonl")).read_text().splitlines()[0])
+    status_after, after, _, _ = compare(a, b, "--metrics", "parity_gap_gender", capsys=capsys)
+    assert status == status_after == 0 and rows(before) == rows(after)
