@@ -106,6 +106,8 @@ MIN_FACT_ANSWERS = 30
 
 #: The base names of the scores and of the Table 3 rates (each reported per axis, ``<name>_<axis>``).
 SCORES = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES)
+#: The scores whose standard error is reported (the ± column): the ones the coverage simulations back.
+WITH_STDERR = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES if s.stderr)
 RATES = tuple(s.name.removesuffix("_{axis}") for s in table.RATES)
 _RATE_BASELINE_KEY = dict(zip(RATES, ff.TABLE3_COLUMNS, strict=True))
 MIN_COVERAGE_KEY = table.THRESHOLD
@@ -507,6 +509,7 @@ def _axis_scores(
     parsed = int(np.sum(a.cell_index >= 0))
     estimates = dict.fromkeys(SCORES, math.nan)
     bounds_of: dict[str, tuple[float, float]] = {name: (math.nan, math.nan) for name in SCORES}
+    errors = dict.fromkeys(SCORES, math.nan)
     if parsed and resampled is not None:
         observed = np.bincount(a.cell_index[a.cell_index >= 0], minlength=n_total).astype(np.float64)
         stats = _statistics(a, np.vstack([observed[None, :], resampled]))
@@ -514,6 +517,7 @@ def _axis_scores(
         boot = {name: values[1:] for name, values in stats.items()}
         estimates.update({name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")})
         bounds_of.update(_intervals(a, observed, est, boot))
+        errors.update(_standard_errors(a, observed, boot))
         withheld = _withheld(a, observed, settings)
         if settings.conventions == "released":
             estimates["distance"] = ff.distance_to_bound(est["s_fact"], est[a.distance_y], a.k, method="released")
@@ -521,12 +525,15 @@ def _axis_scores(
             estimates["distance"] = abs(est["signed_distance"])
         for name in withheld:
             bounds_of[name] = (math.nan, math.nan)
+            errors[name] = math.nan
     else:
         withheld = {}
     for name in SCORES:
         key = f"{name}_{a.axis}"
         low, high = bounds_of[name]
         out[key], out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(estimates[name]), float(low), float(high)
+        if name in WITH_STDERR:
+            out[f"{key}_stderr"] = math.nan if math.isnan(estimates[name]) else float(errors[name])
         if math.isnan(estimates[name]):
             notes.null(
                 [key, f"{key}_ci_low", f"{key}_ci_high"],
@@ -535,7 +542,8 @@ def _axis_scores(
     apply_coverage(out, a, settings, notes)
     for name, reason in withheld.items():  # said only of scores that are still reported
         if not math.isnan(out[f"{name}_{a.axis}"]):
-            notes.null([f"{name}_{a.axis}_ci_low", f"{name}_{a.axis}_ci_high"], reason)
+            stderr = [f"{name}_{a.axis}_stderr"] if name in WITH_STDERR else []
+            notes.null([f"{name}_{a.axis}_ci_low", f"{name}_{a.axis}_ci_high", *stderr], reason)
     if not objective:
         out.update(_rates(a, AXES.index(a.axis), settings, notes))
     return out
@@ -596,6 +604,23 @@ def _wilson(a: _Axis, observed: np.ndarray) -> tuple[float, float]:
     return wilson_interval(correct, n, CONFIDENCE)
 
 
+def _standard_errors(a: _Axis, observed: np.ndarray, boot: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each score's standard error (the harness's ± column): S_fact's binomial ``sqrt(p (1 - p) / n)`` over the
+    answers it counts (:func:`metrics.intervals.binomial_standard_error`, as its Wilson interval treats them), the
+    others' the standard deviation of their resamples (:func:`metrics.intervals.standard_error`); the distance's of
+    the resampled distances."""
+    counts = observed.reshape(a.n_cells, a.k)[a.fact_cells]
+    n = int(counts.sum())
+    correct = int(counts[np.arange(a.fact_cells.size), a.truth[a.fact_cells]].sum()) if n else 0
+    return {
+        "s_fact": intervals.binomial_standard_error(correct, n),
+        "s_e": intervals.standard_error(boot["s_e"]),
+        "s_kld": intervals.standard_error(boot["s_kld"]),
+        "s_fair": intervals.standard_error(boot["s_fair"]),
+        "distance": intervals.standard_error(np.abs(boot["signed_distance"])),
+    }
+
+
 def _intervals(
     a: _Axis, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]
 ) -> dict[str, tuple[float, float]]:
@@ -641,8 +666,10 @@ def apply_coverage(out: dict[str, float], a: _Axis, settings: _Settings, notes: 
         k, n, share = fact if name == "s_fact" or (name == "distance" and not fact[2] >= every[2]) else every
         out[f"{key}_coverage"] = share
         if n and share < settings.min_coverage and not math.isnan(out[key]):
-            out[key] = out[f"{key}_ci_low"] = out[f"{key}_ci_high"] = math.nan
-            notes.null([key, f"{key}_ci_low", f"{key}_ci_high"], _below(k, n, settings))
+            nulled = [key, f"{key}_ci_low", f"{key}_ci_high", *([f"{key}_stderr"] if name in WITH_STDERR else [])]
+            for metric in nulled:
+                out[metric] = math.nan
+            notes.null(nulled, _below(k, n, settings))
 
 
 def _below(k: int, n: int, settings: _Settings) -> str:

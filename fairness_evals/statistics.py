@@ -13,8 +13,8 @@ declared once with the values its placeholders take. Its *derived* metrics follo
 - ``<name>_ci_low`` / ``<name>_ci_high``: the ends of its 95% interval, when it declares an :class:`Interval`;
 - ``<name>_coverage``: the share of its inputs that counted, when it declares a :class:`Coverage` (below the
   coverage's threshold the statistic and its interval are null);
-- ``<name>_stderr``: its standard error, shown in the harness's ± column, when it declares ``stderr=True``
-  (only where a seeded simulation shows that ``estimate ± 1.96 stderr`` covers at the bar).
+- ``<name>_stderr``: its standard error, shown in the harness's ± column, when it declares ``stderr`` (the function
+  that computes it; only where a seeded simulation shows that ``estimate ± 1.96 stderr`` covers at the bar).
 
 ``computed_by`` names, as ``module:function``, the function that computes the value: an importable function whose
 docstring gives the formula and the paper section. A test imports every one.
@@ -40,6 +40,7 @@ Kind = Literal["score", "rate", "count", "diagnostic"]
 TABLE_MODULES = {
     "fact_or_fair": "fact_fair_tasks.statistics",
     "fairlens": "fairlens_tasks.statistics",
+    "iris": "iris_tasks.statistics",
 }
 
 DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_coverage", "_stderr")
@@ -79,7 +80,8 @@ class Statistic:
     kind: Kind = "score"
     interval: Interval | None = None
     coverage: Coverage | None = None
-    stderr: bool = False
+    #: The function computing its standard error (the harness's ± column), where a simulation backs it; else None.
+    stderr: str | None = None
     #: The values each ``{placeholder}`` of ``name`` takes (a family); empty for a single metric.
     family: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
@@ -232,12 +234,12 @@ def _entries_of(
             direction="higher", computed_by=coverage.computed_by, role="detail", interval=None, resampled=None,
             coverage=coverage.inputs, threshold=coverage.threshold, **common,
         )  # fmt: skip
-    if s.stderr and interval is not None:
+    if s.stderr:
         yield Explanation(
-            name=f"{member}_stderr", definition=f"standard error of {member}: the standard deviation of its bootstrap "
-            f"resamples ({interval.resampled}); shown in the harness's ± column", direction="neither",
-            computed_by=interval.computed_by, role=role, interval=None, resampled=interval.resampled, coverage=None,
-            threshold=None, **common,
+            name=f"{member}_stderr", definition=f"standard error of {member}, shown in the harness's ± column "
+            "(estimate ± 1.96 stderr covers at the bar in the seeded simulations)", direction="neither",
+            computed_by=s.stderr, role=role, interval=None, resampled=interval.resampled if interval else None,
+            coverage=None, threshold=None, **common,
         )  # fmt: skip
 
 

@@ -57,11 +57,13 @@ __all__ = [
     "Method",
     "basic_interval",
     "bca_interval",
+    "binomial_standard_error",
     "check_confidence",
     "interval",
     "jackknife_acceleration",
     "max_t_interval",
     "percentile_interval",
+    "standard_error",
     "wilson_interval",
 ]
 
@@ -400,3 +402,22 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     low = 0.0 if k == 0 else center - delta
     high = 1.0 if k == n else center + delta
     return float(low), float(high)
+
+
+def standard_error(values: ArrayLike) -> float:
+    """The bootstrap standard error of a statistic: ``se = sqrt((1/(B-1)) sum_b (t*_b - mean(t*))^2)``, the standard
+    deviation of its B finite resampled values ``t*`` (Efron & Tibshirani 1993, §6.2); NaN with fewer than two.
+    What a harness's ± column shows; ``estimate ± 1.96 se`` is a 95% interval only where a simulation shows it covers
+    (a biased plug-in statistic's does not)."""
+    arr = np.asarray(values, dtype=np.float64)
+    finite = arr[np.isfinite(arr)]
+    return float(np.std(finite, ddof=1)) if finite.size >= 2 else math.nan
+
+
+def binomial_standard_error(k: int, n: int) -> float:
+    """The standard error of a proportion ``p = k / n`` of independent answers: ``se = sqrt(p (1 - p) / n)``; NaN for
+    ``n = 0``."""
+    if n <= 0:
+        return math.nan
+    p = k / n
+    return math.sqrt(p * (1.0 - p) / n)

@@ -15,6 +15,8 @@ import pytest
 from harness import load_results, sample_lines
 
 from fact_fair_tasks import scoring
+from fact_fair_tasks.cli import _from_samples
+from fairness_evals import statistics
 
 pytestmark = pytest.mark.harness
 
@@ -38,11 +40,16 @@ assert scoring.RECORD_FIELDS[TRUTH + 1] == "truth_race"
 
 
 def _results(out: Path) -> dict:
-    return load_results(out) | {"_out": out}
+    return load_results(out) | {"_out": out, "_detail": _from_samples(out)}
 
 
 def _metrics(task_results: dict) -> dict[str, object]:
-    return {key.split(",")[0]: value for key, value in task_results.items() if key.endswith(",none")}
+    """The metrics of one results entry, without lm-eval's ``*_stderr`` ("N/A" for every metric it cannot bootstrap)."""
+    return {
+        key.split(",")[0]: value
+        for key, value in task_results.items()
+        if key.endswith(",none") and not key.split(",")[0].endswith("_stderr")
+    }
 
 
 def _samples(out: Path, task: str) -> list[dict]:
@@ -103,15 +110,21 @@ def _expected_finite(records: list[list[int]], objective: bool) -> dict[str, boo
 
 
 def _check_task(results: dict, task: str, expected: tuple[str, ...], documents: int) -> dict[str, object]:
-    """Every metric the issue lists is present; finite exactly where its inputs exist (per the logged samples);
-    fractions (scores, distance to the bound, rates, interval bounds) in [0, 1]; intervals ordered; counts
-    equal to the samples'."""
-    metrics = _metrics(results["results"][task])
+    """The harness lists the task's headline metrics only, equal to the detail's; the detail (``fairness-evals score``
+    of the samples) has every metric the issue lists, finite exactly where its inputs exist (per the logged samples);
+    fractions (scores, distance to the bound, rates, interval bounds) in [0, 1]; intervals ordered; counts equal to
+    the samples'."""
+    harness = _metrics(results["results"][task])
+    headline = [m for m, _ in statistics.task(task).harness_metrics()]
+    assert sorted(harness) == sorted(headline), (task, sorted(harness))
+    metrics = results["_detail"][task]
     assert set(expected) <= set(metrics), (task, sorted(set(expected) - set(metrics)))
+    for name in headline:
+        assert math.isnan(harness[name]) if math.isnan(metrics[name]) else harness[name] == metrics[name], name
     samples = _samples(results["_out"], task)
     assert len(samples) == documents, (task, len(samples))
-    records = [sample["parsed"] for sample in samples]  # every metric carries the same per-document record
-    assert all(sample["s_fact_gender"] == sample["parsed"] for sample in samples)
+    records = [sample[scoring.CARRIER]["record"] for sample in samples]  # the document's record, logged once
+    assert all(sample["s_e_gender"] == "s_e_gender" for sample in samples)
     objective = task.startswith("fact_or_fair_objective")
     assert {r[KIND] for r in records} == ({0} if objective else {1 + CONTEXTS.index(task.split("_")[4])})
 
@@ -119,7 +132,6 @@ def _check_task(results: dict, task: str, expected: tuple[str, ...], documents: 
     assert metrics["parsed"] == statuses.count(0), task
     assert metrics["unparsed_rate"] == statuses.count(1) / documents, task
     assert metrics["refused_rate"] == statuses.count(2) / documents, task
-    assert metrics["seed"] == samples[0]["doc"]["seed"] and isinstance(metrics["documents_sha256"], str)
 
     finite = _expected_finite(records, objective)
     assert set(finite) <= set(expected), sorted(set(finite) - set(expected))
@@ -162,18 +174,20 @@ def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> Non
     for sample in samples:
         assert sample["resps"][0][0] == sample["filtered_resps"][0]
         doc = sample["doc"]
-        assert sample["s_fact_gender"] == scoring.record_for(doc, scoring.parse_reply(doc, sample["filtered_resps"][0]))
-    # the score command reproduces the harness's numbers from the samples
-    from fact_fair_tasks.cli import _from_samples
-
-    rescored = _from_samples(results["_out"])
-    for task in GENERATION:
-        harness = _metrics(results["results"][task])
-        for name, value in rescored[task].items():
-            if isinstance(value, float) and math.isnan(value):
-                assert math.isnan(harness[name]), (task, name)
-            else:
-                assert harness[name] == value, (task, name)
+        parse = scoring.parse_reply(doc, sample["filtered_resps"][0])
+        assert sample[scoring.CARRIER]["record"] == scoring.record_for(doc, parse)
+        assert sample[scoring.CARRIER]["rule"] == parse.rule and sample[scoring.CARRIER]["status"] == parse.status
+    # the top group prints the paper's Table 2: Obj. S_fact from the objective task, Subj. S_fair from the contexts
+    top = _metrics(results["groups"]["fact_or_fair"])
+    objective = _metrics(results["results"]["fact_or_fair_objective"])
+    subjective = _metrics(results["groups"]["fact_or_fair_subjective"])
+    for axis in AXES:
+        assert math.isnan(top[f"s_fact_{axis}"]) if math.isnan(objective[f"s_fact_{axis}"]) else (
+            top[f"s_fact_{axis}"] == objective[f"s_fact_{axis}"]
+        )
+        assert math.isnan(top[f"s_fair_{axis}"]) if math.isnan(subjective[f"s_fair_{axis}"]) else math.isclose(
+            top[f"s_fair_{axis}"], subjective[f"s_fair_{axis}"], rel_tol=1e-12
+        )
 
 
 def test_loglikelihood_group_with_smollm2(fact_or_fair_loglikelihood_run: Path) -> None:
