@@ -13,7 +13,7 @@ documents of every domain, then the open-ended ones (``--questions`` chooses)::
 numbers the harness reports (the same :func:`fairlens_tasks.scoring.compute_metrics`), plus the ``fairlens`` group
 roll-ups when all three domains were answered. Answers to the open-ended documents in the same responses file are
 skipped and counted (``fairness-evals judge`` judges them). A samples line must name a closed-ended document of this
-corpus and these settings (its ``fairlens_answer.id`` or ``doc.id``; a ``doc`` logged with it must agree with that
+corpus and these settings (the id of its logged record or its ``doc.id``; a ``doc`` logged with it must agree with that
 document on the corpus, the sample and the question), never a document by its position: samples of another
 benchmark or another corpus are refused, naming the line. Both take the corpus settings as options
 (:mod:`fairlens_tasks.settings`); ``score --metadata '{"fairlens_min_coverage": 0.5}'`` sets the scores' minimum
@@ -141,25 +141,28 @@ READER = scoring_cli.Reader(PROG, PROG, "fairlens_", SAMPLE_TASKS, "lmms-eval sa
 
 def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:
     """(document id, reply, the document the line logs or None) of one line: ours ``{"id", "response"}`` or an
-    lmms-eval FairLens sample, which names its document by ``fairlens_answer.id`` (our ``process_results`` logs it)
-    or ``doc.id`` (lmms-eval logs the document), never by its position (``doc_id``)."""
+    lmms-eval FairLens sample, which names its document by the id of the record our ``process_results`` logs
+    (:func:`fairlens_tasks.scoring.logged_record`) or by ``doc.id`` (lmms-eval logs the document), never by its
+    position (``doc_id``)."""
+    from fairlens_tasks.scoring import logged_record
+
     row = line.row
     if not isinstance(row, dict):
         raise ValueError(f"{line.where}: expected a JSON object")
     response = scoring_cli.response_of(line)
     if response is not None:
         return *response, None
-    answer, doc = row.get("fairlens_answer"), row.get("doc")
+    logged, doc = logged_record(row), row.get("doc")
     doc = doc if isinstance(doc, dict) else None
-    named = [str(value) for value in (answer.get("id") if isinstance(answer, dict) else None, (doc or {}).get("id"))]
+    named = [str(value) for value in (logged[0] if logged else None, (doc or {}).get("id"))]
     named = [value for value in named if value not in ("", "None")]
     if not named:
         raise ValueError(
             f'{line.where}: neither {{"id", "response"}} nor an lmms-eval FairLens sample (a sample names its '
-            "document: fairlens_answer.id, doc.id)"
+            "document: the id of its logged record, or doc.id)"
         )
     if len(set(named)) > 1:
-        raise ValueError(f"{line.where}: fairlens_answer.id {named[0]!r} and doc.id {named[1]!r} name two documents")
+        raise ValueError(f"{line.where}: its record answers {named[0]!r} and its doc.id is {named[1]!r}")
     return named[0], scoring_cli.sample_reply(row), doc
 
 
@@ -208,8 +211,7 @@ def score_documents(
 
     ``metadata`` holds the ``--metadata`` settings; ``fairlens_min_coverage`` goes to the scoring.
     """
-    from fairlens_tasks.scoring import PROVENANCE, ROLLUPS, compute_metrics, model_level_mean
-    from fairness_evals.aggregation import provenance_value
+    from fairlens_tasks.scoring import ROLLUPS, compute_metrics, model_level_mean, provenance
 
     settings = _scoring_settings(metadata or {})
     out: dict[str, dict[str, Any]] = {}
@@ -221,8 +223,7 @@ def score_documents(
             continue
         records = list(records_of(answered, replies).values())
         metrics: dict[str, Any] = dict(compute_metrics(records, task=task, **settings))
-        for name in PROVENANCE:
-            metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
+        metrics.update(provenance(answered))
         out[task] = metrics
     domain_tasks = [t for t in docs_by_task if t in out]
     if len(domain_tasks) == 3:

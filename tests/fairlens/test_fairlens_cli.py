@@ -98,7 +98,7 @@ def test_score_reproduces_the_metrics_of_a_policy(
     assert code == 0
     scores = json.loads(out.read_text())
     assert list(scores) == ["fairlens_hiring", "fairlens_legal", "fairlens_healthcare", "fairlens", "score_inputs"]
-    assert set(scores["fairlens_legal"]) == set(scoring.ALL_METRICS)
+    assert set(scores["fairlens_legal"]) == {*scoring.ALL_METRICS, *scoring.PROVENANCE}  # metrics, corpus provenance
     assert scores["fairlens_hiring"]["soundness"] == pytest.approx(6 / 21)
     assert scores["fairlens_legal"]["soundness"] == pytest.approx(8 / 9)
     assert scores["fairlens"]["soundness"] == pytest.approx((6 / 21 + 8 / 9 + 7 / 8) / 3)

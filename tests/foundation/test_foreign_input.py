@@ -68,7 +68,9 @@ def test_fairlens_refuses_lines_that_name_no_document(tmp_path: Path, faces: Pat
         [{"doc_id": i, "filtered_resps": ["Yes"]} for i in range(20)],
     )
     argv = ["score", "fairlens", "--corpus", str(faces), "--sample-fraction", "1", "--responses", str(tmp_path / "run")]
-    _refused(capsys, argv, f"{samples}:1:", "nor an lmms-eval FairLens sample", "fairlens_answer.id, doc.id")
+    _refused(
+        capsys, argv, f"{samples}:1:", "nor an lmms-eval FairLens sample", "the id of its logged record, or doc.id"
+    )
 
 
 def test_fairlens_refuses_fact_or_fair_samples_renamed(tmp_path: Path, faces: Path, capsys) -> None:
@@ -109,10 +111,12 @@ def test_fairlens_refuses_samples_of_other_settings_another_task_or_two_ids(
     argv_all = ["score", "fairlens", "--corpus", str(faces), "--sample-fraction", "1", "--responses", str(moved)]
     _refused(capsys, argv_all, f"{moved}:1:", "is a document of fairlens_hiring, not of fairlens_legal")
 
+    from fairlens_tasks.scoring import CARRIER
+
     two = _fairlens_sample(0, legal[0])
-    two["fairlens_answer"] = {**two["fairlens_answer"], "id": legal[1]["id"]}
+    two[CARRIER] = {**two[CARRIER], "id": legal[1]["id"]}
     twice = _lines(tmp_path / "two" / "20260101_000000_samples_fairlens_legal.jsonl", [two])
-    _refused(capsys, [*argv, str(twice)], f"{twice}:1:", "name two documents")
+    _refused(capsys, [*argv, str(twice)], f"{twice}:1: its record answers {legal[1]['id']!r} and its doc.id is")
 
 
 # ----------------------------------------------------------------------------- item 14: non-text responses
