@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 
 from fairlens_tasks.judging.backends import Backend, JudgeConfigError, is_reasoning_model
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
-from fairlens_tasks.judging.redact import redact_url, secrets
+from fairlens_tasks.judging.redact import redact_text, redact_url, secrets
 
 OPENAI_URL = "https://api.openai.com/v1"
 BACKENDS = ("openai", "hf")
@@ -127,7 +127,8 @@ class JudgeSettings:
 
     def recorded(self) -> dict[str, Any]:
         """The settings the results record (``judge_settings``): everything but the API key, and the base URL
-        without credentials (:func:`fairlens_tasks.judging.redact.redact_url`)."""
+        without credentials (:func:`fairlens_tasks.judging.redact.redact_text`: its user-info, secret query values
+        and the key wherever it appears)."""
         out: dict[str, Any] = {
             "judge": self.name,
             "prompt_version": JUDGE_PROMPT_VERSION,
@@ -137,7 +138,7 @@ class JudgeSettings:
         }
         if self.backend == "openai":
             out.update(
-                base_url=None if self.base_url is None else redact_url(self.base_url),
+                base_url=None if self.base_url is None else redact_text(self.base_url, secrets(self.api_key)),
                 json_mode=self.json_mode,
                 concurrency=self.concurrency,
                 timeout=self.timeout,

@@ -117,3 +117,10 @@ def test_credentials_are_redacted_in_errors_and_logs() -> None:
     assert "hunter2" not in str(info.value) and "***@host" in str(info.value)
     message = _short("Connection refused for url 'http://bob:hunter2@127.0.0.1:9/v1/chat/completions?key=hunter2'")
     assert "hunter2" not in message and "http://***@127.0.0.1:9/v1/chat/completions?key=***" in message
+
+
+def test_the_key_is_masked_in_the_recorded_base_url_wherever_it_appears() -> None:
+    """Issue 24, item 8: a key in a query parameter whose name does not look secret is masked as the key."""
+    env = {"FAIRLENS_JUDGE": "openai:m", "FAIRLENS_JUDGE_API_KEY": "hunter2-key"}
+    s = judge_settings_from_env({**env, "FAIRLENS_JUDGE_BASE_URL": "https://judge.example.org/v1?k=hunter2-key"})
+    assert s is not None and json.loads(s.recorded_json())["base_url"] == "https://judge.example.org/v1?k=***"
