@@ -22,6 +22,7 @@ from harness import DEV_BIN, run
 from models import smollm2
 from openai_server import OpenAIServer, TextModel, VisionModel, running
 
+from fairlens_tasks import scoring
 from tests.scale.runs import results_of, samples_by_task, scale_env
 
 pytestmark = pytest.mark.harness
@@ -93,7 +94,7 @@ def test_fact_or_fair_lite_through_chat_and_completions_endpoints(tmp_path: Path
         for key, value in a[task].items():
             assert value == b[task][key] or (value != value and b[task][key] != b[task][key]), (task, key)
     objective_mc = b["fact_or_fair_objective_mc"]
-    assert objective_mc["parsed,none"] == 1 and objective_mc["unparsed_rate,none"] == 0.0
+    assert objective_mc["unparsed_rate,none"] == 0.0  # its one document parsed
 
 
 def test_fairlens_through_lmms_eval_openai_backend(
@@ -115,5 +116,5 @@ def test_fairlens_through_lmms_eval_openai_backend(
     logged = [s["filtered_resps"] for task in tasks for s in samples[task]]
     assert sorted(logged) == sorted(server.replies)
     for task in tasks:
-        assert results[task]["answers,none"] == 3
-        assert all(s["fairlens_answer"]["rule"] for s in samples[task])
+        assert len(samples[task]) == 3 and 0.0 <= results[task]["unparsed_rate,none"] <= 1.0
+        assert all(s[scoring.CARRIER]["rule"] for s in samples[task])  # each answer's readable record
