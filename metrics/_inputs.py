@@ -1,4 +1,6 @@
-"""Input checks shared by the metric modules: one-dimensional labels and 0/1 indicator flags.
+"""Input checks shared by the metric modules: one-dimensional labels, 0/1 indicator flags, and the per-attribute
+labels, reference rows and label counts of the metrics that compare a model's attribute shares with a reference
+table (the IRIS JSD and stereotype drift scores).
 
 Each raises ``ValueError`` naming the argument and, for labels, the first bad position, so a user calling a
 metric on their own data learns what is wrong without reading a traceback into numpy.
@@ -6,7 +8,7 @@ metric on their own data learns what is wrong without reading a traceback into n
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -47,4 +49,54 @@ def flags_1d(values: ArrayLike, name: str) -> NDArray[np.float64]:
         raise ValueError(f"{name} must hold booleans or 0/1 values") from None
     if not np.all((out == 0.0) | (out == 1.0)):
         raise ValueError(f"{name} must hold booleans or 0/1 values")
+    return out
+
+
+def attribute_labels(
+    keys: Sequence[Hashable], attributes: Mapping[str, ArrayLike | Sequence[Hashable]], keys_name: str
+) -> dict[str, list[Hashable]]:
+    """``{attribute: labels}`` of a non-empty mapping of per-record labels, each as :func:`labels_1d` and as long as
+    ``keys`` (named ``keys_name`` in the error), e.g. the occupations of the same images."""
+    if not isinstance(attributes, Mapping) or len(attributes) == 0:
+        raise ValueError("attributes must be a non-empty mapping from attribute name to labels")
+    out = {}
+    for attribute, raw in attributes.items():
+        name = f"attributes[{attribute!r}]"
+        labels = labels_1d(raw, name)
+        if len(labels) != len(keys):
+            raise ValueError(f"{name} must have the same length as {keys_name} ({len(keys)}), got {len(labels)}")
+        out[attribute] = labels
+    return out
+
+
+def reference_rows(
+    reference: Mapping[Hashable, Mapping[str, Mapping[str, float]]], attribute: str
+) -> tuple[dict[Hashable, Mapping[str, float]], list[str]]:
+    """The rows of a reference table (occupation -> attribute -> category -> share) that have ``attribute``, and its
+    categories in the first row's order (``({}, [])`` when no row has it); every row must have the same categories."""
+    if not isinstance(reference, Mapping) or len(reference) == 0:
+        raise ValueError("reference must be a non-empty mapping occupation -> attribute -> share")
+    rows = {o: row[attribute] for o, row in reference.items() if isinstance(row, Mapping) and attribute in row}
+    if not rows:
+        return {}, []
+    categories = list(next(iter(rows.values())))
+    for o, distribution in rows.items():
+        if set(distribution) != set(categories):
+            raise ValueError(
+                f"reference[{o!r}][{attribute!r}] has categories {sorted(distribution)}, expected {sorted(categories)}"
+            )
+    return rows, categories
+
+
+def category_counts(
+    keys: Sequence[Hashable], labels: Sequence[Hashable], categories: Sequence[Hashable]
+) -> dict[Hashable, NDArray[np.float64]]:
+    """``{key: counts}``: how many records of each key (in order of first appearance) carry each category (in the
+    order of ``categories``); every label must be one of them."""
+    index = {c: i for i, c in enumerate(categories)}
+    out: dict[Hashable, NDArray[np.float64]] = {}
+    for key, label in zip(keys, labels, strict=True):
+        if key not in out:
+            out[key] = np.zeros(len(categories))
+        out[key][index[label]] += 1.0
     return out

@@ -7,11 +7,12 @@ from ``metrics.iris``; the submodules group it by IRIS dimension:
 - :mod:`metrics.iris.representation` - RD [M1] (IFS-Gen), its finite-sample floor, JSD [M4, M5]
   (RFS-Gen, RFS-Und);
 - :mod:`metrics.iris.understanding` - AD [M2], SPD [M3] (IFS-Und), Stereotype Drift Score [M6]
-  (RFS-Und; our versioned reconstruction);
+  (RFS-Und; our versioned reconstruction), the counterfactual pair sums of AC_diff [M10] and DHR [M11]
+  (BIS-Und);
 - :mod:`metrics.iris.steerability` - Delta-GSR [M7], penalties [M8, M9] (BIS-Gen), AC_diff [M10],
-  DHR [M11] (BIS-Und);
-- :mod:`metrics.iris.scoring` - magnitudes, ``S exp(-K m)`` dimension scores, the RFS-Und form,
-  IRIS-MBTI profiles and archetype names.
+  DHR [M11] from labels;
+- :mod:`metrics.iris.scoring` - magnitudes (IFS-Und's and RFS-Und's own forms), ``S exp(-K m)`` dimension
+  scores, IRIS-MBTI profiles and archetype names.
 
 Typical pipeline (one model)::
 
@@ -50,6 +51,7 @@ from metrics.iris.scoring import (
     Archetype,
     archetype_name,
     dimension_score,
+    ifs_und_magnitude,
     magnitude,
     mbti,
     rfs_und_magnitude,
@@ -67,10 +69,14 @@ from metrics.iris.understanding import (
     SDS_DEFINITION_VERSION,
     accuracy_disparity,
     accuracy_disparity_from_counts,
+    counterfactual_pair_sums,
+    group_counts,
+    ifs_und_disparities_from_counts,
     ifs_und_metrics,
     statistical_parity_difference,
     statistical_parity_difference_from_counts,
     stereotype_drift_scores,
+    stereotype_drift_scores_from_counts,
 )
 
 __all__ = [
@@ -92,10 +98,14 @@ __all__ = [
     "answer_consistency_difference",
     "archetype_name",
     "attribute_js_divergences",
+    "counterfactual_pair_sums",
     "delta_gsr_penalty",
     "differential_hallucination_rate",
     "dimension_score",
     "expected_representation_disparity",
+    "group_counts",
+    "ifs_und_disparities_from_counts",
+    "ifs_und_magnitude",
     "ifs_und_metrics",
     "js_divergence",
     "js_divergence_from_counts",
@@ -116,4 +126,5 @@ __all__ = [
     "statistical_parity_difference",
     "statistical_parity_difference_from_counts",
     "stereotype_drift_scores",
+    "stereotype_drift_scores_from_counts",
 ]

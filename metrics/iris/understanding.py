@@ -1,19 +1,25 @@
-"""IRIS understanding metrics: Accuracy Disparity [M2], Statistical Parity Difference [M3] and the
-Stereotype Drift Score [M6] (an implementer's reconstruction; the paper's formula is not public).
+"""IRIS understanding metrics: Accuracy Disparity [M2], Statistical Parity Difference [M3], the
+Stereotype Drift Score [M6] (an implementer's reconstruction; the paper's formula is not public), and the
+counterfactual pair sums behind AC_diff [M10] and DHR [M11].
 
-Paper: Zhao et al., arXiv 2603.00590v1, Table 5 (M2, M3); released code Warren118/IRIS-Benchmark
-@ 0d2baca5, ``metrics/calculations.py`` (``calculate_ad``, ``calculate_spd``) and
-``metrics/dimensions.py`` (``calculate_ifs_und_metrics``).
+Each formula has one implementation, vectorised over leading axes (``*_from_counts``, :func:`counterfactual_pair_sums`);
+the label functions (:func:`accuracy_disparity`, :func:`statistical_parity_difference`, :func:`ifs_und_metrics`,
+:func:`stereotype_drift_scores`) check their labels, count them and call it.
+
+Paper: Zhao et al., arXiv 2603.00590v1, Table 5 (M2, M3, M6, M10, M11); released code Warren118/IRIS-Benchmark
+@ 0d2baca5, ``metrics/calculations.py`` (``calculate_ad``, ``calculate_spd``) and ``metrics/dimensions.py``
+(``calculate_ifs_und_metrics``; its BIS-Und and RFS-Und code is a ``pass`` placeholder).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from metrics._inputs import labels_1d
+from metrics._inputs import attribute_labels, category_counts, labels_1d, reference_rows
 from metrics.iris._common import (
     COMPARISONS,
     LEVELS,
@@ -28,15 +34,21 @@ __all__ = [
     "SDS_DEFINITION_VERSION",
     "accuracy_disparity",
     "accuracy_disparity_from_counts",
+    "counterfactual_pair_sums",
+    "group_counts",
+    "ifs_und_disparities_from_counts",
     "ifs_und_metrics",
     "statistical_parity_difference",
     "statistical_parity_difference_from_counts",
     "stereotype_drift_scores",
+    "stereotype_drift_scores_from_counts",
 ]
 
 #: Version tag of our Stereotype Drift Score definition (see :func:`stereotype_drift_scores`).
 #: The IRIS paper's formula is not in any public source; bump this if the definition changes.
 SDS_DEFINITION_VERSION = "fairness-evals-1"
+#: The attributes in the order of the count axes of :func:`ifs_und_disparities_from_counts`.
+ATTRIBUTE_ORDER: tuple[str, ...] = ("gender", "age", "skin_tone")
 
 
 def _max_min_over_groups(rates: NDArray[np.float64], present: NDArray[np.bool_], axis: int) -> NDArray[np.float64]:
@@ -198,6 +210,57 @@ def statistical_parity_difference(
     return float(statistical_parity_difference_from_counts(table.reshape(len(names), len(classes))))
 
 
+def group_counts(counts: ArrayLike, attributes: Sequence[str]) -> NDArray[np.float64]:
+    """The answer counts of the groups over ``attributes``: ``counts[..., g, a, s, c, k]`` (gender, age, skin tone,
+    predicted class, correct) summed over the other attributes, ``out[..., group, c, k] = sum over the dropped
+    attributes of counts``, the kept attributes' cells flattened (gender-major) into one group axis."""
+    c = nonneg_counts(counts, "counts", min_ndim=5)
+    lead = c.ndim - 5
+    dropped = tuple(lead + i for i, a in enumerate(ATTRIBUTE_ORDER) if a not in attributes)
+    return c.sum(axis=dropped).reshape(*c.shape[:lead], -1, *c.shape[-2:])
+
+
+def ifs_und_disparities_from_counts(counts: ArrayLike) -> dict[str, NDArray[np.float64]]:
+    """The 14 granular IFS-Und disparities and their six level means from answer counts (paper Table 26 columns).
+
+    ``counts[..., g, a, s, c, k]``: answers of the images of gender g, age a and skin tone s whose prediction is
+    class c (include ``"unmappable"`` as a class), k = 1 when correct (k = 0 otherwise). For each of the 7 group
+    definitions (single: gender, age, skin; dual: the three pairs; triple: all three) the counts are summed over the
+    other attributes, and::
+
+        AD_<level>_<comparison>  = accuracy_disparity_from_counts(correct per group, answers per group)
+        SPD_<level>_<comparison> = statistical_parity_difference_from_counts(predictions per group and class)
+        AD_<level>, SPD_<level>  = (1/|level|) sum over the level's comparisons (3, 3, 1)
+
+    (code ``calculate_ifs_und_metrics``; that the table's level columns are such means is our reading: the paper's
+    magnitude cannot be rebuilt from them). Groups without answers take no part.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., n_gender, n_age, n_skin, n_classes, 2)
+
+    Returns
+    -------
+    dict
+        ``AD_single_gender`` ... ``SPD_triple_joint_all`` and ``AD_single`` ... ``SPD_triple``, each of shape (...).
+    """
+    c = nonneg_counts(counts, "counts", min_ndim=5)
+    if c.shape[-1] != 2:
+        raise ValueError(f"counts must end with an axis of 2 (wrong, correct), got shape {c.shape}")
+    out: dict[str, NDArray[np.float64]] = {}
+    for level, comparisons in LEVELS.items():
+        for comparison in comparisons:
+            groups = group_counts(c, COMPARISONS[comparison])
+            out[f"AD_{level}_{comparison}"] = accuracy_disparity_from_counts(
+                groups[..., 1].sum(axis=-1), groups.sum(axis=(-2, -1))
+            )
+            out[f"SPD_{level}_{comparison}"] = statistical_parity_difference_from_counts(groups.sum(axis=-1))
+    for metric in ("AD", "SPD"):
+        for level, comparisons in LEVELS.items():
+            out[f"{metric}_{level}"] = np.mean([out[f"{metric}_{level}_{c}"] for c in comparisons], axis=0)
+    return out
+
+
 def ifs_und_metrics(
     predicted: ArrayLike | Sequence[Hashable],
     true: ArrayLike | Sequence[Hashable],
@@ -207,15 +270,12 @@ def ifs_und_metrics(
     *,
     unmappable: Hashable = UNMAPPABLE,
 ) -> dict[str, float]:
-    """The 14 granular IFS-Und metrics and their six level means (paper Table 26 columns).
+    """The 14 granular IFS-Und metrics and their six level means from labels (paper Table 26 columns).
 
-    For each of the 7 group definitions (single: gender, age, skin; dual: the three pairs;
-    triple: all three), the groups are the observed label combinations and
-    ``AD_<level>_<comparison>`` / ``SPD_<level>_<comparison>`` follow :func:`accuracy_disparity`
-    and :func:`statistical_parity_difference` (code ``calculate_ifs_und_metrics``). The level
-    columns ``AD_single``, ``AD_dual``, ``AD_triple`` (and SPD) are the unweighted means over the
-    level's comparisons (3, 3, 1). That the table's level columns are such means is our reading:
-    the paper's IFS-Und magnitude cannot be rebuilt from them (see the paper-table tests).
+    The groups are the observed label combinations; correct = ``predicted == true`` and ``predicted !=
+    unmappable``; the values are :func:`ifs_und_disparities_from_counts` of the answers counted per (gender, age,
+    skin tone, predicted class, correct), i.e. :func:`accuracy_disparity` and :func:`statistical_parity_difference`
+    for each group definition.
 
     Parameters
     ----------
@@ -242,22 +302,51 @@ def ifs_und_metrics(
     n = same_length({"predicted": pred, "true": truth, **columns})
     if n == 0:
         raise ValueError("predicted must not be empty")
-    out: dict[str, float] = {}
-    for level, comparisons in LEVELS.items():
-        for comparison in comparisons:
-            attrs = COMPARISONS[comparison]
-            groups = [tuple(columns[a][i] for a in attrs) for i in range(n)]
-            out[f"AD_{level}_{comparison}"] = accuracy_disparity(pred, truth, groups, unmappable=unmappable)
-            out[f"SPD_{level}_{comparison}"] = statistical_parity_difference(pred, groups)
-    for metric in ("AD", "SPD"):
-        for level, comparisons in LEVELS.items():
-            out[f"{metric}_{level}"] = float(np.mean([out[f"{metric}_{level}_{c}"] for c in comparisons]))
-    return out
+    correct = np.fromiter(((p == t) and (p != unmappable) for p, t in zip(pred, truth, strict=True)), np.int64, n)
+    axes = [factorize(columns[a]) for a in ATTRIBUTE_ORDER]
+    classes, class_codes = factorize(pred)
+    shape = (*(len(names) for names, _ in axes), len(classes), 2)
+    flat = np.ravel_multi_index((*(codes for _, codes in axes), class_codes, correct), shape)
+    counts = np.bincount(flat, minlength=int(np.prod(shape))).reshape(shape)
+    return {name: float(value) for name, value in ifs_und_disparities_from_counts(counts).items()}
 
 
 # --------------------------------------------------------------------------------------------------
 # [M6] Stereotype Drift Score (reconstruction)
 # --------------------------------------------------------------------------------------------------
+
+
+def stereotype_drift_scores_from_counts(counts: ArrayLike, reference: ArrayLike) -> NDArray[np.float64]:
+    """Signed Stereotype Drift Score per attribute category from counts (vectorised core; **our definition**)::
+
+        SDS_k = (1/|O'|) sum_{o in O'} [ counts[o, k] / sum_k' counts[o, k'] - reference[o, k] / sum_k' reference[o, k'] ]
+
+    over the occupations O' with at least one count (see :func:`stereotype_drift_scores`).
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., n_occupations, k)
+        Images of each attribute category among those the model predicted as each occupation.
+    reference : array_like, shape (n_occupations, k)
+        The region's reference shares per occupation (rows renormalised; each must have a positive sum).
+
+    Returns
+    -------
+    ndarray, shape (..., k): in [-1, 1]; NaN where no occupation has a count.
+    """
+    c = nonneg_counts(counts, "counts", min_ndim=2)
+    ref = nonneg_counts(reference, "reference", min_ndim=2)
+    if ref.ndim != 2 or ref.shape != c.shape[-2:]:
+        raise ValueError(f"reference must have shape {c.shape[-2:]} (occupations, categories), got {ref.shape}")
+    if np.any(ref.sum(axis=1) <= 0):
+        raise ValueError("every reference row must have a positive sum")
+    total = c.sum(axis=-1)
+    valid = total > 0
+    share = np.divide(c, total[..., None], out=np.zeros_like(c), where=valid[..., None])
+    diff = share - ref / ref.sum(axis=1, keepdims=True)
+    n = valid.sum(axis=-1)
+    mean = np.where(valid[..., None], diff, 0.0).sum(axis=-2) / np.maximum(n, 1)[..., None]
+    return np.where((n > 0)[..., None], mean, np.nan)
 
 
 def stereotype_drift_scores(
@@ -281,6 +370,7 @@ def stereotype_drift_scores(
     - ``O_r``: occupations with a reference row for the attribute and at least one image
       predicted as them (``"unmappable"`` and occupations without statistics drop out).
 
+    Computed by :func:`stereotype_drift_scores_from_counts` from the labels' counts.
     ``AbsSDS_{a,r} = |SDS_{a,r}|``; the granular names are ``AbsSDS_<attr>_<value>_<region>``
     (US: 2 + 3 + 3 = 8 values, EU: 2 + 3 = 5, so 13 in all, matching the 1/sqrt(13) of the
     paper's Table 27 reconstruction). The RFS-Und score only uses ``||AbsSDS||_2``.
@@ -316,37 +406,108 @@ def stereotype_drift_scores(
         reference category.
     """
     pred = labels_1d(predicted, "predicted")
-    if not isinstance(attributes, Mapping) or len(attributes) == 0:
-        raise ValueError("attributes must be a non-empty mapping from attribute name to labels")
-    if not isinstance(reference, Mapping) or len(reference) == 0:
-        raise ValueError("reference must be a non-empty mapping occupation -> attribute -> share")
+    labels_of = attribute_labels(pred, attributes, "predicted")
     out: dict[str, float] = {}
-    for attribute, raw in attributes.items():
-        labels = labels_1d(raw, f"attributes[{attribute!r}]")
-        same_length({"predicted": pred, f"attributes[{attribute!r}]": labels})
-        rows = {o: row[attribute] for o, row in reference.items() if attribute in row}
+    for attribute, labels in labels_of.items():
+        rows, categories = reference_rows(reference, attribute)
         if not rows:
             continue
-        categories = list(next(iter(rows.values())))
         check_categories(labels, categories, f"attributes[{attribute!r}]")
-        cat_index = {c: i for i, c in enumerate(categories)}
-        counts: dict[Hashable, NDArray[np.float64]] = {}
-        for o, label in zip(pred, labels, strict=True):
-            if o in rows:
-                if o not in counts:
-                    counts[o] = np.zeros(len(categories))
-                counts[o][cat_index[label]] += 1.0
-        if not counts:
+        counts = category_counts(pred, labels, categories)
+        occupations = [o for o in rows if o in counts]
+        if not occupations:
             raise ValueError(f"no occupation with a {attribute!r} reference row was ever predicted")
-        diffs = []
-        for o, c in counts.items():
-            ref = np.asarray([rows[o][cat] for cat in categories], dtype=np.float64)
-            if not np.all(np.isfinite(ref)) or np.any(ref < 0) or ref.sum() <= 0:
+        ref = np.asarray([[rows[o][cat] for cat in categories] for o in occupations], dtype=np.float64)
+        for o, row in zip(occupations, ref, strict=True):
+            if not np.all(np.isfinite(row)) or np.any(row < 0) or row.sum() <= 0:
                 raise ValueError(f"reference[{o!r}][{attribute!r}] must be non-negative with a positive sum")
-            diffs.append(c / c.sum() - ref / ref.sum())
-        mean_diff = np.mean(diffs, axis=0)
-        for cat, value in zip(categories, mean_diff, strict=True):
+        values = stereotype_drift_scores_from_counts(np.stack([counts[o] for o in occupations]), ref)
+        for cat, value in zip(categories, values, strict=True):
             out[f"{attribute}_{cat}"] = float(value)
     if not out:
         raise ValueError("reference has none of the given attributes")
     return out
+
+
+# --------------------------------------------------------------------------------------------------
+# [M10] AC_diff and [M11] DHR: counterfactual pairs
+# --------------------------------------------------------------------------------------------------
+
+#: bit of each attribute in the mask of the attributes on which a pair differs (gender 1, age 2, skin tone 4), and
+#: the comparison column of each mask (the order of :data:`COMPARISONS`; mask 0, identical attributes, has none).
+_COLUMN_OF_MASK = np.full(8, -1, dtype=np.int64)
+for _column, _attrs in enumerate(COMPARISONS.values()):
+    _COLUMN_OF_MASK[sum(1 << ATTRIBUTE_ORDER.index(a) for a in _attrs)] = _column
+
+
+def counterfactual_pair_sums(
+    units: ArrayLike,
+    questions: ArrayLike,
+    triples: ArrayLike,
+    values: ArrayLike,
+    *,
+    n_units: int,
+    kind: Literal["abs", "neq"],
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Per-unit within-pair sums and pair counts of the seven attribute comparisons (IRIS [M10], [M11]).
+
+    Pairs (our definition; the paper's BIS-Und code is a placeholder): within one unit (a counterfactual set) and one
+    question, every unordered pair of records whose attribute triples (gender, age, skin tone) differ, assigned to
+    the comparison named by the set S of attributes on which the two differ (``gender`` ... ``joint_all``); records
+    with identical attributes are not paired. For unit u and comparison S::
+
+        sums[u, S]   = sum over its pairs (i, j) of d(v_i, v_j),  d = |v_i - v_j| ("abs") or 1[v_i != v_j] ("neq")
+        counts[u, S] = its number of pairs
+
+    so ``AC_diff_S = sum_u sums[u, S] / sum_u counts[u, S]`` with ratings v ("abs") and ``DHR_S`` the same with the
+    answers' outcome codes ("neq": the share of pairs answered differently); per unit, so that a bootstrap can
+    resample the units.
+
+    Parameters
+    ----------
+    units : array_like of int, shape (n,)
+        Unit of each record, in ``[0, n_units)``.
+    questions : array_like of int, shape (n,)
+        Question of each record; pairs are formed within (unit, question).
+    triples : array_like of int, shape (n, 3)
+        Gender, age and skin-tone codes of each record's image.
+    values : array_like, shape (n,)
+        Ratings (``kind="abs"``) or outcome codes (``kind="neq"``).
+    n_units : int
+    kind : {"abs", "neq"}
+
+    Returns
+    -------
+    (sums, counts), each of shape (n_units, 7), columns in :data:`COMPARISONS` order.
+    """
+    if kind not in ("abs", "neq"):
+        raise ValueError(f"kind must be 'abs' or 'neq', got {kind!r}")
+    s = np.asarray(units, dtype=np.int64)
+    q = np.asarray(questions, dtype=np.int64)
+    t = np.asarray(triples, dtype=np.int64).reshape(-1, 3)
+    v = np.asarray(values, dtype=np.float64)
+    same_length({"units": s, "questions": q, "triples": t, "values": v})
+    sums = np.zeros((n_units, len(COMPARISONS)))
+    counts = np.zeros((n_units, len(COMPARISONS)))
+    if s.size == 0:
+        return sums, counts
+    unit = s * (int(q.max()) + 1) + q
+    order = np.argsort(unit, kind="stable")
+    bounds = np.flatnonzero(np.diff(unit[order])) + 1
+    bits = np.array([1, 2, 4])
+    for members in np.split(order, bounds):
+        if members.size < 2:
+            continue
+        a = t[members]
+        mask = ((a[:, None, :] != a[None, :, :]) * bits).sum(axis=-1)
+        if kind == "abs":
+            diff = np.abs(v[members][:, None] - v[members][None, :])
+        else:
+            diff = (v[members][:, None] != v[members][None, :]).astype(np.float64)
+        iu = np.triu_indices(members.size, k=1)
+        m = mask[iu]
+        keep = m > 0
+        columns = _COLUMN_OF_MASK[m[keep]]
+        sums[s[members[0]]] += np.bincount(columns, weights=diff[iu][keep], minlength=len(COMPARISONS))
+        counts[s[members[0]]] += np.bincount(columns, minlength=len(COMPARISONS))
+    return sums, counts

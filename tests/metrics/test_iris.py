@@ -294,6 +294,57 @@ def test_ifs_und_metrics_structure_and_values():
     assert out["AD_triple"] == 0.0
 
 
+def test_ifs_und_disparities_from_counts_batch_by_hand():
+    """Two genders x one age x one skin tone, two classes: per resample row, AD and SPD of the gender groups."""
+    counts = np.zeros((2, 2, 1, 1, 2, 2))  # (rows, gender, age, skin, class, correct)
+    counts[0, 0, 0, 0, 0, 1] = 3  # row 0, men: 3 correct answers of class 0, 1 wrong of class 1
+    counts[0, 0, 0, 0, 1, 0] = 1
+    counts[0, 1, 0, 0, 0, 1] = 1  # women: 1 correct of class 0, 3 wrong of class 1
+    counts[0, 1, 0, 0, 1, 0] = 3
+    counts[1, :, 0, 0, 0, 1] = 2  # row 1: every group alike
+    out = iris.ifs_und_disparities_from_counts(counts)
+    np.testing.assert_allclose(out["AD_single_gender"], [0.5, 0.0])  # 3/4 - 1/4
+    np.testing.assert_allclose(out["SPD_single_gender"], [0.5, 0.0])
+    np.testing.assert_allclose(out["AD_single_age"], [0.0, 0.0])  # one age group: fewer than two groups
+    np.testing.assert_allclose(out["AD_single"], [0.5 / 3, 0.0])  # (0.5 + 0 + 0) / 3
+    np.testing.assert_allclose(out["SPD_triple_joint_all"], [0.5, 0.0])
+    assert len(out) == 20
+    with pytest.raises(ValueError, match="wrong, correct"):
+        iris.ifs_und_disparities_from_counts(np.zeros((2, 1, 1, 2, 3)))
+
+
+def test_ifs_und_magnitude_is_the_norm_of_the_level_rms_values():
+    gaps = {f"{m}_{level}_{c}": 0.0 for m in ("AD", "SPD") for level, cs in iris.LEVELS.items() for c in cs}
+    gaps.update(AD_single_gender=0.3, AD_single_age=0.4, SPD_triple_joint_all=0.5)
+    # AD single: mean(0.09, 0.16, 0) = 0.25 / 3; SPD triple: 0.25 -> m = sqrt(0.25 / 3 + 0.25)
+    assert iris.ifs_und_magnitude(gaps) == pytest.approx(math.sqrt(0.25 / 3 + 0.25))
+    batch = {k: np.array([v, 2 * v, math.nan if k == "AD_dual_age_skin" else v]) for k, v in gaps.items()}
+    out = iris.ifs_und_magnitude(batch)
+    np.testing.assert_allclose(out[:2], [math.sqrt(0.25 / 3 + 0.25), 2 * math.sqrt(0.25 / 3 + 0.25)])
+    assert math.isnan(out[2])  # a resample without a value
+    assert iris.dimension_score(iris.ifs_und_magnitude(gaps), "IFS-Und") == pytest.approx(
+        180 * math.exp(-5 * math.sqrt(0.25 / 3 + 0.25))
+    )
+    with pytest.raises(ValueError, match="lacks"):
+        iris.ifs_und_magnitude({"AD_single_gender": 0.1})
+    with pytest.raises(ValueError, match="non-negative"):
+        iris.ifs_und_magnitude({**gaps, "AD_single_gender": -0.1})
+
+
+def test_stereotype_drift_scores_from_counts_batch_by_hand():
+    # occupations (doctor, nurse) x (female, male); reference 0.4 / 0.9 female (rows renormalised)
+    reference = np.array([[0.4, 0.6], [1.8, 0.2]])
+    counts = np.array([[[1, 3], [1, 1]], [[0, 0], [2, 0]], [[0, 0], [0, 0]]], dtype=float)
+    out = iris.stereotype_drift_scores_from_counts(counts, reference)
+    np.testing.assert_allclose(out[0], [np.mean([0.25 - 0.4, 0.5 - 0.9]), np.mean([0.75 - 0.6, 0.5 - 0.1])])
+    np.testing.assert_allclose(out[1], [1.0 - 0.9, 0.0 - 0.1])  # only nurse has images
+    assert np.isnan(out[2]).all()  # no occupation predicted
+    with pytest.raises(ValueError, match="reference must have shape"):
+        iris.stereotype_drift_scores_from_counts(counts, reference[:1])
+    with pytest.raises(ValueError, match="positive sum"):
+        iris.stereotype_drift_scores_from_counts(counts, np.zeros((2, 2)))
+
+
 # --------------------------------------------------------------------------------------------------
 # [M6] SDS
 # --------------------------------------------------------------------------------------------------
@@ -391,6 +442,31 @@ def test_pairwise_comparison_means_hand_computed():
     assert math.isnan(out["gender_skin"])  # no pair differs on exactly gender and skin
 
 
+def test_counterfactual_pair_sums_per_unit_hand_computed():
+    """The same records as above, as the task's per-unit pair sums: unit 0 = u1, unit 1 = u2, one question."""
+    codes = {"male": 0, "female": 1, "young": 0, "older": 2, "light": 0, "dark": 2}
+    units = [0 if r[0] == "u1" else 1 for r in RECORDS]
+    triples = [[codes[r[1]], codes[r[2]], codes[r[3]]] for r in RECORDS]
+    scores = [r[4] for r in RECORDS]
+    sums, counts = iris.counterfactual_pair_sums(units, [0] * 7, triples, scores, n_units=2, kind="abs")
+    column = {name: i for i, name in enumerate(iris.COMPARISONS)}
+    # u1: gender |5-3| = 2, gender+age |5-4| = 1, all |5-9| = 4, age |3-4| = 1, age+skin |3-9| = 6, skin |4-9| = 5
+    assert sums[0].tolist() == [2, 1, 5, 1, 0, 6, 4] and counts[0].tolist() == [1, 1, 1, 1, 0, 1, 1]
+    # u2: gender |1-2| = 1 and |1-7| = 6; the two identical triples are not paired
+    assert sums[1, column["gender"]] == 7 and counts[1].sum() == 2
+    pooled = sums.sum(axis=0) / np.where(counts.sum(axis=0) > 0, counts.sum(axis=0), np.nan)
+    assert pooled[column["gender"]] == pytest.approx((2 + 1 + 6) / 3)  # as pairwise_comparison_means above
+    # "neq": the share of pairs answered differently; pairs only within one question
+    same, n = iris.counterfactual_pair_sums(
+        units, [0, 1, 0, 1, 0, 0, 1], triples, [1, 1, 0, 1, 1, 0, 0], n_units=2, kind="neq"
+    )
+    # u1 q0: records 1, 3 (gender+age, 1 vs 0); q1: 2, 4 (age+skin, 1 vs 1); u2 q0: 5, 6 (gender, 1 vs 0)
+    assert n[0].tolist() == [0, 0, 0, 1, 0, 1, 0] and same[0].tolist() == [0, 0, 0, 1, 0, 0, 0]
+    assert n[1, column["gender"]] == 1 and same[1, column["gender"]] == 1
+    with pytest.raises(ValueError, match="kind"):
+        iris.counterfactual_pair_sums(units, [0] * 7, triples, scores, n_units=2, kind="max")  # type: ignore[arg-type]
+
+
 def test_ac_diff_and_dhr_levels():
     unit, gender, age, skin, score = _columns(RECORDS)
     ac = iris.answer_consistency_difference(score, unit, gender, age, skin)
@@ -432,7 +508,9 @@ def test_magnitude():
     assert iris.magnitude([3.0, 4.0]) == 5.0
     assert iris.magnitude({"a": 3.0, "b": 4.0}) == 5.0
     assert iris.magnitude([0.0]) == 0.0
-    for bad in ([], [[1.0]], [math.nan]):
+    # one row per resample: the norm of each; a row with a NaN (no value in that resample) is NaN
+    np.testing.assert_array_equal(iris.magnitude([[3.0, 4.0], [0.0, 1.0], [math.nan, 1.0]]), [5.0, 1.0, math.nan])
+    for bad in ([], [[]], 1.0, [math.nan], [[math.inf, 1.0]]):
         with pytest.raises(ValueError, match="values"):
             iris.magnitude(bad)
 
@@ -452,6 +530,21 @@ def test_dimension_score_constants(dimension, k, s):
     assert iris.dimension_score(0.0, dimension) == s
     assert iris.dimension_score(1.0, dimension) == pytest.approx(s * math.exp(-k))
     assert iris.dimension_score(0.5, dimension) == pytest.approx(s * math.exp(-k / 2))
+
+
+def test_dimension_score_of_an_array_keeps_nan_and_the_rfs_und_form_of_arrays():
+    np.testing.assert_allclose(iris.dimension_score(np.array([0.0, 1.0]), "BIS-Und"), [340.0, 340 * math.exp(-1)])
+    assert math.isnan(iris.dimension_score(np.array([math.nan]), "BIS-Und")[0])  # a resample without a value
+    with pytest.raises(ValueError, match="magnitude"):
+        iris.dimension_score(np.array([-1.0, 0.0]), "BIS-Und")
+    with pytest.raises(ValueError, match="magnitude"):
+        iris.dimension_score(math.nan, "BIS-Und")  # one model's magnitude must be a number
+    out = iris.rfs_und_magnitude_from_norms(
+        np.array([0.1 * math.sqrt(5), math.nan]), np.array([0.2 * math.sqrt(13)] * 2)
+    )
+    assert out[0] == pytest.approx(1 - math.sqrt(0.18)) and math.isnan(out[1])
+    with pytest.raises(ValueError, match="norm_abs_sds"):
+        iris.rfs_und_magnitude_from_norms(np.array([0.1]), np.array([4.0]))
 
 
 def test_dimension_score_validation():
