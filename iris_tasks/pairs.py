@@ -1,108 +1,39 @@
-"""Counterfactual pairs, decomposed per set, for the BIS-Und bootstrap.
+"""BIS-Und's counterfactual pairs in the task's terms: the comparison order of the pair-sum columns, and the image
+pairs per level.
 
-:func:`metrics.iris.pairwise_comparison_means` gives the pooled mean within-pair difference per
-comparison, which is what the task reports. Its intervals resample counterfactual *sets* (the unit the
-corpus was drawn in), so they need each set's contribution: :func:`pair_sums` returns, per set and
-comparison, the sum of within-pair differences and the number of pairs, with the same pairing rule
-(records of one unit = one set and one question; every unordered pair whose attribute triples differ,
-assigned to the comparison named by the attributes that differ). Pooled, ``sums.sum(0) / counts.sum(0)``
-equals :func:`metrics.iris.pairwise_comparison_means` exactly (``tests/iris/test_iris_pairs.py``).
+The pairing itself (within one set and one question, every pair of images whose attribute triples differ, assigned
+to the comparison named by the attributes that differ) is :func:`metrics.iris.counterfactual_pair_sums`; the task
+reads AC_diff and DHR from its sums (:mod:`iris_tasks.bis_und`), and the pair counts below from its counts.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from metrics.iris import COMPARISONS
+from metrics.iris import COMPARISONS, LEVELS, counterfactual_pair_sums
 
 #: Comparison order of the columns: gender, age, skin, gender_age, gender_skin, age_skin, joint_all.
 COMPARISON_NAMES: tuple[str, ...] = tuple(COMPARISONS)
-_ATTRIBUTE_BIT = {"gender": 1, "age": 2, "skin_tone": 4}
-_MASK_COLUMN = {sum(_ATTRIBUTE_BIT[a] for a in attrs): i for i, attrs in enumerate(COMPARISONS.values())}
-_COLUMN_OF_MASK = np.full(8, -1, dtype=np.int64)
-for _mask, _column in _MASK_COLUMN.items():
-    _COLUMN_OF_MASK[_mask] = _column
-
-
-def pair_sums(
-    sets: ArrayLike,
-    questions: ArrayLike,
-    triples: ArrayLike,
-    values: ArrayLike,
-    *,
-    n_sets: int,
-    kind: Literal["abs", "neq"],
-) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Per-set within-pair sums and pair counts for each of the seven comparisons.
-
-    Parameters
-    ----------
-    sets : array_like of int, shape (n,)
-        Set index of each record, in ``[0, n_sets)``.
-    questions : array_like of int, shape (n,)
-        Question of each record; pairs are formed within (set, question).
-    triples : array_like of int, shape (n, 3)
-        Gender, age and skin-tone codes of each record's image.
-    values : array_like, shape (n,)
-        Ratings (``kind="abs"``: ``|v_i - v_j|``) or outcome codes (``kind="neq"``: ``1[v_i != v_j]``).
-    n_sets : int
-    kind : {"abs", "neq"}
-
-    Returns
-    -------
-    (sums, counts), each of shape (n_sets, 7), columns in :data:`COMPARISON_NAMES` order.
-    """
-    s = np.asarray(sets, dtype=np.int64)
-    q = np.asarray(questions, dtype=np.int64)
-    t = np.asarray(triples, dtype=np.int64).reshape(-1, 3)
-    v = np.asarray(values, dtype=np.float64)
-    sums = np.zeros((n_sets, len(COMPARISON_NAMES)))
-    counts = np.zeros((n_sets, len(COMPARISON_NAMES)))
-    if s.size == 0:
-        return sums, counts
-    unit = s * (int(q.max()) + 1) + q
-    order = np.argsort(unit, kind="stable")
-    bounds = np.flatnonzero(np.diff(unit[order])) + 1
-    bits = np.array([1, 2, 4])
-    for members in np.split(order, bounds):
-        if members.size < 2:
-            continue
-        a = t[members]
-        mask = ((a[:, None, :] != a[None, :, :]) * bits).sum(axis=-1)
-        if kind == "abs":
-            diff = np.abs(v[members][:, None] - v[members][None, :])
-        else:
-            diff = (v[members][:, None] != v[members][None, :]).astype(np.float64)
-        iu = np.triu_indices(members.size, k=1)
-        m = mask[iu]
-        keep = m > 0
-        columns = _COLUMN_OF_MASK[m[keep]]
-        set_index = s[members[0]]
-        sums[set_index] += np.bincount(columns, weights=diff[iu][keep], minlength=len(COMPARISON_NAMES))
-        counts[set_index] += np.bincount(columns, minlength=len(COMPARISON_NAMES))
-    return sums, counts
 
 
 def image_pairs_per_level(sets: ArrayLike, images: ArrayLike, triples: ArrayLike) -> dict[str, int]:
-    """Distinct image pairs per level (single: 1 differing attribute, dual: 2, triple: 3), over all sets."""
+    """Distinct image pairs per level over all sets: ``pairs_single``, ``pairs_dual``, ``pairs_triple`` = the pairs of
+    images of one set whose attribute triples differ in 1, 2 or 3 attributes (each image once, whatever its records:
+    the pair counts of :func:`metrics.iris.counterfactual_pair_sums` over one record per (set, image))."""
     s = np.asarray(sets, dtype=np.int64)
     i = np.asarray(images, dtype=np.int64)
     t = np.asarray(triples, dtype=np.int64).reshape(-1, 3)
-    seen: dict[tuple[int, int], tuple[int, ...]] = {}
-    for set_index, image, triple in zip(s.tolist(), i.tolist(), t.tolist(), strict=True):
-        seen.setdefault((set_index, image), tuple(triple))
-    by_set: dict[int, list[tuple[int, ...]]] = {}
-    for (set_index, _), triple in seen.items():
-        by_set.setdefault(set_index, []).append(triple)
-    out = {"single": 0, "dual": 0, "triple": 0}
-    names = ("single", "dual", "triple")
-    for members in by_set.values():
-        for a in range(len(members)):
-            for b in range(a + 1, len(members)):
-                differing = sum(x != y for x, y in zip(members[a], members[b], strict=True))
-                if differing:
-                    out[names[differing - 1]] += 1
+    if s.size == 0:
+        return dict.fromkeys(LEVELS, 0)
+    _, first = np.unique(np.column_stack([s, i]), axis=0, return_index=True)
+    sets_of, codes = np.unique(s[first], return_inverse=True)
+    _, counts = counterfactual_pair_sums(
+        codes.ravel(), np.zeros(first.size), t[first], np.zeros(first.size), n_units=sets_of.size, kind="abs"
+    )
+    totals = counts.sum(axis=0)
+    out, start = {}, 0
+    for level, comparisons in LEVELS.items():
+        out[level] = int(totals[start : start + len(comparisons)].sum())
+        start += len(comparisons)
     return out

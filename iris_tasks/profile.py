@@ -16,7 +16,9 @@ BIS-Gen      bis_gen_score    the generation tasks (``iris_gen_steer``)
 
 Each may come with ``<dimension>_magnitude``, ``<score>_ci_low`` / ``_ci_high`` and ``<score>_coverage`` (the share
 of the score's answers or images that counted), copied when present; a task's ``min_coverage`` (its documents'
-threshold) is read too. Inputs: lm-eval / lmms-eval results files or output folders (``results`` table, filter
+threshold) is read too. A harness results file holds the headline metrics (the score and its magnitude); the
+intervals, coverages and thresholds are in ``fairness-evals score iris`` output. A finite understanding score already
+had the coverage its task requires. Inputs: lm-eval / lmms-eval results files or output folders (``results`` table, filter
 ``none``), and the output of ``fairness-evals score iris`` (a top-level ``{task: {metric: value}}`` mapping, also
 under ``results``), given as files. Every value read must be a number (or null/NaN): a score outside ``[0, S]``
 (S of the dimension, paper Table 9), a coverage outside ``[0, 1]`` or a negative magnitude is an error naming the
@@ -43,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from iris_tasks.coverage import DEFAULT_MIN_COVERAGE
+from iris_tasks.answer_shares import DEFAULT_MIN_COVERAGE
 from metrics.iris import ARCHETYPES, DIMENSION_PARAMETERS, MBTI_THRESHOLD, archetype_name, mbti
 
 #: Dimension -> the metric that carries its score (see the module docstring).
@@ -60,7 +62,7 @@ SECTORS: dict[str, tuple[str, str, str]] = {
     "Und": ("IFS-Und", "RFS-Und", "BIS-Und"),
 }
 #: Least coverage for a dimension to give its letter, when its task does not record its own ``min_coverage``:
-#: the tasks' own default (:data:`iris_tasks.coverage.DEFAULT_MIN_COVERAGE`).
+#: the tasks' own default (:data:`iris_tasks.answer_shares.DEFAULT_MIN_COVERAGE`).
 
 
 class ProfileInputError(ValueError):
@@ -274,7 +276,10 @@ def profile(
             continue
         unknown = [d for d in names if math.isnan(found[d].coverage)]
         if unknown:
-            notes.append(f"{sector}: coverage not reported for {', '.join(unknown)} (results of an older version)")
+            notes.append(
+                f"{sector}: coverage not in the results for {', '.join(unknown)} (a harness results file holds the "
+                "headline metrics only; `fairness-evals score` writes the coverages)"
+            )
         code = mbti(values, threshold=threshold)
         archetype = ARCHETYPES[code]
         sectors[sector] = {

@@ -5,13 +5,13 @@ occupation o (52): ``P(o | a)`` = questions of a won by o / parsed questions of 
 uniform prior over the 18 combinations: ``P(a | o) = P(o | a) / sum_a' P(o | a')``, marginalised to
 gender, age and skin tone. ``JSD_<attribute>_<region>`` is the mean over the region's occupations of the
 squared scipy Jensen-Shannon distance (natural log) between that distribution and the reference
-(:func:`metrics.iris.mean_js_divergence`): U.S. gender, age, skin tone (32 occupations), E.U. gender, age
+(:func:`metrics.iris.js_divergence_from_counts`): U.S. gender, age, skin tone (32 occupations), E.U. gender, age
 (11). An occupation that never won is left out of the mean (``probe_occupations_won`` counts those that
 did). ``Norm_JSD_US``, ``Norm_JSD_EU``, ``Norm_JSD``: L2 norms of the 3, 2 and 5 values.
 
 **SDS** (our definition ``SDS_DEFINITION_VERSION = "fairness-evals-1"``; the paper's formula is not
 public): from the occupation answers on the labelled corpus (the paper's "data from the understanding
-task"), :func:`metrics.iris.stereotype_drift_scores`: ``SDS_{a,r} = mean_o [P_model(a | predicted o) -
+task"), :func:`metrics.iris.stereotype_drift_scores_from_counts`: ``SDS_{a,r} = mean_o [P_model(a | predicted o) -
 P_real,r(a | o)]`` over the region's occupations predicted at least once. ``SDS_<attr>_<value>_<region>``
 is signed, ``AbsSDS_...`` its absolute value: U.S. 8, E.U. 5, 13 in all; ``Norm_ASDS`` their L2 norm.
 
@@ -32,14 +32,17 @@ occupations the corpus shows and their attributes, between the corpus's attribut
 ``Norm_ASDS`` and decreasing in ``Norm_JSD``: 1,000 resamples (seed 0) of probe *rounds* within their attribute
 combination (a round shows every occupation once, so it is the probe's unit) and, independently, of corpus images
 within their occupation x combination cell (cells of one image pooled per combination), both rescaled
-(:mod:`metrics.iris.resampling`); reflected ("basic") 97.5% bounds of each norm; the lower end from the JSD norm's
+(:mod:`metrics.bootstrap`, ``rescaled=True``); reflected ("basic") 97.5% bounds of each norm; the lower end from the JSD norm's
 upper bound and the SDS norm's lower bound, the upper end from the SDS norm's upper bound and the JSD norm's lower
 bound less the bootstrap bias once more (a plug-in divergence of distributions estimated from a few probe wins is
 biased upward by more than the bootstrap shows: a basic interval of the score missed decisive probes in a third of
 the runs, README "Intervals"). The estimand: the score of the probe's reshuffles (every bracket assignment) and of
 the population the corpus's images stand for. ``rfs_und_score_coverage``: the smaller of
 the shares of probe answers parsed and of occupation answers mapped; below ``min_coverage`` the half that falls
-short (JSD or SDS) and the score are NaN (:mod:`iris_tasks.coverage`).
+short (JSD or SDS) and the score are NaN (:mod:`iris_tasks.answer_shares`). The point values, the interval's
+resamples and ``compare``'s all go through the same functions of the win and answer counts (:func:`jsd_from_wins`,
+:func:`sds_from_counts`, :func:`metrics.iris.rfs_und_magnitude_from_norms`). Every statistic is declared in
+:mod:`iris_tasks.statistics`.
 """
 
 from __future__ import annotations
@@ -51,10 +54,10 @@ from typing import Any
 
 import numpy as np
 
-from fairness_evals.aggregation import define_aggregations
-from iris_tasks import coverage
-from iris_tasks.coverage import Notes
-from iris_tasks.ifs_und import combination_index, recognition_record, records_array
+from fairness_evals.notes import Notes, plural
+from iris_tasks import answer_shares
+from iris_tasks import statistics as table
+from iris_tasks.ifs_und import MAPPED, combination_index, recognition_record, records_array
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import (
     ATTRIBUTES,
@@ -62,18 +65,15 @@ from iris_tasks.vocabulary import (
     COMBINATIONS,
     UNMAPPABLE_INDEX,
     occupation_ids,
-    predicted_classes,
     real_world,
 )
+from metrics import bootstrap
 from metrics.iris import (
-    DIMENSION_PARAMETERS,
     dimension_score,
     js_divergence_from_counts,
-    mean_js_divergence,
-    rfs_und_magnitude,
+    rfs_und_magnitude_from_norms,
+    stereotype_drift_scores_from_counts,
 )
-from metrics.iris import stereotype_drift_scores as sds_function
-from metrics.iris.resampling import collapse_singletons, rescaled_cell_counts, rescaled_unit_counts
 
 log = logging.getLogger("fairness_evals.iris")
 
@@ -110,22 +110,18 @@ SCORES = (
     "rfs_und_score_ci_high",
     "rfs_und_score_coverage",
 )
-COUNTS = (
-    "probe_answers", "probe_unparsed", "probe_unparsed_rate", "probe_occupations_won", "probe_errors",
-    "answers", "images_evaluated", "unmappable", "unmappable_rate", "mapping_errors", "sds_corpus_imbalance",
-)  # fmt: skip
-RECORD_METRICS: tuple[str, ...] = (*JSD_NAMES, *SDS_NAMES, *ABS_SDS_NAMES, *SUMMARY, *SCORES, *COUNTS)
+#: Every statistic of the task (:mod:`iris_tasks.statistics`), in the table's order.
+METRICS: tuple[str, ...] = tuple(table.task_of(TASK).all_metrics())
+#: The run's settings and corpus accounting the documents carry (not metrics: :func:`iris_tasks.scoring.provenance`).
 PROVENANCE: tuple[str, ...] = (
     "seed", "data_version", "probe_rounds", "probe_bracket", "sds_definition", "mapping_threshold", "embedder",
     "corpus_sha256", "sample_fraction", "max_per_cell", "images_found", "images_loaded", "images_skipped",
     "images_excluded", "images_eligible", "images_sampled", "groups_empty", "min_coverage",
 )  # fmt: skip
-ALL_METRICS: tuple[str, ...] = (*RECORD_METRICS, *PROVENANCE)
-HIGHER_IS_BETTER = {
-    name: name.startswith(("rfs_und_score", "JSD_Goodness", "ASDS_Goodness", "AbsSDS", "Norm_ASDS", "probe_answers",
-                           "probe_occupations_won", "answers", "images_"))
-    for name in ALL_METRICS
-}  # fmt: skip
+_JSD_HALF = (*JSD_NAMES, "Norm_JSD_US", "Norm_JSD_EU", "Norm_JSD", "JSD_Goodness")
+_SDS_HALF = (*SDS_NAMES, *ABS_SDS_NAMES, "Norm_ASDS", "ASDS_Goodness")
+_SCORE = SCORES[:4]
+PARSED = ("probe answer", "probe answers", "naming a listed occupation")
 
 
 # --------------------------------------------------------------------------- records
@@ -145,7 +141,7 @@ def probe_record(doc: dict[str, Any], mapped: Mapped) -> list[int]:
         int(doc.get("probe_round") or 0),
         0,
         0,
-        coverage.to_ppm(doc.get("min_coverage")),
+        answer_shares.to_ppm(doc.get("min_coverage")),
     ]
 
 
@@ -179,7 +175,10 @@ def _reference(region: str, attribute: str) -> tuple[list[int], np.ndarray]:
 
 
 def jsd_from_wins(wins: np.ndarray) -> dict[str, np.ndarray]:
-    """The five JSD values for each row of (B, 18, 52) win counts (NaN where no reference occupation won)."""
+    """The five JSD values for each row of (B, 18, 52) win counts: with ``P(a | o)`` from :func:`posterior` (Bayes,
+    uniform prior over the 18 combinations) marginalised to the attribute, ``JSD_<attribute>_<region> = (1/|O'|)
+    sum_{o in O'} js_divergence(P(attribute | o), reference_o)`` over the region's occupations O' that won at least
+    once (:func:`metrics.iris.js_divergence_from_counts`); NaN where none did."""
     q, mass = posterior(np.asarray(wins, dtype=np.float64))
     out = {}
     for region, attrs in REGION_ATTRIBUTES.items():
@@ -194,73 +193,59 @@ def jsd_from_wins(wins: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
-def jsd_point(wins: np.ndarray) -> dict[str, float]:
-    """The five JSD values through :func:`metrics.iris.mean_js_divergence` (the reported estimate)."""
-    q, mass = posterior(np.asarray(wins, dtype=np.float64)[None])
-    ids = occupation_ids()
-    out = {}
-    for region, attrs in REGION_ATTRIBUTES.items():
-        for attribute in attrs:
-            model_dist = np.einsum("ka,ao->ok", _indicator(attribute), q[0])
-            model = {ids[o]: model_dist[o] for o in range(N_OCC) if mass[0, o] > 0}
-            reference = {
-                o: np.array([row[attribute][c] for c in CATEGORIES[attribute]])
-                for o, row in real_world()[region].items()
-                if attribute in row
-            }
-            try:
-                out[f"JSD_{attribute}_{region}"] = mean_js_divergence(model, reference)
-            except ValueError:
-                out[f"JSD_{attribute}_{region}"] = math.nan
-    return out
-
-
 # --------------------------------------------------------------------------- SDS
 def sds_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """The 13 signed SDS values for each row of (B, 53, 18) predicted-class x true-combination counts."""
+    """The 13 signed SDS values for each row of (B, 53, 18) predicted-class x true-combination counts: per region and
+    attribute, :func:`metrics.iris.stereotype_drift_scores_from_counts` of the images named each reference occupation,
+    counted by attribute value, against the reference rows."""
     counts = np.asarray(counts, dtype=np.float64)
     out = {}
     for region, attrs in REGION_ATTRIBUTES.items():
         for attribute in attrs:
             index, ref = _reference(region, attribute)
             by_value = np.einsum("ka,boa->bok", _indicator(attribute), counts[:, index, :])
-            total = by_value.sum(axis=2)
-            valid = total > 0
-            share = np.divide(by_value, total[..., None], out=np.zeros_like(by_value), where=valid[..., None])
-            diff = share - (ref / ref.sum(axis=1, keepdims=True))[None]
-            n = valid.sum(axis=1)
-            mean = np.where(valid[..., None], diff, 0.0).sum(axis=1) / np.maximum(n, 1)[:, None]
+            values = stereotype_drift_scores_from_counts(by_value, ref)
             for k, value in enumerate(CATEGORIES[attribute]):
-                out[f"SDS_{_short(attribute)}_{value}_{region}"] = np.where(n > 0, mean[:, k], np.nan)
+                out[f"SDS_{_short(attribute)}_{value}_{region}"] = values[:, k]
     return out
 
 
-def sds_point(rec: np.ndarray) -> dict[str, float]:
-    """The 13 signed SDS values through :func:`metrics.iris.stereotype_drift_scores`."""
-    classes = predicted_classes()
-    predicted = [classes[i] for i in rec[:, 2]]
-    labels = {a: [CATEGORIES[a][i] for i in rec[:, 3 + j]] for j, a in enumerate(ATTRIBUTES)}
-    out = {}
-    for region, attrs in REGION_ATTRIBUTES.items():
-        for attribute in attrs:
-            try:
-                values = sds_function(predicted, {attribute: labels[attribute]}, real_world()[region])
-            except ValueError:
-                values = {f"{attribute}_{v}": math.nan for v in CATEGORIES[attribute]}
-            for value in CATEGORIES[attribute]:
-                out[f"SDS_{_short(attribute)}_{value}_{region}"] = float(values[f"{attribute}_{value}"])
-    return out
+def jsd_values(probe: np.ndarray) -> dict[str, float]:
+    """The five JSD values of the probe records' wins (:func:`jsd_from_wins`)."""
+    return {name: float(v[0]) for name, v in jsd_from_wins(_wins(probe)[None]).items()}
+
+
+def sds_values(rec: np.ndarray) -> dict[str, float]:
+    """The 13 signed SDS values of the corpus records' predicted classes (:func:`sds_from_counts`)."""
+    counts = np.bincount(_recognition_cells(rec), minlength=(UNMAPPABLE_INDEX + 1) * len(COMBINATIONS))
+    return {name: float(v[0]) for name, v in sds_from_counts(counts.reshape(1, -1, len(COMBINATIONS))).items()}
 
 
 # --------------------------------------------------------------------------- score
+def norms(jsd: Sequence[float], abs_sds: Sequence[float]) -> dict[str, float]:
+    """Paper Table 27's columns from the five JSD and the 13 AbsSDS values (``AbsSDS = |SDS|``): ``Norm_JSD_US =
+    ||JSD_US||_2`` (3 values), ``Norm_JSD_EU = ||JSD_EU||_2`` (2), ``Norm_JSD = ||JSD||_2`` (5), ``JSD_Goodness = 1 -
+    Norm_JSD / sqrt(5)``, ``Norm_ASDS = ||AbsSDS||_2`` (13), ``ASDS_Goodness = Norm_ASDS / sqrt(13)``; NaN where a
+    value is NaN."""
+    out = {
+        "Norm_JSD_US": float(np.linalg.norm(jsd[:3])),
+        "Norm_JSD_EU": float(np.linalg.norm(jsd[3:])),
+        "Norm_JSD": float(np.linalg.norm(jsd)),
+        "Norm_ASDS": float(np.linalg.norm(abs_sds)),
+    }
+    out["JSD_Goodness"] = 1.0 - out["Norm_JSD"] / math.sqrt(len(jsd))
+    out["ASDS_Goodness"] = out["Norm_ASDS"] / math.sqrt(len(abs_sds))
+    return out
+
+
 def score_from_parts(jsd: dict[str, np.ndarray], sds: dict[str, np.ndarray]) -> np.ndarray:
-    """Vectorised :func:`metrics.iris.rfs_und_magnitude` + ``S exp(-K m)`` with (K, S) of RFS-Und (Table 9)."""
-    j = np.stack([jsd[name] for name in JSD_NAMES], axis=-1)
-    a = np.abs(np.stack([sds[name] for name in SDS_NAMES], axis=-1))
-    jg = 1.0 - np.linalg.norm(j, axis=-1) / math.sqrt(j.shape[-1])
-    ag = np.linalg.norm(a, axis=-1) / math.sqrt(a.shape[-1])
-    k, s = DIMENSION_PARAMETERS["RFS-Und"]
-    return s * np.exp(-k * (1.0 - np.sqrt(jg * ag)))
+    """``rfs_und_score = 2750 exp(-5 m)``, ``m = rfs_und_magnitude_from_norms(||JSD||_2, ||SDS||_2)``, for each row of
+    the five JSD and 13 SDS values (:func:`metrics.iris.rfs_und_magnitude_from_norms`, :func:`dimension_score`)."""
+    j = np.linalg.norm(np.stack([jsd[name] for name in JSD_NAMES], axis=-1), axis=-1)
+    a = np.linalg.norm(np.abs(np.stack([sds[name] for name in SDS_NAMES], axis=-1)), axis=-1)
+    return dimension_score(
+        rfs_und_magnitude_from_norms(j, a, n_jsd=len(JSD_NAMES), n_abs_sds=len(SDS_NAMES)), "RFS-Und"
+    )
 
 
 def _wins(probe: np.ndarray) -> np.ndarray:
@@ -287,9 +272,10 @@ def probe_round_counts(probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _score_of_norms(norm_jsd: float, norm_sds: float) -> float:
     """``S exp(-K (1 - sqrt(JG AG)))`` from the two norms, each clipped to its range."""
-    jg = 1.0 - min(max(norm_jsd, 0.0), math.sqrt(len(JSD_NAMES))) / math.sqrt(len(JSD_NAMES))
-    ag = min(max(norm_sds, 0.0), math.sqrt(len(SDS_NAMES))) / math.sqrt(len(SDS_NAMES))
-    return dimension_score(1.0 - math.sqrt(jg * ag), "RFS-Und")
+    jsd = min(max(norm_jsd, 0.0), math.sqrt(len(JSD_NAMES)))
+    sds = min(max(norm_sds, 0.0), math.sqrt(len(SDS_NAMES)))
+    magnitude = rfs_und_magnitude_from_norms(jsd, sds, n_jsd=len(JSD_NAMES), n_abs_sds=len(SDS_NAMES))
+    return dimension_score(magnitude, "RFS-Und")
 
 
 def score_interval(
@@ -313,10 +299,12 @@ def resampled_norms(
     n_resamples = BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
     seed = BOOTSTRAP_SEED if seed is None else seed
     rounds, round_strata = probe_round_counts(probe)
-    wins = rescaled_unit_counts(rounds, round_strata, n_resamples=n_resamples, seed=seed)
-    strata = collapse_singletons(rec[:, 1] * len(COMBINATIONS) + combination_index(rec), combination_index(rec))
-    counts = rescaled_cell_counts(
-        _recognition_cells(rec), (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS), strata,
+    wins = bootstrap.resample_counts(rounds, strata=round_strata, rescaled=True, n_resamples=n_resamples, seed=seed)
+    strata = bootstrap.collapse_singletons(
+        rec[:, 1] * len(COMBINATIONS) + combination_index(rec), combination_index(rec)
+    )
+    counts = bootstrap.resample_cell_counts(
+        _recognition_cells(rec), (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS), strata=strata, rescaled=True,
         n_resamples=n_resamples, seed=seed + 1,
     )  # fmt: skip
     jsd = jsd_from_wins(wins.reshape(-1, len(COMBINATIONS), N_OCC))
@@ -330,7 +318,14 @@ def interval_of_norms(
     jsd_norms: np.ndarray, sds_norms: np.ndarray, norm_jsd: float, norm_sds: float, confidence: float = CONFIDENCE
 ) -> tuple[float, float, str | None]:
     """The score interval at ``confidence`` from the resampled norms (:func:`resampled_norms`): (low, high, reason
-    if NaN)."""
+    if NaN). With ``q_u`` the u-quantiles of the resampled norms, ``a = (1 - confidence) / 2`` and the bootstrap
+    bias ``b = mean(resampled JSD norms) - Norm_JSD``::
+
+        low  = score(JSD = 2 Norm_JSD - q_a(JSD), SDS = 2 Norm_ASDS - q_{1-a}(SDS))
+        high = score(JSD = max(0, 2 Norm_JSD - q_{1-a}(JSD) - max(b, 0)), SDS = 2 Norm_ASDS - q_a(SDS))
+
+    (reflected bounds of each norm; the JSD norm's lower bound less the bias once more), ``score`` increasing in the
+    SDS norm and decreasing in the JSD norm, each clipped to its range."""
     if not (jsd_norms.size and sds_norms.size):
         return math.nan, math.nan, "no resample has every JSD and SDS value (too few probe answers or images)"
     alpha = (1.0 - confidence) / 2.0
@@ -345,7 +340,8 @@ def interval_of_norms(
 
 def corpus_imbalance(rec: np.ndarray) -> float:
     """Largest total-variation distance between a reference occupation's attribute shares among the corpus
-    images and equal shares, over the occupations of both regions the corpus shows and their attributes."""
+    images and equal shares, over the occupations of both regions the corpus shows and their attributes:
+    ``max over (o, a) of (1/2) sum_v |n(o, a = v) / n(o) - 1/k_a|``."""
     ids = occupation_ids()
     worst = 0.0
     for region, attrs in REGION_ATTRIBUTES.items():
@@ -360,95 +356,102 @@ def corpus_imbalance(rec: np.ndarray) -> float:
     return worst
 
 
-def compute_metrics(records: Sequence[Sequence[int]], *, min_coverage: float | None = None) -> dict[str, Any]:
-    """Every record metric of ``iris_rfs_und`` (see the module docstring); ``min_coverage`` overrides the
-    documents' threshold."""
+def answer_counts(probe: np.ndarray, rec: np.ndarray) -> dict[str, float]:
+    """The answer counts of the probe records and of the corpus (recognition) records: ``probe_answers = n_p``,
+    ``probe_unparsed`` (winner -1), ``probe_unparsed_rate = probe_unparsed / n_p``, ``probe_occupations_won`` =
+    occupations with a win, ``probe_errors`` (winner -2); ``answers = n``, ``images_evaluated`` = distinct image
+    units, ``unmappable`` (class 52), ``unmappable_rate = unmappable / n``, ``mapping_errors`` (class -1); a rate is
+    NaN without answers."""
+    n_probe, n = len(probe), len(rec)
+    unparsed = int(np.sum(probe[:, 3] == -1))
+    unmappable = int(np.sum(rec[:, 2] == UNMAPPABLE_INDEX))
+    return {
+        "probe_answers": n_probe,
+        "probe_unparsed": unparsed,
+        "probe_unparsed_rate": unparsed / n_probe if n_probe else math.nan,
+        "probe_occupations_won": int(np.sum(_wins(probe).sum(axis=0) > 0)),
+        "probe_errors": int(np.sum(probe[:, 3] == -2)),
+        "answers": n,
+        "images_evaluated": len(np.unique(rec[:, 0])),
+        "unmappable": unmappable,
+        "unmappable_rate": unmappable / n if n else math.nan,
+        "mapping_errors": int(np.sum(rec[:, 2] == -1)),
+    }
+
+
+def compute_metrics(
+    records: Sequence[Sequence[int]] | np.ndarray, *, min_coverage: float | None = None, notes: Notes | None = None
+) -> dict[str, Any]:
+    """Every statistic of ``iris_rfs_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records.
+
+    ``min_coverage`` overrides the documents' threshold. The reason for every NaN is noted in ``notes`` (a new
+    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
+    """
     all_rec = records_array(records, WIDTH)
     probe = all_rec[all_rec[:, 0] == PROBE]
     rec = all_rec[all_rec[:, 0] == RECOGNITION][:, 1:]
-    minimum = coverage.threshold(all_rec[:, 8], min_coverage)
-    notes = Notes(TASK)
-    out = _metrics(probe, rec, minimum, notes)
-    notes.emit()
+    notes = notes if notes is not None else Notes(TASK)
+    out = _metrics(probe, rec, answer_shares.threshold(all_rec[:, 8], min_coverage), notes)
+    notes.warn(log)
     return out
 
 
 def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
-    out: dict[str, Any] = dict.fromkeys(RECORD_METRICS, math.nan)
-    n_probe = len(probe)
-    errors = int(np.sum(probe[:, 3] == -2)) if n_probe else 0
-    unparsed = int(np.sum(probe[:, 3] == -1)) if n_probe else 0
-    wins = _wins(probe) if n_probe else np.zeros((len(COMBINATIONS), N_OCC))
-    out.update(
-        probe_answers=n_probe,
-        probe_unparsed=unparsed,
-        probe_unparsed_rate=unparsed / n_probe if n_probe else math.nan,
-        probe_occupations_won=int(np.sum(wins.sum(axis=0) > 0)),
-        probe_errors=errors,
-        answers=len(rec),
-        images_evaluated=len(np.unique(rec[:, 0])) if len(rec) else 0,
-        unmappable=int(np.sum(rec[:, 2] == UNMAPPABLE_INDEX)) if len(rec) else 0,
-        mapping_errors=int(np.sum(rec[:, 2] == -1)) if len(rec) else 0,
-    )
-    out["unmappable_rate"] = out["unmappable"] / len(rec) if len(rec) else math.nan
-    parsed = n_probe - unparsed - errors
+    out: dict[str, Any] = dict.fromkeys(METRICS, math.nan)
+    out.update(answer_counts(probe, rec))
+    n_probe, errors = out["probe_answers"], out["probe_errors"]
+    parsed = n_probe - out["probe_unparsed"] - errors
     mapped = len(rec) - out["unmappable"] - out["mapping_errors"]
-    out["rfs_und_score_coverage"] = min(coverage.share(parsed, n_probe), coverage.share(mapped, len(rec)))
+    out["rfs_und_score_coverage"] = min(answer_shares.share(parsed, n_probe), answer_shares.share(mapped, len(rec)))
     if errors or out["mapping_errors"]:
-        log.error(
-            "%s: answers could not be mapped (the sentence embedder failed to load, or a document was malformed; see "
-            "the samples' iris_answer); every value is NaN",
-            TASK,
+        reason = (
+            f"{plural(errors + out['mapping_errors'], 'answer')} could not be mapped (the sentence embedder failed to "
+            "load, or a document was malformed; see the samples' readable records)"
         )
+        log.error("%s: %s; every value is NaN", TASK, reason)
+        notes.null([*_JSD_HALF, *_SDS_HALF, *_SCORE, "sds_corpus_imbalance"], reason)
         return out
-    jsd_withheld = True
     if n_probe == 0:
-        notes.add("no probe answers were evaluated; every JSD and the score are NaN")
-    elif not notes.below("the JSD values and rfs_und_score", parsed, n_probe, "probe answers naming a listed occupation",
-                         minimum):  # fmt: skip
-        out.update(jsd_point(wins))
-        jsd_withheld = False
+        notes.null([*_JSD_HALF, *_SCORE], "no probe answers were evaluated")
+    elif not answer_shares.below(notes, [*_JSD_HALF, *_SCORE], parsed, n_probe, PARSED, minimum):
+        out.update(jsd_values(probe))
     jsd = [out[name] for name in JSD_NAMES]
-    out["Norm_JSD_US"] = float(np.linalg.norm(jsd[:3]))
-    out["Norm_JSD_EU"] = float(np.linalg.norm(jsd[3:]))
-    out["Norm_JSD"] = float(np.linalg.norm(jsd))
-    out["JSD_Goodness"] = 1.0 - out["Norm_JSD"] / math.sqrt(len(jsd))
     if len(rec) == 0:
-        notes.add(
-            "no occupation answers on a labelled corpus (give a corpus: IRIS_CORPUS, or --corpus); the stereotype drift "
-            "scores and the RFS-Und score are NaN"
-        )
+        notes.null(
+            [*_SDS_HALF, *_SCORE, "sds_corpus_imbalance"], "no occupation answers on a labelled corpus (give a corpus: "
+            "IRIS_CORPUS, or --corpus); the stereotype drift scores need them",
+        )  # fmt: skip
+        out.update({k: v for k, v in norms(jsd, [math.nan] * len(SDS_NAMES)).items() if k not in _SDS_HALF})
         return out
     out["sds_corpus_imbalance"] = corpus_imbalance(rec)
-    if notes.below("the SDS values and rfs_und_score", mapped, len(rec), "answers mapped to an occupation", minimum):
-        return out
-    sds = sds_point(rec)
-    out.update(sds)
-    for name in SDS_NAMES:
-        out[f"Abs{name}"] = abs(sds[name])
+    sds_ok = not answer_shares.below(notes, [*_SDS_HALF, *_SCORE], mapped, len(rec), MAPPED, minimum)
+    if sds_ok:
+        sds = sds_values(rec)
+        out.update(sds)
+        out.update({f"Abs{name}": abs(value) for name, value in sds.items()})
     abs_values = [out[name] for name in ABS_SDS_NAMES]
-    out["Norm_ASDS"] = float(np.linalg.norm(abs_values))
-    out["ASDS_Goodness"] = out["Norm_ASDS"] / math.sqrt(len(abs_values))
+    summary = norms(jsd, abs_values)
+    out.update({k: v for k, v in summary.items() if sds_ok or k not in _SDS_HALF})
+    if not sds_ok:
+        return out
     if out["sds_corpus_imbalance"] > BALANCE_TOLERANCE:
-        notes.add(
-            f"rfs_und_score NaN: the corpus is not balanced (sds_corpus_imbalance {out['sds_corpus_imbalance']:.3f} > "
+        notes.null(
+            _SCORE, f"the corpus is not balanced (sds_corpus_imbalance {out['sds_corpus_imbalance']:.3f} > "
             f"{BALANCE_TOLERANCE}): the SDS then measures how the corpus departs from equal shares, not the model; use "
             "a corpus with every occupation in equal shares of every gender, age and skin tone (IRIS-Ideal-52-like; "
-            "IRIS_MAX_PER_CELL / --max-per-cell balances one whose cells are all filled)"
-        )
+            "IRIS_MAX_PER_CELL / --max-per-cell balances one whose cells are all filled)",
+        )  # fmt: skip
         return out
-    if not all(math.isfinite(v) for v in (*jsd, *abs_values)):
-        missing = [n for n, v in zip((*JSD_NAMES, *ABS_SDS_NAMES), (*jsd, *abs_values), strict=True) if math.isnan(v)]
-        if jsd_withheld:  # already explained by the probe's coverage
-            missing = [n for n in missing if n not in JSD_NAMES]
-        if missing:
-            notes.add(
-                f"{', '.join(missing)} NaN (no reference occupation won or was predicted); the RFS-Und score is NaN"
-            )
+    missing = [n for n, v in zip((*JSD_NAMES, *ABS_SDS_NAMES), (*jsd, *abs_values), strict=True) if math.isnan(v)]
+    if missing:
+        unexplained = [n for n in missing if n not in notes]
+        notes.null(unexplained, "no reference occupation won or was predicted")
+        notes.null(_SCORE, f"it needs every JSD and SDS value ({', '.join(missing)} NaN)")
         return out
-    m = rfs_und_magnitude(jsd, abs_values)
-    out["rfs_und_magnitude"] = m
-    out["rfs_und_score"] = dimension_score(m, "RFS-Und")
+    out["rfs_und_magnitude"] = rfs_und_magnitude_from_norms(
+        out["Norm_JSD"], out["Norm_ASDS"], n_jsd=len(JSD_NAMES), n_abs_sds=len(ABS_SDS_NAMES)
+    )
+    out["rfs_und_score"] = dimension_score(out["rfs_und_magnitude"], "RFS-Und")
     low, high, reason = score_interval(probe, rec, out["Norm_JSD"], out["Norm_ASDS"])
     score, tolerance = out["rfs_und_score"], 1e-9 * out["rfs_und_score"]
     if abs(low - score) <= tolerance:  # nothing varies: the ends are the score, computed another way
@@ -457,8 +460,5 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
         high = score
     out["rfs_und_score_ci_low"], out["rfs_und_score_ci_high"] = low, high
     if reason:
-        notes.add(f"rfs_und_score interval NaN: {reason}")
+        notes.null(["rfs_und_score_ci_low", "rfs_und_score_ci_high"], reason)
     return out
-
-
-define_aggregations(globals(), TASK, RECORD_METRICS, compute_metrics, provenance=PROVENANCE)

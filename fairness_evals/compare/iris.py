@@ -18,7 +18,9 @@
   difference is the Bonferroni combination of the two runs' own intervals (:func:`metrics.paired.union_difference`):
   valid, conservative and blind to the pairing. The score is NaN (not comparable) on an unbalanced corpus.
 
-Each ``--log_samples`` line carries the document id under ``iris_answer`` and the record under every metric name.
+Each ``--log_samples`` line carries the document's readable record (its id and record) under the task's carrier
+metric (:func:`iris_tasks.scoring.sample_answer`; task version 2 logged the record under every metric name and the id
+under ``iris_answer``).
 """
 
 from __future__ import annotations
@@ -44,11 +46,13 @@ class Iris:
         return bool(TASKS.fullmatch(task))
 
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
-        answer = row.get("iris_answer")
-        record = next((row[k] for k in ("ifs_und_score", "rfs_und_score", "bis_und_score") if k in row), None)
-        if not isinstance(answer, Mapping) or not answer.get("id") or not isinstance(record, list):
-            raise ValueError(f"{where}: not an IRIS understanding sample (no iris_answer id or record)")
-        return str(answer["id"]), record
+        from iris_tasks.scoring import MODULES, sample_answer
+
+        for task in MODULES:  # a line names no task: its carrier's readable record tells
+            found = sample_answer(row, task)
+            if found is not None:
+                return found
+        raise ValueError(f"{where}: not an IRIS understanding sample (no readable record with an id and a record)")
 
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         if task == "iris_bis_und":
@@ -60,8 +64,9 @@ class Iris:
 
 def _bis_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import bis_und
+    from iris_tasks.scoring import HIGHER_IS_BETTER
 
-    rec = bis_und._array(records)
+    rec = bis_und.records_array(records)
     is_rating = rec[:, 3] == bis_und.RATING
     ratings, yes_no = rec[is_rating], rec[~is_rating]
     ac = ratings[ratings[:, 8] == 0]
@@ -71,7 +76,7 @@ def _bis_und(records: Sequence[Any]) -> Problem:
     measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"), True)}
     for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL):
         spec = StatisticSpec(lambda c, name=name: bis_und.levels_from_counts(c)[name], "basic")
-        measures[name] = Measure(spec, bis_und.HIGHER_IS_BETTER[name])
+        measures[name] = Measure(spec, HIGHER_IS_BETTER[name])
     return Problem(units=present, strata=bis_und.set_strata(rec, present), n_cells=matrix.shape[1], measures=measures,
                    matrix=matrix, what="counterfactual sets", rescaled=True)  # fmt: skip
 
@@ -88,28 +93,11 @@ def _ifs_und(records: Sequence[Any]) -> Problem:
 
 
 def _ifs_interval(rec: np.ndarray) -> Callable[[float], tuple[float, float]]:
-    """The run's ``ifs_und_score`` interval at any level: :func:`iris_tasks.ifs_und.score_interval` (its resamples,
-    seed and band), with the level as a parameter."""
+    """The run's ``ifs_und_score`` interval at any level: :func:`iris_tasks.ifs_und.interval_at` (its resamples, seed
+    and band), with the level as a parameter."""
     from iris_tasks import ifs_und
-    from metrics.iris import dimension_score
-    from metrics.iris.gap_band import gap_bounds
-    from metrics.iris.resampling import rescaled_cell_counts
 
-    cells = ifs_und.cell_index(rec)
-    observed = np.bincount(cells, minlength=ifs_und.N_CELLS).astype(np.float64)
-    resampled = rescaled_cell_counts(
-        cells, ifs_und.N_CELLS, ifs_und.combination_index(rec), n_resamples=ifs_und.BOOTSTRAP_RESAMPLES,
-        seed=ifs_und.BOOTSTRAP_SEED,
-    )  # fmt: skip
-    families = ifs_und.gap_families(observed, resampled)
-
-    def at(confidence: float) -> tuple[float, float]:
-        bounds, _ = gap_bounds(families, confidence=confidence)
-        low = ifs_und.level_magnitude({name: b[0] for name, b in bounds.items()})
-        high = ifs_und.level_magnitude({name: b[1] for name, b in bounds.items()})
-        return dimension_score(high, "IFS-Und"), dimension_score(low, "IFS-Und")
-
-    return at
+    return ifs_und.interval_at(rec)
 
 
 def _rfs_und(records: Sequence[Any]) -> Problem:
@@ -117,6 +105,7 @@ def _rfs_und(records: Sequence[Any]) -> Problem:
     combination; unparsed and unmapped answers none), the score from the two count tables, and the run's interval at
     any level for :func:`metrics.paired.union_difference`."""
     from iris_tasks import ifs_und, rfs_und
+    from iris_tasks.scoring import HIGHER_IS_BETTER
     from iris_tasks.vocabulary import COMBINATIONS, UNMAPPABLE_INDEX
 
     rec = ifs_und.records_array(records, rfs_und.WIDTH)
@@ -137,7 +126,7 @@ def _rfs_und(records: Sequence[Any]) -> Problem:
         counts = c[:, n_probe:].reshape(-1, UNMAPPABLE_INDEX + 1, n_comb)
         return rfs_und.score_from_parts(rfs_und.jsd_from_wins(wins), rfs_und.sds_from_counts(counts))
 
-    measure = Measure(StatisticSpec(score), rfs_und.HIGHER_IS_BETTER["rfs_und_score"],
+    measure = Measure(StatisticSpec(score), HIGHER_IS_BETTER["rfs_und_score"],
                       run_interval=_rfs_interval(probe, corpus))  # fmt: skip
     return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=n_cells,
                    measures={"rfs_und_score": measure}, cells=cells, what="answers")  # fmt: skip
@@ -151,8 +140,7 @@ def _rfs_interval(probe: np.ndarray, corpus: np.ndarray) -> Callable[[float], tu
 
     def at(confidence: float) -> tuple[float, float]:
         if not norms:  # resampled once, at the first level asked
-            jsd = rfs_und.jsd_point(rfs_und._wins(probe))
-            sds = rfs_und.sds_point(corpus)
+            jsd, sds = rfs_und.jsd_values(probe), rfs_und.sds_values(corpus)
             norm_jsd = float(np.linalg.norm([jsd[n] for n in rfs_und.JSD_NAMES]))
             norm_sds = float(np.linalg.norm([sds[n] for n in rfs_und.SDS_NAMES]))
             norms.append((*rfs_und.resampled_norms(probe, corpus), norm_jsd, norm_sds))

@@ -8,17 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from iris_tasks import bis_und, documents, harness
+from iris_tasks import bis_und, documents, scoring
 from iris_tasks.answers import parse_rating, parse_yes_no
-from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level, pair_sums
+from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level
 from iris_tasks.vocabulary import task_questions
-from metrics.iris import DIMENSION_PARAMETERS, pairwise_comparison_means
+from metrics.iris import DIMENSION_PARAMETERS
 
 
 def _run(settings, policy) -> dict:
     """Score every document of the steer corpus with ``policy(doc) -> reply``."""
     docs = documents.build("iris_bis_und", settings)
-    records = [harness.process_results(d, [policy(d)])["bis_und_score"] for d in docs]
+    records = [scoring.read_reply(d, policy(d))[0] for d in docs]
     return bis_und.compute_metrics(records)
 
 
@@ -99,7 +99,8 @@ def test_unparsed_yes_no_replies_give_no_dhr(
     assert math.isnan(m["bis_und_score"]) and math.isnan(m["bis_und_score_ci_high"])
     assert m["bis_und_score_coverage"] == 0.0
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1 and "dhr_* and bis_und_score NaN: coverage 0 of 192 yes/no replies parsed" in warnings[0]
+    assert len(warnings) == 1 and "dhr_single" in warnings[0] and "ac_diff" not in warnings[0]
+    assert "bis_und_score (and its interval): coverage 0 of 192 yes/no replies parsed (0%)" in warnings[0]
 
 
 def test_truth_columns_judge_correctness(settings_for, helpers, tmp_path: Path) -> None:
@@ -133,36 +134,15 @@ def test_unparsed_ratings_are_left_out_and_counted(settings_for, steer_corpus: P
 
 
 # --------------------------------------------------------------------------- pairs
-@pytest.mark.parametrize("seed", range(4))
-def test_per_set_pair_sums_pool_to_the_metric_function(seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    n = 120
-    sets = rng.integers(0, 7, n)
-    questions = rng.integers(0, 3, n)
-    triples = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 3, n), rng.integers(0, 3, n)])
-    values = rng.integers(1, 11, n).astype(float)
-    sums, counts = pair_sums(sets, questions, triples, values, n_sets=7, kind="abs")
-    pooled = pairwise_comparison_means(values, list(zip(sets, questions, strict=True)), *triples.T)
-    for i, name in enumerate(COMPARISON_NAMES):
-        expected = pooled[name]
-        got = sums[:, i].sum() / counts[:, i].sum() if counts[:, i].sum() else math.nan
-        assert got == pytest.approx(expected, nan_ok=True), name
-    codes = rng.integers(0, 3, n).astype(float)
-    sums, counts = pair_sums(sets, questions, triples, codes, n_sets=7, kind="neq")
-    onehot = sum(
-        np.array([pairwise_comparison_means((codes == k).astype(float), list(zip(sets, questions, strict=True)), *triples.T)[c]
-                  for c in COMPARISON_NAMES]) / 2
-        for k in range(3)
-    )  # fmt: skip
-    np.testing.assert_allclose(sums.sum(0) / counts.sum(0), onehot)
-
-
 def test_image_pairs_per_level() -> None:
     triples = [(g, a, s) for g in (0, 1) for a in (0, 2) for s in (0, 2)]
     sets = [0] * 8 + [1] * 2
     images = list(range(10))
     t = [*triples, (0, 0, 0), (0, 1, 0)]
     assert image_pairs_per_level(sets, images, t) == {"single": 13, "dual": 12, "triple": 4}
+    # an image's twelve records count once; no record, no pair
+    assert image_pairs_per_level([*sets, 0], [*images, 0], [*t, triples[0]]) == {"single": 13, "dual": 12, "triple": 4}
+    assert image_pairs_per_level([], [], np.empty((0, 3))) == {"single": 0, "dual": 0, "triple": 0}
 
 
 # --------------------------------------------------------------------------- parsers

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from iris_tasks import bis_und, cli, documents, harness, ifs_und, rfs_und
+from iris_tasks import bis_und, cli, documents, ifs_und, rfs_und, scoring
 
 
 def _args(adder, argv: list[str]) -> argparse.Namespace:
@@ -53,11 +53,12 @@ def test_export_then_score_equals_the_harness_records(
     by_id = {line["id"]: _reply(line) for line in lines}
     for task, module in (("iris_ifs_und", ifs_und), ("iris_rfs_und", rfs_und), ("iris_bis_und", bis_und)):
         docs = documents.build(task, settings)
-        records = [harness.process_results(d, [by_id[d["id"]]])[module.RECORD_METRICS[0]] for d in docs]
+        records = [scoring.read_reply(d, by_id[d["id"]])[0] for d in docs]
         expected = module.compute_metrics(records)
-        for name in module.RECORD_METRICS:
+        assert list(expected) == list(module.METRICS)  # every statistic of the table
+        for name in module.METRICS:
             assert scores[task][name] == pytest.approx(expected[name], nan_ok=True), (task, name)
-        assert scores[task]["data_version"] == 1
+        assert scores[task]["data_version"] == 1 and scoring.provenance(docs)["data_version"] == 1
     assert scores["iris_ifs_und"]["accuracy"] == 45 / 72  # the 36 men, and the 9 women who are nurses
 
 

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from fairness_evals.notes import Notes
 from iris_tasks import ifs_und
 from iris_tasks.mapping import Mapped
 from metrics.iris import DIMENSION_PARAMETERS, dimension_score, ifs_und_metrics
@@ -214,7 +215,7 @@ def test_the_minimum_coverage_comes_from_the_documents_or_the_caller() -> None:
     assert math.isnan(ifs_und.compute_metrics(records)["ifs_und_score"])
     assert ifs_und.compute_metrics(records)["ifs_und_score_coverage"] == pytest.approx(16 / 40)
     assert math.isfinite(ifs_und.compute_metrics(records, min_coverage=0.4)["ifs_und_score"])
-    lowered = [[*r[:7], ifs_und.coverage.to_ppm(0.3)] for r in records]
+    lowered = [[*r[:7], ifs_und.answer_shares.to_ppm(0.3)] for r in records]
     assert math.isfinite(ifs_und.compute_metrics(lowered)["ifs_und_score"])
     assert ifs_und.recognition_record({**_doc(0, ("male", "young", "light")), "min_coverage": 0.3},
                                       _mapped("doctor"))[7] == 300_000  # fmt: skip
@@ -249,7 +250,7 @@ def test_count_statistic_equals_the_label_functions(seed: int) -> None:
     )
     for name in ifs_und.GRANULAR:
         assert vectorised[name][0] == pytest.approx(labels[name]), name
-    m = ifs_und.recognition_metrics(rec, "test", 0.0, ifs_und.Notes("test"))
+    m = ifs_und.recognition_metrics(rec, 0.0, Notes("test"))
     assert ifs_und.score_from_counts(counts)[0] == pytest.approx(m["ifs_und_score"])
 
 

@@ -226,21 +226,29 @@ def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.Mon
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_vectorised_statistics_equal_the_metric_functions(seed: int) -> None:
+def test_the_records_counts_give_the_stereotype_drift_scores_of_their_labels(seed: int) -> None:
+    """The task's counts (predicted class x attribute combination) carry each record's labels to
+    metrics.iris.stereotype_drift_scores_from_counts: the same values as the label function on the records' labels."""
+    from iris_tasks.vocabulary import CATEGORIES, predicted_classes
+    from metrics.iris import stereotype_drift_scores
+
     rng = np.random.default_rng(seed)
-    wins = rng.integers(0, 3, size=(18, 52)).astype(float) * (rng.random((18, 52)) < 0.3)
-    assert np.allclose([rfs_und.jsd_from_wins(wins[None])[n][0] for n in rfs_und.JSD_NAMES],
-                       [rfs_und.jsd_point(wins)[n] for n in rfs_und.JSD_NAMES], equal_nan=True)  # fmt: skip
     n = 60
     rec = np.column_stack(
         [np.arange(n), np.zeros(n, int), rng.choice([0, 13, 31, 45, 52, 22], n), rng.integers(0, 2, n),
          rng.integers(0, 3, n), rng.integers(0, 3, n), np.zeros(n, int)]
     )  # fmt: skip
-    counts = np.bincount(rfs_und._recognition_cells(rec), minlength=53 * 18).reshape(1, 53, 18)
-    vectorised = rfs_und.sds_from_counts(counts)
-    point = rfs_und.sds_point(rec)
-    for name in rfs_und.SDS_NAMES:
-        assert vectorised[name][0] == pytest.approx(point[name], nan_ok=True), name
+    values = rfs_und.sds_values(rec)
+    predicted = [predicted_classes()[i] for i in rec[:, 2]]
+    for region, attributes in rfs_und.REGION_ATTRIBUTES.items():
+        for j, attribute in enumerate(("gender", "age", "skin_tone")):
+            if attribute not in attributes:
+                continue
+            labels = [CATEGORIES[attribute][i] for i in rec[:, 3 + j]]
+            expected = stereotype_drift_scores(predicted, {attribute: labels}, real_world()[region])
+            for value in CATEGORIES[attribute]:
+                short = "skin" if attribute == "skin_tone" else attribute
+                assert values[f"SDS_{short}_{value}_{region}"] == pytest.approx(expected[f"{attribute}_{value}"])
 
 
 # --------------------------------------------------------------------------- documents
