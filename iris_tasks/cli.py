@@ -202,16 +202,20 @@ READER = scoring_cli.Reader(PROG, PROG, "iris_", SAMPLE_TASKS, "lmms-eval sample
 
 def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, str, Any]]:
     """(where, task or None, document id, reply) per line: lmms-eval samples name their task (from the file
-    name), a plain ``{"id", "response"}`` line does not (it answers that id in every task that has it)."""
+    name) and their document (the id of the record our ``process_results`` logs:
+    :func:`iris_tasks.scoring.sample_answer`), a plain ``{"id", "response"}`` line does not name its task (it
+    answers that id in every task that has it)."""
+    from iris_tasks.scoring import sample_answer
+
     out = []
     for line in lines:
         row = line.row
         response = scoring_cli.response_of(line)
+        logged = sample_answer(row, line.file.task) if isinstance(row, dict) and line.file.task else None
         if response is not None:
             out.append((line.where, None, *response))
-        elif isinstance(row, dict) and isinstance(row.get("iris_answer"), dict) and line.file.task:
-            answer_id = row["iris_answer"].get("id")
-            out.append((line.where, line.file.task, str(answer_id), scoring_cli.sample_reply(row)))
+        elif logged is not None:
+            out.append((line.where, line.file.task, logged[0], scoring_cli.sample_reply(row)))
         else:
             raise ValueError(f'{line.where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
     return out
@@ -240,8 +244,8 @@ def score_documents(
     docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[tuple[str, str], Any]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """Metrics per task for the documents with a reply, and the number left unanswered per task."""
-    from fairness_evals.aggregation import provenance_value
     from iris_tasks import bis_und, ifs_und, rfs_und
+    from iris_tasks.scoring import provenance
 
     modules = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}
     out: dict[str, dict[str, Any]] = {}
@@ -254,8 +258,7 @@ def score_documents(
         module = modules[task]
         records = list(records_of(task, answered, replies).values())
         metrics: dict[str, Any] = dict(module.compute_metrics(records))
-        for name in module.PROVENANCE:
-            metrics[name] = provenance_value(name, [[doc[name]] for doc in answered], task=task)
+        metrics.update(provenance(answered))
         out[task] = metrics
     return out, missing
 
@@ -263,7 +266,7 @@ def score_documents(
 def records_of(task: str, docs: list[dict[str, Any]], replies: dict[tuple[str, str], Any]) -> dict[str, Any]:
     """Document id -> record of ``task``'s ``docs`` that have a reply, in document order (the records ``score``
     scores)."""
-    from iris_tasks.harness import read_reply
+    from iris_tasks.scoring import read_reply
 
     return {doc["id"]: read_reply(doc, replies[(task, doc["id"])])[0] for doc in docs if (task, doc["id"]) in replies}
 

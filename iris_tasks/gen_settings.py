@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from fairness_evals.generation import t2i_tasks
-from iris_tasks.coverage import DEFAULT_MIN_COVERAGE, MIN_COVERAGE_KEY
+from iris_tasks.answer_shares import DEFAULT_MIN_COVERAGE, MIN_COVERAGE_KEY
 from iris_tasks.gen_documents import ATTRIBUTES
 
 __all__ = [
