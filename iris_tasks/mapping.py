@@ -58,15 +58,6 @@ class Mapped:
     nearest: str | None = None
     normalised: str = ""
 
-    def as_log(self) -> dict[str, object]:
-        return {
-            "occupation": self.occupation,
-            "stage": self.stage,
-            "similarity": None if self.similarity is None else round(self.similarity, 4),
-            "nearest": self.nearest,
-            "normalised": self.normalised,
-        }
-
 
 # --------------------------------------------------------------------------- normalisation
 _MARKS = re.compile(r"[*`#\"“”‘’«»\[\]{}]")
