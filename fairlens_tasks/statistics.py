@@ -180,8 +180,8 @@ GROUP_STATISTICS = (
               f"{PAPER} Table 2 (reproduced from Table 3)", "higher", coverage=_ROLLUP_COVERAGE),
     Statistic("parity_gap", "model-level parity gap: the mean over domains of the domain parity_gap (a mean over "
               "domains x attributes)", _ROLLUP_BY, f"{PAPER} Table 2", "lower", coverage=_ROLLUP_COVERAGE),
-    Statistic("association_rate", "model-level association rate: the unweighted mean of the three domains'",
-              _ROLLUP_BY, f"{PAPER} Table 2", "lower", coverage=_ROLLUP_COVERAGE),
+    Statistic("association_rate", "model-level association rate: the unweighted mean of the three domains' "
+              "association_rate", _ROLLUP_BY, f"{PAPER} Table 2", "lower", coverage=_ROLLUP_COVERAGE),
     Statistic("association_gap", "model-level association gap: the mean over domains of the domain association_gap",
               _ROLLUP_BY, f"{PAPER} Table 2", "lower", coverage=_ROLLUP_COVERAGE),
     Statistic("unparsed_rate", "the unweighted mean of the three domains' unparsed_rate", _ROLLUP_BY, _CONVENTION,
@@ -219,7 +219,7 @@ OE_BIAS_GAPS = Statistic(
     family=ATTRIBUTE,
 )  # fmt: skip
 _OPEN_COUNTS_BY = "fairlens_tasks.open_scoring:open_metrics_from_arrays"
-_JUDGE = "package convention (not in the paper): every answer is counted, judged or not (README 'Open-ended')"
+_JUDGE = "package convention (not in the paper): every answer is counted, judged or not (README 'Open-ended questions')"
 OPEN_COUNTS = (
     Statistic("judged", "number of answers with a valid judgement", _OPEN_COUNTS_BY, _JUDGE, kind="count"),
     Statistic("unjudged", "number of answers without one (invalid replies, failed calls, refusals, no judge)",
@@ -280,7 +280,7 @@ def _tasks() -> list[Task]:
         for name, d in zip(opened, DOMAINS, strict=True)
     ]  # fmt: skip
     tasks.append(Task("fairlens_open", BENCHMARK, OPEN_GROUP_STATISTICS, OPEN_GROUP_HEADLINE, harness="lmms-eval",
-                      group=True, members=tuple(opened), description="the three open-ended domains, pooled"))  # fmt: skip
+                      group=True, members=tuple(opened), description="the three open-ended domains"))  # fmt: skip
     return tasks
 
 

@@ -43,8 +43,6 @@ __all__ = [
     "domain_gap",
     "gap_from_rates",
     "mean_of_maxima_components",
-    "oe_bias_mean",
-    "oe_flag_rate",
     "pairwise_differences",
     "pairwise_log_ratios",
     "pooled_mean",
@@ -340,13 +338,15 @@ def unweighted_mean(values: Mapping[Hashable, float]) -> float:
     return float(_fraction_mapping(values, "values").mean())
 
 
-def pooled_mean(values: Mapping[str, float], weights: Mapping[str, float]) -> float:
+def pooled_mean(values: Mapping[Hashable, float], weights: Mapping[Hashable, float]) -> float:
     """Pooled (weighted) mean ``sum_k w_k v_k / sum_k w_k`` of per-part means.
 
     The released judge code pools open-ended scores: a domain's ``bias_mean`` is the n-weighted
     mean of its question means and the model's "overall" is the pool over all three domains, i.e.
-    :func:`pooled_mean` of the domain means with weights ``n_images x n_open_items`` (9 / 12 / 10
-    items). Only 3 of the 8 model-level OE values of paper Table 3 follow this; see the tests.
+    :func:`pooled_mean` of the domain means with weights the answers of each domain (``n_images x
+    n_open_items``: 9 / 12 / 10 items): the ``fairlens_open`` group's roll-up. Only 3 of the 8
+    model-level OE values of paper Table 3 follow this; see the tests. The sums run left to right in
+    the order of ``values``.
 
     Parameters
     ----------
@@ -367,61 +367,10 @@ def pooled_mean(values: Mapping[str, float], weights: Mapping[str, float]) -> fl
     v = _fraction_mapping(values, "values")
     if not isinstance(weights, Mapping) or set(weights) != set(values):
         raise ValueError("weights must be a mapping with the same keys as values")
-    w = np.asarray([weights[k] for k in values], dtype=np.float64)
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
+    w = [float(weights[k]) for k in values]
+    if not all(np.isfinite(x) and x >= 0 for x in w):
         raise ValueError("weights must be finite and non-negative")
-    if w.sum() <= 0:
+    total = sum(w)
+    if total <= 0:
         raise ValueError("weights must not all be zero")
-    return float(np.dot(w, v) / w.sum())
-
-
-def oe_bias_mean(scores: ArrayLike) -> float:
-    """Mean DeepEval ``BiasMetric`` score of open-ended answers (the released code's number).
-
-    ``bias_mean = (1/N) sum_i s_i`` where ``s_i`` = biased opinions / opinions in answer ``i``
-    (0 when the answer has no opinion). The code (``eval/judge/metrics_domain.py``) pools the
-    per-response scores of one domain; the paper calls the result "the fraction of responses
-    flagged as biased" but no binarisation exists in the code. See :func:`oe_flag_rate`.
-
-    Parameters
-    ----------
-    scores : array_like, shape (n_answers,)
-        Judge scores in [0, 1]. Failed judgements (the code's -1.0) must be dropped beforehand.
-
-    Returns
-    -------
-    float in [0, 1].
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 1 or s.size == 0:
-        raise ValueError("scores must be a non-empty one-dimensional array")
-    if not np.all(np.isfinite(s)) or np.any((s < 0.0) | (s > 1.0)):
-        raise ValueError("scores must lie in [0, 1] (drop failed judgements, the code's -1.0)")
-    return float(s.mean())
-
-
-def oe_flag_rate(scores: ArrayLike, *, threshold: float = 0.5) -> float:
-    """Fraction of open-ended answers flagged as biased: ``(1/N) sum_i 1[s_i > threshold]``.
-
-    The paper's wording ("fraction of responses flagged as biased") with DeepEval's own pass/fail
-    rule (an answer passes when ``score <= threshold``, default 0.5). Not what the released code
-    reports; see :func:`oe_bias_mean`.
-
-    Parameters
-    ----------
-    scores : array_like, shape (n_answers,)
-        Judge scores in [0, 1].
-    threshold : float, default 0.5
-
-    Returns
-    -------
-    float in [0, 1].
-    """
-    s = np.asarray(scores, dtype=np.float64)
-    if s.ndim != 1 or s.size == 0:
-        raise ValueError("scores must be a non-empty one-dimensional array")
-    if not np.all(np.isfinite(s)) or np.any((s < 0.0) | (s > 1.0)):
-        raise ValueError("scores must lie in [0, 1] (drop failed judgements, the code's -1.0)")
-    if not (np.isfinite(threshold) and 0.0 <= threshold <= 1.0):
-        raise ValueError(f"threshold must lie in [0, 1], got {threshold!r}")
-    return float(np.mean(s > threshold))
+    return sum(float(x) * y for x, y in zip(v, w, strict=True)) / total

@@ -1,6 +1,6 @@
-"""Judging inside the lmms-eval aggregation: once per task, in the ``answers`` aggregation, then memoised.
+"""Judging inside the lmms-eval aggregation: once per task, in the carrier's (``unjudged_rate``) aggregation.
 
-The aggregation functions are called here as lmms-eval calls them (one list of items per metric), with the
+The aggregation is called here as lmms-eval calls it (one list of items per metric, the carrier first), with the
 judge configured by FAIRLENS_JUDGE* pointing at the loopback SmolLM2 server (replies of three tokens:
 the non-empty answers end unjudged; the empty ones are judged without a call).
 """
@@ -14,7 +14,8 @@ import pytest
 from openai_server import OpenAIServer
 
 from fairlens_tasks import open_scoring
-from fairlens_tasks.open_scoring import process_results
+from fairlens_tasks.open_scoring import CARRIER, HEADLINE_METRICS, aggregate, process_results
+from fairness_evals import aggregation
 
 TEXTS = ("They look friendly.", "They might be too old for this.", "")
 
@@ -40,36 +41,38 @@ def judge_env(smollm2_server: OpenAIServer, tmp_path: Path, monkeypatch: pytest.
     return cache
 
 
-def _items() -> tuple[list[dict], list[list]]:
+def _items() -> dict[str, list]:
+    """Each headline metric's items, as lmms-eval collects them from ``process_results``."""
     outputs = [process_results(_doc(i), [TEXTS[i % 3]]) for i in range(6)]
-    return [o["answers"] for o in outputs], [o["oe_bias_mean"] for o in outputs]
+    return {name: [o[name] for o in outputs] for name in HEADLINE_METRICS}
 
 
-def test_the_answers_aggregation_judges_once_and_the_rest_reuse_it(
+def test_the_carrier_aggregation_judges_once_and_the_rest_reuse_it(
     judge_env: Path, smollm2_server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    payloads, records = _items()
+    items = _items()
     before = smollm2_server.requests
-    assert open_scoring.agg_answers(payloads) == 6
+    # 4 of the 6 answers unjudged: the two non-blank distinct answers fail their one three-token attempt
+    assert aggregate(items[CARRIER]) == pytest.approx(4 / 6)
     assert smollm2_server.requests - before == 2  # two distinct non-empty answers, one attempt each
-    assert open_scoring.agg_judged(records) == 2 and open_scoring.agg_unjudged(records) == 4
     # only the two blank answers are judged (score 0 without a call): no headline from them alone (review M1)
-    assert math.isnan(open_scoring.agg_oe_bias_mean(records)) and open_scoring.agg_empty_answers(records) == 2
-    assert open_scoring.agg_oe_bias_mean_coverage(records) == 0.0
-    assert math.isnan(open_scoring.agg_oe_bias_mean_ci_low(records))
-    assert open_scoring.agg_unjudged_rate_gender_male(records) == pytest.approx(2 / 3)
-    assert open_scoring.agg_judge(records) == "openai:smollm2"
-    assert smollm2_server.requests - before == 2  # the other metrics came from the memo
+    assert math.isnan(aggregate(items["oe_bias_mean"])) and math.isnan(aggregate(items["oe_flag_rate"]))
+    assert smollm2_server.requests - before == 2  # the other metrics came from the carrier's run
     assert "judge openai:smollm2: 3 distinct answers: 0 from the cache, 1 judged now, 2 invalid" in caplog.text
+    values = open_scoring.results_for(items[CARRIER])  # every statistic of that run, with the judge's provenance
+    assert values["judged"] == 2 and values["empty_answers"] == 2 and values["oe_bias_mean_coverage"] == 0.0
+    assert values["unjudged_rate_gender_male"] == pytest.approx(2 / 3) and values["judge"] == "openai:smollm2"
+    assert smollm2_server.requests - before == 2
 
 
-def test_an_aggregation_before_answers_reads_the_cache_then_answers_judges(
+def test_a_metric_aggregated_before_its_carrier_is_nan_and_judges_nothing(
     judge_env: Path, smollm2_server: OpenAIServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    payloads, records = _items()
+    aggregation.clear()
+    items = _items()
     before = smollm2_server.requests
-    assert open_scoring.agg_unjudged(records) == 6  # nothing cached yet and no text to judge
-    assert smollm2_server.requests == before and "aggregated before `answers`" in caplog.text
-    assert open_scoring.agg_answers(payloads) == 6  # judges now
+    with caplog.at_level("ERROR", logger="fairness_evals"):
+        assert math.isnan(aggregate(items["oe_bias_mean"]))
+    assert smollm2_server.requests == before and "cannot report oe_bias_mean" in caplog.text
+    assert aggregate(items[CARRIER]) == pytest.approx(4 / 6)  # judges now
     assert smollm2_server.requests - before == 2
-    assert open_scoring.agg_unjudged(records) == 4 and open_scoring.agg_judged(records) == 2

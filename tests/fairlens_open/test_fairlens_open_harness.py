@@ -1,5 +1,8 @@
 """End to end through the real ``lmms-eval`` command line (slow: each run starts the harness).
 
+The harness prints the headline statistics (``unjudged_rate``, which carries each answer's record, ``oe_bias_mean``,
+``oe_flag_rate``); ``fairness-evals judge`` writes every statistic from the same answers with the same code.
+
 ``--model dummy`` answers every question with the same sentence (no comma: it is a --model_args value), so a run has one distinct answer and the
 judge (SmolLM2 behind the loopback server of ``conftest.py``) has at most one answer to judge. lmms-eval
 exits 0 even when evaluation fails, so the tests read the results JSON and the samples files.
@@ -16,6 +19,7 @@ from harness import lmms_eval_process, same_value
 from openai_server import OpenAIServer
 
 from fairlens_tasks import open_scoring
+from fairlens_tasks import statistics as table
 from fairlens_tasks.judging.cache import JudgmentCache
 from fairlens_tasks.judging.config import judge_settings_from_env
 from fairlens_tasks.judging.parsing import Verdict
@@ -27,6 +31,7 @@ pytestmark = pytest.mark.harness
 
 TASKS = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
 ANSWER = "The person looks calm but a recruiter might think they are too old for the role."
+HEADLINE = {t.name: [name for name, _ in t.harness_metrics()] for t in table.TASKS}
 
 
 def _nan(value: object) -> object:
@@ -48,6 +53,37 @@ def _results(out: Path) -> dict:
     return json.loads(path.read_text())["results"]
 
 
+def _samples(out: Path, task: str) -> list[dict]:
+    (samples,) = out.rglob(f"*_samples_{task}.jsonl")
+    return [json.loads(line) for line in samples.read_text().splitlines()]
+
+
+def _judge_afterwards(out: Path, corpus_args: list[str], server: OpenAIServer, cache: Path, tmp_path: Path) -> dict:
+    """``fairness-evals judge`` on the logged answers, each named by the document id its record carries (a responses
+    file ``{"id", "response"}`` with the run's corpus settings)."""
+    responses = tmp_path / "responses.jsonl"
+    lines = []
+    for task in TASKS:
+        for sample in _samples(out, task):
+            doc_id, _, text, _ = open_scoring.logged_answer(sample)
+            lines.append(json.dumps({"id": doc_id, "response": text}))
+    responses.write_text("\n".join(lines) + "\n")
+    judged = tmp_path / "judged.json"
+    args = [
+        "--judge", "openai:smollm2", "--base-url", server.base_url, "--api-key", str(server.api_key),
+        "--max-tokens", "3", "--attempts", "1", "--cache", str(cache), "--out", str(judged),
+    ]  # fmt: skip
+    assert main(["judge", str(responses), *corpus_args, *args]) == 0
+    return json.loads(judged.read_text())
+
+
+def _assert_headline_results(results: dict) -> None:
+    for task in (*TASKS, "fairlens_open"):
+        ours = {k.split(",")[0]: v for k, v in results[task].items() if "_stderr" not in k and k != "alias"}
+        assert sorted(ours) == sorted(HEADLINE[task]), task
+        assert all(isinstance(v, float) for v in ours.values()), task
+
+
 def _judge_env(server: OpenAIServer, cache: Path) -> dict[str, str]:
     return {
         "FAIRLENS_JUDGE": "openai:smollm2", "FAIRLENS_JUDGE_BASE_URL": server.base_url,
@@ -62,35 +98,25 @@ def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
     out = tmp_path / "out"
     log = _lmms_eval(out, tmp_path, {"FAIRLENS_CORPUS": str(open_corpus)})
     results = _results(out)
+    _assert_headline_results(results)
     for task in TASKS:
         r = results[task]
-        assert (r["answers,none"], r["judged,none"], r["unjudged,none"], r["unjudged_rate,none"]) == (2, 0, 2, 1.0), (
-            log[-3000:]
-        )
-        assert math.isnan(r["oe_bias_mean,none"]) and r["judge,none"] == "none"
-        assert "fairness-evals judge <this output folder>" in r["judge_settings,none"]
-        assert r["judge_prompt_version,none"] == "fairlens-bias-v1" and r["sample_fraction,none"] == 0.1
-        (samples,) = out.rglob(f"*_samples_{task}.jsonl")
-        lines = [json.loads(line) for line in samples.read_text().splitlines()]
-        assert [line["answers"]["response"] for line in lines] == [ANSWER, ANSWER]  # every answer reaches the log
+        assert r["unjudged_rate,none"] == 1.0 and math.isnan(r["oe_bias_mean,none"]), log[-3000:]
+        lines = _samples(out, task)
+        assert [line[open_scoring.CARRIER]["response"] for line in lines] == [ANSWER, ANSWER]  # every answer logged
+        assert all(line[open_scoring.CARRIER]["provenance"]["sample_fraction"] == 0.1 for line in lines)
+        assert all(line[name] == name for line in lines for name in HEADLINE[task][1:])
         assert lines[0]["input"].endswith("\n\nAnswer the question as best as you can.")
     assert results["fairlens_open"]["unjudged_rate,none"] == 1.0
     assert "no judge configured" in log
     before = smollm2_server.requests
-    judged = tmp_path / "judged.json"
-    args = [
-        "--judge", "openai:smollm2", "--base-url", smollm2_server.base_url, "--api-key", str(smollm2_server.api_key),
-        "--max-tokens", "3", "--attempts", "1", "--cache", str(tmp_path / "judge.sqlite"), "--out", str(judged),
-    ]  # fmt: skip
-    assert main(["judge", str(out), *args]) == 0
+    scores = _judge_afterwards(out, ["--corpus", str(open_corpus)], smollm2_server, tmp_path / "judge.sqlite", tmp_path)
     assert smollm2_server.requests - before == 1  # one distinct answer, one three-token attempt: unjudged
-    scores = json.loads(judged.read_text())
     for task in TASKS:
-        harness_names = {key.split(",")[0] for key in results[task] if key.endswith(",none") and "_stderr" not in key}
-        assert set(scores[task]) == harness_names == set(open_scoring.ALL_METRICS)
+        assert set(open_scoring.ALL_METRICS) <= set(scores[task])
         assert (scores[task]["answers"], scores[task]["unjudged"], scores[task]["judge"]) == (2, 2, "openai:smollm2")
-        for name in open_scoring.PROVENANCE:
-            assert same_value(scores[task][name], results[task][f"{name},none"]), name
+        for name in HEADLINE[task]:
+            assert same_value(_nan(scores[task][name]), results[task][f"{name},none"]), name
 
 
 def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
@@ -112,28 +138,21 @@ def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
     log = _lmms_eval(out, tmp_path, {"FAIRLENS_CORPUS": str(open_corpus), "FAIRLENS_SEED": "4", **env})
     results = _results(out)
     assert smollm2_server.requests == before  # judged from the cache inside the harness
+    _assert_headline_results(results)
     for task in TASKS:
         r = results[task]
         assert r["oe_bias_mean,none"] == pytest.approx(2 / 3), log[-3000:]
-        assert (r["oe_flag_rate,none"], r["judged,none"], r["unjudged,none"], r["opinions,none"]) == (1.0, 2, 0, 6)
-        assert r["judge,none"] == "openai:smollm2" and r["seed,none"] == 4
-        recorded = json.loads(r["judge_settings,none"])
-        assert recorded["base_url"] == smollm2_server.base_url and recorded["max_tokens"] == 3
-        assert str(smollm2_server.api_key) not in r["judge_settings,none"]
+        assert (r["oe_flag_rate,none"], r["unjudged_rate,none"]) == (1.0, 0.0)
+        assert all(line[open_scoring.CARRIER]["provenance"]["seed"] == 4 for line in _samples(out, task))
     assert results["fairlens_open"]["oe_bias_mean,none"] == pytest.approx(2 / 3)
-    # `answers` was aggregated first in every task: had another metric come first, it would have filled the memo
-    # from the cache and `answers` would not have judged (nor logged its summary)
+    # the carrier was aggregated first in every task, and judged (from the cache) once
     for task in TASKS:
-        assert f"{task}: judge openai:smollm2: 1 distinct answers: 1 from the cache, 0 judged now" in log
-    assert "aggregated before `answers`" not in log
-    judged = tmp_path / "judged.json"
-    args = [
-        "--judge", "openai:smollm2", "--base-url", smollm2_server.base_url, "--api-key", str(smollm2_server.api_key),
-        "--max-tokens", "3", "--attempts", "1", "--cache", str(cache_path), "--out", str(judged),
-    ]  # fmt: skip
-    assert main(["judge", str(out), *args]) == 0
+        assert log.count(f"{task}: judge openai:smollm2: 1 distinct answers: 1 from the cache, 0 judged now") == 1
+    assert "cannot report" not in log
+    corpus_args = ["--corpus", str(open_corpus), "--seed", "4"]
+    scores = _judge_afterwards(out, corpus_args, smollm2_server, cache_path, tmp_path)
     assert smollm2_server.requests == before
-    scores = json.loads(judged.read_text())
     for task in (*TASKS, "fairlens_open"):
-        for name, value in scores[task].items():
-            assert same_value(_nan(value), results[task][f"{name},none"]), (task, name)
+        for name in HEADLINE[task]:
+            assert same_value(_nan(scores[task][name]), results[task][f"{name},none"]), (task, name)
+    assert (scores["fairlens_open_legal"]["judged"], scores["fairlens_open_legal"]["opinions"]) == (2, 6)

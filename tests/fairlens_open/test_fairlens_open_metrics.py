@@ -1,4 +1,5 @@
-"""The open-ended metrics on hand-computed examples, the bootstrap unit, and the lmms-eval hooks."""
+"""The open-ended metrics on hand-computed examples, the bootstrap unit, the reasons for nulls, and the lmms-eval
+hooks (one readable record per answer under the carrier, one aggregation)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,22 @@ import pytest
 import yaml
 
 from fairlens_tasks import open_scoring
+from fairlens_tasks import statistics as table
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.judging.parsing import Verdict
-from fairlens_tasks.judging.pipeline import ERROR, INVALID, JUDGED, Outcome
-from fairlens_tasks.open_scoring import ALL_METRICS, compute_open_metrics, pooled_over_domains, process_results
+from fairlens_tasks.judging.pipeline import ERROR, INVALID, JUDGED, REFUSED, Outcome
+from fairlens_tasks.open_scoring import (
+    CARRIER,
+    HEADLINE_METRICS,
+    aggregate,
+    compute_open_metrics,
+    pooled_over_domains,
+    process_results,
+)
+from fairlens_tasks.scoring import PROVENANCE
+from fairness_evals import aggregation
+from fairness_evals.notes import Notes
 from metrics import bootstrap
-from metrics import fairlens as fl
 
 FOLDER = Path(open_scoring.__file__).resolve().parent / "open_ended"
 
@@ -79,10 +90,20 @@ def test_hand_computed_means_flags_gaps_and_denominators() -> None:
     assert (m["no_opinion"], m["empty_answers"], m["opinions"], m["images_evaluated"]) == (2, 1, 12, 4)
     assert m["no_opinion_rate"] == pytest.approx(2 / 7)
     assert m["oe_bias_mean_coverage"] == m["oe_flag_rate_coverage"] == pytest.approx(6 / 9)  # blank not covered
-    scores = [o.score for _, _, o in ANSWERS if o is not None and o.judged]
-    assert m["oe_bias_mean"] == pytest.approx(fl.oe_bias_mean(scores))
-    assert m["oe_flag_rate"] == pytest.approx(fl.oe_flag_rate(scores))
-    assert set(m) == set(open_scoring.RECORD_METRICS)
+    assert list(m) == list(open_scoring.RECORD_METRICS) == table.task_of("fairlens_open_legal").all_metrics()
+
+
+def test_a_refusal_withholds_every_bias_score_and_the_notes_say_why() -> None:
+    records, outcomes = _records()
+    refused = {**outcomes, records[2][5]: Outcome(REFUSED, problem="content filter")}
+    notes = Notes("fairlens_open_legal")
+    m = compute_open_metrics(records, refused, task="fairlens_open_legal", min_judged=0, notes=notes)
+    for name in open_scoring.BIAS_SCORES:
+        assert math.isnan(m[name]) and math.isnan(m[f"{name}_ci_low"]), name
+        assert "the judge refused 1 of 9 answers (content filter" in notes.reasons[name], name
+    assert m["unjudged"] == 2 and not math.isnan(m["unjudged_rate"])
+    nulls = [name for name, value in m.items() if isinstance(value, float) and math.isnan(value)]
+    assert set(nulls) <= set(notes.reasons)  # every null has its reason (fairness-evals judge writes them)
 
 
 def test_unjudged_answers_never_count_as_unbiased() -> None:
@@ -210,50 +231,72 @@ def _doc(question_index: int = 9, unit: int = 4) -> dict:
     }  # fmt: skip
 
 
-def test_process_results_keeps_the_answer_once_and_records_everywhere() -> None:
+def test_process_results_keeps_the_answer_once_under_the_carrier() -> None:
     out = process_results(_doc(), ["They look calm."])
-    assert next(iter(out)) == "answers" and sorted(ALL_METRICS)[0] == "answers"  # judged first, in both orders
+    assert list(out) == list(HEADLINE_METRICS) and next(iter(out)) == CARRIER == "unjudged_rate"
     record = [9, 1, 3, 2, 4, response_id("They look calm.")]
-    assert out["answers"] == {"id": "img4/LO01", "record": record, "response": "They look calm."}
-    assert set(out) == set(ALL_METRICS)
-    assert all(out[name] == record for name in open_scoring.JUDGED_METRICS[1:])
-    assert out["seed"] == [0] and out["corpus_sha256"] == ["abc"]
-    assert process_results(_doc(), [None])["answers"]["response"] == ""
-    assert process_results(_doc(), [["first", "second"]])["answers"]["response"] == "first"
+    carried = out[CARRIER]
+    assert list(carried) == ["id", "record", "response", "provenance"]
+    assert (carried["id"], carried["record"], carried["response"]) == ("img4/LO01", record, "They look calm.")
+    assert list(carried["provenance"]) == list(PROVENANCE) and carried["provenance"]["corpus_sha256"] == "abc"
+    assert all(out[name] == name for name in HEADLINE_METRICS[1:])  # names, never numbers (no bogus stderr)
+    assert process_results(_doc(), [None])[CARRIER]["response"] == ""
+    assert process_results(_doc(), [["first", "second"]])[CARRIER]["response"] == "first"
     broken = process_results({**_doc(), "gender": "Unknown"}, ["x"])  # never raises
-    assert broken["answers"]["record"][1:4] == [-1, -1, -1]
+    assert broken[CARRIER]["record"][1:4] == [-1, -1, -1]
+
+
+def test_logged_answer_reads_this_and_the_previous_sample_format() -> None:
+    out = process_results(_doc(), ["They look calm."])
+    doc_id, record, text, provenance = open_scoring.logged_answer(out)
+    assert (doc_id, record, text) == ("img4/LO01", out[CARRIER]["record"], "They look calm.")
+    assert provenance["seed"] == 0 and provenance["sample_fraction"] == 0.1
+    version_2 = {
+        "answers": {"id": "img4/LO01", "record": record, "response": text},
+        "seed": [0],
+        "oe_bias_mean": record,
+    }
+    assert open_scoring.logged_answer(version_2) == (
+        "img4/LO01",
+        record,
+        text,
+        {**dict.fromkeys(PROVENANCE), "seed": 0},
+    )
+    assert open_scoring.logged_answer({"oe_bias_mean": record}) is None
 
 
 def test_without_a_judge_the_harness_path_reports_everything_unjudged(caplog: pytest.LogCaptureFixture) -> None:
+    aggregation.clear()
     items = [process_results(_doc(9 + i, unit=i % 2), [f"answer {i % 3}"]) for i in range(6)]
-    answers = [item["answers"] for item in items]
-    records = [item["oe_bias_mean"] for item in items]
-    values = open_scoring.agg_answers(answers)
-    assert values == 6
-    assert open_scoring.agg_unjudged(records) == 6 and open_scoring.agg_judged(records) == 0
-    assert math.isnan(open_scoring.agg_oe_bias_mean(records))
-    assert open_scoring.agg_judge(records) == "none"
-    assert "fairness-evals judge <this output folder>" in open_scoring.agg_judge_settings(records)
-    assert open_scoring.agg_judge_prompt_version(records) == "fairlens-bias-v1"
-    assert open_scoring.agg_seed([item["seed"] for item in items]) == 0
+    assert aggregate([item[CARRIER] for item in items]) == 1.0  # the carrier: unjudged_rate
+    assert math.isnan(aggregate([item["oe_bias_mean"] for item in items]))
+    assert math.isnan(aggregate([item["oe_flag_rate"] for item in items]))
+    values = open_scoring.results_for([item[CARRIER] for item in items])
+    assert (values["answers"], values["unjudged"], values["judged"]) == (6, 6, 0)
+    assert values["judge"] == "none" and values["judge_prompt_version"] == "fairlens-bias-v1"
+    assert "fairness-evals judge <this output folder>" in values["judge_settings"]
     assert "no judge configured" in caplog.text
 
 
-def test_task_yaml_lists_exactly_the_metrics() -> None:
+def test_task_yaml_lists_the_headline_with_one_aggregation() -> None:
     class Loader(yaml.SafeLoader):
         pass
 
     Loader.add_constructor("!function", lambda loader, node: loader.construct_scalar(node))
     template = yaml.load((FOLDER / "_open_template_yaml").read_text(), Loader=Loader)
-    listed = [entry["metric"] for entry in template["metric_list"]]
-    assert listed == list(ALL_METRICS)
-    for entry in template["metric_list"]:
-        assert entry["aggregation"] == f"fairlens_tasks.open_scoring.agg_{entry['metric']}"
-        assert entry["higher_is_better"] == open_scoring.HIGHER_IS_BETTER[entry["metric"]]
+    assert [(e["metric"], e["higher_is_better"]) for e in template["metric_list"]] == [
+        (name, False) for name in HEADLINE_METRICS
+    ]
+    assert list(HEADLINE_METRICS) == ["unjudged_rate", "oe_bias_mean", "oe_flag_rate"]
+    assert {e["aggregation"] for e in template["metric_list"]} == {"fairlens_tasks.open_scoring.aggregate"}
+    assert template["metadata"] == {"version": 3} and "tag" not in template
     assert template["generation_kwargs"] == {"max_new_tokens": 128, "until": []}
     group = yaml.load((FOLDER / "fairlens_open.yaml").read_text(), Loader=Loader)
     assert group["task"] == ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare"]
-    assert [e["metric"] for e in group["aggregate_metric_list"]] == [f"{n},none" for n in open_scoring.ROLLUPS]
+    assert [e["metric"] for e in group["aggregate_metric_list"]] == [
+        "oe_bias_mean,none", "oe_flag_rate,none", "unjudged_rate,none",
+    ]  # fmt: skip
+    assert set(open_scoring.ROLLUPS) >= {"oe_bias_mean", "oe_flag_rate", "unjudged_rate"}
     for domain in ("hiring", "legal", "healthcare"):
         leaf = yaml.load((FOLDER / f"fairlens_open_{domain}.yaml").read_text(), Loader=Loader)
         assert leaf == {

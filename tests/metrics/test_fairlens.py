@@ -33,6 +33,8 @@ def test_soundness_hand_computed():
     assert fl.rates_from_counts(3, 4) == 0.75
     assert fl.rates_from_counts(2, 5) == pytest.approx(0.4)
     assert fl.rates_from_counts(0, 7) == 0.0
+    # the open-ended bias rate: judge scores 0, 0.5, 0.75 and 1 of four judged answers
+    assert fl.rates_from_counts(0 + 0.5 + 0.75 + 1.0, 4) == pytest.approx(0.5625)
 
 
 def test_rates_vectorised_with_empty_cell():
@@ -149,22 +151,6 @@ def test_domain_gap_mean_and_max_over_attributes():
     assert fl.domain_gap([a, b, c]) == (a + b + c) / 3
     with pytest.raises(ValueError, match="reduce"):
         fl.domain_gap([0.1], reduce="median")  # type: ignore[arg-type]
-
-
-# --------------------------------------------------------------------------------------------------
-# open-ended bias
-# --------------------------------------------------------------------------------------------------
-
-
-def test_oe_bias_mean_and_flag_rate():
-    scores = [0.0, 0.5, 0.75, 1.0]
-    assert fl.oe_bias_mean(scores) == pytest.approx(0.5625)
-    assert fl.oe_flag_rate(scores) == 0.5  # 0.5 itself passes DeepEval (score <= threshold)
-    assert fl.oe_flag_rate(scores, threshold=0.0) == 0.75
-    with pytest.raises(ValueError, match="scores"):
-        fl.oe_bias_mean([0.2, -1.0])
-    with pytest.raises(ValueError, match="threshold"):
-        fl.oe_flag_rate(scores, threshold=2.0)
 
 
 # --------------------------------------------------------------------------------------------------
