@@ -63,6 +63,8 @@ class Coverage:
     estimate_spread: float
     width_ratio: float
     mean_estimate: float
+    #: Which interval the row judges: "interval" (the printed one) or "stderr" (``estimate ± 1.96 stderr``).
+    kind: str = "interval"
 
     def meets(self, minimum: float, *, max_width_ratio: float = 2.0) -> bool:
         """Coverage at least ``minimum`` and width at most ``max_width_ratio`` times the estimate spread."""
@@ -84,7 +86,9 @@ class Coverage:
         }
 
 
-def summarise(name: str, truth: float, estimates: ArrayLike, lows: ArrayLike, highs: ArrayLike) -> Coverage:
+def summarise(
+    name: str, truth: float, estimates: ArrayLike, lows: ArrayLike, highs: ArrayLike, *, kind: str = "interval"
+) -> Coverage:
     """Summarise replicate intervals of one statistic against its truth.
 
     Parameters
@@ -93,6 +97,8 @@ def summarise(name: str, truth: float, estimates: ArrayLike, lows: ArrayLike, hi
         The population value.
     estimates, lows, highs : array_like, shape (R,)
         Per replicate: the point estimate and the interval (NaN ends: not printed).
+    kind : str
+        Which interval this is: "interval" (the one a task prints) or "stderr" (``estimate ± 1.96 stderr``).
     """
     est = np.asarray(estimates, dtype=np.float64)
     lo = np.asarray(lows, dtype=np.float64)
@@ -123,6 +129,7 @@ def summarise(name: str, truth: float, estimates: ArrayLike, lows: ArrayLike, hi
         estimate_spread=spread,
         width_ratio=ratio,
         mean_estimate=float(np.mean(finite_est)) if finite_est.size else math.nan,
+        kind=kind,
     )
 
 
@@ -203,9 +210,6 @@ def simulate(
         rows.append(summarise(name_of(name), truths[name], est, low, high))
         if any(s.stderr is not None for s in scored):
             se = np.array([math.nan if s.stderr is None else s.stderr for s in scored], dtype=np.float64)
-            rows.append(
-                summarise(
-                    name_of(f"{name}{STDERR_SUFFIX}"), truths[name], est, est - STDERR_Z * se, est + STDERR_Z * se
-                )
-            )
+            low, high = est - STDERR_Z * se, est + STDERR_Z * se
+            rows.append(summarise(name_of(f"{name}{STDERR_SUFFIX}"), truths[name], est, low, high, kind="stderr"))
     return rows

@@ -78,6 +78,7 @@ def test_the_stderr_interval_is_judged_where_the_scorer_reports_a_stderr() -> No
     draw, score = _normal_means(50, 1.0)
     interval, stderr = simulate({"mean": 0.0}, draw, score, ["mean"], replicates=400, seed=0)
     assert (interval.name, stderr.name) == ("mean", "mean_stderr")
+    assert (interval.kind, stderr.kind) == ("interval", "stderr")
     # the same estimates; the stderr row's interval is estimate ± 1.96 stderr (here the exact one)
     assert stderr.mean_estimate == interval.mean_estimate and stderr.coverage == interval.coverage
     assert stderr.mean_width == pytest.approx(2 * STDERR_Z / math.sqrt(50))

@@ -41,19 +41,21 @@ import coverage_generation as cg
 import coverage_iris as ci
 import numpy as np
 from coverage_fairlens import (
-    SCORES,
     ClosedPolicy,
     OpenPolicy,
     _closed_truth,
     _open_truth,
     _stratum_columns,
+    closed_options,
+    closed_shapes,
     design,
+    open_answers,
+    open_units,
     records_from_options,
 )
 
 from fact_fair_tasks import scoring as fact_or_fair_scoring
 from fairlens_tasks import scoring as fairlens_scoring
-from fairlens_tasks.questions import domain_open_questions, domain_questions
 from fairness_evals.compare import engine
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
@@ -131,23 +133,12 @@ FAIRLENS_PAIRS = (
 )  # fmt: skip
 
 
-def _answers(policy: ClosedPolicy, codes: np.ndarray, uniforms: tuple[np.ndarray, ...]) -> np.ndarray:
-    """Option indices (n_images, n_items; -1 unparsed) of ``policy`` from its uniform draws (as
-    ``coverage_fairlens._closed_records`` draws them)."""
-    questions = domain_questions(policy.domain)
-    prone_u, refuse_u, draw_u, unparsed_u = uniforms
-    prone = (prone_u < policy.prone(codes)).astype(np.int64)
-    k = max(len(q.options) for q in questions)
-    cumulative = np.ones((2, len(questions), k))
-    for j, q in enumerate(questions):
-        for flag in (0, 1):
-            c = np.cumsum(policy.option_probabilities(q, flag))
-            cumulative[flag, j, : len(c)] = c
-            cumulative[flag, j, len(c) - 1 :] = 1.0
-    option = (draw_u[:, :, None] >= cumulative[prone]).sum(axis=2)
-    option = np.minimum(option, np.array([len(q.options) for q in questions]) - 1)
-    unparsed = (refuse_u < policy.refuse)[:, None] | (unparsed_u < policy.unparsed)
-    return np.where(unparsed, -1, option)
+def _shared(rng: np.random.Generator, shapes: tuple[tuple[int, ...], ...], shared: float) -> tuple[tuple, tuple]:
+    """(model A's uniform draws of ``shapes``, model B's): each of B's reuses A's with probability ``shared``."""
+    mine = tuple(rng.random(s) for s in shapes)
+    own = tuple(rng.random(s) for s in shapes)
+    theirs = tuple(np.where(rng.random(s) < shared, u, v) for s, u, v in zip(shapes, mine, own, strict=True))
+    return mine, theirs
 
 
 def paired_fairlens_records(
@@ -155,14 +146,10 @@ def paired_fairlens_records(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Both models' records on one sample of the design ``sizes`` (images 0..n-1 in both)."""
     codes = _stratum_columns(sizes)
-    n, m = len(codes), len(domain_questions(pair.a.domain))
-    shapes = ((n,), (n,), (n, m), (n, m))
-    mine = tuple(rng.random(s) for s in shapes)
-    own = tuple(rng.random(s) for s in shapes)
-    theirs = tuple(np.where(rng.random(s) < pair.shared, u, v) for s, u, v in zip(shapes, mine, own, strict=True))
+    mine, theirs = _shared(rng, closed_shapes(pair.a.domain, len(codes)), pair.shared)
     return (
-        records_from_options(pair.a.domain, codes, _answers(pair.a, codes, mine)),
-        records_from_options(pair.b.domain, codes, _answers(pair.b, codes, theirs)),
+        records_from_options(pair.a.domain, codes, closed_options(pair.a, codes, mine)),
+        records_from_options(pair.b.domain, codes, closed_options(pair.b, codes, theirs)),
     )
 
 
@@ -221,37 +208,14 @@ OPEN_PAIRS = (
 )  # fmt: skip
 
 
-def _open_answers(policy: OpenPolicy, codes: np.ndarray, uniforms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
-    """(judged, score, empty) over the (image, item) answers of ``policy`` from its uniform draws (as
-    ``coverage_fairlens._open_arrays`` draws them)."""
-    prone_u, level_u, roll = uniforms
-    prone = (prone_u < policy.prone(codes)).astype(np.int64)
-    cumulative = np.cumsum(np.asarray(policy.scores), axis=1)
-    cumulative[:, -1] = 1.0
-    level = (level_u[:, :, None] >= cumulative[prone][:, None, :]).sum(axis=2)
-    score = SCORES[np.minimum(level, len(SCORES) - 1)]
-    judged = roll >= policy.unjudged
-    empty = judged & (roll < policy.unjudged + policy.blank)
-    return judged.ravel(), np.where(judged & ~empty, score, 0.0).ravel(), empty.ravel()
-
-
 def paired_open_arrays(
     pair: OpenPair, sizes: np.ndarray, rng: np.random.Generator
 ) -> tuple[np.ndarray, tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
     """(answers' first five record fields, A's (judged, score, empty), B's) on one sample of the design ``sizes``."""
-    questions = domain_open_questions(pair.a.domain)
     codes = _stratum_columns(sizes)
-    n, m = len(codes), len(questions)
-    shapes = ((n,), (n, m), (n, m))
-    mine = tuple(rng.random(s) for s in shapes)
-    own = tuple(rng.random(s) for s in shapes)
-    theirs = tuple(np.where(rng.random(s) < pair.shared, u, v) for s, u, v in zip(shapes, mine, own, strict=True))
-    ints = np.empty((n, m, 5), dtype=np.int64)
-    ints[:, :, 0] = [q.index for q in questions]
-    ints[:, :, 1:4] = codes[:, None, :]
-    ints[:, :, 4] = np.arange(n)[:, None]
-    ints = ints.reshape(-1, 5)
-    return ints, _open_answers(pair.a, codes, mine), _open_answers(pair.b, codes, theirs)
+    ints, shapes = open_units(pair.a.domain, codes)
+    mine, theirs = _shared(rng, shapes, pair.shared)
+    return ints, open_answers(pair.a, codes, mine), open_answers(pair.b, codes, theirs)
 
 
 def simulate_open(
@@ -339,36 +303,16 @@ def _true_values(policy: cff.Policy) -> dict[str, float]:
     return out
 
 
-def _subjective_outcomes(policy: cff.Policy, info: cff.Cells, genders, races, u_status, u_letter):
-    """(status, letter) of ``policy`` from its uniform draws, as ``coverage_fact_or_fair._outcomes`` draws them."""
-    refused, unparsed = policy.failure(info)
-    status = np.where(u_status < refused, 2, np.where(u_status < refused + unparsed, 1, 0))
-    probs = policy.choice(info, genders, races)
-    letter = (u_letter[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
-    return status, np.where(status == 0, letter, -1)
-
-
 def paired_fact_or_fair_records(
     pair: FactOrFairPair, draws: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
     """Both policies' records of one subjective base task on the same documents (drawn as the benchmark draws
-    them: ``coverage_fact_or_fair.subjective_records``)."""
-    cells = [(s, t) for s in range(cff.N_STATS) for t in range(2)]
-    per_cell = cff.SCENARIOS * draws
-    stat = np.repeat([s for s, _ in cells], per_cell)
-    target = np.repeat([t for _, t in cells], per_cell)
-    scenario = np.tile(np.repeat(np.arange(cff.SCENARIOS), draws), len(cells))
-    n = stat.size
-    genders, races = rng.integers(0, 2, size=(n, 4)), rng.integers(0, 4, size=(n, 4))
-    identity = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
-    info = cff._cells_of(stat, target)
+    them: ``coverage_fact_or_fair.subjective_documents``)."""
+    docs = cff.subjective_documents(rng, draws)
+    n = docs.stat.size
     mine = (rng.random(n), rng.random(n))
     theirs = tuple(np.where(rng.random(n) < pair.shared, u, rng.random(n)) for u in mine)
-    out = []
-    for policy, uniforms in ((pair.a, mine), (pair.b, theirs)):
-        status, letter = _subjective_outcomes(policy, info, genders, races, *uniforms)
-        out.append(cff.records_from(1, stat, target, scenario, genders, races, identity, status, letter))
-    return out[0], out[1]
+    return docs.answered(pair.a, *mine), docs.answered(pair.b, *theirs)
 
 
 def simulate_fact_or_fair(
@@ -418,14 +362,10 @@ IRIS_PAIRS = (
 
 @functools.cache
 def _bis_truths(kind: str) -> dict[str, float]:
-    """The population score and level values (as ``coverage_iris.bis_truth``: pair totals pooled over 200,000 sets)."""
-    rng = np.random.default_rng(2024)
-    totals = np.zeros(4 * len(bis_und.COMPARISON_NAMES))
-    occupations = np.arange(20_000) % ci.N_OCC
-    for _ in range(10):
-        totals += ci.set_pair_totals(*ci.set_answers(kind, occupations, rng))
-    levels = bis_und.levels_from_counts(totals[None])
-    return {"bis_und_score": float(bis_und.score_from_counts(totals[None])[0])} | {
+    """The population score and level values (of ``coverage_iris.pooled_set_totals``)."""
+    totals = ci.pooled_set_totals(kind)[None]
+    levels = bis_und.levels_from_counts(totals)
+    return {"bis_und_score": float(bis_und.score_from_counts(totals)[0])} | {
         name: float(levels[name][0]) for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL)
     }
 
@@ -482,15 +422,6 @@ RFS_PAIRS = (
 )
 
 
-def _rfs_rows(model: tuple[str, str], size: str, rng: np.random.Generator) -> np.ndarray:
-    from iris_tasks import rfs_und
-
-    shape = ci.SIZES[size]
-    probe = ci.draw_probe(model[0], shape["probe_rounds"], rng)
-    recognition = ci.draw_recognition(ci.recognition_model(model[1]), shape["per_cell"], rng)
-    return np.concatenate([probe, np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])])
-
-
 def simulate_rfs_und(pair: RfsPair, size: str, *, replicates: int, seed: int) -> list[Coverage]:
     """Coverage of the RFS-Und score difference under ``pair`` (printed where both runs print their interval)."""
     from iris_tasks import rfs_und
@@ -502,7 +433,9 @@ def simulate_rfs_und(pair: RfsPair, size: str, *, replicates: int, seed: int) ->
         f"{size}/{pair.name}/{task}",
         truths,
         (RFS_METRIC,),
-        lambda rng: (_rfs_rows(pair.a, size, rng), _rfs_rows(pair.b, size, rng)),
+        lambda rng: tuple(
+            ci.rfs_records(m[0], ci.recognition_model(m[1]), ci.SIZES[size], rng) for m in (pair.a, pair.b)
+        ),
         lambda records, _: [rfs_und.compute_metrics(records)],
         lambda records: adapter.problem(task, records),
         task=task,

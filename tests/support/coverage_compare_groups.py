@@ -101,35 +101,18 @@ def true_group_values(policies: tuple[cff.Policy, ...]) -> dict[str, float]:
     return {name: float(np.mean([v[name] for v in per_context])) for name in GROUP_METRICS}
 
 
-def _outcomes(policy: cff.Policy, info: cff.Cells, genders, races, u_status, u_letter):
-    """(status, letter) of ``policy`` from its uniform draws (``coverage_fact_or_fair._outcomes``'s rule)."""
-    refused, unparsed = policy.failure(info)
-    status = np.where(u_status < refused, 2, np.where(u_status < refused + unparsed, 1, 0))
-    probs = policy.choice(info, genders, races)
-    letter = (u_letter[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
-    return status, np.where(status == 0, letter, -1)
-
-
 def group_records(pair: GroupPair, draws: int, rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """Both models' records of the four contexts (kinds 1-4) on the same draws, each context's records in the
     benchmark's document-id order within each stratum (draw 0, 1, ...)."""
-    cells = [(s, t) for s in range(cff.N_STATS) for t in range(2)]
-    per_cell = cff.SCENARIOS * draws
-    stat = np.repeat([s for s, _ in cells], per_cell)
-    target = np.repeat([t for _, t in cells], per_cell)
-    scenario = np.tile(np.repeat(np.arange(cff.SCENARIOS), draws), len(cells))
-    n = stat.size
-    genders, races = rng.integers(0, 2, size=(n, 4)), rng.integers(0, 4, size=(n, 4))
-    identity = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
-    info = cff._cells_of(stat, target)
+    docs = cff.subjective_documents(rng, draws)
+    n = docs.stat.size
     base = (rng.random(n), rng.random(n))
     out_a, out_b = [], []
     for context in range(4):
         mine = base if context == 0 else tuple(np.where(rng.random(n) < pair.across, u, rng.random(n)) for u in base)
         theirs = tuple(np.where(rng.random(n) < pair.shared, u, rng.random(n)) for u in mine)
-        for policy, uniforms, out in ((pair.a[context], mine, out_a), (pair.b[context], theirs, out_b)):
-            status, letter = _outcomes(policy, info, genders, races, *uniforms)
-            out.append(cff.records_from(context + 1, stat, target, scenario, genders, races, identity, status, letter))
+        out_a.append(docs.answered(pair.a[context], *mine, kind=context + 1))
+        out_b.append(docs.answered(pair.b[context], *theirs, kind=context + 1))
     return out_a, out_b
 
 

@@ -273,19 +273,43 @@ def true_scores(truth: Truth) -> dict[str, float]:
 
 
 # ----------------------------------------------------------------------------- replicates
-def _outcomes(rng: np.random.Generator, policy: Policy, info: Cells, genders: np.ndarray, races: np.ndarray):
-    """(status, letter) per document: failure first, else a letter drawn from the policy's probabilities."""
+def outcomes(
+    policy: Policy, info: Cells, genders: np.ndarray, races: np.ndarray, u_status: np.ndarray, u_letter: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """(status, letter) per document from its two uniform draws: failure first (refused, then unparsed), else the
+    letter whose cumulative probability under the policy the letter draw passes (-1 where the answer failed)."""
     refused, unparsed = policy.failure(info)
-    u = rng.random(info.statistic.size)
-    status = np.where(u < refused, 2, np.where(u < refused + unparsed, 1, 0))
+    status = np.where(u_status < refused, 2, np.where(u_status < refused + unparsed, 1, 0))
     probs = policy.choice(info, genders, races)
-    letter = (rng.random(info.statistic.size)[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
+    letter = (u_letter[:, None] > np.cumsum(probs, axis=1)[:, :-1]).sum(axis=1)
     return status, np.where(status == 0, letter, -1)
 
 
-def subjective_records(rng: np.random.Generator, policy: Policy, draws: int, *, kind: int = 1) -> np.ndarray:
-    """One replicate of a subjective task's records (:data:`scoring.RECORD_FIELDS`), documents drawn as the
-    benchmark draws them: four independent uniform profiles and a uniform background identity per document."""
+@dataclass(frozen=True)
+class Documents:
+    """One sample of a subjective task's documents, drawn as the benchmark draws them (:func:`subjective_documents`),
+    with each document's cell (``info``)."""
+
+    stat: np.ndarray
+    target: np.ndarray
+    scenario: np.ndarray
+    genders: np.ndarray  # (n, 4) the four profiles'
+    races: np.ndarray  # (n, 4)
+    identity: np.ndarray  # (n, 2) the background identity's gender and race
+    info: Cells
+
+    def answered(self, policy: Policy, u_status: np.ndarray, u_letter: np.ndarray, *, kind: int = 1) -> np.ndarray:
+        """The records of context ``kind`` (1: base) where ``policy`` answers from its uniform draws
+        (:func:`outcomes`)."""
+        status, letter = outcomes(policy, self.info, self.genders, self.races, u_status, u_letter)
+        return records_from(
+            kind, self.stat, self.target, self.scenario, self.genders, self.races, self.identity, status, letter
+        )
+
+
+def subjective_documents(rng: np.random.Generator, draws: int) -> Documents:
+    """``draws`` documents per (statistic, target, scenario), each with four independent uniform profiles and a
+    uniform background identity."""
     cells = [(s, t) for s in range(N_STATS) for t in range(2)]
     per_cell = SCENARIOS * draws
     stat = np.repeat([s for s, _ in cells], per_cell)
@@ -295,9 +319,15 @@ def subjective_records(rng: np.random.Generator, policy: Policy, draws: int, *, 
     genders = rng.integers(0, 2, size=(n, 4))
     races = rng.integers(0, 4, size=(n, 4))
     identity = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
-    info = _cells_of(stat, target)
-    status, letter = _outcomes(rng, policy, info, genders, races)
-    return records_from(kind, stat, target, scenario, genders, races, identity, status, letter)
+    return Documents(stat, target, scenario, genders, races, identity, _cells_of(stat, target))
+
+
+def subjective_records(rng: np.random.Generator, policy: Policy, draws: int, *, kind: int = 1) -> np.ndarray:
+    """One replicate of a subjective task's records (:data:`scoring.RECORD_FIELDS`): fresh documents
+    (:func:`subjective_documents`) answered by ``policy``."""
+    docs = subjective_documents(rng, draws)
+    n = docs.stat.size
+    return docs.answered(policy, rng.random(n), rng.random(n), kind=kind)
 
 
 def _cells_of(stat: np.ndarray, target: np.ndarray) -> Cells:
@@ -355,7 +385,8 @@ def objective_records(rng: np.random.Generator, policy: Policy, seed: int) -> li
     letter = np.full(len(docs), -1)
     for mask, width in ((gender_docs, 2), (~gender_docs, 4)):
         sub = Cells(*(getattr(info, f)[mask] for f in ("statistic", "target", "truth_gender", "truth_race")))
-        s, le = _outcomes(rng, policy, sub, genders[mask, :width], races[mask, :width])
+        k = int(mask.sum())
+        s, le = outcomes(policy, sub, genders[mask, :width], races[mask, :width], rng.random(k), rng.random(k))
         status[mask], letter[mask] = s, le
     for d, s, le in zip(docs, status, letter, strict=True):
         parse = Parse(PARSED, int(le), "sim") if s == 0 else Parse((UNPARSED, REFUSED)[s - 1], None, "sim")

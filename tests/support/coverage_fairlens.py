@@ -204,13 +204,13 @@ def _closed_truth(policy: ClosedPolicy, sizes: np.ndarray) -> dict[str, float]:
     return {name: estimates[name] for name in scoring.WITH_INTERVALS}
 
 
-def _closed_records(policy: ClosedPolicy, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One replicate's records (n_images * n_items, 10), as ``scoring.record_for`` would make them."""
+def closed_options(policy: ClosedPolicy, codes: np.ndarray, uniforms: tuple[np.ndarray, ...]) -> np.ndarray:
+    """Option indices (n_images, n_items; -1 unparsed) of ``policy``'s answers for images with stratum codes
+    ``codes``, from its uniform draws: per image the prone flag's and the refusal's, per answer the option's and the
+    unparsed one's (:func:`closed_uniforms`)."""
     questions = domain_questions(policy.domain)
-    codes = _stratum_columns(sizes)
-    n = len(codes)
-    prone = (rng.random(n) < policy.prone(codes)).astype(np.int64)
-    refused = rng.random(n) < policy.refuse
+    prone_u, refuse_u, draw_u, unparsed_u = uniforms
+    prone = (prone_u < policy.prone(codes)).astype(np.int64)
     k = max(len(q.options) for q in questions)
     cumulative = np.ones((2, len(questions), k))
     for j, q in enumerate(questions):
@@ -218,12 +218,23 @@ def _closed_records(policy: ClosedPolicy, sizes: np.ndarray, rng: np.random.Gene
             c = np.cumsum(policy.option_probabilities(q, flag))
             cumulative[flag, j, : len(c)] = c
             cumulative[flag, j, len(c) - 1 :] = 1.0
-    draws = rng.random((n, len(questions)))
-    option = (draws[:, :, None] >= cumulative[prone]).sum(axis=2)
-    n_options = np.array([len(q.options) for q in questions])
-    option = np.minimum(option, n_options - 1)
-    unparsed = refused[:, None] | (rng.random((n, len(questions))) < policy.unparsed)
-    return records_from_options(policy.domain, codes, np.where(unparsed, -1, option))
+    option = (draw_u[:, :, None] >= cumulative[prone]).sum(axis=2)
+    option = np.minimum(option, np.array([len(q.options) for q in questions]) - 1)
+    unparsed = (refuse_u < policy.refuse)[:, None] | (unparsed_u < policy.unparsed)
+    return np.where(unparsed, -1, option)
+
+
+def closed_shapes(domain: str, n: int) -> tuple[tuple[int, ...], ...]:
+    """The shapes of the uniform draws of :func:`closed_options` for ``n`` images of ``domain``."""
+    m = len(domain_questions(domain))
+    return (n,), (n,), (n, m), (n, m)
+
+
+def _closed_records(policy: ClosedPolicy, sizes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One replicate's records (n_images * n_items, 10), as ``scoring.record_for`` would make them."""
+    codes = _stratum_columns(sizes)
+    uniforms = tuple(rng.random(shape) for shape in closed_shapes(policy.domain, len(codes)))
+    return records_from_options(policy.domain, codes, closed_options(policy, codes, uniforms))
 
 
 def records_from_options(domain: str, codes: np.ndarray, option: np.ndarray) -> np.ndarray:
@@ -334,25 +345,38 @@ def _open_truth(policy: OpenPolicy, sizes: np.ndarray) -> dict[str, float]:
     return out
 
 
-def _open_arrays(policy: OpenPolicy, sizes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
-    questions = domain_open_questions(policy.domain)
-    codes = _stratum_columns(sizes)
-    n, m = len(codes), len(questions)
-    prone = (rng.random(n) < policy.prone(codes)).astype(np.int64)
+def open_answers(policy: OpenPolicy, codes: np.ndarray, uniforms: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """(judged, score, empty) over the (image, item) answers of ``policy`` for images with stratum codes ``codes``,
+    from its uniform draws: per image the prone flag's, per answer the score level's and the judgement's."""
+    prone_u, level_u, roll = uniforms
+    prone = (prone_u < policy.prone(codes)).astype(np.int64)
     cumulative = np.cumsum(np.asarray(policy.scores), axis=1)
     cumulative[:, -1] = 1.0
-    level = (rng.random((n, m))[:, :, None] >= cumulative[prone][:, None, :]).sum(axis=2)
+    level = (level_u[:, :, None] >= cumulative[prone][:, None, :]).sum(axis=2)
     score = SCORES[np.minimum(level, len(SCORES) - 1)]
-    roll = rng.random((n, m))
     judged = roll >= policy.unjudged
     empty = judged & (roll < policy.unjudged + policy.blank)
-    score = np.where(judged & ~empty, score, 0.0)
-    opinions = np.where(judged & ~empty, 3, 0)
+    return judged.ravel(), np.where(judged & ~empty, score, 0.0).ravel(), empty.ravel()
+
+
+def open_units(domain: str, codes: np.ndarray) -> tuple[np.ndarray, tuple[tuple[int, ...], ...]]:
+    """(the answers' first five record fields: item, stratum codes, image; the shapes of the uniform draws of
+    :func:`open_answers`) for images with stratum codes ``codes`` answering the open items of ``domain``."""
+    questions = domain_open_questions(domain)
+    n, m = len(codes), len(questions)
     ints = np.empty((n, m, 5), dtype=np.int64)
     ints[:, :, 0] = [q.index for q in questions]
     ints[:, :, 1:4] = codes[:, None, :]
     ints[:, :, 4] = np.arange(n)[:, None]
-    return ints.reshape(-1, 5), judged.ravel(), score.ravel(), empty.ravel(), opinions.ravel()
+    return ints.reshape(-1, 5), ((n,), (n, m), (n, m))
+
+
+def _open_arrays(policy: OpenPolicy, sizes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    """One replicate's (ints, judged, score, empty, opinions), the arrays ``open_metrics_from_arrays`` scores."""
+    codes = _stratum_columns(sizes)
+    ints, shapes = open_units(policy.domain, codes)
+    judged, score, empty = open_answers(policy, codes, tuple(rng.random(shape) for shape in shapes))
+    return ints, judged, score, empty, np.where(judged & ~empty, 3, 0)
 
 
 def open_metrics() -> tuple[str, ...]:

@@ -170,6 +170,14 @@ def draw_probe(kind: str, rounds: int, rng: np.random.Generator, unparsed: float
     return np.array(rows, dtype=np.int64)
 
 
+def rfs_records(probe_kind: str, pi: np.ndarray, size: dict[str, int], rng: np.random.Generator) -> np.ndarray:
+    """Records of ``iris_rfs_und`` at ``size`` (:data:`SIZES`): the probe's (:func:`draw_probe`), then the
+    recognition corpus's (:func:`draw_recognition`, tagged ``RECOGNITION``)."""
+    probe = draw_probe(probe_kind, size["probe_rounds"], rng)
+    recognition = draw_recognition(pi, size["per_cell"], rng)
+    return np.concatenate([probe, np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])])
+
+
 def rfs_truth(probe_kind: str, pi: np.ndarray, per_cell: int) -> float:
     wins = win_probabilities(probe_kind)[None]  # P(o | a) is this / 13, what jsd_from_wins normalises to
     counts = np.einsum("oc,ock->kc", np.full((N_OCC, N_COMB), float(per_cell)), pi)[None]
@@ -259,15 +267,22 @@ def set_pair_totals(ratings: np.ndarray, unparsed: np.ndarray, readings: np.ndar
 
 
 @functools.cache
-def bis_truth(kind: str) -> float:
-    """The population score: pair sums and counts per comparison pooled over 200,000 sets (sets are iid, so the
-    pooled ratio converges to the population ratio; its own error is far below the estimate's spread)."""
+def pooled_set_totals(kind: str) -> np.ndarray:
+    """The population's pair sums and counts per comparison (:func:`set_pair_totals`, read-only), pooled over 200,000
+    sets (sets are iid, so a pooled ratio converges to the population ratio; its own error is far below the
+    estimate's spread)."""
     rng = np.random.default_rng(2024)
     totals = np.zeros(4 * len(COMPARISON_NAMES))
     occupations = np.arange(20_000) % N_OCC
     for _ in range(10):
         totals += set_pair_totals(*set_answers(kind, occupations, rng))
-    return float(bis_und.score_from_counts(totals[None])[0])
+    totals.setflags(write=False)
+    return totals
+
+
+def bis_truth(kind: str) -> float:
+    """The population score (of :func:`pooled_set_totals`)."""
+    return float(bis_und.score_from_counts(pooled_set_totals(kind)[None])[0])
 
 
 # --------------------------------------------------------------------------- designs
@@ -297,15 +312,13 @@ def _ifs_design(kind: str) -> Design:
 def _rfs_design(probe_kind: str, recognition_kind: str) -> Design:
     pi = recognition_model(recognition_kind)
 
-    def draw(rng: np.random.Generator, size: dict[str, int]) -> np.ndarray:
-        probe = draw_probe(probe_kind, size["probe_rounds"], rng)
-        recognition = draw_recognition(pi, size["per_cell"], rng)
-        return np.concatenate([probe, np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])])
-
-    def truth(size: dict[str, int]) -> float:
-        return rfs_truth(probe_kind, pi, size["per_cell"])
-
-    return Design("rfs_und_score", f"{probe_kind}-probe/{recognition_kind}", truth, draw, rfs_und.compute_metrics)
+    return Design(
+        "rfs_und_score",
+        f"{probe_kind}-probe/{recognition_kind}",
+        lambda size: rfs_truth(probe_kind, pi, size["per_cell"]),
+        lambda rng, size: rfs_records(probe_kind, pi, size, rng),
+        rfs_und.compute_metrics,
+    )
 
 
 def _bis_design(kind: str) -> Design:
