@@ -147,34 +147,8 @@ def test_fixed_reply_through_lmms_eval_by_hand(
     # threshold (the command takes it from --metadata iris_min_coverage; here through the settings' default), and
     # writes every statistic
     monkeypatch.setitem(settings.DEFAULTS, "min_coverage", 0.05)
-    responses = tmp_path / "responses.jsonl"  # the logged replies, by the id of each sample's readable record
-    responses.write_text(
-        "".join(
-            json.dumps({"id": scoring.sample_answer(line, task)[0], "response": line["filtered_resps"]}) + "\n"
-            for task, lines in samples.items()
-            if task != "iris_rfs_und"
-            for line in lines
-        )
-        + "".join(
-            json.dumps({"id": scoring.sample_answer(line, "iris_rfs_und")[0], "response": line["filtered_resps"]})
-            + "\n"
-            for line in samples["iris_rfs_und"]
-            if line["probe_unparsed_rate"]["id"].startswith("probe/")
-        )
-    )
-    scores = _score(
-        tmp_path,
-        [
-            "--corpus",
-            str(manifest_corpus),
-            "--steer-corpus",
-            str(steer_corpus),
-            "--probe-rounds",
-            "1",
-            "--responses",
-            str(responses),
-        ],
-    )
+    corpora = ["--corpus", str(manifest_corpus), "--steer-corpus", str(steer_corpus), "--probe-rounds", "1"]
+    scores = _score(tmp_path, [*corpora, "--responses", str(tmp_path / "out")])  # each line's record names its doc
     s = {task: {k: (math.nan if v is None else v) for k, v in scores[task].items()} for task in TASKS}  # strict JSON
     for task, module in TASKS.items():
         assert set(module.METRICS) <= set(s[task])
