@@ -15,7 +15,7 @@
    inside one of our packages (the outermost such frame names the entry point the harness called), *model* when
    inside the instant model, else *harness* (start-up, task indexing, request building, the model loop, logging
    samples). Shares are of the sampled time (the child from its first line to exit); wall time is the child's.
-2. **Concurrency.** The same loopback :class:`instant_server.InstantServer` (each answer after ``--latency`` s, a
+2. **Concurrency.** The same loopback :class:`openai_server.OpenAIServer` (each answer after ``--latency`` s, a
    remote API's round trip) and the same documents (``--api-tasks``, default ``fact_or_fair_objective``, 198): the
    released scripts' way (one request at a time, a plain loop over the exported prompts), lm-eval
    ``local-chat-completions`` with ``num_concurrent=1`` and with ``--concurrency``; then lmms-eval's ``openai``
@@ -61,7 +61,7 @@ def our_dirs() -> tuple[str, ...]:
     return tuple(found)
 
 
-INSTANT_SERVER = str(REPO / "tests" / "support" / "instant_server.py")
+INSTANT_SERVER = str(REPO / "tests" / "support" / "openai_server.py")
 INSTANT_LM = (str(Path(__file__).resolve()), ("generate_until", "loglikelihood", "loglikelihood_rolling"))
 BIN = Path(sys.executable).parent
 
@@ -144,9 +144,9 @@ class Sampler:
 
 
 def register_instant_lm() -> None:
-    from instant_server import fact_or_fair_reply
     from lm_eval.api.model import LM
     from lm_eval.api.registry import register_model
+    from openai_server import fact_or_fair_reply
 
     @register_model("instant")
     class InstantLM(LM):
@@ -296,7 +296,7 @@ def timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
 
 
 def concurrency(tmp: Path, latency: float, width: int, tasks: str, fairlens_limit: int) -> None:
-    from instant_server import InstantServer, fact_or_fair_reply, hashed_choice
+    from openai_server import OpenAIServer, fact_or_fair_reply, hashed_choice
 
     env = environment(tmp, OPENAI_API_KEY="-")
     export = subprocess.run(
@@ -304,7 +304,7 @@ def concurrency(tmp: Path, latency: float, width: int, tasks: str, fairlens_limi
     )
     wanted = set(tasks.split(","))
     prompts = [d["prompt"] for d in map(json.loads, export.stdout.splitlines()) if d["task"] in wanted]
-    server = InstantServer(fact_or_fair_reply, latency=latency).start()
+    server = OpenAIServer(fact_or_fair_reply, latency=latency).start()
     print(f"\nconcurrency: {len(prompts)} prompts of {tasks}, each answered after {1e3 * latency:.0f} ms;")
     print("  'requesting' = first request to last answer at the server; 'command' = the whole harness command")
     try:

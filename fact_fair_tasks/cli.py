@@ -25,6 +25,7 @@ from fact_fair_tasks.documents import (
 )
 from fact_fair_tasks.items import CONTEXTS, statistics
 from fairness_evals import scoring_cli
+from fairness_evals.detail import Detail
 from fairness_evals.jsonio import write_lines
 
 KINDS = ("objective", *CONTEXTS)
@@ -278,6 +279,32 @@ def _sample_document(line: scoring_cli.Line, task: str) -> dict[str, Any]:
     if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
         raise ValueError(f"{line.where}: doc {name} has seed {doc['seed']!r}, not a whole number")
     return doc
+
+
+def detail(files: list[scoring_cli.InputFile]) -> Detail:
+    """Every statistic, the reason for each null and the provenance of the Fact-or-Fair tasks of one run's samples
+    ``files`` (:mod:`fairness_evals.detail`): each reply parsed again against the document lm-eval logged with it,
+    and scored by :func:`fact_fair_tasks.scoring.compute_metrics`, as the harness did."""
+    from fact_fair_tasks import scoring
+    from fairness_evals.notes import Notes
+
+    lines = list(scoring_cli.read_lines(files))
+    records, shas, _, _ = _records_from_samples(lines)
+    docs = {}
+    for line in lines:
+        docs.setdefault(line.file.task or "", line.row["doc"])
+    out = Detail()
+    for task, by_id in records.items():
+        notes = Notes(task)
+        out.results[task] = scoring.compute_metrics(list(by_id.values()), task=task, notes=notes)
+        out.nulls[task] = notes.reasons
+        doc = docs[task]
+        out.provenance[task] = {
+            "seed": doc["seed"], "data_version": doc.get("data_version"), "conventions": doc.get("conventions"),
+            "min_coverage": doc.get("min_coverage"), "documents": len(by_id),
+            "documents_sha256": scoring.documents_sha256(shas[task]),
+        }  # fmt: skip
+    return out
 
 
 def _from_samples(folder: Path, keep: dict[str, list[Any]] | None = None) -> dict[str, dict[str, Any]]:

@@ -803,11 +803,13 @@ def aggregate(items: Sequence[Any]) -> Any:
     return aggregation.aggregate("fact_or_fair", items, _compute_for_items, CARRIER)
 
 
-def group_mean(values: Sequence[float]) -> float:
+def group_mean(values: Sequence[float], sizes: Sequence[int] = (), weight_by_size: bool = False) -> float:
     """A group's value of a metric: the unweighted mean ``(1/m) sum_j v_j`` over the m tasks of the group that report
     it, as the harness's group aggregation (``weight_by_size: false``) computes it; NaN when any is NaN or none is
     given. Paper Table 2: "Obj." S_fact is the objective task's (m = 1), "Subj." S_fair the mean of the four
-    contexts' (m = 4)."""
+    contexts' (m = 4). ``sizes`` and ``weight_by_size`` are the harnesses' group-aggregation arguments, unused (the
+    tasks weigh equally)."""
+    del sizes, weight_by_size
     finite = [float(v) for v in values if isinstance(v, (int, float)) and math.isfinite(v)]
     if not values or len(finite) < len(values):
         return math.nan

@@ -88,7 +88,10 @@ MODULE_COMMANDS = {
     "iris-profile": ("combine IRIS results into the fairness-space profile and IRIS-MBTI", "iris_tasks.profile_cli"),
     "check": ("exit 1 naming every missing task, NaN headline, low coverage or logged failure", "fairness_evals.check"),
     "compare": ("is run B fairer than run A? paired differences, p-values, verdicts", "fairness_evals.compare.cli"),
-    "metrics": ("what each metric is: definition, direction, paper section, interval, formula", "fairness_evals.metrics_cli"),
+    "metrics": (
+        "what each metric is: definition, direction, paper section, interval, formula",
+        "fairness_evals.metrics_cli",
+    ),
 }
 
 
@@ -122,6 +125,37 @@ def _no_args(parser: argparse.ArgumentParser) -> None:
     del parser
 
 
+#: `fairness-evals score PATH ...` (a path, not a benchmark name) runs this command: the detail of a harness run.
+SCORE_RUN = "score-run"
+
+
+def _add_score_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths", nargs="+", metavar="OUTPUT_FOLDER", help="harness --output_path folders or samples files"
+    )
+    parser.add_argument("--model", metavar="NAME", help="the model, when a folder holds several")
+    parser.add_argument(
+        "--run", metavar="STAMP", help="the run (its time stamp or its start), when a model has several"
+    )
+    parser.add_argument("--out", help="write the JSON here instead of standard output")
+
+
+def _cmd_score_run(args: argparse.Namespace) -> int:
+    from fairness_evals import detail
+
+    found = detail.write(args.paths, args.out, model=args.model, run=args.run)
+    tasks = [t for t in found.results if not statistics_is_group(t)]
+    print(f"fairness-evals score: every statistic of {len(tasks)} task(s) and {len(found.results) - len(tasks)} "
+          "group(s)" + (f", in {args.out}" if args.out else ""), file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def statistics_is_group(name: str) -> bool:
+    from fairness_evals import statistics
+
+    return statistics.task(name).group
+
+
 COMMANDS: list[Command] = [
     ("tasks-dir", "print the folder to pass as --include_path", _harness_arg(True), _cmd_tasks_dir),
     ("list", "list every task, group and tag we define, from the harness index", _harness_arg(False), _cmd_list),
@@ -138,7 +172,15 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         add_arguments(command)
         command.set_defaults(handler=handler)
     _add_benchmark_commands(sub, "export", "write every document of a benchmark as JSON lines", argv)
-    _add_benchmark_commands(sub, "score", "score responses produced outside the harness, like the harness does", argv)
+    _add_benchmark_commands(
+        sub, "score",
+        "every statistic of a run: `score OUTPUT_FOLDER` (its --log_samples files), or `score BENCHMARK --responses F` "
+        "(replies produced outside the harness)",
+        argv,
+    )  # fmt: skip
+    run = sub.add_parser(SCORE_RUN, help=argparse.SUPPRESS, prog="fairness-evals score")
+    _add_score_run_arguments(run)
+    run.set_defaults(handler=_cmd_score_run)
     _add_module_commands(sub, list(argv))
     return parser
 
@@ -156,6 +198,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             sys.stdout.flush()
             return 0
+        if argv[0] == "score" and len(argv) > 1 and argv[1] not in BENCHMARKS and not argv[1].startswith("-"):
+            argv = [SCORE_RUN, *argv[1:]]  # a run's folder, not a benchmark: every statistic of the run
         args = parser.parse_args(argv)
         status = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."

@@ -1,0 +1,187 @@
+"""The complete detail of a run: what `fairness-evals score <output folder>` writes.
+
+The harnesses print each task's headline statistics only. Every other statistic (intervals, coverages, per-group
+values, diagnostics, counts), the reason each null is null, and the provenance (seed, data version, documents or
+corpus hash, settings) are computed here from the run's ``--log_samples`` files by each benchmark's own scoring (the
+code the harness ran), and the groups' roll-ups by the functions the statistics tables name. ``check``, ``report``
+and ``compare`` read runs through :func:`detail` too, so the four commands agree with each other and with the
+harness.
+
+The output (strict JSON) holds one entry per task and group, under the harness's names (``_lite`` tasks included),
+with every metric; ``"nulls"``: ``{task: {metric: reason}}``; ``"provenance"``: ``{task: {...}}``, with ``limit``
+and ``samples`` where the harness recorded a limited or subset run; and ``"score_inputs"``, the files read (see
+:mod:`fairness_evals.scoring_cli`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fairness_evals import statistics
+from fairness_evals.scoring_cli import SCORE_INPUTS, InputFile, input_files, score_inputs, select_runs
+
+#: The keys of a score output that are not tasks.
+NULLS, PROVENANCE = "nulls", "provenance"
+NOT_TASKS = (NULLS, PROVENANCE, SCORE_INPUTS)
+
+#: Each benchmark's module with ``detail(files) -> Detail`` for the samples files of its tasks.
+ADAPTERS = {"fact_or_fair": "fact_fair_tasks.cli", "fairlens": "fairlens_tasks.cli", "iris": "iris_tasks.cli"}
+_ANY_TASK = re.compile(r"(?:fact_or_fair|fairlens|iris)_[A-Za-z0-9_]+|fairlens|iris_und|iris_gen")
+
+
+@dataclass
+class Detail:
+    """Every statistic of some tasks (``results``: task -> metric -> value), why each null is null, the provenance."""
+
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    nulls: dict[str, dict[str, str]] = field(default_factory=dict)
+    provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def update(self, other: Detail) -> None:
+        self.results.update(other.results)
+        self.nulls.update(other.nulls)
+        self.provenance.update(other.provenance)
+
+    def as_json(self) -> dict[str, Any]:
+        return {**self.results, NULLS: self.nulls, PROVENANCE: self.provenance}
+
+
+def samples_files(paths: Iterable[str], *, model: str | None = None, run: str | None = None) -> list[InputFile]:
+    """The ``--log_samples`` files of our tasks under ``paths`` (folders or files), of one model and one run per task
+    (the errors name the files when a folder holds several)."""
+    found = input_files(paths, _ANY_TASK, "--log_samples files of a fairness-evals task")
+    unknown = [f for f in found if not f.is_samples]
+    if unknown:
+        raise ValueError(
+            f"{unknown[0].path}: not a --log_samples file of our tasks (score a model run outside the harness with "
+            "`fairness-evals score <benchmark> --responses FILE`)"
+        )
+    return select_runs(found, model=model, run=run)
+
+
+def benchmark_of(task: str) -> str:
+    """The benchmark that declares ``task`` (a ValueError naming it otherwise)."""
+    try:
+        return statistics.task(task).benchmark
+    except KeyError as error:
+        raise ValueError(f"{task}: {error.args[0]}") from None
+
+
+def detail(paths: Iterable[str], *, model: str | None = None, run: str | None = None) -> tuple[Detail, list[InputFile]]:
+    """The detail of one run under ``paths`` (see the module docstring), and the files read."""
+    files = samples_files(paths, model=model, run=run)
+    by_benchmark: dict[str, list[InputFile]] = {}
+    for f in files:
+        by_benchmark.setdefault(benchmark_of(f.task or ""), []).append(f)
+    out = Detail()
+    for benchmark, chosen in by_benchmark.items():
+        out.update(importlib.import_module(ADAPTERS[benchmark]).detail(chosen))
+    add_groups(out, _sample_counts(files))
+    _add_run_provenance(out, files)
+    return out, files
+
+
+def _sample_counts(files: list[InputFile]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for f in files:
+        with f.path.open("rb") as handle:
+            counts[f.task or ""] = counts.get(f.task or "", 0) + sum(1 for line in handle if line.strip())
+    return counts
+
+
+def _leaves(name: str) -> list[str]:
+    task = statistics.task(name)
+    return [leaf for member in task.members for leaf in _leaves(member)] if task.group else [name]
+
+
+def add_groups(out: Detail, sizes: Mapping[str, int]) -> None:
+    """Every declared group whose leaf tasks are all in ``out``: each of its statistics computed as the harness's
+    group aggregation does, over the leaves that list the metric (``computed_by(values, sizes)``), and its coverage
+    the same way over the leaves' coverages."""
+    for task in statistics.all_tasks():
+        leaves = _leaves(task.name) if task.group else []
+        if not task.group or not leaves or not all(leaf in out.results for leaf in leaves):
+            continue
+        values: dict[str, Any] = {}
+        for s in task.statistics:
+            for member in s.members:
+                listing = [
+                    leaf for leaf in leaves if member in {m for m, _ in statistics.task(leaf).harness_metrics()}
+                ]
+                values[member] = _rollup(s.computed_by, [out.results[leaf].get(member) for leaf in listing],
+                                         [sizes.get(leaf, 0) for leaf in listing])  # fmt: skip
+                if s.coverage is not None:
+                    values[f"{member}_coverage"] = _rollup(
+                        s.coverage.computed_by, [out.results[leaf].get(f"{member}_coverage") for leaf in listing],
+                        [sizes.get(leaf, 0) for leaf in listing],
+                    )  # fmt: skip
+        out.results[task.name] = values
+        nulls = {name: "a member task's value is null" for name, value in values.items() if _null(value)}
+        if nulls:
+            out.nulls[task.name] = nulls
+
+
+def _rollup(computed_by: str, values: list[Any], sizes: list[int]) -> float:
+    function = statistics.resolve(computed_by)
+    numbers = [math.nan if _null(v) else float(v) for v in values]
+    if len(inspect.signature(function).parameters) >= 2:  # the harness's (values, sizes, weight_by_size) form
+        return float(function(numbers, sizes))
+    return float(function(numbers))
+
+
+def _null(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
+    """What the harness recorded about the run itself, beside its samples: ``limit`` (``--limit``) and ``samples``
+    (``--samples``, lm-eval) when set, and the task's version."""
+    results: dict[str, Any] = {}
+    for folder in {f.path.parent for f in files}:
+        for path in sorted(folder.glob("*results*.json")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(data, dict):
+                results = data
+    config = results.get("config") if isinstance(results.get("config"), dict) else {}
+    for f in files:
+        task = f.task or ""
+        entry = out.provenance.setdefault(task, {})
+        if config.get("limit") is not None:
+            entry["limit"] = config["limit"]
+        if config.get("samples"):
+            entry["samples"] = config["samples"]
+        version = (results.get("versions") or {}).get(task)
+        if version is not None:
+            entry["task_version"] = version
+
+
+def write(paths: Iterable[str], out: str | None, *, model: str | None = None, run: str | None = None) -> Detail:
+    """`fairness-evals score <folder>`: the detail of the run under ``paths`` as strict JSON, whole or not at all."""
+    from fairness_evals import jsonio
+
+    found, files = detail(paths, model=model, run=run)
+    data = found.as_json()
+    data[SCORE_INPUTS] = score_inputs("run", files, {})
+    jsonio.write_json(data, out)
+    return found
+
+
+def read(path: Path) -> Detail:
+    """A score output (:func:`write`) read back, its tasks under ``results``."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Detail(
+        {k: v for k, v in data.items() if k not in NOT_TASKS and isinstance(v, dict)},
+        data.get(NULLS) or {},
+        data.get(PROVENANCE) or {},
+    )
