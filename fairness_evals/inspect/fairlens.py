@@ -1,0 +1,177 @@
+"""FairLens as Inspect tasks: ``fairlens`` and ``fairlens_<domain>`` (closed questions).
+
+The documents are :func:`fairlens_tasks.documents.documents`' for the face corpus the ``-T`` arguments name (the same
+documents lmms-eval runs, under the ids ``fairness-evals export fairlens`` gives). A sample is one user message,
+the image (``ContentImage``: the corpus file, or a hub dataset's row as a PNG ``data:`` URL) before the question's
+prompt (:func:`fairlens_tasks.prompts.prompt_for`), as the released scripts send it; its metadata is the document
+without the corpus provenance, which the task metadata holds once. The scorer normalises the reply
+(:func:`fairlens_tasks.normalise.normalise`) and puts the document's readable record
+(:func:`fairlens_tasks.scoring.readable_record`) in the score's metadata; the one metric gives the records to
+:func:`fairlens_tasks.scoring.compute_metrics`; the group's roll-ups are
+:func:`fairlens_tasks.scoring.model_level_mean`'s (paper Table 2).
+
+Task arguments (``-T``) mirror ``fairness-evals export/score fairlens`` and the ``FAIRLENS_*`` variables of the
+lmms-eval tasks (:mod:`fairlens_tasks.settings`): ``corpus`` (required), ``sample_fraction``, ``seed``,
+``image_list``, ``on_bad_input`` (``stop``/``skip``), ``hf_split``, ``hf_columns``, ``label_map`` and
+``min_coverage`` (``fairlens_min_coverage``). The environment variables are not read: a run is what its task
+arguments say. Greedy decoding, at most 128 new tokens, as the lmms-eval tasks.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Callable
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
+from inspect_ai.scorer import Score, Target, scorer
+from inspect_ai.solver import TaskState, generate
+
+from fairlens_tasks import scoring
+from fairlens_tasks import statistics as table
+from fairlens_tasks.corpus import load_corpus
+from fairlens_tasks.documents import PROVENANCE_COLUMN_TYPES, iter_documents
+from fairlens_tasks.normalise import normalise
+from fairlens_tasks.prompts import prompt_for
+from fairlens_tasks.settings import DEFAULT_MIN_COVERAGE, DEFAULT_SAMPLE_FRACTION, DEFAULT_SEED, build_settings
+from fairlens_tasks.settings import coverage_threshold as threshold_of
+from fairness_evals import __version__, statistics
+from fairness_evals.inspect.headline import WITHHELD_RULE, leaves
+from fairness_evals.inspect.metric import headline
+
+BENCHMARK = "fairlens"
+VERSION = 1
+GENERATION = GenerateConfig(temperature=0.0, max_tokens=128)
+#: The corpus arguments: ``-T`` name -> the key of :func:`fairlens_tasks.settings.build_settings`.
+CORPUS_ARGUMENTS = (
+    "corpus",
+    "sample_fraction",
+    "seed",
+    "image_list",
+    "on_bad_input",
+    "hf_split",
+    "hf_columns",
+    "label_map",
+)
+#: How errors name the arguments.
+NAMES = {name: f"-T {name}" for name in CORPUS_ARGUMENTS}
+#: The corpus provenance columns of a document: in the task metadata, not in every sample's.
+PROVENANCE = tuple(PROVENANCE_COLUMN_TYPES)
+
+
+def image_of(doc: dict[str, Any]) -> ContentImage:
+    """The document's image: its corpus file, or its hub dataset row as a PNG ``data:`` URL."""
+    if not doc.get("hf_dataset"):
+        return ContentImage(image=doc["image"])
+    from fairlens_tasks import images
+
+    split = doc.get("hf_split") or None
+    picture = images.load_hf(doc["hf_dataset"], split, doc["hf_image_column"], int(doc["image_index"]))
+    buffer = io.BytesIO()
+    picture.save(buffer, format="PNG")
+    return ContentImage(image="data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii"))
+
+
+def sample(doc: dict[str, Any]) -> Sample:
+    """One document as an Inspect sample: the image, then the prompt, in one user message."""
+    content = [image_of(doc), ContentText(text=prompt_for(doc["question_id"]))]
+    metadata = {key: value for key, value in doc.items() if key not in PROVENANCE}
+    return Sample(
+        input=[ChatMessageUser(content=content)], target=scoring.doc_to_target(doc), id=doc["id"], metadata=metadata
+    )
+
+
+@scorer(metrics=[])
+def fairlens_answer(task: str) -> Any:
+    """Normalises the reply to one of the question's options; the score's value is the option (``""`` when none
+    matched), its explanation the rule, its metadata the readable record."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        doc = state.metadata
+        answer = normalise(state.output.completion, doc.get("options") or [])
+        record = scoring.readable_record(doc, answer)
+        return Score(value=record["option"], answer=record["option"], explanation=answer.rule, metadata=record)
+
+    return score
+
+
+def build(task_name: str, arguments: dict[str, Any], min_coverage: float) -> Task:
+    """The Inspect task ``task_name`` (``fairlens`` or ``fairlens_<domain>``) for the corpus ``arguments`` name."""
+    if not str(arguments.get("corpus") or "").strip():
+        raise ValueError(
+            f"{task_name}: no face corpus: give -T corpus=<UTKFace folder, CSV or JSON-lines manifest, or hf:NAME>"
+        )
+    corpus_settings = build_settings(arguments, NAMES)
+    recorded = {
+        **arguments,
+        "corpus": corpus_settings.corpus,
+        "image_list": corpus_settings.image_list,
+        "sample_fraction": corpus_settings.sample_fraction,
+        "seed": corpus_settings.seed,
+        "on_bad_input": "skip" if corpus_settings.skip_bad_input else "stop",
+    }
+    threshold = threshold_of(scoring.MIN_COVERAGE_KEY, min_coverage)
+    settings = {scoring.MIN_COVERAGE_KEY: threshold.value}
+    corpus = load_corpus(corpus_settings)
+    docs = [doc for leaf in leaves(task_name) for doc in iter_documents(corpus, leaf.removeprefix("fairlens_"))]
+    return Task(
+        dataset=MemoryDataset([sample(doc) for doc in docs], name=task_name),
+        solver=generate(),
+        scorer=fairlens_answer(task_name),
+        metrics=[headline(task_name, settings)],
+        config=GENERATION,
+        version=VERSION,
+        metadata={
+            "fairness_evals": {
+                "version": __version__,
+                "benchmark": BENCHMARK,
+                "task": task_name,
+                "leaves": leaves(task_name),
+                "settings": settings,
+                "corpus": recorded,
+                "provenance": corpus.provenance(),
+                "withheld": WITHHELD_RULE,
+            }
+        },
+    )
+
+
+def define(name: str) -> Callable[..., Task]:
+    """Register the Inspect task ``name`` (a declared closed FairLens task or group); its description is the
+    statistics table's."""
+
+    def make(
+        corpus: str | None = None,
+        sample_fraction: float = DEFAULT_SAMPLE_FRACTION,
+        seed: int = DEFAULT_SEED,
+        image_list: str | None = None,
+        on_bad_input: str = "stop",
+        hf_split: str | None = None,
+        hf_columns: str | None = None,
+        label_map: str | None = None,
+        min_coverage: float = DEFAULT_MIN_COVERAGE,
+    ) -> Task:
+        arguments = {
+            "corpus": corpus,
+            "sample_fraction": sample_fraction,
+            "seed": seed,
+            "image_list": image_list,
+            "on_bad_input": on_bad_input,
+            "hf_split": hf_split,
+            "hf_columns": hf_columns,
+            "label_map": label_map,
+        }
+        return build(name, arguments, min_coverage)
+
+    make.__name__ = make.__qualname__ = name
+    make.__doc__ = statistics.task(name).description
+    return task(name=name)(make)
+
+
+#: The closed FairLens Inspect tasks, by name: the three domains and the group.
+TASKS: dict[str, Callable[..., Task]] = {
+    declared.name: define(declared.name) for declared in table.TASKS if not declared.name.startswith("fairlens_open")
+}
