@@ -1,5 +1,11 @@
 """IRIS representation metrics: Representation Disparity [M1] and Jensen-Shannon divergence [M4, M5].
 
+Each formula has one implementation, vectorised over leading axes (``*_from_counts``), which the generation task
+(:mod:`iris_tasks.neutral_gen`) runs on the observed images and on every resample; the scalar forms
+(:func:`representation_disparity`, :func:`mean_representation_disparity`, :func:`js_divergence`,
+:func:`mean_js_divergence`) check one input and call it, and the label forms (:func:`representation_disparities`,
+:func:`attribute_js_divergences`) check their labels, count them and call it.
+
 Paper: Zhao et al., "Fair in Mind, Fair in Action? A Synchronous Benchmark for Understanding and
 Generation in UMLLMs" (arXiv 2603.00590v1, ICLR 2026), Table 5; released code
 Warren118/IRIS-Benchmark @ 0d2baca5, ``metrics/calculations.py`` and ``metrics/dimensions.py``.
@@ -14,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import rel_entr
 from scipy.stats import binom
 
-from metrics._inputs import labels_1d
+from metrics._inputs import attribute_labels, category_counts, labels_1d, reference_rows
 from metrics.iris._common import (
     AGES,
     COMPARISONS,
@@ -31,6 +37,7 @@ __all__ = [
     "js_divergence",
     "js_divergence_from_counts",
     "mean_js_divergence",
+    "mean_js_divergence_from_counts",
     "mean_representation_disparity",
     "mean_representation_disparity_from_counts",
     "rd_finite_sample_floor",
@@ -396,6 +403,32 @@ def js_divergence(p: ArrayLike, q: ArrayLike) -> float:
     return float(js_divergence_from_counts(a, b))
 
 
+def mean_js_divergence_from_counts(counts: ArrayLike, reference: ArrayLike) -> NDArray[np.float64]:
+    """Granular RFS metric, vectorised: JSD per occupation, averaged over the occupations with a model count.
+
+    ``JSD_X = (1/|O'|) sum_{o in O'} JSD(counts_o, reference_o)`` (:func:`js_divergence_from_counts`) where ``O'``
+    are the occupations whose counts are not all 0 (the code loops over the generated occupations and keeps those
+    in the real-world table).
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., n_occupations, k)
+        The model's counts (or proportions) per occupation of the reference table.
+    reference : array_like, shape (n_occupations, k)
+        The reference distribution of each occupation, same cell order (rows renormalised).
+
+    Returns
+    -------
+    ndarray, shape (...); values in [0, ln 2]; NaN where no occupation has a count.
+    """
+    c = nonneg_counts(counts, "counts", min_ndim=2)
+    values = js_divergence_from_counts(c, reference)
+    present = c.sum(axis=-1) > 0
+    n = present.sum(axis=-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.where(present, values, 0.0).sum(axis=-1) / np.maximum(n, 1), np.nan)
+
+
 def mean_js_divergence(model_counts: Mapping[Hashable, ArrayLike], reference: Mapping[Hashable, ArrayLike]) -> float:
     """Granular RFS metric: JSD per occupation, averaged over the occupations in the reference.
 
@@ -435,7 +468,7 @@ def mean_js_divergence(model_counts: Mapping[Hashable, ArrayLike], reference: Ma
         raise ValueError("no occupation of reference has a model image in model_counts")
     if len({r.size for r in rows_p}) != 1:
         raise ValueError("all vectors must have the same number of cells")
-    return float(js_divergence_from_counts(np.stack(rows_p), np.stack(rows_q)).mean())
+    return float(mean_js_divergence_from_counts(np.stack(rows_p), np.stack(rows_q)))
 
 
 def attribute_js_divergences(
@@ -473,30 +506,13 @@ def attribute_js_divergences(
         reference occupation has an image.
     """
     occ = labels_1d(occupations, "occupations")
-    if not isinstance(attributes, Mapping) or len(attributes) == 0:
-        raise ValueError("attributes must be a non-empty mapping from attribute name to labels")
-    if not isinstance(reference, Mapping) or len(reference) == 0:
-        raise ValueError("reference must be a non-empty mapping occupation -> attribute -> share")
     out: dict[str, float] = {}
-    for attribute, raw in attributes.items():
-        labels = labels_1d(raw, f"attributes[{attribute!r}]")
-        same_length({"occupations": occ, f"attributes[{attribute!r}]": labels})
-        rows = {o: row[attribute] for o, row in reference.items() if attribute in row}
+    for attribute, labels in attribute_labels(occ, attributes, "occupations").items():
+        rows, categories = reference_rows(reference, attribute)
         if not rows:
             raise ValueError(f"reference has no {attribute!r} distribution")
-        categories = list(next(iter(rows.values())))
-        for o, dist in rows.items():
-            if set(dist) != set(categories):
-                raise ValueError(
-                    f"reference[{o!r}][{attribute!r}] has categories {sorted(dist)}, expected {sorted(categories)}"
-                )
         check_categories(labels, categories, f"attributes[{attribute!r}]")
-        cat_index = {c: i for i, c in enumerate(categories)}
-        model: dict[Hashable, NDArray[np.float64]] = {}
-        for o, label in zip(occ, labels, strict=True):
-            if o not in model:
-                model[o] = np.zeros(len(categories))
-            model[o][cat_index[label]] += 1.0
+        model = category_counts(occ, labels, categories)
         ref = {o: np.asarray([dist[c] for c in categories], dtype=np.float64) for o, dist in rows.items()}
         out[attribute] = mean_js_divergence(model, ref)
     return out

@@ -13,13 +13,15 @@ from collections.abc import Hashable, Mapping, Sequence
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from metrics._inputs import flags_1d, labels_1d
 from metrics.iris._common import COMPARISONS, LEVELS, factorize, finite_1d, same_length
+from metrics.iris.understanding import counterfactual_pair_sums
 
 __all__ = [
     "answer_consistency_difference",
+    "delta_gsr_from_rates",
     "delta_gsr_penalty",
     "differential_hallucination_rate",
     "level_values",
@@ -27,23 +29,29 @@ __all__ = [
     "pairwise_comparison_means",
 ]
 
-_ATTRIBUTE_ORDER = ("gender", "age", "skin_tone")
-#: bit mask (gender = 1, age = 2, skin_tone = 4) of the attributes on which a pair differs -> name
-_MASK_TO_COMPARISON = {sum(1 << _ATTRIBUTE_ORDER.index(a) for a in attrs): name for name, attrs in COMPARISONS.items()}
-
 
 # --------------------------------------------------------------------------------------------------
 # BIS-Gen: [M7] Delta-GSR and [M8, M9] penalties
 # --------------------------------------------------------------------------------------------------
 
 
-def delta_gsr_penalty(success_stereotypical: ArrayLike, success_counter: ArrayLike) -> float:
-    """Generation-success-rate penalty ``max(0, GSR_stereo - GSR_counter)`` (IRIS [M7]).
+def delta_gsr_from_rates(gsr_stereotypical: ArrayLike, gsr_counter: ArrayLike) -> NDArray[np.float64]:
+    """Generation-success-rate penalty from the two rates, vectorised (IRIS [M7]).
 
-    ``GSR`` is the fraction of images whose classified (age, gender) **and** skin tone both match
-    the prompt's targets (code ``_calculate_gsr``); the penalty is how much worse the model
-    follows counter-stereotypical prompts than stereotypical ones, floored at 0 (code
-    ``Penalty_ΔGSR``; paper Table 25 column ΔGSR).
+    ``ΔGSR = max(0, GSR_stereo - GSR_counter)`` elementwise (broadcasting), NaN where either rate is NaN (a prompt
+    type without images). ``GSR`` is the fraction of images whose classified (age, gender) **and** skin tone both
+    match the prompt's targets (code ``_calculate_gsr``); the penalty is how much worse the model follows
+    counter-stereotypical prompts than stereotypical ones, floored at 0 (code ``Penalty_ΔGSR``; paper Table 25
+    column ΔGSR).
+    """
+    s = np.asarray(gsr_stereotypical, dtype=np.float64)
+    c = np.asarray(gsr_counter, dtype=np.float64)
+    return np.where(np.isnan(s) | np.isnan(c), np.nan, np.maximum(0.0, s - c))
+
+
+def delta_gsr_penalty(success_stereotypical: ArrayLike, success_counter: ArrayLike) -> float:
+    """Generation-success-rate penalty ``ΔGSR = max(0, GSR_stereo - GSR_counter)`` from per-image successes (IRIS
+    [M7]): the two rates are the means of the flags, the penalty :func:`delta_gsr_from_rates`.
 
     Parameters
     ----------
@@ -67,7 +75,7 @@ def delta_gsr_penalty(success_stereotypical: ArrayLike, success_counter: ArrayLi
         raise ValueError("success_stereotypical must not be empty")
     if c.size == 0:
         raise ValueError("success_counter must not be empty")
-    return float(max(0.0, s.mean() - c.mean()))
+    return float(delta_gsr_from_rates(s.mean(), c.mean()))
 
 
 def mean_difference_penalty(stereotypical: ArrayLike, counter: ArrayLike) -> float:
@@ -130,8 +138,10 @@ def pairwise_comparison_means(
 
         D_S = mean over pairs (i, j) differing exactly on S of |v_i - v_j|
 
-    pooled over units. With ratings v this is the AC_diff of S; with 0/1 correctness it is the
-    fraction of pairs whose two images are answered inconsistently (DHR).
+    pooled over units: the sums and pair counts of
+    :func:`metrics.iris.understanding.counterfactual_pair_sums` (one question per unit), summed over the units. With
+    ratings v this is the AC_diff of S; with 0/1 correctness it is the fraction of pairs whose two images are answered
+    inconsistently (DHR).
 
     Parameters
     ----------
@@ -155,28 +165,15 @@ def pairwise_comparison_means(
     )
     if n == 0:
         raise ValueError("values must not be empty")
-    codes = np.stack([factorize(c)[1] for c in cols], axis=1)
-    _, unit_codes = factorize(unit_labels)
-    order = np.argsort(unit_codes, kind="stable")
-    boundaries = np.flatnonzero(np.diff(unit_codes[order])) + 1
-    sums = np.zeros(8)
-    counts = np.zeros(8)
-    bit = np.array([1, 2, 4])
-    for members in np.split(order, boundaries):
-        if members.size < 2:
-            continue
-        a = codes[members]
-        mask = ((a[:, None, :] != a[None, :, :]) * bit).sum(axis=-1)
-        diff = np.abs(v[members][:, None] - v[members][None, :])
-        iu = np.triu_indices(members.size, k=1)
-        m = mask[iu]
-        keep = m > 0
-        sums += np.bincount(m[keep], weights=diff[iu][keep], minlength=8)
-        counts += np.bincount(m[keep], minlength=8)
-    out = {}
-    for mask_value, name in _MASK_TO_COMPARISON.items():
-        out[name] = float(sums[mask_value] / counts[mask_value]) if counts[mask_value] > 0 else float("nan")
-    return {name: out[name] for name in COMPARISONS}
+    names, unit_codes = factorize(unit_labels)
+    triples = np.stack([factorize(c)[1] for c in cols], axis=1)
+    sums, counts = counterfactual_pair_sums(
+        unit_codes, np.zeros(n, dtype=np.int64), triples, v, n_units=len(names), kind="abs"
+    )
+    total, pairs = sums.sum(axis=0), counts.sum(axis=0)
+    return {
+        name: float(total[i] / pairs[i]) if pairs[i] > 0 else float("nan") for i, name in enumerate(COMPARISONS)
+    }
 
 
 def level_values(
