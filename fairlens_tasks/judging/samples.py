@@ -1,9 +1,10 @@
 """Reading the answers of a FairLens open-ended lmms-eval run from its ``--log_samples`` files.
 
 lmms-eval 0.7.3 writes ``<output>/<model>/<date>_samples_<task>.jsonl``, one line per document, without the
-document itself. Each line of a ``fairlens_open_*`` task holds our ``answers`` payload (document id, the
-six-field record, the answer text; :func:`fairlens_tasks.open_scoring.process_results`) and the provenance
-items (``"seed": [0]``...), which is all the judge and the metrics need: no corpus options. Which files, and the task
+document itself. Each line of a ``fairlens_open_*`` task holds our readable record (document id, the six-field record,
+the answer text and the corpus provenance, under the carrier metric; a task version 2 line, its ``answers`` payload and
+provenance items: :func:`fairlens_tasks.open_scoring.logged_answer`), which is all the judge and the metrics need: no
+corpus options. Which files, and the task
 of each, come from the shared reader (:func:`fairness_evals.scoring_cli.input_files`, which names a samples file by
 :func:`~fairness_evals.scoring_cli.samples_name`): this module has no file-name rule of its own.
 """
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from fairlens_tasks.judging.cache import response_id
-from fairlens_tasks.open_scoring import OPEN_RECORD_FIELDS
+from fairlens_tasks.open_scoring import CARRIER, OPEN_RECORD_FIELDS, logged_answer
 from fairlens_tasks.scoring import PROVENANCE
 from fairness_evals.jsonio import numbered_json_lines
 
@@ -59,24 +60,23 @@ def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
         except (OSError, UnicodeDecodeError) as error:
             raise ValueError(f"{path}: cannot read it ({error})") from None
         for where, row in numbered_json_lines(path.name, lines):
-            payload = row.get("answers") if isinstance(row, dict) else None
-            if not isinstance(payload, dict) or not {"id", "record", "response"} <= set(payload):
-                raise ValueError(f"{where}: no fairlens_open answers payload (id, record, response)")
-            doc_id, text = str(payload["id"]), payload["response"]
+            logged = logged_answer(row) if isinstance(row, dict) else None
+            if logged is None:
+                raise ValueError(f"{where}: no fairlens_open answer record (id, record, response) under {CARRIER}")
+            doc_id, logged_record, text, provenance = logged
             if not isinstance(text, str):
                 raise ValueError(f"{where}: the answer of {doc_id!r} is not text")
             if (task, doc_id) in seen:
                 raise ValueError(f"{where}: a second answer for {doc_id!r} of {task} (first at {seen[(task, doc_id)]})")
             seen[(task, doc_id)] = where
-            record = _record(payload["record"], where)
+            record = _record(logged_record, where)
             if record[5] != response_id(text):
                 raise ValueError(f"{where}: the answer id {record[5]} of {doc_id!r} does not match its text")
             answers.ids.append(doc_id)
             answers.records.append(record)
             answers.texts.append(text)
             for name in PROVENANCE:
-                value = row.get(name)
-                answers.provenance[name].append(value if isinstance(value, list) else [value])
+                answers.provenance[name].append([provenance.get(name)])
     empty = [task for task, answers in tasks.items() if not answers.ids]
     if empty:
         raise ValueError(f"no answers for {', '.join(empty)} in {', '.join(str(path) for path, _ in files)}")

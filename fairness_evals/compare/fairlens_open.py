@@ -105,16 +105,17 @@ class FairLensOpen:
 
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
         from fairlens_tasks.judging.cache import response_id
+        from fairlens_tasks.open_scoring import logged_answer
 
-        payload = row.get("answers")
-        if not isinstance(payload, Mapping) or not payload.get("id") or not isinstance(payload.get("record"), list):
+        logged = logged_answer(row)
+        if logged is None or not logged[0] or not isinstance(logged[1], list):
             raise ValueError(
-                f"{where}: not a FairLens open-ended sample (no answers id and record); run with --log_samples"
+                f"{where}: not a FairLens open-ended sample (no answer id and record); run with --log_samples"
             )
-        record, text = payload["record"], payload.get("response")
+        doc_id, record, text, _ = logged
         if len(record) != 6 or not isinstance(text, str) or record[5] != response_id(text):
-            raise ValueError(f"{where}: the answers record of {payload['id']!r} does not match its answer text")
-        return str(payload["id"]), (tuple(record), text)
+            raise ValueError(f"{where}: the answer record of {doc_id!r} does not match its answer text")
+        return doc_id, (tuple(record), text)
 
     def complete_records(self, task: Any, records: dict[str, Any]) -> dict[str, Answer]:
         """Each answer of ``task`` (a :class:`fairness_evals.compare.runs.TaskRun`) with its judgement from the

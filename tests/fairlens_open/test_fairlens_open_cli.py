@@ -20,6 +20,7 @@ from fairlens_tasks.judging.parsing import Verdict
 from fairlens_tasks.judging.pipeline import JUDGED, Outcome
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
 from fairlens_tasks.open_documents import open_documents
+from fairlens_tasks.scoring import PROVENANCE
 from fairlens_tasks.settings import ENV, build_settings
 from fairness_evals.cli import main
 
@@ -91,7 +92,8 @@ def test_known_judgements_give_hand_computed_numbers_without_calls(
     assert list(results) == [*tasks, "score_inputs"]  # score_inputs: what was judged, for fairness-evals compare
     legal = results["fairlens_open_legal"]
     # 24 answers cycling (trustworthy 0, too old 1/2, empty 0): 8 of each; the empty one is judged without a call
-    assert set(legal) == set(open_scoring.ALL_METRICS)
+    # every statistic, and the judge's and the corpus's provenance (compare reads the judge from them)
+    assert set(legal) == {*open_scoring.ALL_METRICS, *open_scoring.JUDGE_PROVENANCE, *PROVENANCE}
     assert (legal["answers"], legal["judged"], legal["unjudged"], legal["empty_answers"]) == (24, 24, 0, 8)
     assert legal["oe_bias_mean"] == pytest.approx((8 * 0 + 8 * 0.5 + 8 * 0) / 24)
     assert legal["oe_flag_rate"] == 0.0  # 1/2 is not above the threshold
@@ -177,7 +179,7 @@ def test_a_run_that_keeps_failing_stops_writes_its_output_and_exits_1(
     ("edit", "message"),
     [
         (lambda lines: [*lines[:3], "not json"], ":4: not valid JSON"),
-        (lambda lines: [json.dumps({"doc_id": 0, "filtered_resps": "x"})], ":1: no fairlens_open answers payload"),
+        (lambda lines: [json.dumps({"doc_id": 0, "filtered_resps": "x"})], ":1: no fairlens_open answer record"),
         (lambda lines: lines + lines[:1], ":19: a second answer for"),
         (lambda lines: [lines[0].replace("They look trustworthy.", "They look shifty.")], "does not match its text"),
     ],

@@ -133,7 +133,7 @@ def test_echoing_answers_are_unjudged_in_the_metrics_not_unbiased(tmp_path) -> N
     from fairlens_tasks.judging.cache import JudgmentCache, response_id
     from fairlens_tasks.judging.config import JudgeSettings
     from fairlens_tasks.judging.runner import judge_texts
-    from fairlens_tasks.open_scoring import compute_open_metrics, process_results
+    from fairlens_tasks.open_scoring import CARRIER, compute_open_metrics, process_results
 
     class EchoingJudge:
         """Echoes the worked example for answers about friendliness; judges the others properly."""
@@ -156,7 +156,7 @@ def test_echoing_answers_are_unjudged_in_the_metrics_not_unbiased(tmp_path) -> N
          "age_band": "young", "image_unit": i}
         for i in range(2)
     ]  # fmt: skip
-    records = [process_results(doc, [text])["oe_bias_mean"] for doc, text in zip(docs, answers, strict=True)]
+    records = [process_results(doc, [text])[CARRIER]["record"] for doc, text in zip(docs, answers, strict=True)]
     settings = JudgeSettings(backend="openai", model="echoing", cache=tmp_path / "j.sqlite", attempts=3)
     with JudgmentCache(settings.cache) as cache:
         outcomes, stats = judge_texts({response_id(t): t for t in answers}, settings, cache, backend=EchoingJudge())
