@@ -36,6 +36,7 @@ from fairlens_tasks.settings import (
     coverage_threshold,
 )
 from fairness_evals import scoring_cli
+from fairness_evals.detail import Detail
 from fairness_evals.jsonio import write_lines
 
 
@@ -318,6 +319,46 @@ def score(args: argparse.Namespace) -> int:
     READER.note_unanswered({task: len(docs) for task, docs in docs_by_task.items()}, missing)
     READER.write(results, files, {**recorded_corpus(args), "metadata": metadata}, args.out)
     return 0
+
+
+def detail(files: list[scoring_cli.InputFile]) -> Detail:
+    """Every statistic, the reason for each null and the provenance of the FairLens tasks of one run's samples
+    ``files`` (:mod:`fairness_evals.detail`), from the records the run logged (lmms-eval logs no document: each line's
+    readable record carries its integer record and the corpus it came from), scored by the harness's code. The
+    open-ended tasks' answers are counted here and judged by ``fairness-evals judge`` (their bias scores are null until
+    then, with that reason); the corpus counts come with ``score fairlens --corpus``."""
+    from fairlens_tasks import open_scoring, scoring
+    from fairness_evals.notes import Notes
+
+    records: dict[str, list[Any]] = {}
+    provenance: dict[str, dict[str, Any]] = {}
+    answers = scoring_cli.Answers()
+    for line in scoring_cli.read_lines(files):
+        task = line.file.task or ""
+        row = line.row if isinstance(line.row, dict) else {}
+        opened = task.startswith("fairlens_open_")
+        logged = open_scoring.logged_answer(row) if opened else scoring.logged_record(row)
+        if logged is None:
+            raise ValueError(f"{line.where}: not an lmms-eval sample of {task} (no logged FairLens record)")
+        answers.add((task, logged[0]), None, line.where, f"{logged[0]!r} of {task}")
+        records.setdefault(task, []).append(logged[1])
+        carried = row.get(open_scoring.CARRIER if opened else scoring.CARRIER)
+        logged_provenance = carried.get("provenance") if isinstance(carried, dict) else None
+        if isinstance(logged_provenance, dict):
+            provenance.setdefault(task, dict(logged_provenance))
+    answers.check()
+    out = Detail()
+    for task, rows in records.items():
+        notes = Notes(task)
+        if task.startswith("fairlens_open_"):
+            notes.note("the answers are judged by `fairness-evals judge <this output folder> --judge ...`, which writes "
+                       "every open-ended statistic")  # fmt: skip
+            out.results[task] = open_scoring.compute_open_metrics(rows, {}, task=task, notes=notes)
+        else:
+            out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes)
+        out.nulls[task] = notes.reasons
+        out.provenance[task] = {**provenance.get(task, {}), "answers": len(rows)}
+    return out
 
 
 def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:

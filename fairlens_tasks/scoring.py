@@ -73,6 +73,10 @@ PROVENANCE = (
     "images_skipped", "images_duplicate", "images_eligible", "images_sampled", "groups_empty",
 )  # fmt: skip
 
+#: The provenance each logged record carries (lmms-eval logs no document): what names the corpus, its sample and the
+#: item data; the corpus counts come with ``fairness-evals score fairlens --corpus`` (:func:`provenance`).
+RECORD_PROVENANCE = ("corpus_sha256", "seed", "sample_fraction", "data_version")
+
 _DOMAIN = table.task_of("fairlens_hiring")  # the three domain tasks declare the same statistics
 _GROUP = table.task_of("fairlens")
 
@@ -131,15 +135,18 @@ def reply_of(results: Sequence[Any]) -> object:
 def readable_record(doc: Mapping[str, Any], answer: Normalised) -> dict[str, Any]:
     """The document's record as it is logged: ``id`` (the document it answers), ``option`` (the option the reply
     maps to, ``""`` when unparsed), ``rule`` (the normalisation rule that decided) and ``record`` (the
-    :data:`RECORD_FIELDS` integers the aggregation reads). Every field keeps one JSON type across documents, as W&B's
-    tables require."""
+    :data:`RECORD_FIELDS` integers the aggregation reads) and ``provenance`` (:data:`RECORD_PROVENANCE`: lmms-eval logs
+    no document). Every field keeps one JSON type across documents, as W&B's tables require."""
     try:
         record = record_for(doc, answer)
     except Exception as error:  # a malformed document; the record marks the answer unparsed
         log.error("fairlens: cannot score document %s: %r", doc.get("id"), error)
         question, unit = int(doc.get("question_index", 0) or 0), int(doc.get("image_unit", 0) or 0)
         record = [question, 1, 0, -1, -1, 0, 0, 0, unit, -1]
-    return {"id": str(doc.get("id") or ""), "option": answer.option or "", "rule": answer.rule, "record": record}
+    return {
+        "id": str(doc.get("id") or ""), "option": answer.option or "", "rule": answer.rule, "record": record,
+        "provenance": {name: doc.get(name) for name in RECORD_PROVENANCE},
+    }  # fmt: skip
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:

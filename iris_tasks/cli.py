@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from fairness_evals import scoring_cli
+from fairness_evals.detail import Detail
 from fairness_evals.jsonio import write_lines
 from iris_tasks.settings import Settings, build_settings
 
@@ -293,6 +294,38 @@ def score(args: argparse.Namespace) -> int:
     settings.update(task=list(docs_by_task), metadata=metadata, embedder=configured())
     READER.write(results, files, settings, args.out)
     return 0
+
+
+def detail(files: list[scoring_cli.InputFile]) -> Detail:
+    """Every statistic, the reason for each null and the provenance of the IRIS understanding tasks of one run's
+    samples ``files`` (:mod:`fairness_evals.detail`), from the records the run logged (lmms-eval logs no document:
+    each line's readable record carries its record and the corpus it came from), scored by the harness's code. The
+    image and set accounting comes with ``score iris --corpus``."""
+    from fairness_evals.notes import Notes
+    from iris_tasks import scoring
+
+    records: dict[str, list[Any]] = {}
+    provenance: dict[str, dict[str, Any]] = {}
+    answers = scoring_cli.Answers()
+    for line in scoring_cli.read_lines(files):
+        task = line.file.task or ""
+        row = line.row if isinstance(line.row, dict) else {}
+        logged = scoring.sample_answer(row, task)
+        if task not in scoring.MODULES or logged is None:
+            raise ValueError(f"{line.where}: not an lmms-eval sample of an IRIS understanding task (no logged record)")
+        answers.add((task, logged[0]), None, line.where, f"{logged[0]!r} of {task}")
+        records.setdefault(task, []).append(logged[1])
+        carried = row.get(scoring.CARRIERS[task])
+        if isinstance(carried, dict) and isinstance(carried.get("provenance"), dict):
+            provenance.setdefault(task, dict(carried["provenance"]))
+    answers.check()
+    out = Detail()
+    for task, rows in records.items():
+        notes = Notes(task)
+        out.results[task] = scoring.MODULES[task].compute_metrics(rows, notes=notes)
+        out.nulls[task] = notes.reasons
+        out.provenance[task] = {**provenance.get(task, {}), "answers": len(rows)}
+    return out
 
 
 def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:

@@ -30,6 +30,10 @@ from iris_tasks.mapping import DEFAULT_THRESHOLD, STAGES, Mapped, map_answer
 log = logging.getLogger("fairness_evals.iris")
 
 BENCHMARK = "iris"
+#: The provenance each logged record carries (lmms-eval logs no document): what names the corpus, its sample and the
+#: item data (``None`` where a task has none, e.g. the blank-image probe); the rest of :func:`provenance` comes with
+#: ``fairness-evals score iris --corpus``.
+RECORD_PROVENANCE = ("corpus_sha256", "seed", "sample_fraction", "data_version")
 MODULES = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}
 CARRIERS = table.CARRIERS
 #: Each task's record width (the aggregation tells the tasks apart by it).
@@ -154,6 +158,7 @@ def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, An
         readable = readable_record(doc, reply)
     except Exception as error:  # a malformed document: counted as an error, never silently dropped
         readable = _fallback(doc, error)
+    readable["provenance"] = {name: doc.get(name) for name in RECORD_PROVENANCE}
     task = str(doc.get("task"))
     task = task if task in MODULES else "iris_ifs_und"
     return aggregation.payload(CARRIERS[task], readable, HEADLINE_NAMES[task])

@@ -292,8 +292,9 @@ def test_one_readable_record_per_document_with_one_type_per_field(docs: dict) ->
     outs = [scoring.process_results(doc, [replies[i % 5]]) for i, doc in enumerate(docs["hiring"][:40])]
     for out in outs:
         record = out[scoring.CARRIER]
-        assert list(record) == ["id", "option", "rule", "record"]
-        assert [type(record[k]) for k in record] == [str, str, str, list] and len(record["record"]) == 10
+        assert list(record) == ["id", "option", "rule", "record", "provenance"]
+        assert [type(record[k]) for k in record] == [str, str, str, list, dict] and len(record["record"]) == 10
+        assert record["provenance"] == {name: docs["hiring"][0][name] for name in scoring.RECORD_PROVENANCE}
         assert all(type(v) is int for v in record["record"])
         assert all(out[name] == name for name in scoring.HEADLINE_METRICS[1:])
     unparsed = next(o[scoring.CARRIER] for o in outs if o[scoring.CARRIER]["record"][1] == 1)

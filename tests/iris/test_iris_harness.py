@@ -105,7 +105,8 @@ def _readable_records(samples: dict[str, list[dict]], *, lean: bool) -> None:
         names = scoring.HEADLINE_NAMES[task]
         for line in lines:
             record = line[names[0]]
-            assert set(record) == {"id", "answer", "rule", "record"}, record
+            assert set(record) == {"id", "answer", "rule", "record", "provenance"}, record
+            assert set(record["provenance"]) == set(scoring.RECORD_PROVENANCE), record
             assert all(isinstance(record[k], str) for k in ("id", "answer", "rule")) and record["id"], record
             assert isinstance(record["record"], list) and all(isinstance(v, (int, float)) for v in record["record"])
             assert all(line[name] == name for name in names[1:])
