@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from openai_server import ModelServer, running  # noqa: E402
+from openai_server import OpenAIServer, TextModel, running  # noqa: E402
 
 from fairlens_tasks.judging.backends import Reply  # noqa: E402
 from fairlens_tasks.judging.cache import JudgmentCache, response_id  # noqa: E402
@@ -53,7 +53,7 @@ def answers(n: int) -> dict[str, str]:
 
 
 def timed_run(
-    server: ModelServer, texts: dict[str, str], cache: Path, concurrency: int, max_tokens: int
+    server: OpenAIServer, texts: dict[str, str], cache: Path, concurrency: int, max_tokens: int
 ) -> tuple[float, object]:
     settings = JudgeSettings(
         backend="openai", model="smollm2", base_url=server.base_url, api_key="bench", max_tokens=max_tokens,
@@ -103,15 +103,15 @@ def main() -> int:
     texts = answers(args.answers)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        server = ModelServer(ensure_default_model(), model_name="smollm2", max_batch=args.concurrency)
+        server = OpenAIServer(model=TextModel(ensure_default_model(), max_batch=args.concurrency), model_name="smollm2")
         with running(server):
             timed_run(server, answers(2), folder / "warm.sqlite", 1, 4)  # warm-up, not reported
             serial, s_stats = timed_run(server, texts, folder / "serial.sqlite", 1, args.max_tokens)
-            batches_before = len(server.batches)
+            batches_before = len(server.model.batches)
             concurrent, c_stats = timed_run(
                 server, texts, folder / "concurrent.sqlite", args.concurrency, args.max_tokens
             )
-            batches = server.batches[batches_before:]
+            batches = server.model.batches[batches_before:]
             rerun, r_stats = timed_run(server, texts, folder / "concurrent.sqlite", args.concurrency, args.max_tokens)
         judge_us, hit_us = our_overhead(2000, folder)
     calls = s_stats.calls  # type: ignore[attr-defined]

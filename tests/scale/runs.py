@@ -29,8 +29,12 @@ def free_port() -> int:
 
 
 def scale_env(tmp: Path, **extra: str) -> dict[str, str]:
-    """``offline_env`` with one thread per process and CPU data parallelism for accelerate (gloo)."""
-    return offline_env(tmp, OMP_NUM_THREADS="1", ACCELERATE_USE_CPU="1", **extra)
+    """``offline_env`` with one thread per process and CPU data parallelism for accelerate (gloo). lmms-eval keys its
+    response cache on ``git describe`` of the working folder, ours when the venv sits inside the checkout: a fixed
+    commit keeps the cache keys of a run and its restart equal whatever is committed meanwhile."""
+    return offline_env(
+        tmp, OMP_NUM_THREADS="1", ACCELERATE_USE_CPU="1", GIT_DIR="/nonexistent", LMMS_EVAL_GIT_COMMIT="test", **extra
+    )
 
 
 def accelerate_launch(processes: int) -> list[str]:
