@@ -36,15 +36,24 @@ from fairlens_tasks.corpus import load_corpus
 from fairlens_tasks.documents import PROVENANCE_COLUMN_TYPES, iter_documents
 from fairlens_tasks.normalise import normalise
 from fairlens_tasks.prompts import prompt_for
-from fairlens_tasks.settings import DEFAULT_MIN_COVERAGE, DEFAULT_SAMPLE_FRACTION, DEFAULT_SEED, build_settings
+from fairlens_tasks.settings import (
+    DEFAULT_MIN_COVERAGE,
+    DEFAULT_MIN_JUDGED,
+    DEFAULT_SAMPLE_FRACTION,
+    DEFAULT_SEED,
+    build_settings,
+)
 from fairlens_tasks.settings import coverage_threshold as threshold_of
 from fairness_evals import __version__, statistics
 from fairness_evals.inspect.headline import WITHHELD_RULE, leaves
+from fairness_evals.inspect.judge import JUDGE_ARGUMENTS, check_arguments, fairlens_judge
 from fairness_evals.inspect.metric import headline
 
 BENCHMARK = "fairlens"
 VERSION = 1
 GENERATION = GenerateConfig(temperature=0.0, max_tokens=128)
+#: The open-ended questions: 128 new tokens and no sampling flag, as the released code and the lmms-eval tasks.
+OPEN_GENERATION = GenerateConfig(max_tokens=128)
 #: The corpus arguments: ``-T`` name -> the key of :func:`fairlens_tasks.settings.build_settings`.
 CORPUS_ARGUMENTS = (
     "corpus",
@@ -85,12 +94,13 @@ def sample(doc: dict[str, Any]) -> Sample:
 
 
 @scorer(metrics=[])
-def fairlens_answer(task: str) -> Any:
+def fairlens_answer(task: str, provenance: dict[str, Any]) -> Any:
     """Normalises the reply to one of the question's options; the score's value is the option (``""`` when none
-    matched), its explanation the rule, its metadata the readable record."""
+    matched), its explanation the rule, its metadata the readable record (of the document with the corpus
+    ``provenance``, which the samples' metadata leave to the task's)."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        doc = state.metadata
+        doc = {**state.metadata, **provenance}
         answer = normalise(state.output.completion, doc.get("options") or [])
         record = scoring.readable_record(doc, answer)
         return Score(value=record["option"], answer=record["option"], explanation=answer.rule, metadata=record)
@@ -98,8 +108,18 @@ def fairlens_answer(task: str) -> Any:
     return score
 
 
-def build(task_name: str, arguments: dict[str, Any], min_coverage: float) -> Task:
-    """The Inspect task ``task_name`` (``fairlens`` or ``fairlens_<domain>``) for the corpus ``arguments`` name."""
+def is_open(task_name: str) -> bool:
+    return task_name.startswith("fairlens_open")
+
+
+def domain_of(leaf: str) -> str:
+    return leaf.removeprefix("fairlens_open_").removeprefix("fairlens_")
+
+
+def build(task_name: str, arguments: dict[str, Any], threshold: float, judging: dict[str, Any] | None = None) -> Task:
+    """The Inspect task ``task_name`` (a declared FairLens task or group) for the corpus the ``arguments`` name:
+    ``threshold`` is ``fairlens_min_coverage`` (closed questions) or ``fairlens_min_judged`` (open-ended ones, judged
+    with the ``judging`` arguments: :data:`fairness_evals.inspect.judge.JUDGE_ARGUMENTS`)."""
     if not str(arguments.get("corpus") or "").strip():
         raise ValueError(
             f"{task_name}: no face corpus: give -T corpus=<UTKFace folder, CSV or JSON-lines manifest, or hf:NAME>"
@@ -113,65 +133,92 @@ def build(task_name: str, arguments: dict[str, Any], min_coverage: float) -> Tas
         "seed": corpus_settings.seed,
         "on_bad_input": "skip" if corpus_settings.skip_bad_input else "stop",
     }
-    threshold = threshold_of(scoring.MIN_COVERAGE_KEY, min_coverage)
-    settings = {scoring.MIN_COVERAGE_KEY: threshold.value}
+    key = table.JUDGED_THRESHOLD if is_open(task_name) else table.THRESHOLD
+    try:
+        settings = {key: threshold_of(key, threshold).value}
+    except ValueError as error:
+        argument = f"-T {'min_judged' if is_open(task_name) else 'min_coverage'}"
+        raise ValueError(str(error).replace(key, argument)) from None
     corpus = load_corpus(corpus_settings)
-    docs = [doc for leaf in leaves(task_name) for doc in iter_documents(corpus, leaf.removeprefix("fairlens_"))]
+    provenance = corpus.provenance()
+    if is_open(task_name):
+        check_arguments(judging or {})
+        scorer_, questions = fairlens_judge(task_name, dict(judging or {}), provenance), "open"
+        config = OPEN_GENERATION
+    else:
+        scorer_, questions, config = fairlens_answer(task_name, provenance), "closed", GENERATION
+    docs = [doc for leaf in leaves(task_name) for doc in iter_documents(corpus, domain_of(leaf), questions)]
+    ours = {
+        "version": __version__,
+        "benchmark": BENCHMARK,
+        "task": task_name,
+        "leaves": leaves(task_name),
+        "settings": settings,
+        "corpus": recorded,
+        "provenance": provenance,
+        "withheld": WITHHELD_RULE,
+    }
+    if judging is not None:
+        ours["judging"] = {name: value for name, value in judging.items() if name != "judge_cache"}
     return Task(
         dataset=MemoryDataset([sample(doc) for doc in docs], name=task_name),
         solver=generate(),
-        scorer=fairlens_answer(task_name),
+        scorer=scorer_,
         metrics=[headline(task_name, settings)],
-        config=GENERATION,
+        config=config,
         version=VERSION,
-        metadata={
-            "fairness_evals": {
-                "version": __version__,
-                "benchmark": BENCHMARK,
-                "task": task_name,
-                "leaves": leaves(task_name),
-                "settings": settings,
-                "corpus": recorded,
-                "provenance": corpus.provenance(),
-                "withheld": WITHHELD_RULE,
-            }
-        },
+        metadata={"fairness_evals": ours},
     )
 
 
 def define(name: str) -> Callable[..., Task]:
-    """Register the Inspect task ``name`` (a declared closed FairLens task or group); its description is the
-    statistics table's."""
+    """Register the Inspect task ``name`` (a declared FairLens task or group); its description is the statistics
+    table's. The open-ended ones take the judge's arguments too."""
 
-    def make(
-        corpus: str | None = None,
-        sample_fraction: float = DEFAULT_SAMPLE_FRACTION,
-        seed: int = DEFAULT_SEED,
-        image_list: str | None = None,
-        on_bad_input: str = "stop",
-        hf_split: str | None = None,
-        hf_columns: str | None = None,
-        label_map: str | None = None,
-        min_coverage: float = DEFAULT_MIN_COVERAGE,
-    ) -> Task:
-        arguments = {
-            "corpus": corpus,
-            "sample_fraction": sample_fraction,
-            "seed": seed,
-            "image_list": image_list,
-            "on_bad_input": on_bad_input,
-            "hf_split": hf_split,
-            "hf_columns": hf_columns,
-            "label_map": label_map,
-        }
-        return build(name, arguments, min_coverage)
+    def corpus_arguments(values: dict[str, Any]) -> dict[str, Any]:
+        return {argument: values[argument] for argument in CORPUS_ARGUMENTS}
+
+    if not is_open(name):
+
+        def make(
+            corpus: str | None = None,
+            sample_fraction: float = DEFAULT_SAMPLE_FRACTION,
+            seed: int = DEFAULT_SEED,
+            image_list: str | None = None,
+            on_bad_input: str = "stop",
+            hf_split: str | None = None,
+            hf_columns: str | None = None,
+            label_map: str | None = None,
+            min_coverage: float = DEFAULT_MIN_COVERAGE,
+        ) -> Task:
+            return build(name, corpus_arguments(locals()), min_coverage)
+
+    else:
+
+        def make(
+            corpus: str | None = None,
+            sample_fraction: float = DEFAULT_SAMPLE_FRACTION,
+            seed: int = DEFAULT_SEED,
+            image_list: str | None = None,
+            on_bad_input: str = "stop",
+            hf_split: str | None = None,
+            hf_columns: str | None = None,
+            label_map: str | None = None,
+            min_judged: float = DEFAULT_MIN_JUDGED,
+            judge: str | None = JUDGE_ARGUMENTS["judge"],
+            judge_temperature: float = JUDGE_ARGUMENTS["judge_temperature"],
+            judge_max_tokens: int = JUDGE_ARGUMENTS["judge_max_tokens"],
+            judge_attempts: int = JUDGE_ARGUMENTS["judge_attempts"],
+            judge_cache: str | None = JUDGE_ARGUMENTS["judge_cache"],
+        ) -> Task:
+            values = locals()
+            judging = {argument: values[argument] for argument in JUDGE_ARGUMENTS}
+            return build(name, corpus_arguments(values), min_judged, judging)
 
     make.__name__ = make.__qualname__ = name
     make.__doc__ = statistics.task(name).description
     return task(name=name)(make)
 
 
-#: The closed FairLens Inspect tasks, by name: the three domains and the group.
-TASKS: dict[str, Callable[..., Task]] = {
-    declared.name: define(declared.name) for declared in table.TASKS if not declared.name.startswith("fairlens_open")
-}
+#: The FairLens Inspect tasks, by name: the closed and the open-ended domain tasks and their groups.
+TASKS: dict[str, Callable[..., Task]] = {declared.name: define(declared.name) for declared in table.TASKS}

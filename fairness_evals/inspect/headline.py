@@ -1,9 +1,10 @@
 """The one ``@metric`` of every Inspect task of ours: the task's headline statistics over all its samples.
 
 Each sample's score carries the document's readable record (the lm-eval / lmms-eval carrier's, with ``record``, the
-small integers the aggregation reads) in ``Score.metadata``. :func:`headline` receives every sample's score of every
-epoch (``@metric(scores="unreduced")``), gives the records to the benchmark's own ``compute_metrics`` (the function
-the harness tasks and ``fairness-evals score`` call) once per task, and returns, as a flat dict of floats:
+small integers the aggregation reads; an open-ended answer's with the judge's verdicts) in ``Score.metadata``.
+:func:`fairness_evals.inspect.metric.headline` receives every sample's score of every epoch
+(``@metric(scores="unreduced")``), gives the records to the benchmark's own ``compute_metrics`` (the function the
+harness tasks and ``fairness-evals score`` call) once per task, and returns, as a flat dict of floats:
 
 * a task: every metric of its headline statistics (:mod:`fairness_evals.statistics`): each score with its
   ``_ci_low``/``_ci_high``, ``_coverage`` and ``_stderr`` where the statistic declares them;
@@ -52,18 +53,22 @@ MEMBER_SEPARATOR = "/"
 
 @dataclass(frozen=True)
 class Plan:
-    """How one Inspect task's records become its statistics: the declared ``task`` (or group), the leaf task each
-    record belongs to (``leaf_of``), the benchmark's ``compute(leaf, records, notes)`` (every statistic of one leaf
-    task), ``rollup(values)`` (a group's value of a metric from its members' values), the benchmark's ``loggers``
-    (their warnings are said once, at the end of the task) and ``record_of(document, reply)`` (a reply's record, as
-    the task's scorer makes it). :func:`fairness_evals.inspect.plans.plan` gives a task's plan."""
+    """How one Inspect task's scores become its statistics. An *item* is what the task's scorer put in a score's
+    metadata: the document's readable record (with ``record``, and the judge's ``judgement`` for open-ended tasks).
+
+    ``task`` is the declared task (or group); ``leaf_of(item)`` the leaf task an item belongs to; ``compute(leaf,
+    items, notes)`` the benchmark's every statistic of one leaf task; ``rollup(name, members)`` a group's value of
+    one metric from the statistics of the member tasks that report it; ``loggers`` the benchmark's loggers (their
+    warnings are said once, at the end of the task); ``item_of(document, reply, logged)`` the item of a reply,
+    as the task's scorer makes it (``logged``: the item the log holds, whose judgement an open-ended item keeps).
+    :func:`fairness_evals.inspect.plans.plan` gives a task's plan."""
 
     task: str
-    leaf_of: Callable[[Sequence[int]], str]
-    compute: Callable[[str, list[Sequence[int]], Notes], dict[str, float]]
-    rollup: Callable[[Sequence[float]], float]
+    leaf_of: Callable[[Mapping[str, Any]], str]
+    compute: Callable[[str, list[Mapping[str, Any]], Notes], dict[str, float]]
+    rollup: Callable[[str, list[Mapping[str, float]]], float]
     loggers: tuple[str, ...]
-    record_of: Callable[[Mapping[str, Any], object], list[int]]
+    item_of: Callable[[Mapping[str, Any], str, Mapping[str, Any] | None], dict[str, Any]]
 
 
 def headline_names(task: str) -> list[str]:
@@ -121,14 +126,14 @@ class Computed:
     warnings: tuple[str, ...]
 
 
-def compute(plan: Plan, records: Sequence[tuple[str, Sequence[int]]]) -> Computed:
-    """The metric of ``plan``'s task from ``(document id, record)`` pairs (one per sample and epoch)."""
-    by_leaf: dict[str, list[tuple[str, Sequence[int]]]] = {leaf: [] for leaf in leaves(plan.task)}
-    for doc_id, record in records:
-        leaf = plan.leaf_of(record)
+def compute(plan: Plan, items: Sequence[tuple[str, Mapping[str, Any]]]) -> Computed:
+    """The metric of ``plan``'s task from ``(document id, item)`` pairs (one per sample and epoch)."""
+    by_leaf: dict[str, list[tuple[str, Mapping[str, Any]]]] = {leaf: [] for leaf in leaves(plan.task)}
+    for doc_id, item in items:
+        leaf = plan.leaf_of(item)
         if leaf not in by_leaf:
             raise ValueError(f"{plan.task}: document {doc_id!r} is a document of {leaf}, not of this task")
-        by_leaf[leaf].append((doc_id, record))
+        by_leaf[leaf].append((doc_id, item))
     stats: dict[str, dict[str, float]] = {}
     notes: dict[str, Notes] = {}
     with captured_warnings(plan.loggers) as warnings:
@@ -136,7 +141,7 @@ def compute(plan: Plan, records: Sequence[tuple[str, Sequence[int]]]) -> Compute
             if not pairs and leaf != plan.task:
                 continue
             notes[leaf] = Notes(leaf)
-            values = dict(plan.compute(leaf, [record for _, record in pairs], notes[leaf]))
+            values = dict(plan.compute(leaf, [item for _, item in pairs], notes[leaf]))
             withhold_for_epochs(values, leaf, len(pairs), len({doc_id for doc_id, _ in pairs}), notes[leaf])
             stats[leaf] = values
         if plan.task not in stats:
@@ -146,17 +151,19 @@ def compute(plan: Plan, records: Sequence[tuple[str, Sequence[int]]]) -> Compute
 
 def group_values(plan: Plan, stats: dict[str, dict[str, float]], notes: dict[str, Notes]) -> dict[str, float]:
     """A group's roll-ups: ``plan.rollup`` of each headline metric over the member tasks that report it (all of the
-    group's leaves that declare it; NaN, noted, when one of them has no run or a null value)."""
+    group's leaves that declare it; NaN, noted, when one of them has no answer)."""
     group = Notes(plan.task)
     notes[plan.task] = group
     out: dict[str, float] = {}
     for name in headline_names(plan.task):
         reporting = [leaf for leaf in leaves(plan.task) if name in statistics.task(leaf).all_metrics()]
-        values = [stats[leaf].get(name, math.nan) if leaf in stats else math.nan for leaf in reporting]
-        out[name] = float(plan.rollup(values)) if values else math.nan
-        if not finite(out[name]):
-            missing = [leaf for leaf, value in zip(reporting, values, strict=True) if not finite(value)]
-            group.null(name, f"null where a member task's value is null or not run ({', '.join(missing)})")
+        missing = [leaf for leaf in reporting if leaf not in stats]
+        out[name] = math.nan if missing or not reporting else float(plan.rollup(name, [stats[r] for r in reporting]))
+        if missing:
+            group.null(name, f"a member task has no answer ({', '.join(missing)})")
+        elif not finite(out[name]):
+            nulls = [leaf for leaf in reporting if not finite(stats[leaf].get(name))]
+            group.null(name, f"null where a member task's value is null ({', '.join(nulls) or 'none'})")
     return out
 
 
@@ -207,16 +214,16 @@ class Latest:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[list[tuple[str, tuple[int, ...]]], Computed]] = {}
+        self._entries: dict[str, tuple[list[tuple[str, dict[str, Any]]], Computed]] = {}
 
-    def get(self, plan: Plan, records: list[tuple[str, tuple[int, ...]]]) -> Computed:
+    def get(self, plan: Plan, items: list[tuple[str, dict[str, Any]]]) -> Computed:
         with self._lock:
             entry = self._entries.get(plan.task)
-        if entry is not None and entry[0] == records:
+        if entry is not None and entry[0] == items:
             return entry[1]
-        computed = compute(plan, records)
+        computed = compute(plan, items)
         with self._lock:
-            self._entries[plan.task] = (records, computed)
+            self._entries[plan.task] = (items, computed)
         return computed
 
     def warnings(self, task: str) -> tuple[str, ...]:
@@ -229,17 +236,16 @@ class Latest:
 LATEST = Latest()
 
 
-def score_records(scores: Sequence[Any]) -> list[tuple[str, tuple[int, ...]]]:
-    """``(document id, record)`` of every Inspect ``SampleScore``: its sample id and the ``record`` of the readable
-    record our scorer put in ``Score.metadata`` (samples scored by another scorer are an error naming them)."""
+def score_items(scores: Sequence[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(document id, item)`` of every Inspect ``SampleScore``: its sample id and the readable record our scorer put
+    in ``Score.metadata`` (samples scored by another scorer are an error naming them)."""
     out = []
     for sample_score in scores:
         metadata = sample_score.score.metadata or {}
-        record = metadata.get("record")
-        if not isinstance(record, list):
+        if not isinstance(metadata.get("record"), list):
             raise ValueError(
                 f"sample {sample_score.sample_id!r} has no fairness-evals record in its score's metadata (scored by "
                 "another scorer?)"
             )
-        out.append((str(sample_score.sample_id), tuple(int(v) for v in record)))
+        out.append((str(sample_score.sample_id), dict(metadata)))
     return out

@@ -107,24 +107,30 @@ class LoggedTask:
             out.append(f"{len(unscored)} samples have no fairness-evals score, e.g. {unscored[0].id!r}")
         return out
 
-    def records(self, reparse: bool = True) -> list[tuple[str, list[int]]]:
-        """``(document id, record)`` of every sample that ran, in log order: each reply parsed again against its
-        document (``reparse``, as ``score`` parses a harness's samples), or the record its scorer logged."""
+    def items(self, reparse: bool = True) -> list[tuple[str, dict[str, Any]]]:
+        """``(document id, readable record)`` of every sample that ran, in log order: each reply parsed again against
+        its document (``reparse``, as ``score`` parses a harness's samples; an open-ended answer keeps the judgement
+        the log holds), or the record its scorer logged."""
         chosen = plan(self.name, self.settings)
         out = []
         for s in self.samples:
             if s.error is not None:
                 continue
             if reparse:
-                out.append((s.id, list(chosen.record_of(s.document, s.reply))))
+                out.append((s.id, chosen.item_of(s.document, s.reply, s.record)))
             elif s.record is not None:
-                out.append((s.id, list(s.record["record"])))
+                out.append((s.id, dict(s.record)))
         return out
 
+    def records(self, reparse: bool = True) -> list[tuple[str, list[Any]]]:
+        """``(document id, record)`` of every sample that ran (:meth:`items`' ``record``: what the aggregation
+        reads)."""
+        return [(doc_id, list(item["record"])) for doc_id, item in self.items(reparse)]
+
     def statistics(self, reparse: bool = True) -> tuple[dict[str, float], dict[str, str]]:
-        """Every statistic of the task (headline and detail) from :meth:`records`, and the reason for each null,
-        as ``fairness-evals score`` computes them (the rules for epochs: :mod:`fairness_evals.inspect.headline`)."""
-        computed = compute(plan(self.name, self.settings), self.records(reparse))
+        """Every statistic of the task (headline and detail) from :meth:`items`, and the reason for each null, as
+        ``fairness-evals score`` computes them (the rules for epochs: :mod:`fairness_evals.inspect.headline`)."""
+        computed = compute(plan(self.name, self.settings), self.items(reparse))
         return computed.statistics[self.name], dict(computed.notes[self.name].reasons)
 
     def responses(self) -> list[dict[str, Any]]:
@@ -226,7 +232,7 @@ def read_log(path: str | Path) -> list[LoggedTask]:
     chosen = plan(task, common["settings"])
     by_member: dict[str, list[LoggedSample]] = {member: [] for member in members}
     for s in samples:
-        leaf = chosen.leaf_of(s.record["record"]) if s.record is not None else _leaf_of_document(s, chosen, members)
+        leaf = chosen.leaf_of(s.record) if s.record is not None else _leaf_of_document(s, members)
         by_member.setdefault(leaf, []).append(s)
     group = LoggedTask(
         name=task, metrics=_headline(task, values, ""), samples=tuple(samples), members=tuple(members), **common
@@ -287,7 +293,7 @@ def _sample(row: Any, provenance: Mapping[str, Any]) -> LoggedSample:
     return LoggedSample(str(row.id), int(row.epoch), document, row.output.completion or "", record, judgement, error)
 
 
-def _leaf_of_document(s: LoggedSample, chosen: Any, members: Sequence[str]) -> str:
+def _leaf_of_document(s: LoggedSample, members: Sequence[str]) -> str:
     """The member task of an unscored sample of a group: the one whose name its document's ``task`` starts."""
     task = str(s.document.get("task") or "")
     named = [m for m in members if m == task or m.startswith(f"{task}_")]

@@ -11,7 +11,7 @@ from typing import Any
 from inspect_ai.hooks import Hooks, TaskEnd, hooks
 from inspect_ai.scorer import Metric, SampleScore, Value, metric
 
-from fairness_evals.inspect.headline import LATEST, score_records
+from fairness_evals.inspect.headline import LATEST, score_items
 from fairness_evals.inspect.plans import plan
 
 log = logging.getLogger("fairness_evals")
@@ -32,7 +32,7 @@ def headline(task: str, settings: dict[str, Any]) -> Metric:
     BUILT.add(task)
 
     def compute(scores: list[SampleScore]) -> Value:
-        return dict(LATEST.get(plan(task, settings), score_records(scores)).values)
+        return dict(LATEST.get(plan(task, settings), score_items(scores)).values)
 
     return compute
 

@@ -1,0 +1,62 @@
+"""Fixtures of the Inspect tests: whole runs shared by several tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from openai_server import OpenAIServer, prompt_text
+
+from fairness_evals.inspect.logs import LoggedTask, read_logs
+from tests.inspect.runs import fairlens_reply, mixed_reply, served
+
+
+@dataclass(frozen=True)
+class Served:
+    """A run of ours against a loopback server: its logs read back, by task, and the server (what it was sent)."""
+
+    tasks: dict[str, LoggedTask]
+    server: OpenAIServer
+    folder: Path
+
+    @property
+    def prompts(self) -> list[str]:
+        return [prompt_text(body) for body in self.server.received]
+
+
+@pytest.fixture(scope="session")
+def fact_or_fair_run(tmp_path_factory: pytest.TempPathFactory) -> Served:
+    """``fact_or_fair_objective`` and ``fact_or_fair_subjective_base_lite``, whole, in one ``inspect eval`` against a
+    loopback server answering :func:`mixed_reply`."""
+    tmp = tmp_path_factory.mktemp("inspect-fact-or-fair")
+    logs, server = served(tmp, ["fact_or_fair_objective", "fact_or_fair_subjective_base_lite"], mixed_reply)
+    return Served({entry.name: entry for entry in read_logs([logs])}, server, tmp)
+
+
+#: The strata (gender, race, age band), in :func:`faces.make_utkface_folder`'s order, of the five images of
+#: :func:`face_corpus`: every group of every attribute has one.
+STRATA = ((0, 0, 0), (1, 1, 1), (0, 2, 2), (1, 3, 0), (0, 4, 1))
+
+
+@pytest.fixture(scope="session")
+def face_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A UTKFace folder of five synthetic faces covering every group (the fewest a FairLens corpus may have)."""
+    from faces import make_utkface_folder
+
+    counts = [0] * 30
+    for gender, race, band in STRATA:
+        counts[(gender * 5 + race) * 3 + band] = 1
+    root = tmp_path_factory.mktemp("faces")
+    make_utkface_folder(root, counts, seed=5)
+    return root
+
+
+@pytest.fixture(scope="session")
+def fairlens_run(tmp_path_factory: pytest.TempPathFactory, face_corpus: Path) -> Served:
+    """``fairlens_hiring`` and the group ``fairlens`` on :func:`face_corpus`, whole, in one ``inspect eval`` against a
+    loopback server answering :func:`fairlens_reply`."""
+    tmp = tmp_path_factory.mktemp("inspect-fairlens")
+    corpus = ["-T", f"corpus={face_corpus}", "-T", "sample_fraction=1"]
+    logs, server = served(tmp, ["fairlens_hiring", "fairlens"], fairlens_reply, *corpus)
+    return Served({f"{e.group or ''}:{e.name}": e for e in read_logs([logs])}, server, tmp)
