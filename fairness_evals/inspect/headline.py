@@ -150,13 +150,14 @@ def compute(plan: Plan, items: Sequence[tuple[str, Mapping[str, Any]]]) -> Compu
 
 
 def group_values(plan: Plan, stats: dict[str, dict[str, float]], notes: dict[str, Notes]) -> dict[str, float]:
-    """A group's roll-ups: ``plan.rollup`` of each headline metric over the member tasks that report it (all of the
-    group's leaves that declare it; NaN, noted, when one of them has no answer)."""
+    """A group's roll-ups: ``plan.rollup`` of each headline metric over the member tasks that report it (the group's
+    leaves with that headline metric, as a harness group averages the members that print it: Fact-or-Fair's S_fact is
+    the objective task's alone); NaN, noted, when one of them has no answer."""
     group = Notes(plan.task)
     notes[plan.task] = group
     out: dict[str, float] = {}
     for name in headline_names(plan.task):
-        reporting = [leaf for leaf in leaves(plan.task) if name in statistics.task(leaf).all_metrics()]
+        reporting = [leaf for leaf in leaves(plan.task) if name in headline_names(leaf)]
         missing = [leaf for leaf in reporting if leaf not in stats]
         out[name] = math.nan if missing or not reporting else float(plan.rollup(name, [stats[r] for r in reporting]))
         if missing:

@@ -1,0 +1,102 @@
+"""Without the ``inspect`` extra: with ``inspect_ai`` unimportable, every module of ours outside the Inspect tasks
+imports, the command line works, both harnesses run our tasks, and reading an Inspect log is a one-line error that
+names the extra."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from harness import DEV_BIN, REPO, offline_env
+
+pytestmark = pytest.mark.harness
+
+PACKAGES = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks")
+#: The modules that are Inspect tasks: they need inspect_ai (and are imported only by Inspect).
+NEEDS_INSPECT = {
+    f"fairness_evals.inspect.{name}" for name in ("_registry", "metric", "fact_or_fair", "fairlens", "judge")
+}
+
+
+def blocked_env(tmp: Path, **extra: str) -> dict[str, str]:
+    """An environment in which ``import inspect_ai`` fails: a package of that name first on the path raises."""
+    stub = tmp / "blocked" / "inspect_ai"
+    stub.mkdir(parents=True)
+    (stub / "__init__.py").write_text('raise ImportError("inspect_ai is blocked in this test")\n')
+    env = offline_env(tmp, **extra)
+    env["PYTHONPATH"] = str(tmp / "blocked")
+    return env
+
+
+def test_every_module_but_the_inspect_tasks_imports_without_inspect(tmp_path: Path) -> None:
+    log = tmp_path / "task.eval"
+    log.write_bytes(b"")  # the reader needs inspect_ai before it looks inside
+    code = f"""
+import importlib, pkgutil, sys
+try:
+    import inspect_ai
+except ImportError:
+    pass
+else:
+    raise SystemExit("inspect_ai imported")
+names = []
+for package in {PACKAGES!r}:
+    module = importlib.import_module(package)
+    names += [m.name for m in pkgutil.walk_packages(module.__path__, package + ".")]
+skipped = {sorted(NEEDS_INSPECT)!r}
+for name in names:
+    if name not in skipped and not name.endswith(".__main__"):  # __main__ runs the command line
+        importlib.import_module(name)
+from fairness_evals.inspect.logs import read_log
+try:
+    read_log({str(log)!r})
+except ValueError as error:
+    print(error)
+print(len(names), sorted(set(skipped) - set(names)))
+"""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=blocked_env(tmp_path), capture_output=True, text=True, timeout=600
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    message, counts = proc.stdout.strip().splitlines()[-2:]
+    assert message == f"{log}: reading an Inspect log needs inspect-ai: pip install 'fairness-evals[inspect]'"
+    assert int(counts.split()[0]) > 100 and counts.endswith("[]")  # every module walked, the skipped ones exist
+
+
+def test_the_command_line_and_both_harnesses_run_without_inspect(tmp_path: Path) -> None:
+    from faces import make_utkface_folder
+
+    env = blocked_env(tmp_path)
+    listed = subprocess.run([str(DEV_BIN / "fairness-evals"), "list"], env=env, capture_output=True, text=True)
+    assert listed.returncode == 0 and "fact_or_fair_objective" in listed.stdout, listed.stderr[-2000:]
+    command = [str(DEV_BIN / "lm_eval"), "--model", "dummy", "--tasks", "fact_or_fair_objective", "--limit", "2"]
+    lm = subprocess.run(
+        [*command, "--output_path", str(tmp_path / "lm")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert lm.returncode == 0, lm.stderr[-3000:]
+    (results,) = (tmp_path / "lm").rglob("results_*.json")
+    assert json.loads(results.read_text())["results"]["fact_or_fair_objective"]["unparsed_rate,none"] == 1.0
+    corpus = tmp_path / "faces"
+    make_utkface_folder(corpus, 1, seed=3)
+    images = {"FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SAMPLE_FRACTION": "1"}
+    command = [str(DEV_BIN / "lmms-eval"), "--model", "dummy", "--model_args", "response=Yes"]
+    command += ["--tasks", "fairlens_hiring", "--limit", "2", "--batch_size", "1"]
+    lmms = subprocess.run(
+        [*command, "--output_path", str(tmp_path / "lmms")],
+        env={**env, **images},
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert lmms.returncode == 0, lmms.stderr[-3000:]
+    (results,) = (tmp_path / "lmms").rglob("*_results.json")
+    assert json.loads(results.read_text())["results"]["fairlens_hiring"]["unparsed_rate,none"] == 0.0
