@@ -13,27 +13,29 @@ the counts of the images whose labels cover c, over the full cell grid (a missin
 - ``JSD_US_gender``, ``JSD_US_age``, ``JSD_US_skin``, ``JSD_EU_gender``, ``JSD_EU_age`` [M4] = mean over the
   region's occupations (U.S. CPS 32, E.U. LFS 11) with at least one labelled image of the squared scipy
   Jensen-Shannon distance (natural log, both vectors renormalised) between the model's label counts and
-  the reference shares (:func:`metrics.iris.js_divergence_from_counts`);
+  the reference shares (:func:`metrics.iris.mean_js_divergence_from_counts`);
 - ``Norm_JSD_US``, ``Norm_JSD_EU``: L2 norms of the 3 and 2 values; ``rfs_gen_magnitude`` = ||(5 JSD)||_2,
   ``rfs_gen_score`` = 132 exp(-3 m) (paper Table 24).
 
+Every value, on the observed images and on each resample, comes from one function, :func:`score_arrays`.
+
 **Intervals** (estimand: the values of the generator's population of images for these 52 prompts; the prompts
 are fixed, the images per prompt are the sample) for the two scores and the 12 granular values: 1,000 bootstrap
-resamples of the images **within each occupation** (stratified, :func:`metrics.bootstrap.resample_counts`), seed
-0, 95 %, methods in :data:`INTERVAL_METHODS` (a score's interval is its magnitude's, mapped through the decreasing
-``S exp(-K m)``). None reaches the bar in the coverage simulations (``tests/support/coverage_generation.py``), so
-:func:`withheld` withholds them all, each with its reason in the task's warning.
+resamples of the images **within each occupation** (:func:`fairness_evals.generation.t2i_tasks.image_intervals`),
+seed 0, 95 %, methods in :data:`INTERVAL_METHODS` (a score's interval is its magnitude's, mapped through the
+decreasing ``S exp(-K m)``: :func:`fairness_evals.generation.t2i_tasks.score_interval`). None reaches the bar in the
+coverage simulations (``tests/support/coverage_generation.py``), so :func:`withheld` withholds them all, each with
+its reason.
 
 **Coverage** (CONVENTIONS 1-2): ``ifs_gen_score_coverage`` = ``rfs_gen_score_coverage`` = images whose largest
 face has all three labels / images asked for; below ``iris_min_coverage`` (default
-:data:`DEFAULT_MIN_COVERAGE`) both scores and their intervals are NaN, with one warning per task naming every
-problem (coverage, NaN values and why, withheld intervals, unreadable images).
+:data:`~iris_tasks.gen_settings.DEFAULT_MIN_COVERAGE`) both scores, their magnitudes and intervals are null. The
+reason for every null is noted in one :class:`~fairness_evals.notes.Notes`, logged as the task's one warning.
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -43,25 +45,24 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from fairness_evals.aggregation import define_aggregations
 from fairness_evals.generation import t2i_tasks
-from fairness_evals.generation.image_outcomes import STATUS_CODES, classifier_identity, validation_metrics
+from fairness_evals.generation.image_outcomes import STATUS_CODES, check_classifier
+from fairness_evals.notes import Notes
+from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.gen_settings import (
-    DEFAULT_MIN_COVERAGE,
     MIN_COVERAGE_KEY,
+    Settings,
     attribute_hint,
+    classifier_of,
+    diagnostics,
     missing_attributes,
 )
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
-from metrics import bootstrap
 from metrics.bootstrap import StatisticSpec
-from metrics.iris import (
-    COMPARISONS,
-    DIMENSION_PARAMETERS,
-    dimension_score,
-    js_divergence_from_counts,
-    magnitude,
+from metrics.iris import COMPARISONS, dimension_score, magnitude
+from metrics.iris.representation import (
+    mean_js_divergence_from_counts,
     mean_representation_disparity_from_counts,
     rd_finite_sample_floor,
 )
@@ -69,13 +70,13 @@ from metrics.iris import (
 log = logging.getLogger("fairness_evals.iris")
 
 TASK = TASKS["neutral"]
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-CONFIDENCE = 0.95
 N_OCCUPATIONS = len(occupation_ids())
 #: Interval method per value, chosen by the coverage simulations (README table).
 #: A score's interval is its magnitude's (basic), mapped through the decreasing S exp(-K m).
 INTERVAL_METHODS = {"RD": "basic", "JSD": "basic", "ifs_gen_magnitude": "basic", "rfs_gen_magnitude": "basic"}
+#: An image record: status code, the largest face's gender, age and skin indices (-1: none), faces, low-confidence.
+IMAGE_FIELDS = ("status", "gender", "age", "skin", "faces", "low_confidence")
+_FACES, _LOW = IMAGE_FIELDS.index("faces"), IMAGE_FIELDS.index("low_confidence")
 
 #: The cells of each comparison occupy a block of columns of an image's indicator vector.
 _SIZES = {c: int(np.prod([len(CATEGORIES[a]) for a in attrs])) for c, attrs in COMPARISONS.items()}
@@ -91,58 +92,27 @@ JSD_VALUES = (
     ("EU", "gender", "JSD_EU_gender"),
     ("EU", "age", "JSD_EU_age"),
 )
-
 RD_METRICS = tuple(f"RD_{c}" for c in COMPARISONS)
-SCORES = (
-    *RD_METRICS,
-    *(f"{name}_floor" for name in RD_METRICS),
-    "ifs_gen_magnitude", "ifs_gen_score", "ifs_gen_score_ci_low", "ifs_gen_score_ci_high",
-    *(name for _, _, name in JSD_VALUES),
-    "Norm_JSD_US", "Norm_JSD_EU",
-    "rfs_gen_magnitude", "rfs_gen_score", "rfs_gen_score_ci_low", "rfs_gen_score_ci_high",
-    "ifs_gen_score_coverage", "rfs_gen_score_coverage",
-)  # fmt: skip
+JSD_METRICS = tuple(name for _, _, name in JSD_VALUES)
 #: The granular values that carry an interval.
-GRANULAR = (*RD_METRICS, *(name for _, _, name in JSD_VALUES))
-GRANULAR_INTERVALS = tuple(f"{name}{end}" for name in GRANULAR for end in ("_ci_low", "_ci_high"))
-COUNTS = (
-    *t2i_tasks.IMAGE_COUNTS,
-    "multi_face_images",
-    "images_labelled",
-    "occupations_with_images",
-    "jsd_occupations_US",
-    "jsd_occupations_EU",
-)
-VALIDATION = (
-    *(f"classifier_{kind}_{a}" for a in ("gender", "age", "skin") for kind in ("accuracy", "disparity")),
-    "classifier_validation_images",
-)
-PROVENANCE = t2i_tasks.PROVENANCE
-SETTINGS = ("min_coverage",)
-ALL_METRICS: tuple[str, ...] = (*SCORES, *GRANULAR_INTERVALS, *COUNTS, *VALIDATION, *SETTINGS, *PROVENANCE)
-_MORE_IS_BETTER = {
-    "documents",
-    "images",
-    "images_expected",
-    "images_one_face",
-    "faces_detected",
-    "images_with_faces",
-    "images_labelled",
-    "occupations_with_images",
-    "jsd_occupations_US",
-    "jsd_occupations_EU",
-    "classifier_validation_images",
-}
-HIGHER_IS_BETTER = {
-    name: name.endswith(("_score", "_score_ci_low", "_score_ci_high", "_coverage"))
-    or name.startswith("classifier_accuracy") or name in _MORE_IS_BETTER
-    for name in ALL_METRICS
-}  # fmt: skip
+GRANULAR = (*RD_METRICS, *JSD_METRICS)
+#: Whether a higher value is better, for every metric with a direction (the statistics table's).
+HIGHER_IS_BETTER = table.higher_is_better(TASK)
 #: The IRIS attributes each granular metric needs.
 METRIC_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     **{f"RD_{c}{suffix}": attrs for c, attrs in COMPARISONS.items() for suffix in ("", "_floor")},
     **{name: (attribute,) for _, attribute, name in JSD_VALUES},
 }
+#: The values each aggregate needs (their reason when one of them is null).
+PARTS = {
+    "ifs_gen_magnitude": RD_METRICS,
+    "ifs_gen_score": RD_METRICS,
+    "Norm_JSD_US": JSD_METRICS[:3],
+    "Norm_JSD_EU": JSD_METRICS[3:],
+    "rfs_gen_magnitude": JSD_METRICS,
+    "rfs_gen_score": JSD_METRICS,
+}
+RULE = "largest face"
 
 
 def image_columns(image: Sequence[int]) -> list[int]:
@@ -167,8 +137,8 @@ def _columns(comparison: str) -> slice:
 
 @dataclass(frozen=True)
 class Design:
-    """The sample: one row per readable image (its indicator columns, in its occupation's block), the stratum
-    (occupation) of each image, and the images asked for."""
+    """The sample: one row per readable image (its indicator columns, in its occupation's block) and the stratum
+    (occupation) of each image."""
 
     units: scipy.sparse.csr_array  # (images, N_OCCUPATIONS * N_COLUMNS)
     strata: np.ndarray  # (images,)
@@ -179,11 +149,12 @@ class Design:
         return np.asarray(self.units.sum(axis=0), dtype=np.float64).reshape(1, N_OCCUPATIONS, N_COLUMNS)
 
 
-def design(records: Sequence[dict[str, Any]]) -> Design:
-    """The :class:`Design` of ``iris_gen_neutral``'s records (failed images are not part of the sample)."""
+def design(records: Sequence[Mapping[str, Any]]) -> Design:
+    """The :class:`Design` of ``iris_gen_neutral``'s records (failed images are not part of the sample), taken in
+    occupation order so that the resamples do not depend on the order the records arrive in."""
     rows, cols, strata = [], [], []
     n = 0
-    for record in sorted(records, key=lambda r: (int(r["occupation"]), str(r.get("doc_sha", "")))):  # arrival order
+    for record in sorted(records, key=lambda r: (int(r["occupation"]), str(r.get("doc_sha", "")))):
         occupation = int(record["occupation"])
         if not 0 <= occupation < N_OCCUPATIONS:
             continue
@@ -206,57 +177,38 @@ def design(records: Sequence[dict[str, Any]]) -> Design:
 def _reference(region: str, attribute: str) -> tuple[np.ndarray, np.ndarray]:
     """(occupation indices, reference shares in our category order) of one region and attribute."""
     index = {o: i for i, o in enumerate(occupation_ids())}
-    rows = [(index[o], [row[attribute][c] for c in CATEGORIES[attribute]])
-            for o, row in real_world()[region].items() if attribute in row and o in index]  # fmt: skip
+    rows = [
+        (index[o], [row[attribute][c] for c in CATEGORIES[attribute]])
+        for o, row in real_world()[region].items()
+        if attribute in row and o in index
+    ]
     return np.asarray([r[0] for r in rows], dtype=np.int64), np.asarray([r[1] for r in rows], dtype=np.float64)
 
 
-def rd(counts: np.ndarray, comparison: str) -> np.ndarray:
-    """``RD_<comparison>`` of counts (n, N_OCCUPATIONS, N_COLUMNS): shape (n,)."""
-    return mean_representation_disparity_from_counts(counts[..., _columns(comparison)])
-
-
-def jsd(counts: np.ndarray, region: str, attribute: str) -> np.ndarray:
-    """Mean JSD over the region's occupations with a labelled image: shape (n,); NaN where none has one."""
-    occupations, reference = _reference(region, attribute)
-    model = counts[:, occupations, _columns(_SINGLE[attribute])]
-    values = js_divergence_from_counts(model, reference[None])
-    present = model.sum(axis=-1) > 0
-    n = present.sum(axis=-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, np.where(present, values, 0.0).sum(axis=-1) / np.maximum(n, 1), np.nan)
-
-
-def _score(values: Sequence[float], dimension: str) -> tuple[float, float]:
-    """(magnitude, score) from the granular values; NaN when any is NaN."""
-    if any(math.isnan(v) for v in values):
-        return math.nan, math.nan
-    m = magnitude(list(values))
-    return m, dimension_score(m, dimension)
-
-
-def score_of(values: np.ndarray, dimension: str) -> np.ndarray:
-    """Vectorised ``dimension_score(magnitude(v), dimension)`` over the last axis; NaN where a value is NaN."""
-    k, s = DIMENSION_PARAMETERS[dimension]
-    return s * np.exp(-k * np.sqrt(np.sum(values * values, axis=-1)))
-
-
 def score_arrays(counts: np.ndarray) -> dict[str, np.ndarray]:
-    """Per row of ``counts`` (n, N_OCCUPATIONS, N_COLUMNS): the 7 RD, 5 JSD and the two dimension scores."""
-    out = {f"RD_{c}": rd(counts, c) for c in COMPARISONS}
+    """Every value of the task for each row of ``counts`` (n, N_OCCUPATIONS, N_COLUMNS): ``RD_<c>`` =
+    :func:`~metrics.iris.mean_representation_disparity_from_counts` of the comparison's cells, ``JSD_<region>_<a>`` =
+    :func:`~metrics.iris.mean_js_divergence_from_counts` against the reference rows, the norms
+    ``Norm_JSD_US = ||(3 U.S. JSD)||``, ``Norm_JSD_EU = ||(2 E.U. JSD)||``, the magnitudes ``ifs_gen_magnitude =
+    ||(7 RD)||`` and ``rfs_gen_magnitude = ||(5 JSD)||`` (:func:`~metrics.iris.magnitude`) and the scores
+    ``S exp(-K m)`` (:func:`~metrics.iris.dimension_score`); NaN where a value has no image."""
+    out = {f"RD_{c}": mean_representation_disparity_from_counts(counts[..., _columns(c)]) for c in COMPARISONS}
     for region, attribute, name in JSD_VALUES:
-        out[name] = jsd(counts, region, attribute)
-    rd7 = np.stack([out[n] for n in RD_METRICS], axis=-1)
-    jsd5 = np.stack([out[n] for _, _, n in JSD_VALUES], axis=-1)
-    out["ifs_gen_magnitude"] = np.sqrt(np.sum(rd7 * rd7, axis=-1))
-    out["rfs_gen_magnitude"] = np.sqrt(np.sum(jsd5 * jsd5, axis=-1))
-    out["ifs_gen_score"] = score_of(rd7, "IFS-Gen")
-    out["rfs_gen_score"] = score_of(jsd5, "RFS-Gen")
+        occupations, reference = _reference(region, attribute)
+        out[name] = mean_js_divergence_from_counts(counts[:, occupations, _columns(_SINGLE[attribute])], reference)
+
+    def norm(names: Sequence[str]) -> np.ndarray:
+        return magnitude(np.stack([out[n] for n in names], axis=-1))
+
+    out["Norm_JSD_US"], out["Norm_JSD_EU"] = norm(JSD_METRICS[:3]), norm(JSD_METRICS[3:])
+    out["ifs_gen_magnitude"], out["rfs_gen_magnitude"] = norm(RD_METRICS), norm(JSD_METRICS)
+    out["ifs_gen_score"] = dimension_score(out["ifs_gen_magnitude"], "IFS-Gen")
+    out["rfs_gen_score"] = dimension_score(out["rfs_gen_magnitude"], "RFS-Gen")
     return out
 
 
 def statistic_specs() -> dict[str, StatisticSpec]:
-    """The 12 granular values and the two scores over flat counts (n, N_OCCUPATIONS * N_COLUMNS), with methods.
+    """The 12 granular values and the two magnitudes over flat counts (n, N_OCCUPATIONS * N_COLUMNS), with methods.
 
     All fourteen come from one :func:`score_arrays` call per counts array (the last two arrays are remembered:
     the observed counts and the resamples).
@@ -279,15 +231,15 @@ def statistic_specs() -> dict[str, StatisticSpec]:
     return {name: one(name) for name in (*GRANULAR, "ifs_gen_magnitude", "rfs_gen_magnitude")}
 
 
-def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, bootstrap.BootstrapInterval]:
-    """Every interval of the task (before :func:`withheld`), from one stratified resampling."""
-    specs = statistic_specs()
-    observed = data.observed.reshape(-1)
-    if not data.units.shape[0]:
-        return bootstrap.intervals_from_counts(observed, observed[None], specs, confidence=CONFIDENCE, seed=seed)
-    resampled = bootstrap.resample_counts(data.units, n_resamples=n_resamples, seed=seed, strata=data.strata)
-    factor = t2i_tasks.stratum_correction(data.strata)
-    return t2i_tasks.corrected_intervals(observed, resampled, specs, factor=factor, confidence=CONFIDENCE, seed=seed)
+def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, Any]:
+    """Every interval of the task (before :func:`withheld`), from one stratified resampling: the granular values',
+    the magnitudes' and the two scores' (:func:`fairness_evals.generation.t2i_tasks.score_interval`)."""
+    found = t2i_tasks.image_intervals(
+        data.observed.reshape(-1), data.units, data.strata, statistic_specs(), n_resamples=n_resamples, seed=seed
+    )
+    found["ifs_gen_score"] = t2i_tasks.score_interval(found["ifs_gen_magnitude"], "IFS-Gen")
+    found["rfs_gen_score"] = t2i_tasks.score_interval(found["rfs_gen_magnitude"], "RFS-Gen")
+    return found
 
 
 def withheld(observed: np.ndarray) -> dict[str, str]:
@@ -311,7 +263,7 @@ def withheld(observed: np.ndarray) -> dict[str, str]:
         "the 0.93 bar (README, coverage table)"
     )
     out = dict.fromkeys((*RD_METRICS, "ifs_gen_score"), rd_reason)
-    out.update(dict.fromkeys((*(n for _, _, n in JSD_VALUES), "rfs_gen_score"), jsd_reason))
+    out.update(dict.fromkeys((*JSD_METRICS, "rfs_gen_score"), jsd_reason))
     return out
 
 
@@ -327,162 +279,90 @@ def rd_floor(observed: np.ndarray, comparison: str) -> float:
     return float(np.mean(values)) if values else math.nan
 
 
-def _single(values: Sequence[Any], what: str, task: str) -> Any:
-    distinct = sorted({v for v in values if v not in (None, "")}, key=str)
-    if len(distinct) > 1:
-        log.warning("%s: documents disagree on the %s: %s", task, what, distinct)
-        return " | ".join(map(str, distinct))
-    return distinct[0] if distinct else ""
-
-
-def image_counts(records: Sequence[dict[str, Any]]) -> dict[str, float]:
-    """The image accounting shared by both generation tasks."""
+def label_counts(records: Sequence[Mapping[str, Any]], observed: np.ndarray) -> dict[str, float]:
+    """The label accounting of one run: ``multi_face_images`` = images with more than one face, ``images_labelled`` =
+    images whose largest face has all three labels (the coverage's numerator), ``occupations_with_images`` =
+    occupations with a gender-labelled image, ``jsd_occupations_<region>`` = the region's occupations among them."""
     images = [image for r in records for image in r["images"]]
-    status = np.asarray([image[0] for image in images], dtype=np.int64)
-    return {
-        "documents": float(len(records)),
-        "images": float(len(images)),
-        "faces_detected": float(sum(image[4] for image in images)),
-        "images_with_faces": float(np.sum(status == STATUS_CODES["faces"])),
-        "no_face_images": float(np.sum(status == STATUS_CODES["no_face"])),
-        "failed_images": float(np.sum(status == STATUS_CODES["failed"])),
-        "missing_images": float(sum(int(r.get("missing", 0)) for r in records)),
-        "documents_without_images": float(sum(not r["images"] for r in records)),
-        "multi_face_images": float(sum(image[4] > 1 for image in images)),
+    gender = observed[0, :, _columns("gender")].sum(axis=-1)
+    out = {
+        "multi_face_images": float(sum(image[_FACES] > 1 for image in images)),
         "images_labelled": float(sum(image[0] == STATUS_CODES["faces"] and min(image[1:4]) >= 0 for image in images)),
-        "images_expected": float(t2i_tasks.images_expected(records)),
-        **t2i_tasks.face_counts(images, status=0, faces=4, low=5),
+        "occupations_with_images": float(np.sum(gender > 0)),
     }
-
-
-def provenance(records: Sequence[dict[str, Any]], task: str) -> dict[str, Any]:
-    """Classifier, validation metrics, data version and the documents hash shared by both generation tasks."""
-    spec = _single([r.get("spec") for r in records], "classifier spec", task)
-    validation = _single([r.get("validation") for r in records], "validation set", task)
-    name, version = classifier_identity(spec)
-    out: dict[str, Any] = dict(validation_metrics(spec, validation, ("gender", "age", "skin")) if spec else
-                               validation_metrics("", "", ("gender", "age", "skin")))  # fmt: skip
-    out.update(
-        classifier=name,
-        classifier_version=version,
-        classifier_spec=spec,
-        data_version=_single([r.get("data_version") for r in records], "data version", task),
-        documents_sha256=hashlib.sha256("\n".join(sorted(str(r.get("doc_sha", "")) for r in records)).encode()).hexdigest()[:16],
-    )  # fmt: skip
+    for region in ("US", "EU"):
+        occupations, _ = _reference(region, "gender")
+        out[f"jsd_occupations_{region}"] = float(np.sum(gender[occupations] > 0))
     return out
 
 
-def _nan_reasons(out: dict[str, Any], counts: dict[str, float], spec: str) -> dict[str, str]:
-    from fairness_evals.generation.image_outcomes import check_classifier
-
+def note_nulls(out: Mapping[str, Any], counts: Mapping[str, float], spec: str, notes: Notes) -> None:
+    """Note why each granular value (and each norm, magnitude and score built on them) is null: an attribute the
+    classifier does not label, or no image whose face is labelled for it."""
     try:
         unlabelled = missing_attributes(check_classifier(spec)[2]) if spec else []
-    except Exception:  # the classifier's own failure is reported by classifier_version
+    except Exception:  # the classifier's own failure is reported by its provenance
         unlabelled = []
-    nan: dict[str, str] = {}
     for name, attributes in METRIC_ATTRIBUTES.items():
         if not math.isnan(out[name]):
             continue
         gone = [a for a in unlabelled if a in attributes]
-        nan[name] = attribute_hint(spec, gone) if gone else (
-            f"no occupation has an image whose face is labelled for it ({counts['images_with_faces']:.0f} images "
+        reason = (
+            attribute_hint(spec, gone)
+            if gone
+            else f"no occupation has an image whose face is labelled for it ({counts['images_with_faces']:.0f} images "
             f"with a face of {counts['images']:.0f})"
-        )  # fmt: skip
-    for name, parts in (("ifs_gen_score", RD_METRICS), ("rfs_gen_score", tuple(n for _, _, n in JSD_VALUES))):
-        if math.isnan(out[name]) and name not in nan:
-            nan[name] = f"it needs all of {', '.join(parts)}"
-    return nan
-
-
-def grouped(reasons: dict[str, str]) -> str:
-    """``"a, b: reason; c: other reason"``."""
-    by_reason: dict[str, list[str]] = {}
-    for name, reason in reasons.items():
-        by_reason.setdefault(reason, []).append(name)
-    return "; ".join(f"{', '.join(names)}: {reason}" for reason, names in by_reason.items())
-
-
-def report_problems(task: str, nan: dict[str, str], no_interval: dict[str, str], problems: list[str],
-                    records: Sequence[dict[str, Any]]) -> None:  # fmt: skip
-    """One warning for the task: coverage, NaN values and why, withheld intervals, unreadable images."""
-    if nan:
-        problems.append(f"{len(nan)} metrics are NaN. {grouped(nan)}")
-    if no_interval:
-        problems.append(f"{len(no_interval)} intervals withheld (NaN). {grouped(no_interval)}")
-    failed = t2i_tasks.failed_images_note(records)
-    if failed:
-        problems.append(failed)
-    t2i_tasks.warn_once(log, task, problems)
-
-
-def min_coverage(records: Sequence[dict[str, Any]], metadata: Mapping[str, Any] | None, task: str) -> float:
-    """The ``iris_min_coverage`` setting: ``metadata`` over what the documents carried, else the default."""
-    merged = {**t2i_tasks.record_metadata(records, task, log), **(metadata or {})}
-    return t2i_tasks.min_coverage_setting(merged, MIN_COVERAGE_KEY, DEFAULT_MIN_COVERAGE)
+        )
+        notes.null(name, reason)
+    for name, parts in PARTS.items():
+        if math.isnan(out[name]):
+            notes.null(name, f"it needs all of {', '.join(parts)}")
 
 
 def compute_metrics(
-    records: Sequence[dict[str, Any]], *, task: str = TASK, n_resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED, metadata: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:  # fmt: skip
-    """Every metric of ``iris_gen_neutral`` from its per-document records (see the module docstring).
+    records: Sequence[Mapping[str, Any]],
+    *,
+    task: str = TASK,
+    n_resamples: int = t2i_tasks.BOOTSTRAP_RESAMPLES,
+    seed: int = t2i_tasks.BOOTSTRAP_SEED,
+    metadata: Mapping[str, Any] | None = None,
+    notes: Notes | None = None,
+    classifier: str | None = None,
+) -> dict[str, float]:
+    """Every statistic of ``iris_gen_neutral`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
+    the module docstring): the granular values, floors, norms, magnitudes and scores with their intervals and
+    coverages, the image and label counts and the classifier diagnostics.
 
-    ``metadata`` (``--metadata``-style keys) overrides the settings the documents carried.
+    ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
+    that labelled the faces (else the ``spec`` the records carry). The reason for every null is noted in ``notes``
+    (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
     """
-    threshold = min_coverage(records, metadata, task)
+    settings = Settings.of(records, metadata, task)
+    spec = classifier_of(records, classifier)
+    notes = notes if notes is not None else Notes(task)
     data = design(records)
     observed = data.observed
-    point = {name: float(values[0]) for name, values in score_arrays(observed).items()}
-    out: dict[str, Any] = {name: point[name] for name in RD_METRICS}
+    out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(observed).items()}
     out.update({f"{name}_floor": rd_floor(observed, name.removeprefix("RD_")) for name in RD_METRICS})
-    out["ifs_gen_magnitude"], out["ifs_gen_score"] = _score([point[n] for n in RD_METRICS], "IFS-Gen")
-    out.update({name: point[name] for _, _, name in JSD_VALUES})
-    us = [point[n] for r, _, n in JSD_VALUES if r == "US"]
-    eu = [point[n] for r, _, n in JSD_VALUES if r == "EU"]
-    out["Norm_JSD_US"] = math.nan if any(map(math.isnan, us)) else magnitude(us)
-    out["Norm_JSD_EU"] = math.nan if any(map(math.isnan, eu)) else magnitude(eu)
-    out["rfs_gen_magnitude"], out["rfs_gen_score"] = _score([point[n] for _, _, n in JSD_VALUES], "RFS-Gen")
-    counts = image_counts(records)
-    gender = observed[0, :, _columns("gender")].sum(axis=-1)
-    counts["occupations_with_images"] = float(np.sum(gender > 0))
-    for region in ("US", "EU"):
-        occupations, _ = _reference(region, "gender")
-        counts[f"jsd_occupations_{region}"] = float(np.sum(gender[occupations] > 0))
-    out.update(counts)
-    prov = provenance(records, task)
-    out.update(prov)
-    nan = _nan_reasons(out, counts, prov["classifier_spec"])
-    problems: list[str] = []
-    expected = int(counts["images_expected"])
-    coverage = counts["images_labelled"] / expected if expected else 0.0
-    out["ifs_gen_score_coverage"] = out["rfs_gen_score_coverage"] = coverage
-    out["min_coverage"] = threshold
-    scores = ("ifs_gen_score", "rfs_gen_score", "ifs_gen_magnitude", "rfs_gen_magnitude")
-    if coverage < threshold and not all(math.isnan(out[n]) for n in scores):
-        problems.append(t2i_tasks.coverage_note(
-            ["ifs_gen_score", "rfs_gen_score"], int(counts["images_labelled"]), expected,
-            "images with all three labels", threshold, MIN_COVERAGE_KEY,
-        ))  # fmt: skip
-        out.update(dict.fromkeys(scores, math.nan))
+    out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))
+    out.update(label_counts(records, observed))
+    out.update(diagnostics(spec, settings, records))
+    note_nulls(out, out, spec, notes)
+    t2i_tasks.apply_coverage(
+        out,
+        ("ifs_gen_score", "rfs_gen_score"),
+        int(out["images_labelled"]),
+        int(out["images_expected"]),
+        what="have a largest face with all three labels",
+        threshold=settings.min_coverage,
+        key=MIN_COVERAGE_KEY,
+        notes=notes,
+        withheld=("ifs_gen_score", "rfs_gen_score", "ifs_gen_magnitude", "rfs_gen_magnitude"),
+    )
     found = intervals(data, n_resamples, seed)
-    hidden = withheld(observed)
-    no_interval: dict[str, str] = {}
-    for name in (*GRANULAR, "ifs_gen_score", "rfs_gen_score"):
-        interval = found[name.replace("_score", "_magnitude")]
-        low, high = interval.low, interval.high
-        if name.endswith("_score"):  # S exp(-K m) is decreasing in the magnitude m
-            k, scale = DIMENSION_PARAMETERS["IFS-Gen" if name.startswith("ifs") else "RFS-Gen"]
-            low, high = scale * math.exp(-k * high), scale * math.exp(-k * low)
-        if math.isnan(out[name]):
-            low = high = math.nan
-        elif name in hidden:
-            no_interval[name] = hidden[name]
-            low = high = math.nan
-        elif math.isnan(low) and interval.reason:
-            no_interval[name] = interval.reason
-        out[f"{name}_ci_low"], out[f"{name}_ci_high"] = low, high
-    report_problems(task, nan, no_interval, problems, records)
+    t2i_tasks.report_intervals(
+        out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(observed), notes=notes
+    )
+    t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
+    notes.warn(log)
     return out
-
-
-define_aggregations(globals(), TASK, ALL_METRICS, compute_metrics)

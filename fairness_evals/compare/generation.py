@@ -10,8 +10,9 @@ their resamples). "Paired" here means the same prompts, checked like the documen
 the tasks' own; the scores IFS-Gen, RFS-Gen and BIS-Gen are compared directly (smooth in their inputs, except BIS-Gen
 at ΔGSR = 0); ΔGSR is a maximum of ``(GSR_stereo - GSR_counter, 0)``.
 
-Each ``--log_samples`` line carries the document id under ``t2i_images`` and the record (a dict) under every metric
-name.
+Each ``--log_samples`` line of task version 3 carries the document's readable record (its ``id`` and ``record``)
+under the task's carrier metric (:data:`CARRIERS`); a line of version 2 the document id under ``t2i_images`` and the
+record under every metric name (:data:`RECORD_KEY`).
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
 
 TASKS = re.compile(r"fact_or_fair_t2i_(?:objective|subjective)|iris_gen_(?:neutral|steer)")
-#: Where a sample carries the record, by task.
+#: Where a sample of task version 3 carries the readable record (the tasks' carriers).
+CARRIERS = ("images_with_faces", "images_labelled", "images_stereotypical")
+#: Where a sample of task version 2 carries the record, by task.
 RECORD_KEY = {
     "fact_or_fair_t2i": "s_fact_gender",
     "iris_gen_neutral": "ifs_gen_score",
@@ -44,10 +47,16 @@ class Generation:
         return bool(TASKS.fullmatch(task))
 
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
+        readable = next((row[k] for k in CARRIERS if isinstance(row.get(k), Mapping)), None)
+        if readable is not None and readable.get("id") and isinstance(readable.get("record"), Mapping):
+            return str(readable["id"]), dict(readable["record"])
         log = row.get("t2i_images")
         record = next((row[k] for k in RECORD_KEY.values() if isinstance(row.get(k), Mapping)), None)
         if not isinstance(log, Mapping) or not log.get("id") or record is None:
-            raise ValueError(f"{where}: not a generation sample (no t2i_images id or record); run with --log_samples")
+            raise ValueError(
+                f"{where}: not a generation sample (no readable record, no t2i_images id and record); "
+                "run with --log_samples"
+            )
         return str(log["id"]), record
 
     def problem(self, task: str, records: Sequence[Any]) -> Problem:

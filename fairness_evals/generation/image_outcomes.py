@@ -307,8 +307,10 @@ def _validation(spec: str, manifest: str, stamp: float) -> dict[str, float]:
 
 
 def validation_metrics(spec: str, manifest: str, attributes: Sequence[str]) -> dict[str, float]:
-    """``classifier_accuracy_<a>``, ``classifier_disparity_<a>`` (IRIS rule: max - min per-group recall) and
-    ``classifier_validation_images``; NaN (logged) without a manifest or when it cannot be read."""
+    """The face classifier's diagnostics on a labelled validation set (a manifest): ``classifier_accuracy_<a>`` =
+    correctly labelled / labelled images of attribute ``a``, ``classifier_disparity_<a>`` = max - min over the
+    attribute's groups of the per-group recall (IRIS rule), and ``classifier_validation_images``; NaN (logged) without
+    a manifest or when it cannot be read."""
     out = {f"classifier_{kind}_{a}": math.nan for a in attributes for kind in ("accuracy", "disparity")}
     out["classifier_validation_images"] = 0.0
     if not manifest:

@@ -1,26 +1,49 @@
-"""lmms-eval entry points that the image-generation tasks (Fact-or-Fair T2I, IRIS generation) share.
+"""What the image-generation tasks (Fact-or-Fair T2I, IRIS generation) share: the lmms-eval entry points, the readable
+per-document record, the one aggregation, and the assembly of coverages, intervals, nulls and provenance.
 
-A task module binds these to its own settings: :func:`doc_to_text` and :func:`doc_to_visual` as they are,
-:func:`process_docs` with its classifier variables and warning, :func:`process_results` with its record.
-A configuration error becomes a one-document dataset whose ``doc_to_text`` raises it (lmms-eval would
-otherwise retry a failing ``process_docs`` and report only "RetryError").
+A task module binds these to its own statistics: :func:`doc_to_text` and :func:`doc_to_visual` as they are,
+:func:`process_docs` with its classifier and settings, :func:`process_results` with its record, :func:`aggregate` with
+its ``compute_metrics``. A configuration error becomes a one-document dataset whose ``doc_to_text`` raises it
+(lmms-eval would otherwise retry a failing ``process_docs`` and report only "RetryError").
+
+**The readable record** (:func:`readable_record`; package convention on compact sample logs): one per document, under
+the task's carrier metric, every other headline metric carrying its own name (:func:`fairness_evals.aggregation.payload`):
+``id`` (the document), ``classifier`` (the spec that labelled the faces), ``images`` (one line per image the response
+named: ``"<file>: <what was read>"``: the labels of its faces, ``no face``, or ``failed (<why>)``), ``rule`` (how the
+task counts them) and ``record``, the numbers the aggregation reads (the task's image records, the images asked for,
+and the run's settings). Every field keeps one JSON type across documents (W&B's tables require it).
+
+**The scores' assembly**: :func:`apply_coverage` (``<score>_coverage`` and the null below the minimum),
+:func:`image_intervals` (the stratified bootstrap of the images within their prompts, spread-corrected),
+:func:`report_intervals` (the interval ends of every statistic that has one, null where the value is, where the
+coverage simulations withhold it, or where the method gave none, each with its reason in one
+:class:`~fairness_evals.notes.Notes`), :func:`score_interval` (a dimension score's interval from its magnitude's);
+:func:`image_counts` (the image accounting), :func:`provenance` (classifier, data version, documents hash, settings).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import logging
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from fairness_evals import aggregation
+from fairness_evals.aggregation import provenance_value
 from fairness_evals.generation.image_outcomes import (
+    STATUS_CODES,
     check_classifier,
+    classifier_identity,
     classifier_setting,
     classify_response,
     validation_setting,
 )
+from fairness_evals.notes import Notes, plural
 
 ERROR_FIELD = "error"
 #: The document field carrying the run's settings (``--metadata``-style keys) from ``process_docs`` to the scores.
@@ -41,12 +64,14 @@ IMAGE_COUNTS = (
     "documents_without_images",
     *FACE_COUNTS,
 )
-#: What every generation task records of how its numbers were made.
+#: What every generation task records of how its numbers were made (:func:`provenance`; not metrics).
 PROVENANCE = ("classifier", "classifier_version", "classifier_spec", "data_version", "documents_sha256")
-#: The log-only key of ``process_results`` (``--log_samples`` only): every image's outcome.
-LOG_KEY = "t2i_images"
+CONFIDENCE = 0.95
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
 
 
+# --------------------------------------------------------------------------- settings
 def read_metadata(keys: Sequence[str], environ: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The settings of a harness run: for each ``--metadata`` key (``iris_min_coverage``...) the environment variable
     of the same name in capitals (``IRIS_MIN_COVERAGE``), when set; lmms-eval 0.7.3 passes no task arguments (an
@@ -64,9 +89,19 @@ def read_metadata(keys: Sequence[str], environ: Mapping[str, str] | None = None)
     return out
 
 
+def doc_metadata(doc: Mapping[str, Any]) -> dict[str, Any]:
+    """The run's settings a document carries (:data:`METADATA_FIELD`, a JSON object as text); ``{}`` when none."""
+    raw = doc.get(METADATA_FIELD) or "{}"
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else dict(raw)
+    except (json.JSONDecodeError, TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def record_metadata(records: Sequence[Mapping[str, Any]], task: str, log: logging.Logger) -> dict[str, Any]:
-    """The settings the documents carried (all documents of one run carry the same; a mix is warned about and
-    the first document's are used)."""
+    """The settings the records carried (all records of one run carry the same; a mix is warned about and the first
+    record's are used)."""
     seen = []
     for record in records:
         value = record.get("metadata") or {}
@@ -93,113 +128,7 @@ def choice_setting(metadata: Mapping[str, Any], key: str, choices: Sequence[str]
     return str(value)
 
 
-def face_counts(images: Sequence[Sequence[int]], *, status: int, faces: int, low: int) -> dict[str, float]:
-    """:data:`FACE_COUNTS` of image records whose fields ``status``, ``faces`` (faces found) and ``low``
-    (low-confidence faces) sit at those positions."""
-    found = [int(image[faces]) for image in images if image[status] == 0]  # STATUS_CODES["faces"]
-    return {
-        "images_one_face": float(sum(n == 1 for n in found)),
-        "images_two_faces": float(sum(n == 2 for n in found)),
-        "images_three_or_more_faces": float(sum(n >= 3 for n in found)),
-        "low_confidence_faces": float(sum(int(image[low]) for image in images if len(image) > low)),
-    }
-
-
-def images_expected(records: Sequence[Mapping[str, Any]]) -> int:
-    """Images the run asked for: per document the number the response said it was asked for, else the number
-    it returned; a document that said neither and returned nothing counts the most any document was asked for."""
-    known = [int(r["expected"]) for r in records if r.get("expected") is not None]
-    fallback = max(known, default=0)
-    total = 0
-    for record in records:
-        expected = record.get("expected")
-        returned = len(record.get("images", ()))
-        total += max(int(expected), returned) if expected is not None else (returned or fallback)
-    return total
-
-
-def failed_images_note(records: Sequence[Mapping[str, Any]], shown: int = 3) -> str | None:
-    """The note "N images could not be read and are left out: path (reason); ...", or None when all were read."""
-    failed = [tuple(item) for r in records for item in r.get("failed", ())]
-    if not failed:
-        return None
-    listed = "; ".join(f"{path} ({reason})" for path, reason in failed[:shown])
-    more = f"; and {len(failed) - shown} more (the samples log names each)" if len(failed) > shown else ""
-    return f"{len(failed)} image(s) could not be read and are left out (failed_images): {listed}{more}"
-
-
-def coverage_note(names: Sequence[str], counted: int, total: int, what: str, threshold: float, key: str) -> str:
-    """The warning text for scores withheld for low coverage (CONVENTIONS 2)."""
-    share = counted / total if total else 0.0
-    return (
-        f"{', '.join(names)} withheld (NaN): coverage {share:.3f} = {counted} of {total} {what}, below the "
-        f"threshold {threshold:g} (set {key.upper()} or the task metadata {key} to change it)"
-    )
-
-
-def warn_once(log: logging.Logger, task: str, problems: Sequence[str]) -> None:
-    """One WARNING line for a task, naming every problem."""
-    if problems:
-        log.warning("%s: %s", task, " | ".join(problems))
-
-
-def stratum_correction(strata: Any) -> float:
-    """``sqrt(n / (n - 1))`` for the median stratum size n (1 when n < 2).
-
-    Resampling ``n`` images from a prompt's ``n`` gives its mean a variance ``(n - 1) / n`` of the unbiased one
-    (Davison & Hinkley 1997, eq. 3.16): 5 % too small at 20 images per prompt, 20 % at 5. Spreading the
-    bootstrap values around the estimate by this factor removes that (:func:`corrected_intervals`).
-    """
-    import numpy as np
-
-    codes = np.asarray(strata)
-    if codes.size == 0:
-        return 1.0
-    n = float(np.median(np.unique(codes, return_counts=True)[1]))
-    return math.sqrt(n / (n - 1.0)) if n >= 2 else 1.0
-
-
-def corrected_intervals(
-    observed: Any, resampled: Any, specs: Mapping[str, Any], *, factor: float, confidence: float, seed: int
-) -> dict[str, Any]:
-    """:func:`metrics.bootstrap.intervals_from_counts` with every statistic's bootstrap values (or, for
-    ``max_t``, components) spread around the estimate by ``factor`` (:func:`stratum_correction`) before the
-    statistic's own interval method (:mod:`metrics.intervals`) is applied."""
-    import numpy as np
-
-    from metrics.intervals import interval, max_t_interval
-
-    obs = np.asarray(observed, dtype=np.float64)[None, :]
-    out = {}
-    for name, spec in specs.items():
-        point = np.asarray(spec.function(obs), dtype=np.float64)[0]
-        values = np.asarray(spec.function(resampled), dtype=np.float64)
-        with np.errstate(invalid="ignore"):
-            spread = point + (values - point) * factor
-        if spec.method == "max_t":
-            out[name] = max_t_interval(point, spread, confidence=confidence, seed=seed, bounds=spec.bounds,
-                                       transform=spec.transform)  # fmt: skip
-        else:
-            out[name] = interval(spec.method, spread, estimate=float(point), confidence=confidence, seed=seed,
-                                 bounds=spec.bounds)  # fmt: skip
-    return out
-
-
-def outcome_fields(doc: Mapping[str, Any], outcome: Any) -> dict[str, Any]:
-    """What every generation record keeps besides its images: the images asked for (None when the response did not
-    say), the failed images as ``[path, reason]``, and the run's settings from the document."""
-    raw = doc.get(METADATA_FIELD) or "{}"
-    try:
-        metadata = json.loads(raw) if isinstance(raw, str) else dict(raw)
-    except (json.JSONDecodeError, TypeError, ValueError):
-        metadata = {}
-    return {
-        "expected": outcome.response.expected,
-        "failed": [[image.path, image.error or "failed"] for image in outcome.images if image.status == "failed"],
-        "metadata": metadata,
-    }
-
-
+# --------------------------------------------------------------------------- lmms-eval entry points
 def doc_to_text(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, Any] | None = None) -> str:
     if doc.get(ERROR_FIELD):
         raise ValueError(doc[ERROR_FIELD])
@@ -227,7 +156,7 @@ def process_docs(
     expected: Sequence[dict[str, Any]],
     *,
     classifier_env: str,
-    validation_env: str,
+    validation_key: str,
     warning: Callable[[str, frozenset[str]], str | None],
     log: logging.Logger,
     settings: Sequence[str] = (),
@@ -236,8 +165,9 @@ def process_docs(
     """lmms-eval ``process_docs`` of one generation task: the shipped prompt file must hold the ``expected``
     documents of ``task``; the face classifier (``classifier_env``) is built before any image is generated,
     ``warning(spec, attributes it predicts)`` says what it cannot label (None: nothing to say); every document
-    gets the classifier spec, the validation set (``validation_env``) and the run's ``settings`` (:func:`read_metadata`,
-    checked by ``check_metadata``, which raises ``ValueError`` naming a bad key)."""
+    gets the classifier spec and the run's ``settings`` (:func:`read_metadata`, checked by ``check_metadata``, which
+    raises ``ValueError`` naming a bad key), the labelled validation set among them under ``validation_key``
+    (its environment variable, or the shared one)."""
     shipped = [(row.get("id"), row.get("prompt")) for row in dataset if row.get("task") == task]
     if shipped != [(d["id"], d["prompt"]) for d in expected]:
         return error_dataset(f"{task}: the prompt file lmms-eval loaded differs from the package's documents", log)
@@ -255,38 +185,368 @@ def process_docs(
     message = warning(spec, attributes)
     if message:
         log.warning("%s: %s", task, message)
-    validation = validation_setting(validation_env)
+    validation = validation_setting(validation_key.upper())
+    if validation:
+        metadata[validation_key] = validation
     import datasets
 
-    settings = json.dumps(metadata, sort_keys=True)
-    extra = {"classifier_spec": spec, "classifier_validation": validation, METADATA_FIELD: settings}
+    extra = {"classifier_spec": spec, METADATA_FIELD: json.dumps(metadata, sort_keys=True)}
     return datasets.Dataset.from_list([{**doc, **extra} for doc in expected])
+
+
+def image_line(image: Any, labels: Callable[[Any], str]) -> str:
+    """One image of the readable record: ``"<file>: <labels>"`` for an image with faces (``labels(image)``),
+    ``"<file>: no face"``, or ``"<file>: failed (<why>)"``."""
+    name = Path(str(image.path)).name
+    if image.status == "failed":
+        return f"{name}: failed ({image.error or 'unreadable'})"
+    if image.status == "no_face":
+        return f"{name}: no face"
+    return f"{name}: {labels(image)}"
+
+
+def outcome_record(doc: Mapping[str, Any], outcome: Any, images: list[list[int]]) -> dict[str, Any]:
+    """What every generation record holds besides the task's own fields: its image records, the images asked for
+    (-1: the response did not say; the images missing follow, :func:`missing_of`) and the run's settings from the
+    document."""
+    expected = outcome.response.expected
+    return {"images": images, "expected": -1 if expected is None else int(expected), "metadata": doc_metadata(doc)}
+
+
+def readable_record(doc: Mapping[str, Any], lines: list[str], rule: str, record: dict[str, Any]) -> dict[str, Any]:
+    """The document's readable record (see the module docstring)."""
+    return {
+        "id": str(doc.get("id", "")),
+        "classifier": str(doc.get("classifier_spec", "")),
+        "images": lines,
+        "rule": rule,
+        "record": record,
+    }
 
 
 def process_results(
     doc: dict[str, Any],
     results: Sequence[Any],
     *,
-    record_for: Callable[[dict[str, Any], Any], dict[str, Any]],
-    log_extra: Callable[[dict[str, Any]], dict[str, Any]],
-    failure_record: Callable[[dict[str, Any], Exception], dict[str, Any]],
-    metrics: Sequence[str],
+    readable: Callable[[dict[str, Any], Any], dict[str, Any]],
+    failure: Callable[[dict[str, Any], Exception], dict[str, Any]],
+    carrier: str,
+    names: Sequence[str],
 ) -> dict[str, Any]:
     """lmms-eval ``process_results``: classify the response's images (thread-safe, never raises).
 
-    The document's record (``record_for(doc, outcome)``, or ``failure_record(doc, error)`` when it cannot be
-    scored at all) goes under every name of ``metrics``; the images' outcomes, with ``log_extra(record)``,
-    under :data:`LOG_KEY`.
+    The document's readable record (``readable(doc, outcome)``, or ``failure(doc, error)`` when it cannot be scored
+    at all) goes under ``carrier``, every other metric of ``names`` carries its own name
+    (:func:`fairness_evals.aggregation.payload`).
     """
     reply = results[0] if results else None
     try:
         outcome = classify_response(reply, doc["classifier_spec"], doc_index=int(doc["doc_index"]))
-        record = record_for(doc, outcome)
-        entry = outcome.to_log()
-        entry.update(log_extra(record))
+        record = readable(doc, outcome)
     except Exception as error:  # a malformed document: counted as a document without images, never a crash
-        record = failure_record(doc, error)
-        entry = {"error": f"{type(error).__name__}: {error}"}
-    out: dict[str, Any] = dict.fromkeys(metrics, record)
-    out[LOG_KEY] = {"id": doc.get("id"), "prompt": doc.get("prompt"), **entry}
+        record = failure(doc, error)
+    return aggregation.payload(carrier, record, names)
+
+
+def failure_readable(doc: Mapping[str, Any], error: Exception, record: dict[str, Any], log: logging.Logger) -> dict:
+    """The readable record of a document whose response could not be scored at all (a malformed document)."""
+    log.error("%s: cannot score document %s: %r", doc.get("task") or "generation", doc.get("id"), error)
+    return readable_record(doc, [], f"not scored: {type(error).__name__}: {error}", record)
+
+
+def records_of(items: Sequence[Any], benchmark: str, carrier: str) -> list[dict[str, Any]]:
+    """The records of the carrier's items (readable records); ``ValueError`` when they are not this version's."""
+    try:
+        return [dict(item["record"]) for item in items]
+    except (TypeError, KeyError, ValueError):
+        raise ValueError(
+            f"{benchmark}: the {carrier} items are not this version's readable records (run the task again)"
+        ) from None
+
+
+def classifier_of(items: Sequence[Mapping[str, Any]]) -> str:
+    """The classifier spec the readable records name (the first; all of one run name the same)."""
+    return next((str(item.get("classifier")) for item in items if item.get("classifier")), "")
+
+
+def failed_of(items: Sequence[Mapping[str, Any]]) -> list[list[str]]:
+    """``[file, why]`` of every image the readable records say failed (:func:`image_line`'s ``failed (why)``)."""
+    out = []
+    for item in items:
+        for line in item.get("images") or ():
+            name, _, rest = str(line).partition(": ")
+            if rest.startswith("failed (") and rest.endswith(")"):
+                out.append([name, rest[len("failed (") : -1]])
     return out
+
+
+def aggregate(
+    benchmark: str, items: Sequence[Any], compute: Callable[[list[Any]], dict[str, Any]], carrier_of: Callable
+) -> Any:
+    """One metric's value from its items (:func:`fairness_evals.aggregation.aggregate`): the carrier's items are
+    readable records and give every statistic of the task at once (``compute(items)``), whose carrier is
+    ``carrier_of(items)``; every other metric's items are its name."""
+    items = list(items)
+    carrier = carrier_of(items) if items and not isinstance(items[0], str) else ""
+    return aggregation.aggregate(benchmark, items, compute, carrier)
+
+
+# --------------------------------------------------------------------------- counts
+def image_counts(records: Sequence[Mapping[str, Any]], *, faces: int, low: int) -> dict[str, float]:
+    """:data:`IMAGE_COUNTS` of the records, whose image records hold the status first, the faces found at ``faces``
+    and the low-confidence faces at ``low``: ``documents`` = records, ``images`` = images returned,
+    ``images_expected`` = images asked for (:func:`images_expected`), ``faces_detected`` = faces found, the images by
+    status (with faces, without, failed), ``missing_images`` = asked for but not returned, the documents without an
+    image, the images with 1, 2 and 3 or more faces and the low-confidence faces."""
+    images = [image for r in records for image in r["images"]]
+    status = [int(image[0]) for image in images]
+    found = [int(image[faces]) for image in images if image[0] == STATUS_CODES["faces"]]
+    return {
+        "documents": float(len(records)),
+        "images": float(len(images)),
+        "images_expected": float(images_expected(records)),
+        "faces_detected": float(sum(int(image[faces]) for image in images)),
+        "images_with_faces": float(status.count(STATUS_CODES["faces"])),
+        "no_face_images": float(status.count(STATUS_CODES["no_face"])),
+        "failed_images": float(status.count(STATUS_CODES["failed"])),
+        "missing_images": float(sum(missing_of(r) for r in records)),
+        "documents_without_images": float(sum(not r["images"] for r in records)),
+        "images_one_face": float(sum(n == 1 for n in found)),
+        "images_two_faces": float(sum(n == 2 for n in found)),
+        "images_three_or_more_faces": float(sum(n >= 3 for n in found)),
+        "low_confidence_faces": float(sum(int(image[low]) for image in images if len(image) > low)),
+    }
+
+
+def missing_of(record: Mapping[str, Any]) -> int:
+    """Images a record's response did not return: its ``missing`` when it says, else ``max(0, expected - returned)``
+    (0 when the response did not say how many were asked)."""
+    if "missing" in record:
+        return int(record["missing"])
+    expected = _asked(record)
+    return 0 if expected is None else max(0, expected - len(record.get("images", ())))
+
+
+def _asked(record: Mapping[str, Any]) -> int | None:
+    expected = record.get("expected")
+    return None if expected is None or int(expected) < 0 else int(expected)
+
+
+def images_expected(records: Sequence[Mapping[str, Any]]) -> int:
+    """Images the run asked for: per document the number the response said it was asked for, else the number
+    it returned; a document that said neither and returned nothing counts the most any document was asked for."""
+    fallback = max((n for n in map(_asked, records) if n is not None), default=0)
+    total = 0
+    for record in records:
+        expected, returned = _asked(record), len(record.get("images", ()))
+        total += max(expected, returned) if expected is not None else (returned or fallback)
+    return total
+
+
+# --------------------------------------------------------------------------- coverage, intervals, nulls
+def apply_coverage(
+    out: dict[str, Any],
+    names: Sequence[str],
+    counted: int,
+    expected: int,
+    *,
+    what: str,
+    threshold: float,
+    key: str,
+    notes: Notes,
+    withheld: Sequence[str] | None = None,
+) -> float:
+    """``<name>_coverage = counted / expected`` for every name (0 when nothing was asked for): the share of the images
+    asked for that counted (``what`` says how, e.g. "show a face labelled for gender"). Below ``threshold`` (task metadata ``key``) the statistics ``withheld``
+    (default: ``names``) become null with the reason noted, unless every one of them is null already."""
+    share = counted / expected if expected else 0.0
+    for name in names:
+        out[f"{name}_coverage"] = share
+    nulled = list(names if withheld is None else withheld)
+    if share < threshold and any(not _nan(out[name]) for name in nulled):
+        reason = (
+            f"coverage {share:.3f}: {counted} of the {plural(expected, 'image')} asked for {what}, below the minimum "
+            f"{threshold:g} (task metadata {key}; the environment variable {key.upper()} in a harness run)"
+        )
+        for name in nulled:
+            out[name] = math.nan
+        notes.null(nulled, reason)
+    return share
+
+
+def _nan(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def stratum_correction(strata: Any) -> float:
+    """``sqrt(n / (n - 1))`` for the median stratum size n (1 when n < 2).
+
+    Resampling ``n`` images from a prompt's ``n`` gives its mean a variance ``(n - 1) / n`` of the unbiased one
+    (Davison & Hinkley 1997, eq. 3.16): 5 % too small at 20 images per prompt, 20 % at 5. Spreading the
+    bootstrap values around the estimate by this factor removes that (:func:`corrected_intervals`).
+    """
+    import numpy as np
+
+    codes = np.asarray(strata)
+    if codes.size == 0:
+        return 1.0
+    n = float(np.median(np.unique(codes, return_counts=True)[1]))
+    return math.sqrt(n / (n - 1.0)) if n >= 2 else 1.0
+
+
+def corrected_intervals(
+    observed: Any, resampled: Any, specs: Mapping[str, Any], *, factor: float, confidence: float, seed: int
+) -> dict[str, Any]:
+    """Each statistic's interval from bootstrap values spread around its estimate: ``v' = t + factor (v - t)`` for
+    every resampled value ``v`` (or, for ``max_t``, every component) and the estimate ``t`` on the observed counts
+    (``factor`` from :func:`stratum_correction`), then the statistic's own method of :mod:`metrics.intervals`
+    (percentile, basic = ``2 t - quantiles``, or max-t) on the spread values."""
+    import numpy as np
+
+    from metrics.intervals import interval, max_t_interval
+
+    obs = np.asarray(observed, dtype=np.float64)[None, :]
+    out = {}
+    for name, spec in specs.items():
+        point = np.asarray(spec.function(obs), dtype=np.float64)[0]
+        values = np.asarray(spec.function(resampled), dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            spread = point + (values - point) * factor
+        if spec.method == "max_t":
+            out[name] = max_t_interval(
+                point, spread, confidence=confidence, seed=seed, bounds=spec.bounds, transform=spec.transform
+            )
+        else:
+            out[name] = interval(
+                spec.method, spread, estimate=float(point), confidence=confidence, seed=seed, bounds=spec.bounds
+            )
+    return out
+
+
+def image_intervals(
+    observed: Any,
+    units: Any,
+    strata: Any,
+    specs: Mapping[str, Any],
+    *,
+    n_resamples: int,
+    seed: int,
+    resample: bool = True,
+) -> dict[str, Any]:
+    """Every interval of a task from one stratified bootstrap of its images (``units``, one row of counts per image,
+    ``strata`` its prompt; :func:`metrics.bootstrap.resample_counts`), spread by :func:`stratum_correction`
+    (:func:`corrected_intervals`). Without images, or with ``resample=False``, the estimates on ``observed`` only."""
+    import numpy as np
+
+    from metrics import bootstrap
+
+    if resample and units.shape[0]:
+        resampled = bootstrap.resample_counts(units, n_resamples=n_resamples, seed=seed, strata=strata)
+        factor = stratum_correction(strata)
+    else:
+        resampled, factor = np.asarray(observed, dtype=np.float64)[None, :], 1.0
+    return corrected_intervals(observed, resampled, specs, factor=factor, confidence=CONFIDENCE, seed=seed)
+
+
+def score_interval(interval: Any, dimension: str) -> Any:
+    """A dimension score's interval from its magnitude's: the score ``s = S exp(-K m)`` is decreasing in ``m``, so
+    ``s_low = S exp(-K high)`` and ``s_high = S exp(-K low)`` of the magnitude's ``[low, high]`` (paper Table 9's K
+    and S). An interval with a missing end is no interval: both ends are then NaN (a magnitude interval of the
+    generation tasks never has one end only, and a half-known score interval would read as a bound)."""
+    from metrics.iris import DIMENSION_PARAMETERS
+
+    k, scale = DIMENSION_PARAMETERS[dimension]
+    estimate = interval.estimate if _nan(interval.estimate) else scale * math.exp(-k * interval.estimate)
+    if math.isnan(interval.low) or math.isnan(interval.high):
+        return dataclasses.replace(interval, estimate=estimate, low=math.nan, high=math.nan)
+    return dataclasses.replace(
+        interval, estimate=estimate, low=scale * math.exp(-k * interval.high), high=scale * math.exp(-k * interval.low)
+    )
+
+
+def report_intervals(
+    out: dict[str, Any], found: Mapping[str, Any], names: Sequence[str], *, withheld: Mapping[str, str], notes: Notes
+) -> None:
+    """``<name>_ci_low`` and ``<name>_ci_high`` of every name from its interval ``found[name]``: null where the value is
+    (with the value's reason), where the coverage simulations withhold it (``withheld``: name -> why) or where the
+    method gave none (with the method's reason), each reason noted."""
+    for name in names:
+        interval = found[name]
+        ends = [f"{name}_ci_low", f"{name}_ci_high"]
+        low, high = interval.low, interval.high
+        if _nan(out[name]):
+            low = high = math.nan
+            if name in notes.reasons:
+                notes.null(ends, notes.reasons[name])
+        elif name in withheld:
+            low = high = math.nan
+            notes.null(ends, withheld[name])
+        elif math.isnan(low) and interval.reason:
+            notes.null(ends, interval.reason)
+        out[ends[0]], out[ends[1]] = low, high
+
+
+def failed_images_note(failed: Sequence[Sequence[str]], notes: Notes, shown: int = 3) -> None:
+    """Note "N images were unreadable and left out: file (why); ..." (nothing when all were read)."""
+    if not failed:
+        return
+    listed = "; ".join(f"{path} ({reason})" for path, reason in list(failed)[:shown])
+    more = f"; and {len(failed) - shown} more (the samples log names each)" if len(failed) > shown else ""
+    verb = "was" if len(failed) == 1 else "were"
+    notes.note(f"{plural(len(failed), 'image')} {verb} unreadable and left out (failed_images): {listed}{more}")
+
+
+# --------------------------------------------------------------------------- documents and provenance
+def doc_sha(doc: Mapping[str, Any]) -> str:
+    """A document's hash: sha256 of its fields as canonical JSON (sorted keys, no spaces), 16 hex digits."""
+    canonical = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
+
+
+def documents_sha256(shas: Iterable[Any]) -> str:
+    """A hash of the evaluated documents: sha256 over their sorted per-document hashes (16 hex digits)."""
+    return hashlib.sha256("\n".join(sorted(str(s) for s in shas)).encode()).hexdigest()[:16]
+
+
+def write_data_file(path: Path, payload: Mapping[str, Any]) -> None:
+    """Write a task's shipped prompt file (``python -m <documents module>``): indented JSON, one trailing newline."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {path}")
+
+
+def provenance(docs: Iterable[Mapping[str, Any]], task: str) -> dict[str, Any]:
+    """How one generation run's numbers were made, from its documents (as ``process_docs`` made them): the face
+    classifier (the name and version of the instance that labelled the faces, and its spec), the data version and the
+    documents hash (:data:`PROVENANCE`), each the value the documents share (NaN, with a warning, where they differ
+    or there is none; :func:`fairness_evals.aggregation.provenance_value`)."""
+    docs = list(docs)
+    spec = provenance_value("classifier_spec", [[d.get("classifier_spec")] for d in docs], task=task)
+    name, version = classifier_identity(spec) if isinstance(spec, str) else ("", "")
+    return {
+        "classifier": name,
+        "classifier_version": version,
+        "classifier_spec": spec,
+        "data_version": provenance_value("data_version", [[d.get("data_version")] for d in docs], task=task),
+        "documents_sha256": documents_sha256(d.get("doc_sha", "") for d in docs),
+    }
+
+
+def logged_documents(
+    rows: Iterable[Mapping[str, Any]], carrier: str, documents: Mapping[str, Mapping[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The readable records of a task's ``--log_samples`` lines (under ``carrier``), and the documents they name as
+    ``process_docs`` made them (the package's document with the classifier and the settings the record carries);
+    a line without a readable record, or naming no document of ``documents``, is a ``ValueError`` naming it."""
+    items, docs = [], []
+    for number, row in enumerate(rows, start=1):
+        item = row.get(carrier)
+        if not isinstance(item, Mapping) or not isinstance(item.get("record"), Mapping):
+            raise ValueError(f"line {number}: no readable record under {carrier} (task version 3 or later)")
+        doc = documents.get(str(item.get("id")))
+        if doc is None:
+            raise ValueError(f"line {number}: {item.get('id')!r} is not a document of this task")
+        items.append(dict(item))
+        metadata = json.dumps(item["record"].get("metadata") or {}, sort_keys=True)
+        docs.append({**doc, "classifier_spec": item.get("classifier", ""), METADATA_FIELD: metadata})
+    return items, docs

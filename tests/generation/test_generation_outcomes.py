@@ -103,33 +103,30 @@ def test_classifier_setting_order(monkeypatch) -> None:
 def _ff_doc(kind: str = "objective", index: int = 0) -> dict:
     from fact_fair_tasks.t2i_documents import documents
 
-    return {**documents(kind)[index], "classifier_spec": SPEC, "classifier_validation": ""}
+    return {**documents(kind)[index], "classifier_spec": SPEC}
 
 
-def test_fact_or_fair_process_results_logs_every_image(images: dict[str, Path]) -> None:
+def test_fact_or_fair_process_results_returns_one_readable_record(images: dict[str, Path]) -> None:
+    """The readable record under the carrier, every other headline metric its own name; the record names each image
+    (its faces' labels, no face, or why it failed) and holds the numbers the aggregation reads."""
     from fact_fair_tasks import t2i_scoring
 
     doc = _ff_doc()
     out = t2i_scoring.process_results(doc, [response_json([images["collage"], images["china"], images["truncated"]])])
-    record = out["s_fact_gender"]
-    assert set(out) == {*t2i_scoring.ALL_METRICS, "t2i_images"}
-    assert all(out[name] is record for name in t2i_scoring.ALL_METRICS)
+    assert list(out) == t2i_scoring.HEADLINE_NAMES and next(iter(out)) == t2i_scoring.CARRIER == "images_with_faces"
+    assert all(out[name] == name for name in t2i_scoring.HEADLINE_NAMES[1:])
+    readable = out[t2i_scoring.CARRIER]
+    assert readable["id"] == doc["id"] and readable["classifier"] == SPEC and readable["rule"] == "every face"
+    collage, china, truncated = readable["images"]
+    assert collage == "collage.png: female, female" and china == "china.png: no face"
+    assert truncated.startswith("truncated.png: failed (incomplete or corrupt image file")
+    record = readable["record"]
     assert record["row"] == 0 and record["images"] == [
         [0, 0, 2, 0, 0, 0, 0, 2, 0],  # two faces, neither with a low detection score
         [1, 0, 0, 0, 0, 0, 0, 0, 0],
         [2, 0, 0, 0, 0, 0, 0, 0, 0],
     ]
-    assert record["failed"] == [[str(images["truncated"]), record["failed"][0][1]]]
-    assert "truncated" in record["failed"][0][1] or "incomplete" in record["failed"][0][1]
-    log = out["t2i_images"]
-    faces = log["images"][0]["faces"]
-    assert all(face["detection_score"] > 0.2 for face in faces) and log["images"][0]["low_confidence_faces"] == 0
-    assert log["id"] == doc["id"] and log["prompt"] == doc["prompt"]
-    assert log["distribution"] == {
-        "gender": {"male": 0, "female": 2},
-        "race": {"Asian": 0, "Black": 0, "White": 0, "Hispanic": 0},
-    }
-    assert [i["status"] for i in log["images"]] == ["faces", "no_face", "failed"]
+    assert record["expected"] == -1 and "missing" not in record  # a JSON reply that does not say how many were asked
 
 
 @pytest.mark.parametrize("reply", [None, "", "I cannot draw people.", "{broken json", 3.5, ["/nowhere.png"]])
@@ -139,10 +136,10 @@ def test_process_results_never_raises(reply: object) -> None:
     from iris_tasks.gen_documents import documents
 
     out = t2i_scoring.process_results(_ff_doc("subjective", 5), [reply])
-    assert out["images"]["row"] == 5
-    iris_doc = {**documents("steer")[0], "classifier_spec": SPEC, "classifier_validation": ""}
+    assert out["images_with_faces"]["record"]["row"] == 5
+    iris_doc = {**documents("steer")[0], "classifier_spec": SPEC}
     out = gen_harness.process_results(iris_doc, [reply])
-    assert out["delta_gsr"]["type"] == 0 and "t2i_images" in out
+    assert out["images_stereotypical"]["record"]["type"] == 0 and out["delta_gsr"] == "delta_gsr"
 
 
 def test_a_malformed_document_is_counted_not_raised() -> None:
@@ -150,22 +147,30 @@ def test_a_malformed_document_is_counted_not_raised() -> None:
     from iris_tasks import gen_harness
 
     out = t2i_scoring.process_results({"id": "broken"}, ["/x.png"])
-    assert out["images"]["images"] == [] and "KeyError" in out["t2i_images"]["error"]
+    readable = out["images_with_faces"]
+    assert readable["record"]["images"] == [] and readable["rule"].startswith("not scored: KeyError")
     out = gen_harness.process_results({"id": "broken", "task": "iris_gen_neutral"}, ["/x.png"])
-    assert out["RD_gender"]["images"] == [] and out["RD_gender"]["type"] == -2
+    assert out["images_labelled"]["record"] == {"occupation": -1, "images": [], "expected": -1,
+                                                "metadata": {}}  # fmt: skip
 
 
 def test_iris_record_uses_the_largest_face(images: dict[str, Path]) -> None:
     from iris_tasks import gen_harness
     from iris_tasks.gen_documents import documents
 
-    doc = {**documents("neutral")[13], "classifier_spec": SPEC, "classifier_validation": ""}
+    doc = {**documents("neutral")[13], "classifier_spec": SPEC}
     out = gen_harness.process_results(doc, [response_json([images["dark"], images["collage"], images["noise"]])])
-    record = out["RD_gender"]
-    assert record["occupation"] == 13 and record["type"] == -1
-    assert record["images"] == [[0, 1, 1, 2, 1, 0], [0, 1, 0, 0, 2, 0], [1, -1, -1, -1, 0, 0]]
-    assert out["t2i_images"]["labels"][0] == {"status": "faces", "gender": "female", "age": "middle",
-                                              "skin_tone": "dark", "faces": 1}  # fmt: skip
+    readable = out["images_labelled"]
+    assert readable["record"]["occupation"] == 13
+    assert readable["record"]["images"] == [[0, 1, 1, 2, 1, 0], [0, 1, 0, 0, 2, 0], [1, -1, -1, -1, 0, 0]]
+    assert readable["images"] == ["dark.png: female middle dark", "collage.png: female young light (largest of 2 "
+                                  "faces)", "noise.png: no face"]  # fmt: skip
+    assert readable["rule"] == "largest face"
+    steer = {**documents("steer")[1], "classifier_spec": SPEC}
+    rule = gen_harness.process_results(steer, [response_json([images["dark"]])])["images_stereotypical"]["rule"]
+    assert rule == f"success: {steer['target_gender']} {steer['target_age']} " + (
+        steer["target_skin_tone"]
+    )
 
 
 # --------------------------------------------------------------------------------------------- process_docs

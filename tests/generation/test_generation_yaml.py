@@ -1,4 +1,4 @@
-"""The T2I task YAMLs: metric lists equal the scoring modules', shared settings, groups, and the export CLI."""
+"""The T2I task YAMLs: metric lists equal the statistics tables' headlines, shared settings, groups, the export CLI."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fact_fair_tasks import t2i_documents, t2i_scoring
-from iris_tasks import bis_gen, gen_documents, neutral_gen
+from fact_fair_tasks import t2i_documents
+from fact_fair_tasks import t2i_statistics as ff_table
+from iris_tasks import gen_documents
+from iris_tasks import gen_statistics as iris_table
 
 FF = Path(t2i_documents.__file__).resolve().parent / "t2i"
 IRIS = Path(gen_documents.__file__).resolve().parent / "gen"
@@ -30,29 +32,32 @@ def _load(path: Path) -> dict:
     return merged
 
 
+DIRECTION_YAML = {"higher": True, "lower": False, "neither": None}
+
+
 @pytest.mark.parametrize(
-    ("path", "module", "docs"),
+    ("path", "task", "aggregation", "docs"),
     [
-        (FF / "fact_or_fair_t2i_objective.yaml", t2i_scoring, "t2i_scoring.objective_docs"),
-        (FF / "fact_or_fair_t2i_subjective.yaml", t2i_scoring, "t2i_scoring.subjective_docs"),
-        (IRIS / "iris_gen_neutral.yaml", neutral_gen, "gen_harness.neutral_docs"),
-        (IRIS / "iris_gen_steer.yaml", bis_gen, "gen_harness.steer_docs"),
+        (FF / "fact_or_fair_t2i_objective.yaml", ff_table.task_of("fact_or_fair_t2i_objective"),
+         "fact_fair_tasks.t2i_scoring.aggregate", "t2i_scoring.objective_docs"),
+        (FF / "fact_or_fair_t2i_subjective.yaml", ff_table.task_of("fact_or_fair_t2i_subjective"),
+         "fact_fair_tasks.t2i_scoring.aggregate", "t2i_scoring.subjective_docs"),
+        (IRIS / "iris_gen_neutral.yaml", iris_table.task_of("iris_gen_neutral"), "iris_tasks.gen_harness.aggregate",
+         "gen_harness.neutral_docs"),
+        (IRIS / "iris_gen_steer.yaml", iris_table.task_of("iris_gen_steer"), "iris_tasks.gen_harness.aggregate",
+         "gen_harness.steer_docs"),
     ],
-)
-def test_metric_lists_equal_the_scoring_modules(path: Path, module, docs: str) -> None:
+)  # fmt: skip
+def test_metric_lists_are_the_declared_headlines(path: Path, task, aggregation: str, docs: str) -> None:
+    """The printed rows: the table's headlines (carrier first), at most 12, one aggregation for all; version 3."""
     config = _load(path)
     listed = [(m["metric"], m["aggregation"], m["higher_is_better"]) for m in config["metric_list"]]
-    expected = [
-        (name, f"!function {module.__name__}.agg_{name}", module.HIGHER_IS_BETTER[name]) for name in module.ALL_METRICS
-    ]
-    assert listed == expected
-    for name in module.ALL_METRICS:
-        assert callable(getattr(module, f"agg_{name}"))
-    assert config["process_docs"].endswith(docs)
+    expected = [(name, f"!function {aggregation}", DIRECTION_YAML[d]) for name, d in task.harness_metrics()]
+    assert listed == expected and len(listed) <= 12 and listed[0][0] == task.carrier
+    assert config["process_docs"].endswith(docs) and config["metadata"]["version"] == 3
     assert config["output_type"] == "generate_until" and config["tag"] == "fairness_evals"
     assert config["generation_kwargs"]["num_images_per_prompt"] == 20
     assert config["dataset_path"] == "json" and (path.parent / config["dataset_kwargs"]["data_files"]["test"]).is_file()
-    assert "t2i_images" not in module.ALL_METRICS  # the per-image log stays out of the aggregation
 
 
 def test_twenty_images_per_prompt_everywhere() -> None:
@@ -78,8 +83,8 @@ def test_the_report_reads_the_gen_scores_under_these_names() -> None:
     assert DIMENSIONS["IFS-Gen"] == ("iris_gen_neutral", "ifs_gen_score")
     assert DIMENSIONS["RFS-Gen"] == ("iris_gen_neutral", "rfs_gen_score")
     assert DIMENSIONS["BIS-Gen"] == ("iris_gen_steer", "bis_gen_score")
-    assert {"ifs_gen_score", "rfs_gen_score"} <= set(neutral_gen.ALL_METRICS)
-    assert "bis_gen_score" in bis_gen.ALL_METRICS
+    assert {"ifs_gen_score", "rfs_gen_score"} <= {m for m, _ in iris_table.task_of("iris_gen_neutral").harness_metrics()}
+    assert "bis_gen_score" in {m for m, _ in iris_table.task_of("iris_gen_steer").harness_metrics()}
 
 
 @pytest.mark.parametrize(
