@@ -8,6 +8,7 @@ the released code are in ``fact_fair_tasks/README.md``.
 
 from __future__ import annotations
 
+from fact_fair_tasks.t2i_statistics import T2I_TASKS
 from fairness_evals.statistics import Coverage, Interval, Statistic, Task
 
 PAPER = "Fact-or-Fair (arXiv:2502.05849)"
@@ -183,7 +184,7 @@ def _tasks() -> list[Task]:
     return tasks
 
 
-TASKS: tuple[Task, ...] = tuple(_tasks())
+TASKS: tuple[Task, ...] = (*_tasks(), *T2I_TASKS)
 
 
 def task_of(kind: str) -> Task:

@@ -12,6 +12,7 @@ definitions). The definitions, and where the paper is silent, are in ``iris_task
 from __future__ import annotations
 
 from fairness_evals.statistics import Coverage, Interval, Statistic, Task
+from iris_tasks.gen_statistics import GEN_TASKS
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
 BENCHMARK = "iris"
@@ -478,7 +479,7 @@ UNDERSTANDING_GROUP = Task(
     description="IRIS understanding sector: the three tasks (profile: fairness-evals iris-profile)",
 )
 
-TASKS: tuple[Task, ...] = (*UNDERSTANDING_TASKS, UNDERSTANDING_GROUP)
+TASKS: tuple[Task, ...] = (*UNDERSTANDING_TASKS, UNDERSTANDING_GROUP, *GEN_TASKS)
 
 
 def task_of(name: str) -> Task:
