@@ -6,7 +6,7 @@ prefix ``fairness_evals/`` (the top-level package of the modules that define the
 
 from __future__ import annotations
 
-from fairness_evals.inspect import fact_or_fair, fairlens
+from fairness_evals.inspect import fact_or_fair, fairlens, iris
 from fairness_evals.inspect.metric import TaskEndWarnings, headline
 
-__all__ = ["TaskEndWarnings", "fact_or_fair", "fairlens", "headline"]
+__all__ = ["TaskEndWarnings", "fact_or_fair", "fairlens", "headline", "iris"]

@@ -144,7 +144,10 @@ def define(name: str) -> Callable[..., Task]:
     return task(name=name)(make)
 
 
-#: Every Fact-or-Fair Inspect task, by name: each declared task and group but the log-likelihood ``_mc`` ones.
+#: Every Fact-or-Fair Inspect task, by name: each declared language-model task and group but the log-likelihood
+#: ``_mc`` ones.
 TASKS: dict[str, Callable[..., Task]] = {
-    declared.name: define(declared.name) for declared in table.TASKS if not declared.name.endswith("_mc")
+    declared.name: define(declared.name)
+    for declared in table.TASKS
+    if declared.harness == "lm-eval" and not declared.name.endswith("_mc")
 }

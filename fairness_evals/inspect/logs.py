@@ -290,7 +290,8 @@ def _sample(row: Any, provenance: Mapping[str, Any]) -> LoggedSample:
             judgement = metadata.get("judgement") if isinstance(metadata.get("judgement"), dict) else None
     document = {**dict(row.metadata or {}), **provenance}
     error = row.error.message if row.error is not None else None
-    return LoggedSample(str(row.id), int(row.epoch), document, row.output.completion or "", record, judgement, error)
+    doc_id = str(document.get("id") or row.id)  # a group's sample id may name its task too (IRIS)
+    return LoggedSample(doc_id, int(row.epoch), document, row.output.completion or "", record, judgement, error)
 
 
 def _leaf_of_document(s: LoggedSample, members: Sequence[str]) -> str:

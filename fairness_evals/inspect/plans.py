@@ -37,6 +37,8 @@ def _plan(task: str, settings: str) -> Plan:
         return _fairlens_open(task, json.loads(settings))
     if declared.benchmark == "fairlens":
         return _fairlens(task, json.loads(settings))
+    if declared.benchmark == "iris" and not task.startswith("iris_gen"):
+        return _iris(task)
     raise ValueError(f"{task}: {declared.benchmark} has no Inspect task")
 
 
@@ -134,3 +136,24 @@ def _fairlens_open(task: str, settings: dict[str, Any]) -> Plan:
         return item
 
     return Plan(task, leaf_of, compute, rollup, (open_scoring.log.name,), item_of)
+
+
+# --------------------------------------------------------------------------- IRIS understanding
+def _iris(task: str) -> Plan:
+    from iris_tasks import scoring
+
+    def leaf_of(item: Item) -> str:
+        return str(item["task"])
+
+    def compute(leaf: str, items: list[Item], notes: Notes) -> dict[str, float]:
+        return scoring.MODULES[leaf].compute_metrics(records(items), notes=notes)
+
+    def rollup(name: str, members: list[Mapping[str, float]]) -> float:
+        raise ValueError(f"{task} has no roll-up ({name})")  # the group prints its members' metrics only
+
+    def item_of(doc: Item, reply: str, logged: Item | None) -> dict[str, Any]:
+        doc = dict(doc)
+        carried = scoring.process_results(doc, [reply])[scoring.CARRIERS[doc["task"]]]
+        return {**carried, "task": doc["task"]}
+
+    return Plan(task, leaf_of, compute, rollup, (scoring.log.name,), item_of)

@@ -116,14 +116,17 @@ def test_the_same_scores_are_computed_once_and_their_warning_held_back(caplog: p
     assert latest.warnings(task) == computed.warnings and latest.warnings(task) == ()
 
 
-def test_every_task_is_registered_with_inspect_under_our_prefix() -> None:
+def test_every_task_but_the_log_likelihood_ones_is_registered_with_inspect_under_our_prefix() -> None:
     from inspect_ai._util.registry import registry_lookup
 
     (point,) = [ep for ep in entry_points(group="inspect_ai") if ep.name == "fairness_evals"]
     registry = point.load()
-    expected = {name for name in registry.fact_or_fair.TASKS} | set(registry.fairlens.TASKS)
-    declared = {t.name for bench in ("fact_or_fair", "fairlens") for t in statistics.tables()[bench]}
-    assert expected == {name for name in declared if not name.endswith("_mc")}
+    expected = set(registry.fact_or_fair.TASKS) | set(registry.fairlens.TASKS) | set(registry.iris.TASKS)
+    tables = statistics.tables()
+    language = {t.name for t in tables["fact_or_fair"] if t.harness == "lm-eval" and not t.name.endswith("_mc")}
+    understanding = {t.name for t in tables["iris"] if not t.name.startswith("iris_gen")}
+    assert expected == language | {t.name for t in tables["fairlens"]} | understanding
+    assert {"iris_und", "fairlens_open_legal", "fact_or_fair_lite", "fact_or_fair_objective"} <= expected
     for name in expected:
         found = registry_lookup("task", f"fairness_evals/{name}")
         assert found is not None and found.__doc__ == statistics.task(name).description, name
