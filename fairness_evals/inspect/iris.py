@@ -49,6 +49,11 @@ GENERATION = GenerateConfig(temperature=0.0, max_tokens=128)
 #: The ``-T`` arguments: the keys of :func:`iris_tasks.settings.build_settings`.
 ARGUMENTS = tuple(ENV)
 NAMES = {name: f"-T {name}" for name in ARGUMENTS}
+#: What each corpus argument names (iris_tasks/README.md, "Corpora").
+MANIFESTS = {
+    "corpus": "a FACET annotations.csv (with -T image_root), a CSV or JSON-lines manifest, or hf:NAME",
+    "steer_corpus": "a CSV or JSON-lines manifest of counterfactual sets (with pair_id), or hf:NAME",
+}
 
 
 def image_of(doc: dict[str, Any]) -> ContentImage:
@@ -85,6 +90,10 @@ def iris_answer(task: str) -> Any:
 
 def build(task_name: str, arguments: dict[str, Any]) -> Task:
     """The Inspect task ``task_name`` (a declared IRIS understanding task or the group) for these settings."""
+    needed = {"iris_ifs_und": "corpus", "iris_bis_und": "steer_corpus"}
+    for leaf in leaves(task_name):
+        if leaf in needed and not str(arguments.get(needed[leaf]) or "").strip():
+            raise ValueError(f"{leaf}: no image corpus: give -T {needed[leaf]}=<{MANIFESTS[needed[leaf]]}>")
     settings = build_settings(arguments, NAMES)
     docs = [doc for leaf in leaves(task_name) for doc in build_documents(leaf, settings)]
     recorded = {name: value for name, value in arguments.items() if value is not None}
