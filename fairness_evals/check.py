@@ -10,12 +10,13 @@ exits 1, naming each problem on its own line, when:
   ``--predict_only`` run reports only ``bypass``);
 - a headline metric of ours is not a finite number: NaN / null (``--allow-nan PATTERN`` accepts expected ones,
   e.g. ``'*_race'`` for the text-to-image tasks without a race classifier), infinite, or not a number at all (a
-  text such as ``"N/A"``, a list). The headline metrics are every ``<name>`` that has a ``<name>_coverage``
-  beside it (package convention 1), and, for results written before those keys existed, the benchmark's headline
-  names (:data:`HEADLINES`);
-- a coverage is not a share in [0, 1], or is below its threshold: ``<name>_coverage`` against
-  ``--min-coverage``, else the task's ``*_min_coverage`` metadata, else the ``min_coverage`` the task recorded in
-  its results;
+  text such as ``"N/A"``, a list). The headline metrics are those the task's statistics table declares
+  (``fairness-evals metrics --task T``); for results of tasks it does not declare, every ``<name>`` with a
+  ``<name>_coverage`` beside it, else the benchmark's headline names (:data:`HEADLINES`). A null names its reason
+  when the run's samples files give one (:mod:`fairness_evals.detail`, read with the results);
+- a headline's coverage is not a share in [0, 1], or is below its threshold: ``<name>_coverage`` (from the
+  samples files' detail, or the results) against ``--min-coverage``, else the task's ``*_min_coverage``
+  metadata, else the ``min_coverage`` the task recorded in its results;
 - a run left documents out (``--limit``, lm-eval's ``--samples``, lmms-eval's ``--offset``;
   :meth:`fairness_evals.report.load.Run.partial`): one line per results file, in place of the NaN and coverage
   lines that so few documents give; ``--allow-limited`` accepts such a run and checks its metrics like any other;
@@ -148,6 +149,19 @@ def _sample_tasks(folder: Path) -> set[str]:
 
 
 def _headlines(task: str, metrics: dict[str, Any]) -> list[str]:
+    """The headline metrics of ``task`` in its results: those its statistics table declares
+    (:meth:`fairness_evals.statistics.Task.harness_metrics`, standard errors aside); for a task the tables do not
+    declare, or results written before them, every ``<name>`` with a ``<name>_coverage`` beside it, else the
+    benchmark's :data:`HEADLINES`."""
+    from fairness_evals import statistics
+
+    try:
+        declared = [name for name, _ in statistics.task(task).harness_metrics() if not name.endswith("_stderr")]
+    except KeyError:
+        declared = []
+    found = [name for name in declared if name in metrics]
+    if found:
+        return found
     with_coverage = [name.removesuffix("_coverage") for name in metrics if name.endswith("_coverage")]
     with_coverage = [name for name in with_coverage if name in metrics]
     if with_coverage:
@@ -182,13 +196,14 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
     for name in headlines:
         why, nan = _not_finite(metrics[name])
         if why and not (nan and (partial or _allowed(task, name, args.allow_nan))):
-            reason = metrics.get(f"{name}_reason") if nan else None
+            reason = run.nan_reason(task, name) if nan else None
             because = f" ({shorten(str(reason))})" if reason else ""
             report.problems.append(f"{where}: headline metric {shorten(name)} {why}{because}")
-    for key, value in metrics.items():
-        if not key.endswith("_coverage") or key.removesuffix("_coverage") not in metrics:
+    for name in headlines:
+        key = f"{name}_coverage"
+        if key not in metrics:
             continue
-        name = key.removesuffix("_coverage")
+        value = metrics[key]
         if _allowed(task, name, args.allow_nan):
             continue
         key = shorten(key)
@@ -310,6 +325,8 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
                 continue
             groups[file] = _group_subtasks(file)
             runs.append(run)
+            if run.detail_problem:
+                report.problems.append(run.detail_problem)
             partial = run.partial()
             if partial and not args.allow_limited:
                 report.problems.append(

@@ -48,8 +48,9 @@ def _date(value: str) -> str:
 
 
 def _notes(runs: list[Run]) -> list[str]:
-    """The warnings at the top: the runs that left documents out (:meth:`Run.partial`), limited and subset runs."""
-    notes = []
+    """The warnings at the top: the runs whose samples could not be scored (:attr:`Run.detail_problem`), and the
+    runs that left documents out (:meth:`Run.partial`), limited and subset runs."""
+    notes = [run.detail_problem for run in runs if run.detail_problem]
     for kind, flags in (("Limited", "--limit, --offset"), ("Subset", "--samples")):
         names = sorted({shorten(run.model) for run in runs if run.partial().startswith(f"a {kind.lower()} run")})
         if names:

@@ -38,6 +38,10 @@ class Run:
     n_samples: dict[str, dict[str, int]] = field(default_factory=dict)
     index: int = 0  # position in the report's list of sources
     offset: int = 0  # lmms-eval's config.offset (--offset): the documents before it were not evaluated
+    #: Why each null of the detail is null (task -> metric -> reason), from :mod:`fairness_evals.detail`.
+    nulls: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: Why the detail of the run's samples files could not be read (one line), "" when it was.
+    detail_problem: str = ""
 
     def left_out(self, task: str) -> str:
         """How the run left out documents of ``task``, "" when it evaluated them all.
@@ -117,7 +121,7 @@ class Run:
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             shown = repr(value) if isinstance(value, (str, bool)) else type(value).__name__
             return f"not a number in the results: {shorten(shown, 60)}"
-        recorded = metrics.get(f"{name}_reason")
+        recorded = self.nulls.get(task, {}).get(name) or metrics.get(f"{name}_reason")
         if isinstance(recorded, str) and recorded.strip():
             return recorded.strip()
         coverage = self.metric(task, f"{name}_coverage")
@@ -171,7 +175,10 @@ class Run:
             )
         else:
             return None
-        return candidate if candidate.is_file() else None
+        try:
+            return candidate if candidate.is_file() else None
+        except OSError:  # a name too long for the file system: no such file was written
+            return None
 
 
 @dataclass
@@ -287,7 +294,7 @@ def load_results_file(path: Path) -> Run:
     config = data.get("config") or {}
     harness = "lmms-eval" if "lmms_eval_version" in data or path.name.endswith("_results.json") else "lm-eval"
     limit, offset = (_positive(config.get(key)) for key in ("limit", "offset"))
-    return Run(
+    run = Run(
         source=path,
         harness=harness,
         model=_model_name(data),
@@ -298,6 +305,36 @@ def load_results_file(path: Path) -> Run:
         n_samples={k: v for k, v in (data.get("n-samples") or {}).items() if isinstance(v, dict)},
         offset=int(offset or 0),
     )
+    with_detail(run)
+    return run
+
+
+def with_detail(run: Run) -> None:
+    """``run`` completed with its detail: the harness prints each task's headline statistics only, and every other
+    statistic, the reason for each null and the provenance come from the run's ``--log_samples`` files
+    (:func:`fairness_evals.detail.detail`, what ``fairness-evals score`` writes). Without samples files the run keeps
+    its headlines only; the harness's own values stand where both have one, and a task the harness did not score
+    (``--predict_only``) gets no detail. A samples file that cannot be scored leaves the run its headlines and
+    :attr:`Run.detail_problem` the line that names it (the report shows it; check counts it)."""
+    from fairness_evals import detail
+
+    files = [f for task in run.results if task.startswith(OUR_PREFIXES) and (f := run.samples_file(task)) is not None]
+    if not files:
+        return
+    try:
+        found, _ = detail.detail([str(f) for f in files])
+    except ValueError as error:
+        run.detail_problem = f"{run.source}: its samples cannot be scored, so only its headlines show: {shorten(str(error), 400)}"
+        return
+    for task, metrics in found.results.items():
+        reported = run.results.get(task, {})
+        if task not in run.results or any(name.startswith("bypass") for name in reported):
+            continue  # not in these results, or an lm-eval --predict_only run: it scored nothing
+        merged = {**metrics, **reported}
+        for key, value in found.provenance.get(task, {}).items():
+            merged.setdefault(key, value)
+        run.results[task] = merged
+    run.nulls.update(found.nulls)
 
 
 def _positive(value: Any) -> float | None:

@@ -86,20 +86,39 @@ def _same(reported: str, actual: object) -> bool:
     return value == actual
 
 
-def test_every_number_in_the_html_equals_the_results_json(folders: list[Path]) -> None:
+def _published(source: Path) -> dict[str, dict[str, object]]:
+    """What a run published: the harness's results file (each task's headlines), and the detail of its
+    ``--log_samples`` files as ``fairness-evals score`` writes it (every other statistic, the provenance), the
+    harness's values standing where both have one."""
+    from fairness_evals import detail
+
+    (run,) = [r for r in load_runs([source]) if r.source == source]
+    data = json.loads(source.read_text())
+    tables = {
+        task: {k.split(",")[0]: v for k, v in m.items()}
+        for task, m in {**data["results"], **data.get("groups", {})}.items()
+    }
+    files = [str(f) for task in tables if (f := run.samples_file(task)) is not None]
+    found, _ = detail.detail(files)
+    for task, metrics in found.results.items():
+        if task in tables:
+            tables[task] = {**metrics, **found.provenance.get(task, {}), **tables[task]}
+    return tables
+
+
+def test_every_number_in_the_html_equals_the_results_json_or_the_score_detail(folders: list[Path]) -> None:
     parser = _Cells()
     parser.feed(build_report(folders))
     runs = load_runs(folders)
-    raw = [json.loads(r.source.read_text()) for r in runs]
+    published = [_published(r.source) for r in runs]
     checked = 0
     for cell in parser.cells:
         index, task, metric = cell["data-source"].split("|")
-        data = raw[int(index)]
-        table = data["results"].get(task) or data.get("groups", {}).get(task)
-        assert _same(cell["data-value"], table[f"{metric},none"]), (task, metric)
+        table = published[int(index)][task]
+        assert _same(cell["data-value"], table[metric]), (task, metric)
         if "data-low" in cell:
-            assert _same(cell["data-low"], table[f"{metric}_ci_low,none"]), (task, metric)
-            assert _same(cell["data-high"], table[f"{metric}_ci_high,none"]), (task, metric)
+            assert _same(cell["data-low"], table[f"{metric}_ci_low"]), (task, metric)
+            assert _same(cell["data-high"], table[f"{metric}_ci_high"]), (task, metric)
         checked += 1
     tasks = {c["data-source"].split("|")[1] for c in parser.cells}
     expected = {"fact_or_fair_objective", "fact_or_fair_subjective_ingroup_mc", "fairlens_legal", "iris_rfs_und"}
@@ -192,8 +211,7 @@ def test_iris_understanding_numbers_equal_the_results_json_and_iris_profile(
     html = build_report([iris_und_dummy_run])
     parser = _cells(html)
     (run,) = load_runs([iris_und_dummy_run])
-    data = json.loads(run.source.read_text())
-    r = {task: {k.split(",")[0]: v for k, v in m.items()} for task, m in data["results"].items()}
+    r = _published(run.source)
     assert main(["iris-profile", str(iris_und_dummy_run), "--format", "json"]) == 0
     profile = json.loads(capsys.readouterr().out)
     for dimension, task, metric in (("IFS-Und", "iris_ifs_und", "ifs_und_score"),
