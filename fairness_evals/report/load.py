@@ -324,7 +324,9 @@ def with_detail(run: Run) -> None:
     try:
         found, _ = detail.detail([str(f) for f in files])
     except ValueError as error:
-        run.detail_problem = f"{run.source}: its samples cannot be scored, so only its headlines show: {shorten(str(error), 400)}"
+        run.detail_problem = (
+            f"{run.source}: its samples cannot be scored, so only its headlines show: {shorten(str(error), 400)}"
+        )
         return
     for task, metrics in found.results.items():
         reported = run.results.get(task, {})
