@@ -29,7 +29,7 @@ import math
 import re
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -84,7 +84,12 @@ class LoggedTask:
     group: str | None = None  # the group a member task was run in
     members: tuple[str, ...] = ()  # a group: its member tasks
     inspect_version: str = ""
-    documents: int = 0  # how many documents the task has (the whole dataset, before any --limit)
+    #: How many documents the task has (its whole dataset, before any --limit); a member of a group's log: its
+    #: documents in the log, None when the run left documents out (the log counts the group's only).
+    documents: int | None = 0
+    #: The corpus arguments the task was built with (FairLens, IRIS: the ``-T`` corpus settings, paths absolute;
+    #: Fact-or-Fair: none, its documents follow from :attr:`settings`).
+    corpus: dict[str, Any] = field(default_factory=dict)
 
     harness = "inspect"
 
@@ -225,6 +230,7 @@ def read_log(path: str | Path) -> list[LoggedTask]:
         epochs=int(header.eval.config.epochs or 1),
         inspect_version=str((header.eval.packages or {}).get("inspect_ai", "")),
         documents=int(header.eval.dataset.samples or 0),
+        corpus=dict(ours.get("corpus") or {}),
     )
     if not declared.group:
         return [LoggedTask(name=task, metrics=_headline(task, values, ""), samples=tuple(samples), **common)]
@@ -237,16 +243,12 @@ def read_log(path: str | Path) -> list[LoggedTask]:
     group = LoggedTask(
         name=task, metrics=_headline(task, values, ""), samples=tuple(samples), members=tuple(members), **common
     )
-    return [group] + [
-        LoggedTask(
-            name=member,
-            metrics=_headline(member, values, f"{member}{MEMBER_SEPARATOR}"),
-            samples=tuple(by_member[member]),
-            group=task,
-            **common,
-        )
-        for member in members
-    ]
+    out = [group]
+    for member in members:
+        counted = {**common, "documents": None if common["limited"] else len({s.id for s in by_member[member]})}
+        metrics = _headline(member, values, f"{member}{MEMBER_SEPARATOR}")
+        out.append(LoggedTask(name=member, metrics=metrics, samples=tuple(by_member[member]), group=task, **counted))
+    return out
 
 
 def reasons(path: str | Path) -> dict[str, dict[str, str]]:

@@ -82,6 +82,8 @@ def test_the_group_log_gives_each_domain_and_the_roll_ups_as_score_does(
     members = {name: fairlens_run.tasks[f"fairlens:{name}"] for name in group.members}
     assert list(members) == ["fairlens_hiring", "fairlens_legal", "fairlens_healthcare"]
     assert [len(m.samples) for m in members.values()] == [5 * 21, 5 * 9, 5 * 8] and len(group.samples) == 5 * 38
+    assert [m.documents for m in members.values()] == [5 * 21, 5 * 9, 5 * 8] and group.documents == 5 * 38
+    assert all(m.corpus["corpus"] == str(face_corpus.resolve()) and m.group == "fairlens" for m in members.values())
     score = scored(fairlens_run.folder, list(members.values()), face_corpus, "group")
     for name in headline_names("fairlens"):  # Table 2's roll-ups
         assert same(group.metrics[name], score["fairlens"].get(name)), name
