@@ -19,7 +19,7 @@ Rules Inspect imposes, and ours:
   (:data:`WITHHELD_RULE`), and the reasons are the ones ``fairness-evals score`` writes: Inspect 0.3.285 lets a
   metric return numbers only (no explanation, no metadata), so :func:`fairness_evals.inspect.logs.reasons` recomputes
   them from the logged records, with the same :class:`~fairness_evals.notes.Notes`. At the end of the task the
-  benchmark's one warning is logged (:class:`TaskEndWarnings`).
+  benchmark's one warning is logged (:class:`fairness_evals.inspect.metric.TaskEndWarnings`).
 * **Epochs pool.** Every epoch's answer to a document is an answer (Inspect's "unreduced": each epoch an
   observation), so the point values are those of all answers together (with greedy decoding, every epoch answers
   alike and the values are those of one epoch). The intervals and standard errors resample answers as independent
@@ -196,7 +196,7 @@ class _Capture(logging.Filter):
 def captured_warnings(names: Sequence[str]) -> Iterator[list[str]]:
     """Within the block, the warnings of the loggers ``names`` are collected (in the list yielded), not logged:
     Inspect computes a task's metrics many times while it runs (for its progress display), and the benchmark's one
-    warning is said once, at the end (:class:`TaskEndWarnings`)."""
+    warning is said once, at the end (:class:`fairness_evals.inspect.metric.TaskEndWarnings`)."""
     sink: list[str] = []
     capture = _Capture(sink)
     loggers = [logging.getLogger(name) for name in names]

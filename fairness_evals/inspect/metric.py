@@ -18,9 +18,7 @@ log = logging.getLogger("fairness_evals")
 
 #: Inspect's registry prefix of our tasks (the top-level package of the modules that define them).
 REGISTRY_PREFIX = "fairness_evals/"
-
-
-#: Whether one of our tasks has been built in this process (the hook is on only then).
+#: The tasks of ours built in this process (the hook is on only when there is one).
 BUILT: set[str] = set()
 
 

@@ -30,8 +30,8 @@ def fact_or_fair_run(tmp_path_factory: pytest.TempPathFactory) -> Served:
     """``fact_or_fair_objective`` and ``fact_or_fair_subjective_base_lite``, whole, in one ``inspect eval`` against a
     loopback server answering :func:`mixed_reply`."""
     tmp = tmp_path_factory.mktemp("inspect-fact-or-fair")
-    logs, server = served(tmp, ["fact_or_fair_objective", "fact_or_fair_subjective_base_lite"], mixed_reply)
-    return Served({entry.name: entry for entry in read_logs([logs])}, server, tmp)
+    run = served(tmp, ["fact_or_fair_objective", "fact_or_fair_subjective_base_lite"], mixed_reply)
+    return Served({entry.name: entry for entry in read_logs([run.logs])}, run.server, tmp)
 
 
 #: The strata (gender, race, age band), in :func:`faces.make_utkface_folder`'s order, of the five images of
@@ -58,5 +58,5 @@ def fairlens_run(tmp_path_factory: pytest.TempPathFactory, face_corpus: Path) ->
     loopback server answering :func:`fairlens_reply`."""
     tmp = tmp_path_factory.mktemp("inspect-fairlens")
     corpus = ["-T", f"corpus={face_corpus}", "-T", "sample_fraction=1"]
-    logs, server = served(tmp, ["fairlens_hiring", "fairlens"], fairlens_reply, *corpus)
-    return Served({f"{e.group or ''}:{e.name}": e for e in read_logs([logs])}, server, tmp)
+    run = served(tmp, ["fairlens_hiring", "fairlens"], fairlens_reply, *corpus)
+    return Served({f"{e.group or ''}:{e.name}": e for e in read_logs([run.logs])}, run.server, tmp)

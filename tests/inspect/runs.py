@@ -8,6 +8,7 @@ import json
 import re
 import subprocess
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from harness import DEV_BIN, offline_env
@@ -48,13 +49,22 @@ def loopback_env(server: OpenAIServer) -> dict[str, str]:
     return {"LOCAL_BASE_URL": server.base_url, "LOCAL_API_KEY": "test-key"}
 
 
-def served(tmp: Path, tasks: Sequence[str], reply: Callable[[str], str], *args: str) -> tuple[Path, OpenAIServer]:
-    """Run ``tasks`` against a loopback server answering ``reply`` (the run must succeed): the folder of their logs
-    and the (stopped) server, with what it was sent."""
+@dataclass(frozen=True)
+class Run:
+    """A finished ``inspect eval`` against a loopback server: the folder of its logs, the (stopped) server with
+    what it was sent, and what Inspect printed."""
+
+    logs: Path
+    server: OpenAIServer
+    output: str
+
+
+def served(tmp: Path, tasks: Sequence[str], reply: Callable[[str], str], *args: str) -> Run:
+    """Run ``tasks`` against a loopback server answering ``reply``; the run must succeed."""
     with running(OpenAIServer(reply, model_name=MODEL)) as server:
         proc = inspect_eval(tmp, tasks, "--model", f"openai-api/local/{MODEL}", *args, env=loopback_env(server))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-5000:]
-    return tmp / "logs", server
+    return Run(tmp / "logs", server, proc.stdout + proc.stderr)
 
 
 def fairness_evals(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

@@ -114,8 +114,8 @@ def test_two_epochs_pool_their_answers_and_withhold_the_intervals(tmp_path: Path
     value of the 132 answers pooled (with one reply per prompt, those of one epoch), no interval or standard error is
     in the log, and each has its reason."""
     args = ["--epochs", "2", "--limit", "66", "--log-format", "json", "-T", "seed=3"]
-    logs, _ = served(tmp_path, ["fact_or_fair_objective"], mixed_reply, *args)
-    (entry,) = read_logs([logs])
+    run = served(tmp_path, ["fact_or_fair_objective"], mixed_reply, *args)
+    (entry,) = read_logs([run.logs])
     assert entry.path.suffix == ".json" and entry.epochs == 2 and entry.limited.startswith("--limit 66")
     loads_strict(entry.path.read_text(encoding="utf-8"))
     assert len(entry.samples) == 132 and {s.epoch for s in entry.samples} == {1, 2}
@@ -139,6 +139,8 @@ def test_two_epochs_pool_their_answers_and_withhold_the_intervals(tmp_path: Path
     # for one): the rule withheld it
     assert math.isnan(one_epoch["s_fact_gender_ci_low"]) and not math.isnan(pooled["s_fact_gender_ci_low"])
     assert "several epochs" in reasons["s_fact_gender_ci_low"]
+    warned = [line for line in run.output.splitlines() if "WARNING" in line and "fact_or_fair_objective:" in line]
+    assert len(warned) == 1 and "metric.py" in warned[0], run.output[-3000:]
 
 
 def test_a_failed_run_exits_0_and_its_log_says_it_failed(tmp_path: Path) -> None:

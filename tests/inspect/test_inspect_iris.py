@@ -32,8 +32,9 @@ def test_the_group_log_of_each_task_equals_score_of_the_same_completions(tmp_pat
     steer = write_manifest(tmp_path / "steer" / "steer.csv", steer_rows(tmp_path / "steer", sets, CORNERS))
     options = {"corpus": str(corpus), "steer_corpus": str(steer), "probe_rounds": "1"}
     arguments = [part for key, value in options.items() for part in ("-T", f"{key}={value}")]
-    logs, server = served(tmp_path, ["iris_und"], iris_reply, *arguments)
-    entries = {entry.name: entry for entry in read_logs([logs])}
+    run = served(tmp_path, ["iris_und"], iris_reply, *arguments)
+    server = run.server
+    entries = {entry.name: entry for entry in read_logs([run.logs])}
     group = entries["iris_und"]
     assert group.members == TASKS and group.failures() == [] and group.metrics == {}  # no roll-up of its own
     assert server.requests == server.images == len(group.samples) == 36 + 270 + 192
