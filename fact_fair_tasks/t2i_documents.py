@@ -15,12 +15,11 @@ prefix keeps pairs together). Nothing is random: the documents are a pure functi
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 from pathlib import Path
 from typing import Any
 
 from fact_fair_tasks.items import TARGETS, Statistic, statistics
+from fairness_evals.generation.documents import doc_sha, prompt_file, write_prompt_file
 
 #: Version of the T2I prompt text (the fixes below); bump it when a prompt changes.
 T2I_DATA_VERSION = 1
@@ -92,11 +91,6 @@ def folder_for(stat: Statistic, target: str) -> str:
     return f"{stat.index:02d}-{stat.slug}-{target}"
 
 
-def _sha(doc: dict[str, Any]) -> str:
-    canonical = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
 @functools.lru_cache(maxsize=2)
 def _documents(kind: str) -> tuple[dict[str, Any], ...]:
     build = objective_prompt if kind == "objective" else subjective_prompt
@@ -117,7 +111,7 @@ def _documents(kind: str) -> tuple[dict[str, Any], ...]:
                 "t2i_folder": folder_for(stat, target),
                 "data_version": T2I_DATA_VERSION,
             }
-            doc["doc_sha"] = _sha(doc)
+            doc["doc_sha"] = doc_sha(doc)
             docs.append(doc)
     return tuple(docs)
 
@@ -136,18 +130,16 @@ def all_documents() -> list[dict[str, Any]]:
 
 def data_file_payload() -> dict[str, Any]:
     """The content of :data:`DATA_FILE` (``python -m fact_fair_tasks.t2i_documents`` writes it)."""
-    return {
-        "_provenance": (
+    return prompt_file(
+        (
             "Built by fact_fair_tasks/t2i_documents.py from data/statistics.json (the released T2I definitions "
             "and prompts of uclanlp/fact-or-fair @945ec6bc, text_to_image_model/*/Image_Generation/*.json) with "
             "the fixes listed in fact_fair_tasks/README.md (T2I changelog). Do not edit by hand."
         ),
-        "data_version": T2I_DATA_VERSION,
-        "documents": all_documents(),
-    }
+        T2I_DATA_VERSION,
+        all_documents(),
+    )
 
 
 if __name__ == "__main__":
-    DATA_FILE.parent.mkdir(parents=True, exist_ok=True)
-    DATA_FILE.write_text(json.dumps(data_file_payload(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {DATA_FILE}")
+    write_prompt_file(DATA_FILE, data_file_payload())

@@ -274,6 +274,16 @@ def _pairs(rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray([2 * s for s in stats], dtype=np.int64), np.asarray([2 * s + 1 for s in stats], dtype=np.int64)
 
 
+def _axis_rows(
+    axis: str, rows: Sequence[int]
+) -> tuple[int, slice, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """What both conventions' scores of ``axis`` read: k, the axis's columns, each row's true class, the evaluated
+    rows with ground truth on the axis, every evaluated row, and the (highest, lowest) row pairs."""
+    truth = _truth_index(axis)
+    fact_rows = np.asarray([r for r in rows if truth[r] >= 0], dtype=np.int64)
+    return (len(classes(axis)), COLUMNS[axis], truth, fact_rows, np.asarray(rows, dtype=np.int64), *_pairs(rows))
+
+
 def axis_statistics(
     axis: str, rows: Sequence[int], conventions: str = "corrected"
 ) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
@@ -283,12 +293,7 @@ def axis_statistics(
     ``distance`` = |signed distance to g_k|; the released conventions' forms under ``conventions="released"``."""
     if conventions == "released":
         return _released_statistics(axis, rows)
-    k = len(classes(axis))
-    columns = COLUMNS[axis]
-    truth = _truth_index(axis)
-    fact_rows = np.asarray([r for r in rows if truth[r] >= 0], dtype=np.int64)
-    all_rows = np.asarray(rows, dtype=np.int64)
-    highs, lows = _pairs(rows)
+    k, columns, truth, fact_rows, all_rows, highs, lows = _axis_rows(axis, rows)
 
     def nan(counts: np.ndarray) -> np.ndarray:
         return np.full(counts.shape[0], np.nan)
@@ -351,12 +356,7 @@ def released_kl(high: np.ndarray, low: np.ndarray) -> np.ndarray:
 
 
 def _released_statistics(axis: str, rows: Sequence[int]) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    k = len(classes(axis))
-    columns = COLUMNS[axis]
-    truth = _truth_index(axis)
-    fact_rows = np.asarray([r for r in rows if truth[r] >= 0], dtype=np.int64)
-    all_rows = np.asarray(rows, dtype=np.int64)
-    highs, lows = _pairs(rows)
+    k, columns, truth, fact_rows, all_rows, highs, lows = _axis_rows(axis, rows)
 
     def shares(counts: np.ndarray, which: np.ndarray) -> np.ndarray:
         return released_shares(counts[:, which, columns])

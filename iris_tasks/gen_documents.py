@@ -24,12 +24,11 @@ The documents are a pure function of the data version.
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import random
 from pathlib import Path
 from typing import Any
 
+from fairness_evals.generation.documents import doc_sha, prompt_file, write_prompt_file
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, occupation_names, real_world, with_article
 
 #: Version of the generation prompts and of the stereotype rule; bump it when either changes.
@@ -98,13 +97,8 @@ def steer_targets() -> dict[str, dict[str, dict[str, str]]]:
     return out
 
 
-def _sha(doc: dict[str, Any]) -> str:
-    canonical = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
 def _finish(doc: dict[str, Any]) -> dict[str, Any]:
-    doc["doc_sha"] = _sha(doc)
+    doc["doc_sha"] = doc_sha(doc)
     return doc
 
 
@@ -174,19 +168,17 @@ def all_documents() -> list[dict[str, Any]]:
 
 def data_file_payload() -> dict[str, Any]:
     """The content of :data:`DATA_FILE` (``python -m iris_tasks.gen_documents`` writes it)."""
-    return {
-        "_provenance": (
+    return prompt_file(
+        (
             "Built by iris_tasks/gen_documents.py: the paper's Fig. 2 templates (Warren118/IRIS-Benchmark "
             "assets/flow-t.svg @0d2baca5), the 52 occupations of data/occupations.json, stereotypical targets "
             "from the U.S. CPS table of data/real_world_distributions.json (rule in iris_tasks/README.md, "
             "'Generation sector'). Do not edit by hand."
         ),
-        "data_version": GEN_DATA_VERSION,
-        "documents": all_documents(),
-    }
+        GEN_DATA_VERSION,
+        all_documents(),
+    )
 
 
 if __name__ == "__main__":
-    DATA_FILE.parent.mkdir(parents=True, exist_ok=True)
-    DATA_FILE.write_text(json.dumps(data_file_payload(), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {DATA_FILE}")
+    write_prompt_file(DATA_FILE, data_file_payload())

@@ -24,7 +24,6 @@ coverage simulations withhold it, or where the method gave none, each with its r
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import logging
 import math
@@ -35,6 +34,7 @@ from typing import Any
 
 from fairness_evals import aggregation
 from fairness_evals.aggregation import provenance_value
+from fairness_evals.generation.documents import documents_sha256
 from fairness_evals.generation.image_outcomes import (
     STATUS_CODES,
     check_classifier,
@@ -497,24 +497,6 @@ def failed_images_note(failed: Sequence[Sequence[str]], notes: Notes, shown: int
 
 
 # --------------------------------------------------------------------------- documents and provenance
-def doc_sha(doc: Mapping[str, Any]) -> str:
-    """A document's hash: sha256 of its fields as canonical JSON (sorted keys, no spaces), 16 hex digits."""
-    canonical = json.dumps(doc, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
-
-
-def documents_sha256(shas: Iterable[Any]) -> str:
-    """A hash of the evaluated documents: sha256 over their sorted per-document hashes (16 hex digits)."""
-    return hashlib.sha256("\n".join(sorted(str(s) for s in shas)).encode()).hexdigest()[:16]
-
-
-def write_data_file(path: Path, payload: Mapping[str, Any]) -> None:
-    """Write a task's shipped prompt file (``python -m <documents module>``): indented JSON, one trailing newline."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(payload, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    print(f"wrote {path}")
-
-
 def provenance(docs: Iterable[Mapping[str, Any]], task: str) -> dict[str, Any]:
     """How one generation run's numbers were made, from its documents (as ``process_docs`` made them): the face
     classifier (the name and version of the instance that labelled the faces, and its spec), the data version and the

@@ -43,3 +43,34 @@ def test_two_runs_of_one_generator_show_no_detectable_difference(tmp_path, capsy
     assert compared and all(r["verdict"] == "no detectable difference" for r in compared)
     for row in rows.values():
         assert "do not reproduce" not in row["reason"], row
+
+
+def test_a_run_logged_with_readable_records_compares_as_one_logged_before(tmp_path, capsys) -> None:
+    """Task version 3 logs one readable record per document under the carrier (the record inside it); compare reads
+    it, with the same rows as from version 2's record under every metric."""
+    from iris_tasks.gen_statistics import task_of
+
+    rng = np.random.default_rng(4)
+    gap, no_gap = cg.steer_population("gap"), cg.steer_population("no_gap")
+    runs = {
+        name: generation_run(tmp_path / name, name, "iris_gen_steer", cg.steer_records(rng, *population, 20))
+        for name, population in (("a", gap), ("b", no_gap))
+    }
+    before = _rows(runs["a"], runs["b"], tmp_path, capsys)
+    names = [name for name, _ in task_of("iris_gen_steer").harness_metrics()]
+    for folder in runs.values():
+        (samples,) = folder.glob("*_samples_iris_gen_steer.jsonl")
+        lines = []
+        for line in samples.read_text().splitlines():
+            row = json.loads(line)
+            readable = {
+                "id": row["t2i_images"]["id"],
+                "classifier": "",
+                "images": [],
+                "rule": "",
+                "record": row["bis_gen_score"],
+            }
+            lines.append(json.dumps({names[0]: readable, **{n: n for n in names[1:]}}))
+        samples.write_text("\n".join(lines) + "\n")
+    assert _rows(runs["a"], runs["b"], tmp_path, capsys) == before
+    assert before["bis_gen_score"]["verdict"] == "B fairer"

@@ -615,3 +615,44 @@ def test_iris_neutral_numbers_do_not_depend_on_record_order() -> None:
     random.Random(1).shuffle(shuffled)
     again = neutral_gen.intervals(neutral_gen.design(shuffled), 100, 0)
     assert {k: (v.low, v.high) for k, v in expected.items()} == {k: (v.low, v.high) for k, v in again.items()}
+
+
+# ------------------------------------------------------------------------------------ the shared assembly
+def test_a_score_interval_with_a_missing_end_is_null_at_both_ends() -> None:
+    """Review: bis_gen mapped a magnitude interval with one NaN end to NaN at both ends, neutral_gen kept the other
+    end. One mapping now serves both (t2i_tasks.score_interval): a one-ended interval is no interval."""
+    from fairness_evals.generation.t2i_tasks import score_interval
+    from metrics.intervals import BootstrapInterval
+
+    def magnitude(low: float, high: float) -> BootstrapInterval:
+        return BootstrapInterval(estimate=0.5, low=low, high=high, confidence=0.95, n_resamples=10, n_nan=0, seed=0)
+
+    for dimension, (k, scale) in {"IFS-Gen": (3, 58000), "RFS-Gen": (3, 132), "BIS-Gen": (1, 85)}.items():
+        whole = score_interval(magnitude(0.25, 0.75), dimension)
+        assert whole.estimate == pytest.approx(scale * math.exp(-k * 0.5))
+        assert (whole.low, whole.high) == pytest.approx((scale * math.exp(-k * 0.75), scale * math.exp(-k * 0.25)))
+        for low, high in ((math.nan, 0.75), (0.25, math.nan)):
+            half = score_interval(magnitude(low, high), dimension)
+            assert math.isnan(half.low) and math.isnan(half.high), (dimension, low, high)
+    # both tasks take their scores' intervals from it
+    neutral = neutral_gen.intervals(neutral_gen.design(neutral_records()), 30, 0)
+    assert neutral["ifs_gen_score"] == score_interval(neutral["ifs_gen_magnitude"], "IFS-Gen")
+    steer = bis_gen.intervals(bis_gen.design(steer_records()), 30, 0)
+    assert steer["bis_gen_score"] == score_interval(steer["delta_gsr"], "BIS-Gen")
+
+
+def test_delta_gsr_and_the_mean_jsd_by_hand_on_arrays() -> None:
+    """The vectorised forms the generation tasks run (one implementation each; the scalar forms call them)."""
+    from metrics.iris.representation import mean_js_divergence, mean_js_divergence_from_counts
+    from metrics.iris.steerability import delta_gsr_from_rates, delta_gsr_penalty
+
+    values = delta_gsr_from_rates(np.array([0.5, 0.2, math.nan, 0.7]), np.array([0.25, 0.4, 0.1, math.nan]))
+    assert values[:2].tolist() == [0.25, 0.0] and np.isnan(values[2:]).all()
+    assert delta_gsr_penalty([1, 0, 0, 1], [1, 0, 0, 0]) == 0.25
+    model = np.array([[[3, 1], [0, 2], [0, 0]], [[1, 1], [0, 0], [0, 0]]], dtype=float)  # 2 resamples, 3 occupations
+    reference = np.array([[0.5, 0.5], [0.1, 0.9], [0.3, 0.7]])
+    out = mean_js_divergence_from_counts(model, reference)
+    first = (jsd([3, 1], [0.5, 0.5]) + jsd([0, 2], [0.1, 0.9])) / 2  # the third occupation has no image
+    assert out == pytest.approx([first, 0.0]) and out[1] == 0.0  # equal shares: no divergence
+    assert mean_js_divergence_from_counts(np.zeros((1, 3, 2)), reference).tolist() == [pytest.approx(math.nan, nan_ok=True)]
+    assert mean_js_divergence({"a": [3, 1], "b": [0, 2]}, {"a": [0.5, 0.5], "b": [0.1, 0.9]}) == pytest.approx(first)

@@ -185,9 +185,29 @@ def test_process_docs_builds_the_classifier_and_adds_it_to_every_document(monkey
 
     monkeypatch.delenv("FACT_OR_FAIR_T2I_CLASSIFIER", raising=False)
     monkeypatch.delenv("FAIRNESS_EVALS_FACE_CLASSIFIER", raising=False)
+    monkeypatch.setenv("FACT_OR_FAIR_MIN_COVERAGE", "0.4")
     docs = t2i_scoring.objective_docs(_shipped(t2i_documents.DATA_FILE))
     assert len(docs) == 38 and {d["classifier_spec"] for d in docs} == {SPEC}
     assert t2i_scoring.doc_to_visual(docs[0]) == [] and t2i_scoring.doc_to_text(docs[0]) == docs[0]["prompt"]
+    # the provenance comes from the documents: the classifier, the data, the settings (not metrics)
+    provenance = t2i_scoring.provenance(docs)
+    assert provenance["classifier_spec"] == SPEC and provenance["classifier"] and provenance["classifier_version"]
+    assert provenance["data_version"] == 1 and len(provenance["documents_sha256"]) == 16
+    assert (provenance["min_coverage"], provenance["conventions"], provenance["rows_without_images_rule"]) == (
+        0.4, "corrected", "skip"
+    )
+
+
+def test_the_iris_provenance_comes_from_the_documents(monkeypatch) -> None:
+    from iris_tasks import gen_documents, gen_harness
+
+    monkeypatch.delenv("IRIS_GEN_CLASSIFIER", raising=False)
+    monkeypatch.delenv("FAIRNESS_EVALS_FACE_CLASSIFIER", raising=False)
+    docs = gen_harness.steer_docs(_shipped(gen_documents.DATA_FILE))
+    provenance = gen_harness.provenance(docs)
+    assert provenance["classifier_spec"] == SPEC and provenance["min_coverage"] == 0.5
+    assert "QPS, FQP, SIL and SCL left out" in provenance["bis_gen_components"]
+    assert "bis_gen_components" not in gen_harness.provenance(gen_harness.neutral_docs(_shipped(gen_documents.DATA_FILE)))
 
 
 def test_a_bad_classifier_stops_the_task_before_generation(monkeypatch) -> None:
