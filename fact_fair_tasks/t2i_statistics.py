@@ -80,7 +80,7 @@ SCORES = (
     ),
     _score(
         "s_fair",
-        "fairness score S_E + S_KLD - S_E * S_KLD",
+        "fairness score S_E + S_KLD - S_E * S_KLD of the faces' S_E and S_KLD",
         "metrics.fact_fair:fair_score_batch",
         "§4.2 Definition 4; Tables 2 and 5 (b)",
         "higher",

@@ -118,8 +118,8 @@ NEUTRAL_STATISTICS = (
         interval=BASIC,
         family=REFERENCE,
     ),
-    Statistic("Norm_JSD_US", "L2 norm of the three U.S. JSD values", _NORM, f"{PAPER} Table 24", "lower"),
-    Statistic("Norm_JSD_EU", "L2 norm of the two E.U. JSD values", _NORM, f"{PAPER} Table 24", "lower"),
+    Statistic("Norm_JSD_US", "L2 norm of the three U.S. JSD values of the images", _NORM, f"{PAPER} Table 24", "lower"),
+    Statistic("Norm_JSD_EU", "L2 norm of the two E.U. JSD values of the images", _NORM, f"{PAPER} Table 24", "lower"),
     Statistic(
         "rfs_gen_magnitude",
         "Fidelity_Deviation_Gen: the L2 norm of the five JSD values",
