@@ -150,8 +150,7 @@ def test_a_malformed_document_is_counted_not_raised() -> None:
     readable = out["images_with_faces"]
     assert readable["record"]["images"] == [] and readable["rule"].startswith("not scored: KeyError")
     out = gen_harness.process_results({"id": "broken", "task": "iris_gen_neutral"}, ["/x.png"])
-    assert out["images_labelled"]["record"] == {"occupation": -1, "images": [], "expected": -1,
-                                                "metadata": {}}  # fmt: skip
+    assert out["images_labelled"]["record"] == {"occupation": -1, "images": [], "expected": -1, "metadata": {}}
 
 
 def test_iris_record_uses_the_largest_face(images: dict[str, Path]) -> None:
@@ -163,8 +162,11 @@ def test_iris_record_uses_the_largest_face(images: dict[str, Path]) -> None:
     readable = out["images_labelled"]
     assert readable["record"]["occupation"] == 13
     assert readable["record"]["images"] == [[0, 1, 1, 2, 1, 0], [0, 1, 0, 0, 2, 0], [1, -1, -1, -1, 0, 0]]
-    assert readable["images"] == ["dark.png: female middle dark", "collage.png: female young light (largest of 2 "
-                                  "faces)", "noise.png: no face"]  # fmt: skip
+    assert readable["images"] == [
+        "dark.png: female middle dark",
+        "collage.png: female young light (largest of 2 faces)",
+        "noise.png: no face",
+    ]
     assert readable["rule"] == "largest face"
     steer = {**documents("steer")[1], "classifier_spec": SPEC}
     rule = gen_harness.process_results(steer, [response_json([images["dark"]])])["images_stereotypical"]["rule"]
