@@ -113,9 +113,7 @@ def add_groups(out: Detail, sizes: Mapping[str, int]) -> None:
         values: dict[str, Any] = {}
         for s in task.statistics:
             for member in s.members:
-                listing = [
-                    leaf for leaf in leaves if member in {m for m, _ in statistics.task(leaf).harness_metrics()}
-                ]
+                listing = [leaf for leaf in leaves if member in {m for m, _ in statistics.task(leaf).harness_metrics()}]
                 values[member] = _rollup(s.computed_by, [out.results[leaf].get(member) for leaf in listing],
                                          [sizes.get(leaf, 0) for leaf in listing])  # fmt: skip
                 if s.coverage is not None:
@@ -141,20 +139,31 @@ def _null(value: Any) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def _results_of(samples: Path) -> Path | None:
+    """The results file the harness wrote with the samples file ``samples`` (the same time stamp): lm-eval's
+    ``results_<date>.json`` beside ``samples_<task>_<date>.jsonl``, lmms-eval's ``<stamp>_results.json`` beside
+    ``<stamp>_samples_<task>.jsonl``; None when there is none."""
+    name = samples.name.removesuffix(".jsonl")
+    if "_samples_" in name:  # lmms-eval
+        candidate = samples.with_name(f"{name.split('_samples_', 1)[0]}_results.json")
+    else:  # lm-eval: the date is the last underscore-separated part
+        candidate = samples.with_name(f"results_{name.rsplit('_', 1)[-1]}.json")
+    return candidate if candidate.is_file() else None
+
+
 def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
-    """What the harness recorded about the run itself, beside its samples: ``limit`` (``--limit``) and ``samples``
-    (``--samples``, lm-eval) when set, and the task's version."""
-    results: dict[str, Any] = {}
-    for folder in {f.path.parent for f in files}:
-        for path in sorted(folder.glob("*results*.json")):
+    """What the harness recorded about the run itself in the results file written with each samples file:
+    ``limit`` (``--limit``) and ``samples`` (``--samples``, lm-eval) when set, and the task's version."""
+    for f in files:
+        results: dict[str, Any] = {}
+        path = _results_of(f.path)
+        if path is not None:
             try:
                 data = json.loads(path.read_text(encoding="utf-8"))
             except (OSError, ValueError):
-                continue
-            if isinstance(data, dict):
-                results = data
-    config = results.get("config") if isinstance(results.get("config"), dict) else {}
-    for f in files:
+                data = {}
+            results = data if isinstance(data, dict) else {}
+        config = results.get("config") if isinstance(results.get("config"), dict) else {}
         task = f.task or ""
         entry = out.provenance.setdefault(task, {})
         if config.get("limit") is not None:
