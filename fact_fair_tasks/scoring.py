@@ -282,17 +282,26 @@ def readable_record(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
     }
 
 
+def logged_record(sample: Mapping[str, Any]) -> tuple[str, list[int]] | None:
+    """(document id, record) of one lm-eval ``--log_samples`` line, or None when it holds none: the document's id
+    (lm-eval logs the document) and the carrier's readable record (task version 3), or a version 2 line's
+    ``s_fact_gender`` record."""
+    doc = sample.get("doc")
+    carried = sample.get(CARRIER)
+    record = carried.get("record") if isinstance(carried, Mapping) else sample.get("s_fact_gender")
+    if not isinstance(doc, Mapping) or not doc.get("id") or not isinstance(record, list):
+        return None
+    return str(doc["id"]), record
+
+
 def _payload(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
     return aggregation.payload(CARRIER, readable_record(doc, parse), _headline_names(doc))
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lm-eval ``process_results`` for the generation tasks: ``results[0]`` is the reply."""
-    reply = results[0] if results else None
-    if isinstance(reply, (list, tuple)):  # a take_first_k filter hands a list
-        reply = reply[0] if reply else None
     try:
-        parse = parse_reply(doc, reply)
+        parse = parse_reply(doc, aggregation.reply_of(results))
     except Exception as error:  # the parser is total; this guards a malformed document
         log.error("fact_or_fair: could not parse the reply to %s: %r", doc.get("id"), error)
         parse = Parse(UNPARSED, None, "error")

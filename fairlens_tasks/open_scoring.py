@@ -43,7 +43,7 @@ from fairlens_tasks.judging.pipeline import REFUSED, Outcome
 from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, reply_of, resampling_strata, stratum_codes
+from fairlens_tasks.scoring import PROVENANCE, resampling_strata, stratum_codes
 from fairlens_tasks.settings import coverage_threshold
 from fairlens_tasks.withheld import below_threshold, withhold_unsupported
 from fairness_evals import aggregation
@@ -100,7 +100,7 @@ ROLLUPS: tuple[str, ...] = tuple(_GROUP.all_metrics())
 # --------------------------------------------------------------------------- records and lmms-eval hooks
 def answer_text(results: Sequence[Any]) -> str:
     """The model's answer as text ("" for a missing answer)."""
-    reply = reply_of(results)
+    reply = aggregation.reply_of(results)
     return "" if reply is None else str(reply)
 
 

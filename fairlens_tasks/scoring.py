@@ -125,13 +125,6 @@ def record_for(doc: Mapping[str, Any], answer: Normalised) -> list[int]:
     ]
 
 
-def reply_of(results: Sequence[Any]) -> object:
-    reply = results[0] if results else None
-    if isinstance(reply, (list, tuple)):  # a take_first_k style filter hands a list
-        reply = reply[0] if reply else None
-    return reply
-
-
 def readable_record(doc: Mapping[str, Any], answer: Normalised) -> dict[str, Any]:
     """The document's record as it is logged: ``id`` (the document it answers), ``option`` (the option the reply
     maps to, ``""`` when unparsed), ``rule`` (the normalisation rule that decided) and ``record`` (the
@@ -152,7 +145,7 @@ def readable_record(doc: Mapping[str, Any], answer: Normalised) -> dict[str, Any
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` (thread-safe, never raises): ``results[0]`` is the reply. The readable record
     under the carrier ``unparsed_rate`` (first), each other headline metric's name under that metric."""
-    answer = normalise(reply_of(results), doc.get("options") or [])
+    answer = normalise(aggregation.reply_of(results), doc.get("options") or [])
     return aggregation.payload(CARRIER, readable_record(doc, answer), HEADLINE_METRICS)
 
 

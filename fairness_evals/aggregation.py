@@ -76,6 +76,15 @@ def aggregate(
     return values[carrier]
 
 
+def reply_of(results: Sequence[Any]) -> object:
+    """The model's reply among a ``process_results`` call's ``results``: the first, or the first of the list a
+    ``take_first_k`` style filter hands; None when there is none."""
+    reply = results[0] if results else None
+    if isinstance(reply, (list, tuple)):
+        reply = reply[0] if reply else None
+    return reply
+
+
 def payload(carrier: str, record: Any, names: Sequence[str]) -> dict[str, Any]:
     """What ``process_results`` returns for one document: ``record`` under ``carrier`` (first), and each other
     metric of ``names`` under its own name."""
@@ -159,4 +168,3 @@ def define_aggregations(
 
     for name in (*record_metrics, *provenance):
         namespace[f"agg_{name}"] = make(name)
-

@@ -48,13 +48,6 @@ HEADLINE_NAMES = {task: [name for name, _ in table.task_of(task).harness_metrics
 HIGHER_IS_BETTER = {e.name: e.direction == "higher" for e in explain(table.TASKS) if e.direction != "neither"}
 
 
-def reply_of(results: Sequence[Any]) -> object:
-    reply = results[0] if results else None
-    if isinstance(reply, (list, tuple)):  # a take_first_k style filter hands a list
-        reply = reply[0] if reply else None
-    return reply
-
-
 def _threshold(doc: dict[str, Any]) -> float:
     value = doc.get("mapping_threshold")
     return float(value) if value not in (None, "") else DEFAULT_THRESHOLD
@@ -153,7 +146,7 @@ def _fallback(doc: dict[str, Any], error: Exception) -> dict[str, Any]:
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` for every IRIS understanding task (thread-safe, never raises): the readable
     record under the task's carrier, each other headline metric's name under it."""
-    reply = reply_of(results)
+    reply = aggregation.reply_of(results)
     try:
         readable = readable_record(doc, reply)
     except Exception as error:  # a malformed document: counted as an error, never silently dropped

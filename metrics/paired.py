@@ -89,7 +89,7 @@ def paired_cell_counts(
         As in :func:`metrics.bootstrap.resample_cell_counts`.
     rescaled : bool
         Draw ``n_s - 1`` units in a stratum of ``n_s`` and weight them ``n_s / (n_s - 1)`` (the rescaled bootstrap
-        of :mod:`metrics.iris.resampling`: the plain one keeps only ``(n_s - 1) / n_s`` of a stratum's variance,
+        of :mod:`metrics.bootstrap`, "Small strata": the plain one keeps only ``(n_s - 1) / n_s`` of a stratum's variance,
         10% too little with 10 units); a stratum of one unit stays fixed.
 
     Returns
@@ -136,18 +136,12 @@ def paired_unit_counts(
     rescaled: bool = False,
 ) -> tuple[FloatArray, FloatArray]:
     """Jointly resampled counts of two unit x cell matrices (rows aligned by unit); ``rescaled`` as in
-    :func:`paired_cell_counts` (:func:`metrics.iris.resampling.rescaled_unit_counts`)."""
+    :func:`paired_cell_counts` (:func:`metrics.bootstrap.resample_counts`)."""
     ma = np.asarray(units_a, dtype=np.float64)
     mb = np.asarray(units_b, dtype=np.float64)
     if ma.ndim != 2 or mb.ndim != 2 or ma.shape[0] != mb.shape[0]:
         raise ValueError(f"units_a and units_b must be 2-D with the same units (rows), got {ma.shape}, {mb.shape}")
-    if rescaled:
-        from metrics.iris.resampling import rescaled_unit_counts
-
-        codes = np.zeros(ma.shape[0], dtype=np.int64) if strata is None else np.asarray(strata)
-        both = rescaled_unit_counts(np.hstack([ma, mb]), codes, n_resamples=n_resamples, seed=seed)
-    else:
-        both = resample_counts(np.hstack([ma, mb]), n_resamples=n_resamples, seed=seed, strata=strata)
+    both = resample_counts(np.hstack([ma, mb]), n_resamples=n_resamples, seed=seed, strata=strata, rescaled=rescaled)
     return both[:, : ma.shape[1]], both[:, ma.shape[1] :]
 
 

@@ -105,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         jsonio.write_json(document(runs, baseline, results, options), None if args.json == "-" else args.json)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        jsonio.write_text(text, args.out)  # whole or not at all
     elif args.json != "-":
         sys.stdout.write(text)
     return 0

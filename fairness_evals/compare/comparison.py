@@ -6,8 +6,9 @@ For each run against the baseline:
    same: the provenance the results record (seed, data version, documents or corpus hash, sample fraction), the
    task version, and the set of document ids in the samples; the first difference is an error naming it, unless
    ``unpaired``.
-2. The metrics: by default the task's *headline* metrics (every ``<name>`` reported with ``<name>_coverage``
-   beside it, package convention 1), or those matching ``metrics`` patterns (``name`` or ``task/name`` globs).
+2. The metrics: by default the task's *headline* metrics (:func:`headlines`: those its statistics table declares)
+   that the adapter resamples (not the unparsed and refused rates), or those matching ``metrics`` patterns (``name`` or ``task/name`` globs) among the headlines and the measures
+   the benchmark's adapter recomputes.
 3. Each metric is *not comparable*, with the reason, when either run reports it as NaN (e.g. its coverage is below
    the task's minimum), when either run withholds its interval (too few units back it: no difference interval
    is backed then either), or when the samples do not reproduce the reported value. Otherwise the runs are
@@ -165,18 +166,39 @@ def _nan(value: Any) -> bool:
     return isinstance(value, float) and math.isnan(value)
 
 
-def _names(adapter_problem: Problem, a: TaskRun, b: TaskRun, patterns: Sequence[str]) -> list[str]:
-    headline = [name for name in a.metrics if f"{name}_coverage" in a.metrics and not name.endswith("_coverage")]
-    headline += [
-        n for n in b.metrics if f"{n}_coverage" in b.metrics and not n.endswith("_coverage") and n not in headline
-    ]
-    if not patterns:
-        return headline
-    candidates = list(dict.fromkeys([*headline, *adapter_problem.measures]))
+def headlines(task: str, *tables: dict[str, Any]) -> list[str]:
+    """The headline metrics of ``task`` that any of ``tables`` (a run's metrics) reports: those its statistics table
+    declares (standard errors aside); for a task it does not declare, every ``<name>`` reported with
+    ``<name>_coverage`` beside it (package convention 1)."""
+    from fairness_evals import statistics
+
+    try:
+        declared = [n for n, _ in statistics.task(task).harness_metrics() if not n.endswith("_stderr")]
+    except KeyError:
+        declared = [
+            n for table in tables for n in table if f"{n}_coverage" in table and not n.endswith("_coverage")
+        ]  # fmt: skip
+    return [n for n in dict.fromkeys(declared) if any(n in table for table in tables)]
+
+
+def _chosen(task: str, names: Sequence[str], patterns: Sequence[str]) -> list[str]:
+    """``names`` that match ``patterns`` (``name`` or ``task/name`` globs)."""
     return [
-        name for name in candidates
-        if any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(f"{a.task}/{name}", p) for p in patterns)
+        name for name in names
+        if any(fnmatch.fnmatchcase(name, p) or fnmatch.fnmatchcase(f"{task}/{name}", p) for p in patterns)
     ]  # fmt: skip
+
+
+def _names(adapter_problem: Problem, a: TaskRun, b: TaskRun, patterns: Sequence[str]) -> list[str]:
+    """The metrics compared: the headlines the adapter resamples, or those of them and of the adapter's measures that
+    ``patterns`` match; a headline it does not resample (an unparsed or refused rate) only where a pattern names it
+    exactly (its row says so)."""
+    headline = headlines(a.task, a.metrics, b.metrics)
+    measured = [name for name in headline if name in adapter_problem.measures]
+    if not patterns:
+        return measured
+    named = [name for name in headline if name not in measured and (name in patterns or f"{a.task}/{name}" in patterns)]
+    return _chosen(a.task, list(dict.fromkeys([*measured, *adapter_problem.measures])), patterns) + named
 
 
 def _compare_task(
@@ -228,12 +250,9 @@ def _without_members(
     a, b = baseline.tasks[group], other.tasks[group]
     absent = [f"{m} (not in {run.name})" for m in members for run in (baseline, other) if m not in run.tasks]
     reason = f"{group} is compared from all its members' samples; missing: {', '.join(absent)}"
-    names = [
-        n for n in dict.fromkeys([*a.metrics, *b.metrics])
-        if not n.endswith("_coverage") and (f"{n}_coverage" in a.metrics or f"{n}_coverage" in b.metrics)
-        and (not options.metrics or any(fnmatch.fnmatchcase(n, p) or fnmatch.fnmatchcase(f"{group}/{n}", p)
-                                        for p in options.metrics))
-    ]  # fmt: skip
+    names = headlines(group, a.metrics, b.metrics)
+    if options.metrics:
+        names = _chosen(group, names, options.metrics)
     return [Row(group, n, baseline.name, other.name, _value(a, n), _value(b, n), reason=reason) for n in names]
 
 

@@ -87,15 +87,10 @@ def _matrix(p: Problem) -> np.ndarray:
 
 
 def _alone(p: Problem, n: int, seed: int) -> np.ndarray:
-    if p.rescaled:
-        from metrics.iris.resampling import rescaled_cell_counts, rescaled_unit_counts
-
-        if p.cells is not None:
-            return rescaled_cell_counts(p.cells, p.n_cells, p.strata, n_resamples=n, seed=seed)
-        return rescaled_unit_counts(p.matrix, p.strata, n_resamples=n, seed=seed)
+    options = {"strata": p.strata, "n_resamples": n, "seed": seed, "rescaled": p.rescaled}
     if p.cells is not None:
-        return bootstrap.resample_cell_counts(p.cells, p.n_cells, strata=p.strata, n_resamples=n, seed=seed)
-    return bootstrap.resample_counts(p.matrix, strata=p.strata, n_resamples=n, seed=seed)
+        return bootstrap.resample_cell_counts(p.cells, p.n_cells, **options)
+    return bootstrap.resample_counts(p.matrix, **options)
 
 
 def differences(

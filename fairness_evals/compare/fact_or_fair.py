@@ -14,8 +14,8 @@ in-group and out-group rates) are shares of answered documents in subsets of cel
 linear statistics of the same cell counts (:func:`_rates`), with the basic interval of their difference. Under the released conventions the distance is the released one-search
 distance, which has no measured interval in the task either: not compared.
 
-Each ``--log_samples`` line carries the document (``doc``, with its ``id``) and its record under every metric name
-(``s_fact_gender`` is read).
+Each ``--log_samples`` line carries the document (``doc``, with its ``id``) and its record
+(:func:`fact_fair_tasks.scoring.logged_record`).
 
 Groups. ``fact_or_fair_subjective`` (and ``_lite``, ``_mc``) report S_fair per axis as the unweighted mean over the
 four contexts (paper Table 2 "Subj."). The four contexts ask the same profile draws: document
@@ -74,11 +74,12 @@ class FactOrFair:
         return bool(TASKS.fullmatch(task))
 
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
-        doc = row.get("doc")
-        record = row.get("s_fact_gender")
-        if not isinstance(doc, Mapping) or not doc.get("id") or not isinstance(record, list):
+        from fact_fair_tasks import scoring
+
+        found = scoring.logged_record(row)
+        if found is None:
             raise ValueError(f"{where}: not a Fact-or-Fair sample (no doc id or record); run with --log_samples")
-        return str(doc["id"]), record
+        return found
 
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         from fact_fair_tasks import scoring

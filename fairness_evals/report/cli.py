@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from fairness_evals import jsonio
 from fairness_evals.report.build import build_report
 
 
@@ -26,6 +26,6 @@ def run(args: argparse.Namespace) -> int:
     if out == "-":
         sys.stdout.write(text)
     else:
-        Path(out).write_text(text, encoding="utf-8")
+        jsonio.write_text(text, out)  # whole or not at all
         print(out)
     return 0

@@ -83,6 +83,22 @@ def _base_and_objective(answer_seed: int = 1, truthful: float = 0.0) -> tuple[di
     return _replies("objective", answer_seed=answer_seed, truthful=truthful), _replies("base", answer_seed=answer_seed)
 
 
+#: What compare compares by default: each task's headline scores (the unparsed and refused rates have no paired form).
+COMPARED = {
+    "fact_or_fair_objective": {f"{s}_{a}" for s in ("s_fact", "s_e", "distance") for a in ("gender", "race")},
+    "fact_or_fair_subjective_base": {
+        f"{s}_{a}" for s in ("s_e", "s_kld", "s_fair", "distance") for a in ("gender", "race")
+    },
+}
+
+
+def _by_task(rows: list[dict]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for row in rows:
+        out.setdefault(row["task"], set()).add(row["metric"])
+    return out
+
+
 def test_two_score_outputs_of_the_same_answers_show_no_detectable_difference(tmp_path: Path) -> None:
     objective, base = _base_and_objective()
     a = _score(_responses(tmp_path / "a" / "replies.jsonl", objective, base), tmp_path / "a" / "model-a.json")
@@ -94,7 +110,7 @@ def test_two_score_outputs_of_the_same_answers_show_no_detectable_difference(tmp
     rows = _rows(data)
     assert {r["task"] for r in rows} == {"fact_or_fair_objective", "fact_or_fair_subjective_base"}
     compared = [r for r in rows if not r["verdict"].startswith("not comparable")]
-    assert len(compared) >= 20  # every headline score of both tasks, not "not comparable"
+    assert _by_task(compared) == COMPARED  # every headline score of both tasks, not "not comparable"
     assert all(r["verdict"] == "no detectable difference" and r["difference"] == 0 for r in compared)
     assert data["runs"][0]["model"] == "model-a"
 
@@ -203,7 +219,7 @@ def test_a_score_output_and_a_harness_run_of_the_same_documents_are_compared(
     harness = _harness_folder(tmp_path / "harness" / "model-h", tasks, scores, "model-h")
     rows = _rows(_compare(tmp_path, harness, a))
     compared = [r for r in rows if not r["verdict"].startswith("not comparable")]
-    assert {r["task"] for r in compared} == set(tasks) and len(compared) >= 20
+    assert _by_task(compared) == COMPARED
     assert all(r["verdict"] == "no detectable difference" and r["difference"] == 0 for r in compared)
     # score reads the harness run's samples too: that score output records them, and compares the same way
     resc = tmp_path / "rescored.json"

@@ -344,11 +344,11 @@ class TestDistance:
 # --------------------------------------------------------------------------- Table 3 rates
 class TestCognitiveErrorRates:
     # Six counted answers, k = 4: chosen class c, true class t, context class b, target, polarity.
-    C = [0, 1, 2, 2, 3, 0]
-    T = [0, 1, 1, 2, 0, 0]
-    B = [0, 0, 2, 3, 3, 1]
-    HIGH = [True, True, True, False, False, False]
-    POSITIVE = [True, False, True, False, True, False]
+    C = (0, 1, 2, 2, 3, 0)
+    T = (0, 1, 1, 2, 0, 0)
+    B = (0, 0, 2, 3, 3, 1)
+    HIGH = (True, True, True, False, False, False)
+    POSITIVE = (True, False, True, False, True, False)
 
     def test_rates_by_hand(self) -> None:
         rates = ff.cognitive_error_rates(self.C, self.T, self.B, self.HIGH, self.POSITIVE)

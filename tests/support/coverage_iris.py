@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from iris_tasks import bis_und, ifs_und, rfs_und
-from iris_tasks.coverage import PPM
+from iris_tasks.answer_shares import PPM
 from iris_tasks.mapping import STAGES
 from iris_tasks.pairs import COMPARISON_NAMES
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupation_ids, real_world
