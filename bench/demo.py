@@ -36,7 +36,9 @@ def main() -> None:
         model_time += int(hours or 0) * 3600 + int(minutes) * 60 + int(seconds)
         print(f"  {kind}: {n} requests")
     print(proc.stdout.strip())
-    print(f"README demo: wall {wall:.1f} s; model answering requests {model_time:.0f} s ({100 * model_time / wall:.0f}%)")
+    print(
+        f"README demo: wall {wall:.1f} s; model answering requests {model_time:.0f} s ({100 * model_time / wall:.0f}%)"
+    )
     print(f"  everything else (start-up, task index, model load, documents, aggregation): {wall - model_time:.1f} s")
 
 

@@ -193,9 +193,8 @@ def scoring(args: argparse.Namespace) -> None:
         list(pool.map(lambda pair: t2i_scoring.process_results(pair[0], [pair[1]]), zip(docs, replies, strict=True)))
     pooled = time.perf_counter() - t0
     print(f"  process_results, 4 threads      {pooled:8.2f} s  ({n_images / pooled:5.1f} images/s)")
-    records = [o["images"] for o in outs]
     t0 = time.perf_counter()
-    metrics = t2i_scoring.compute_metrics(records, task=task)
+    metrics = t2i_scoring.compute_for_items([o[t2i_scoring.CARRIER] for o in outs])
     aggregate = time.perf_counter() - t0
     print(f"  aggregation (1,000 resamples)   {aggregate:8.2f} s")
     total = backend + serial + aggregate

@@ -179,9 +179,13 @@ def bench_fairlens() -> None:
 
     fast = timed(vectorised)
     slow = timed(lambda: plain(PLAIN_RESAMPLES * 5), repeat=1) * (RESAMPLES + 1) / (PLAIN_RESAMPLES * 5 + 1)
-    print(f"FairLens, {images:,} images x {per_image} answers = {n:,}, gap + ratio on 3 attributes, {RESAMPLES} resamples:")
+    print(
+        f"FairLens, {images:,} images x {per_image} answers = {n:,}, gap + ratio on 3 attributes, {RESAMPLES} resamples:"
+    )
     print(f"  vectorised: {fast:.3f} s = {1e6 * fast / n:.2f} ms per 1,000 answers")
-    print(f"  plain Python ({PLAIN_RESAMPLES * 5} resamples scaled): {slow:.1f} s = {1e6 * slow / n:.1f} ms per 1,000 answers")
+    print(
+        f"  plain Python ({PLAIN_RESAMPLES * 5} resamples scaled): {slow:.1f} s = {1e6 * slow / n:.1f} ms per 1,000 answers"
+    )
     print(f"  ratio plain/vectorised: {slow / fast:.0f}x")
 
 

@@ -281,19 +281,28 @@ def _sample_document(line: scoring_cli.Line, task: str) -> dict[str, Any]:
     return doc
 
 
+def _is_t2i(task: str | None) -> bool:
+    return (task or "").startswith("fact_or_fair_t2i")
+
+
 def detail(files: list[scoring_cli.InputFile]) -> Detail:
     """Every statistic, the reason for each null and the provenance of the Fact-or-Fair tasks of one run's samples
     ``files`` (:mod:`fairness_evals.detail`): each reply parsed again against the document lm-eval logged with it,
-    and scored by :func:`fact_fair_tasks.scoring.compute_metrics`, as the harness did."""
-    from fact_fair_tasks import scoring
+    and scored by :func:`fact_fair_tasks.scoring.compute_metrics`, as the harness did; the text-to-image tasks'
+    lmms-eval lines by :func:`fact_fair_tasks.t2i_scoring.score_samples`."""
+    from fact_fair_tasks import scoring, t2i_scoring
+    from fairness_evals.detail import samples_detail
     from fairness_evals.notes import Notes
 
+    out = samples_detail([f for f in files if _is_t2i(f.task)], t2i_scoring.score_samples)
+    files = [f for f in files if not _is_t2i(f.task)]
+    if not files:
+        return out
     lines = list(scoring_cli.read_lines(files))
     records, shas, _, _ = _records_from_samples(lines)
     docs = {}
     for line in lines:
         docs.setdefault(line.file.task or "", line.row["doc"])
-    out = Detail()
     for task, by_id in records.items():
         notes = Notes(task)
         out.results[task] = scoring.compute_metrics(list(by_id.values()), task=task, notes=notes)

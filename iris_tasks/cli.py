@@ -297,13 +297,19 @@ def score(args: argparse.Namespace) -> int:
 
 
 def detail(files: list[scoring_cli.InputFile]) -> Detail:
-    """Every statistic, the reason for each null and the provenance of the IRIS understanding tasks of one run's
-    samples ``files`` (:mod:`fairness_evals.detail`), from the records the run logged (lmms-eval logs no document:
-    each line's readable record carries its record and the corpus it came from), scored by the harness's code. The
-    image and set accounting comes with ``score iris --corpus``."""
+    """Every statistic, the reason for each null and the provenance of the IRIS tasks of one run's samples ``files``
+    (:mod:`fairness_evals.detail`), from the records the run logged (lmms-eval logs no document: each line's readable
+    record carries its record and the corpus it came from), scored by the harness's code (the generation tasks' by
+    :func:`iris_tasks.gen_harness.score_samples`). The understanding image and set accounting comes with
+    ``score iris --corpus``."""
+    from fairness_evals.detail import samples_detail
     from fairness_evals.notes import Notes
-    from iris_tasks import scoring
+    from iris_tasks import gen_harness, scoring
 
+    out = samples_detail([f for f in files if (f.task or "").startswith("iris_gen")], gen_harness.score_samples)
+    files = [f for f in files if not (f.task or "").startswith("iris_gen")]
+    if not files:
+        return out
     records: dict[str, list[Any]] = {}
     provenance: dict[str, dict[str, Any]] = {}
     answers = scoring_cli.Answers()
@@ -319,7 +325,6 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
         if isinstance(carried, dict) and isinstance(carried.get("provenance"), dict):
             provenance.setdefault(task, dict(carried["provenance"]))
     answers.check()
-    out = Detail()
     for task, rows in records.items():
         notes = Notes(task)
         out.results[task] = scoring.MODULES[task].compute_metrics(rows, notes=notes)

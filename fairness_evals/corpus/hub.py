@@ -25,6 +25,7 @@ _LOCK = threading.Lock()
 class EmptyDatasetError(ValueError):
     """The dataset (or the chosen split) has no rows."""
 
+
 _DATASETS: dict[tuple[str, str], Any] = {}
 
 

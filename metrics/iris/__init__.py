@@ -36,6 +36,7 @@ from metrics.iris.representation import (
     js_divergence,
     js_divergence_from_counts,
     mean_js_divergence,
+    mean_js_divergence_from_counts,
     mean_representation_disparity,
     mean_representation_disparity_from_counts,
     rd_finite_sample_floor,
@@ -59,6 +60,7 @@ from metrics.iris.scoring import (
 )
 from metrics.iris.steerability import (
     answer_consistency_difference,
+    delta_gsr_from_rates,
     delta_gsr_penalty,
     differential_hallucination_rate,
     level_values,
@@ -99,6 +101,7 @@ __all__ = [
     "archetype_name",
     "attribute_js_divergences",
     "counterfactual_pair_sums",
+    "delta_gsr_from_rates",
     "delta_gsr_penalty",
     "differential_hallucination_rate",
     "dimension_score",
@@ -114,6 +117,7 @@ __all__ = [
     "mbti",
     "mean_difference_penalty",
     "mean_js_divergence",
+    "mean_js_divergence_from_counts",
     "mean_representation_disparity",
     "mean_representation_disparity_from_counts",
     "pairwise_comparison_means",

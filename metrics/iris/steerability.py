@@ -171,9 +171,7 @@ def pairwise_comparison_means(
         unit_codes, np.zeros(n, dtype=np.int64), triples, v, n_units=len(names), kind="abs"
     )
     total, pairs = sums.sum(axis=0), counts.sum(axis=0)
-    return {
-        name: float(total[i] / pairs[i]) if pairs[i] > 0 else float("nan") for i, name in enumerate(COMPARISONS)
-    }
+    return {name: float(total[i] / pairs[i]) if pairs[i] > 0 else float("nan") for i, name in enumerate(COMPARISONS)}
 
 
 def level_values(

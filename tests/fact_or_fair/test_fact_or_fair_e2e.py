@@ -44,12 +44,9 @@ def _results(out: Path) -> dict:
 
 
 def _metrics(task_results: dict) -> dict[str, object]:
-    """The metrics of one results entry, without lm-eval's ``*_stderr`` ("N/A" for every metric it cannot bootstrap)."""
-    return {
-        key.split(",")[0]: value
-        for key, value in task_results.items()
-        if key.endswith(",none") and not key.split(",")[0].endswith("_stderr")
-    }
+    """The metrics of one results entry, without lm-eval's own ``*_stderr`` ("N/A" for every metric it cannot
+    bootstrap; ours, ``s_fact_<axis>_stderr``, is a number, NaN where withheld)."""
+    return {key.split(",")[0]: value for key, value in task_results.items() if key.endswith(",none") and value != "N/A"}
 
 
 def _samples(out: Path, task: str) -> list[dict]:
@@ -182,11 +179,15 @@ def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> Non
     objective = _metrics(results["results"]["fact_or_fair_objective"])
     subjective = _metrics(results["groups"]["fact_or_fair_subjective"])
     for axis in AXES:
-        assert math.isnan(top[f"s_fact_{axis}"]) if math.isnan(objective[f"s_fact_{axis}"]) else (
-            top[f"s_fact_{axis}"] == objective[f"s_fact_{axis}"]
+        assert (
+            math.isnan(top[f"s_fact_{axis}"])
+            if math.isnan(objective[f"s_fact_{axis}"])
+            else (top[f"s_fact_{axis}"] == objective[f"s_fact_{axis}"])
         )
-        assert math.isnan(top[f"s_fair_{axis}"]) if math.isnan(subjective[f"s_fair_{axis}"]) else math.isclose(
-            top[f"s_fair_{axis}"], subjective[f"s_fair_{axis}"], rel_tol=1e-12
+        assert (
+            math.isnan(top[f"s_fair_{axis}"])
+            if math.isnan(subjective[f"s_fair_{axis}"])
+            else math.isclose(top[f"s_fair_{axis}"], subjective[f"s_fair_{axis}"], rel_tol=1e-12)
         )
 
 

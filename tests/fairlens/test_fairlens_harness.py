@@ -105,7 +105,8 @@ def _assert_one_record_per_sample(samples: dict[str, list[dict]]) -> None:
     for task, task_samples in samples.items():
         for sample in task_samples:
             record = sample[scoring.CARRIER]
-            assert list(record) == ["id", "option", "rule", "record"] and len(record["record"]) == len(RECORD_FIELDS)
+            assert list(record) == ["id", "option", "rule", "record", "provenance"]  # lmms-eval logs no document
+            assert len(record["record"]) == len(RECORD_FIELDS) and record["provenance"]["corpus_sha256"]
             assert record["id"].endswith(f"/{closed_questions()[record['record'][0]].id}") and record["rule"]
             assert all(sample[name] == name for name in HEADLINE[task][1:]), task
 

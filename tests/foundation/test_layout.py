@@ -23,7 +23,7 @@ from harness import REPO
 PACKAGES = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks")
 BENCHMARKS = ("fact_fair_tasks", "fairlens_tasks", "iris_tasks")
 #: ``fairness_evals`` modules of the top layer (the command line, the report, the comparisons, the gate).
-TOP = ("cli", "__main__", "scoring_cli", "detail", "check", "compare", "report")
+TOP = ("cli", "__main__", "scoring_cli", "detail", "check", "compare", "report", "inspect")
 
 
 def test_the_wheel_installs_five_packages_and_the_hook(installed_bin: Path) -> None:

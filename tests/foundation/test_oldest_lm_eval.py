@@ -17,6 +17,8 @@ import pytest
 from harness import DEV_BIN, REPO, load_results, offline_env, run
 from models import smollm2
 
+from fairness_evals import statistics
+
 WHEELS = REPO / ".venv" / "test-wheels"
 
 
@@ -36,8 +38,7 @@ def _env(tmp: Path, lm_eval_root: Path, **extra: str) -> dict[str, str]:
 
 def test_the_hook_registers_our_tasks_with_0_4_11(lm_eval_0411: Path, tmp_path: Path) -> None:
     script = (
-        "import json, lm_eval, lm_eval.tasks as t; "
-        "print(json.dumps([lm_eval.__file__, t.TaskManager().all_tasks]))"
+        "import json, lm_eval, lm_eval.tasks as t; print(json.dumps([lm_eval.__file__, t.TaskManager().all_tasks]))"
     )
     proc = run([str(DEV_BIN / "python"), "-c", script], env=_env(tmp_path, lm_eval_0411), cwd=tmp_path)
     origin, names = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -63,11 +64,12 @@ def test_a_generation_and_a_loglikelihood_task_run_under_0_4_11(lm_eval_0411: Pa
     results = load_results(out)
     assert results["lm_eval_version"].startswith("0.4.11"), results["lm_eval_version"]
     generated, scored = results["results"]["fact_or_fair_objective"], results["results"]["fact_or_fair_objective_mc"]
-    for metrics in (generated, scored):
-        assert metrics["seed,none"] == 0
-        assert metrics["parsed,none"] + 4 * (metrics["unparsed_rate,none"] + metrics["refused_rate,none"]) == pytest.approx(4)
-    assert generated["parsed,none"] >= 1  # greedy SmolLM2 with its chat template answers some in JSON
-    assert scored["parsed,none"] == 4 and scored["unparsed_rate,none"] == 0.0  # one forward pass per option
+    for task, metrics in (("fact_or_fair_objective", generated), ("fact_or_fair_objective_mc", scored)):
+        listed = {key.split(",")[0] for key in metrics if key.endswith(",none")}
+        assert {name for name, _ in statistics.task(task).harness_metrics()} <= listed, task  # the headlines
+        assert 0.0 <= metrics["unparsed_rate,none"] + metrics["refused_rate,none"] <= 1.0
+    assert generated["unparsed_rate,none"] + generated["refused_rate,none"] < 1.0  # greedy SmolLM2 answers some
+    assert scored["unparsed_rate,none"] == 0.0 and scored["refused_rate,none"] == 0.0  # one forward pass per option
     for axis in ("gender", "race"):
         value = scored[f"s_fact_{axis},none"]
         assert math.isfinite(value) and 0.0 <= value <= 1.0, (axis, value)

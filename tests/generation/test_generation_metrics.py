@@ -193,8 +193,9 @@ def test_low_coverage_withholds_every_score_of_the_axis_with_one_warning(caplog)
             assert out[f"{score}_{axis}_coverage"] == pytest.approx(3 / 760)
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1
-    assert "coverage 0.004: 3 of the 760 images asked for show a face labelled for gender, below the minimum 0.5" in (
-        warnings[0]
+    assert (
+        "coverage 0.004: 3 of the 760 images asked for show a face labelled for gender, below the minimum 0.5"
+        in (warnings[0])
     )
     assert "task metadata fact_or_fair_min_coverage" in warnings[0]
     lowered = ff_t2i.compute_metrics(records, n_resamples=20, metadata={"fact_or_fair_min_coverage": 0.0})
@@ -308,17 +309,30 @@ def test_the_readable_record_names_every_image_and_counts_every_face() -> None:
                 image("failed", error="truncated PNG")],
         missing=17, response=SimpleNamespace(expected=20),
     )  # fmt: skip
-    doc = {"id": "t2i_subjective/x/lowest", "kind": "subjective", "statistic_index": 3, "target": "lowest",
-           "classifier_spec": "s", "doc_sha": "d", "fairness_evals_metadata": '{"fact_or_fair_min_coverage": 0.3}'}
+    doc = {
+        "id": "t2i_subjective/x/lowest",
+        "kind": "subjective",
+        "statistic_index": 3,
+        "target": "lowest",
+        "classifier_spec": "s",
+        "doc_sha": "d",
+        "fairness_evals_metadata": '{"fact_or_fair_min_coverage": 0.3}',
+    }
     readable = ff_t2i.readable(doc, outcome)
     assert list(readable) == ["id", "classifier", "images", "rule", "record"]
     assert readable["id"] == doc["id"] and readable["classifier"] == "s" and readable["rule"] == "every face"
-    assert readable["images"] == ["faces.png: male/Black, female", "no_face.png: no face",
-                                  "failed.png: failed (truncated PNG)"]
+    assert readable["images"] == [
+        "faces.png: male/Black, female",
+        "no_face.png: no face",
+        "failed.png: failed (truncated PNG)",
+    ]
     record = readable["record"]
     assert record == {
-        "kind": 1, "row": 7, "images": [[0, 1, 1, 0, 1, 0, 0, 2, 1], [1, 0, 0, 0, 0, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0, 0, 0, 0]],
-        "expected": 20, "metadata": {"fact_or_fair_min_coverage": 0.3},
+        "kind": 1,
+        "row": 7,
+        "images": [[0, 1, 1, 0, 1, 0, 0, 2, 1], [1, 0, 0, 0, 0, 0, 0, 0, 0], [2, 0, 0, 0, 0, 0, 0, 0, 0]],
+        "expected": 20,
+        "metadata": {"fact_or_fair_min_coverage": 0.3},
     }
     assert missing_of(record) == 17  # 20 asked, 3 returned
     # the aggregation reads the records, the classifier they name and the images they say failed
@@ -654,5 +668,7 @@ def test_delta_gsr_and_the_mean_jsd_by_hand_on_arrays() -> None:
     out = mean_js_divergence_from_counts(model, reference)
     first = (jsd([3, 1], [0.5, 0.5]) + jsd([0, 2], [0.1, 0.9])) / 2  # the third occupation has no image
     assert out == pytest.approx([first, 0.0]) and out[1] == 0.0  # equal shares: no divergence
-    assert mean_js_divergence_from_counts(np.zeros((1, 3, 2)), reference).tolist() == [pytest.approx(math.nan, nan_ok=True)]
+    assert mean_js_divergence_from_counts(np.zeros((1, 3, 2)), reference).tolist() == [
+        pytest.approx(math.nan, nan_ok=True)
+    ]
     assert mean_js_divergence({"a": [3, 1], "b": [0, 2]}, {"a": [0.5, 0.5], "b": [0.1, 0.9]}) == pytest.approx(first)

@@ -170,9 +170,7 @@ def test_iris_record_uses_the_largest_face(images: dict[str, Path]) -> None:
     assert readable["rule"] == "largest face"
     steer = {**documents("steer")[1], "classifier_spec": SPEC}
     rule = gen_harness.process_results(steer, [response_json([images["dark"]])])["images_stereotypical"]["rule"]
-    assert rule == f"success: {steer['target_gender']} {steer['target_age']} " + (
-        steer["target_skin_tone"]
-    )
+    assert rule == f"success: {steer['target_gender']} {steer['target_age']} " + (steer["target_skin_tone"])
 
 
 # --------------------------------------------------------------------------------------------- process_docs
@@ -196,7 +194,9 @@ def test_process_docs_builds_the_classifier_and_adds_it_to_every_document(monkey
     assert provenance["classifier_spec"] == SPEC and provenance["classifier"] and provenance["classifier_version"]
     assert provenance["data_version"] == 1 and len(provenance["documents_sha256"]) == 16
     assert (provenance["min_coverage"], provenance["conventions"], provenance["rows_without_images_rule"]) == (
-        0.4, "corrected", "skip"
+        0.4,
+        "corrected",
+        "skip",
     )
 
 
@@ -209,7 +209,9 @@ def test_the_iris_provenance_comes_from_the_documents(monkeypatch) -> None:
     provenance = gen_harness.provenance(docs)
     assert provenance["classifier_spec"] == SPEC and provenance["min_coverage"] == 0.5
     assert "QPS, FQP, SIL and SCL left out" in provenance["bis_gen_components"]
-    assert "bis_gen_components" not in gen_harness.provenance(gen_harness.neutral_docs(_shipped(gen_documents.DATA_FILE)))
+    assert "bis_gen_components" not in gen_harness.provenance(
+        gen_harness.neutral_docs(_shipped(gen_documents.DATA_FILE))
+    )
 
 
 def test_a_bad_classifier_stops_the_task_before_generation(monkeypatch) -> None:

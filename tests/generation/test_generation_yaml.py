@@ -83,7 +83,9 @@ def test_the_report_reads_the_gen_scores_under_these_names() -> None:
     assert DIMENSIONS["IFS-Gen"] == ("iris_gen_neutral", "ifs_gen_score")
     assert DIMENSIONS["RFS-Gen"] == ("iris_gen_neutral", "rfs_gen_score")
     assert DIMENSIONS["BIS-Gen"] == ("iris_gen_steer", "bis_gen_score")
-    assert {"ifs_gen_score", "rfs_gen_score"} <= {m for m, _ in iris_table.task_of("iris_gen_neutral").harness_metrics()}
+    assert {"ifs_gen_score", "rfs_gen_score"} <= {
+        m for m, _ in iris_table.task_of("iris_gen_neutral").harness_metrics()
+    }
     assert "bis_gen_score" in {m for m, _ in iris_table.task_of("iris_gen_steer").harness_metrics()}
 
 

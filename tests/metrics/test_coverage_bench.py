@@ -75,7 +75,17 @@ def test_replicates_reach_the_simulators_and_must_be_positive(capsys: pytest.Cap
     assert "replicates 3)" in out and "--replicates must be at least 1, got 0" in err
 
 
-@pytest.mark.parametrize("name", ["coverage_fact_or_fair", "coverage_fairlens", "coverage_iris", "coverage_generation", "coverage_compare", "coverage_compare_groups"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "coverage_fact_or_fair",
+        "coverage_fairlens",
+        "coverage_iris",
+        "coverage_generation",
+        "coverage_compare",
+        "coverage_compare_groups",
+    ],
+)
 def test_every_benchmark_offers_a_coverage_table(name: str) -> None:
     assert name in _bench().BENCHMARKS.values()
     module = importlib.import_module(name)

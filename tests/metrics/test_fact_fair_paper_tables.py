@@ -34,9 +34,7 @@ import pytest
 
 from metrics import fact_fair as ff
 
-DATA = json.loads(
-    (Path(__file__).resolve().parents[1] / "data" / "fact_or_fair_paper_results.json").read_text()
-)
+DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "fact_or_fair_paper_results.json").read_text())
 
 TOL = 0.01 + 1e-9  # printed-digit precision, x100 units, plus float slack
 HALF = 0.005  # rounding half-width of a printed value
@@ -88,17 +86,14 @@ def cell_id(c: tuple[str, ...]) -> str:
 # --------------------------------------------------------------------------- inconsistent cells
 INCONSISTENT_TABLE5 = {
     ("t2i", "race", "Flux-1.1-Pro", "S"): (
-        "published 30.36 is a copy of the Table 8 d value of the same cell; S_E 57.40 and S_KLD 30.29 "
-        "give 70.30"
+        "published 30.36 is a copy of the Table 8 d value of the same cell; S_E 57.40 and S_KLD 30.29 give 70.30"
     ),
 }
 GEMINI_REASON = (
     "Gemini-1.5 subjective d does not reproduce from (S_fact, S_E) with the global or the released "
     "optimiser (nor with S_fair as y); the published value cannot be derived from Tables 4 and 6"
 )
-INCONSISTENT_TABLE8 = {
-    ("llm", axis, "Gemini-1.5-Pro", col): GEMINI_REASON for axis in AXES for col in SUBJ_COLS
-}
+INCONSISTENT_TABLE8 = {("llm", axis, "Gemini-1.5-Pro", col): GEMINI_REASON for axis in AXES for col in SUBJ_COLS}
 # Published values that are local minima of the released bounded search; global value (x100).
 LOCAL_MINIMA_TABLE8 = {
     ("t2i", "race", "Midjourney", "O"): 34.72,
@@ -365,9 +360,7 @@ def test_objective_race_s_e_is_not_36_three_answer_cells(model: str) -> None:
     published = cell("table6_S_E", "llm", "race", model, "O")
     two_one = ff.entropy_score([[2, 1, 0, 0]])
     one_one_one = ff.entropy_score([[1, 1, 1, 0]])
-    values = [
-        100 * (n21 * two_one + n111 * one_one_one) / 36 for n21 in range(37) for n111 in range(37 - n21)
-    ]
+    values = [100 * (n21 * two_one + n111 * one_one_one) / 36 for n21 in range(37) for n111 in range(37 - n21)]
     assert min(abs(v - published) for v in values) > HALF
 
 
