@@ -43,7 +43,7 @@ from fairlens_tasks.judging.pipeline import REFUSED, Outcome
 from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, resampling_strata, stratum_codes
+from fairlens_tasks.scoring import PROVENANCE, finite_domain_values, resampling_strata, stratum_codes
 from fairlens_tasks.settings import coverage_threshold
 from fairlens_tasks.withheld import below_threshold, withhold_unsupported
 from fairness_evals import aggregation
@@ -440,13 +440,8 @@ def pooled_over_domains(values: Sequence[float], sizes: Sequence[int], weight_by
     over fewer domains is a different number.
     """
     del weight_by_size
-    finite = {i: float(v) for i, v in enumerate(values) if isinstance(v, (int, float)) and math.isfinite(v)}
-    if not values or len(finite) < len(values):
-        log.warning(
-            "fairlens_open: %d of %d domain values are NaN; the model-level roll-up is NaN",
-            len(values) - len(finite),
-            len(values),
-        )
+    finite = finite_domain_values(values, "fairlens_open")
+    if finite is None:
         return math.nan
     weights = {i: float(sizes[i]) for i in finite}
     if sum(weights.values()) <= 0:

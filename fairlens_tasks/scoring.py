@@ -595,15 +595,19 @@ def model_level_mean(values: Sequence[float], sizes: Sequence[int], weight_by_si
     number. ``sizes`` and ``weight_by_size`` are lmms-eval's arguments, unused (the domains weigh equally).
     """
     del sizes, weight_by_size
+    finite = finite_domain_values(values, "fairlens")
+    return math.nan if finite is None else fl.unweighted_mean(finite)
+
+
+def finite_domain_values(values: Sequence[float], task: str) -> dict[int, float] | None:
+    """The domain values of a model-level roll-up by position, or None when there are none or any is NaN (a roll-up
+    over fewer domains is a different number); None is logged as ``task``'s warning."""
     finite = {i: float(v) for i, v in enumerate(values) if isinstance(v, (int, float)) and math.isfinite(v)}
-    if not values or len(finite) < len(values):
-        log.warning(
-            "fairlens: %d of %d domain values are NaN; the model-level roll-up is NaN",
-            len(values) - len(finite),
-            len(values),
-        )
-        return math.nan
-    return fl.unweighted_mean(finite)
+    if values and len(finite) == len(values):
+        return finite
+    missing = len(values) - len(finite)
+    log.warning("%s: %d of %d domain values are NaN; the model-level roll-up is NaN", task, missing, len(values))
+    return None
 
 
 __all__ = [
@@ -620,6 +624,7 @@ __all__ = [
     "doc_to_target",
     "doc_to_text",
     "doc_to_visual",
+    "finite_domain_values",
     "interval_specs",
     "logged_record",
     "model_level_mean",
