@@ -23,6 +23,13 @@ exits 1, naming each problem on its own line, when:
 - a task logged a failure: a face classifier recorded as ``unavailable``, or an ``ERROR`` line or a traceback
   in a log file (``--log FILE``, and every ``*.log`` in the folders given).
 
+An Inspect log (``.eval`` or ``.json``; every log below a folder) is a run like a results file
+(:func:`fairness_evals.report.load.load_log`: its headlines, completed by what ``fairness-evals score`` computes from
+its replies, its task arguments as task metadata; a group is checked through its members). ``inspect eval`` exits 0
+when a task fails, so each line of :meth:`fairness_evals.inspect.logs.LoggedTask.failures` is a problem (the run did
+not finish, samples errored or went unscored), in place of the NaN and coverage lines that follow from it; a log
+that cannot be read is one problem, a log of another task found in a folder is not checked.
+
 Exit 0 prints one line per results file checked. Exit 2 (the CLI's rule) is a usage error. Every line printed is
 one line: control characters in a name (a newline in a folder name) are escaped (:func:`one_line`).
 """
@@ -62,7 +69,10 @@ _SHOWN = 60
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="+", metavar="FOLDER", help="lm-eval / lmms-eval --output_path folders or results files"
+        "paths",
+        nargs="+",
+        metavar="FOLDER",
+        help="lm-eval / lmms-eval --output_path folders or results files, Inspect log folders or logs",
     )
     parser.add_argument("--tasks", action="append", default=[], metavar="TASKS",
                         help="tasks or groups that must be in the results (comma-separated; repeatable)")  # fmt: skip
@@ -130,14 +140,6 @@ def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
     return float(value)
-
-
-def _results_files(path: Path) -> list[Path]:
-    from fairness_evals.report.load import _is_results_file
-
-    if path.is_file():
-        return [path]
-    return sorted(p for p in path.rglob("*.json") if _is_results_file(p))
 
 
 def _sample_tasks(folder: Path) -> set[str]:
@@ -300,23 +302,41 @@ def _logs(paths: Sequence[Path], extra: Sequence[Path], report: Report) -> None:
 
 def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
     """Every problem with the runs under ``paths`` (see the module docstring)."""
-    from fairness_evals.report.load import ReportInputError, load_results_file
+    from fairness_evals.report.load import ForeignLog, ReportInputError, load_log, load_results_file, run_files
 
     report = Report()
     runs = []
     groups: dict[Path, dict[str, list[str]]] = {}
+    failed: set[Path] = set()
     folders = [Path(p) for p in paths]
     for path in folders:
         if not path.exists():
             report.problems.append(f"{path}: no such file or folder")
             continue
-        files = _results_files(path)
-        if not files:
+        files, logs = run_files(path)
+        if not files and not logs:
             report.problems.append(
-                f"{path}: no results file (results_*.json, *_results.json): the run stopped or every task failed "
-                "(lmms-eval exits 0 even then)"
+                f"{path}: no results file (results_*.json, *_results.json) and no Inspect log (.eval): the run stopped "
+                "or every task failed (lmms-eval exits 0 even then)"
             )
             continue
+        for log in logs:
+            try:
+                run = load_log(log)
+            except ForeignLog as error:
+                if log == path:
+                    report.problems.append(str(error))
+                continue
+            except ReportInputError as error:
+                report.problems.append(str(error))
+                continue
+            groups[log] = {task: list(entry.members) for task, entry in run.logged.items() if entry.members}
+            for task, entry in run.logged.items():
+                found = entry.failures() if entry.group is None else []  # a member's failures are its group's
+                report.problems += [f"{log}: {shorten(task)}: {line}" for line in found]
+                failed |= {log} if found else set()
+            _add_run(run, args, report)
+            runs.append(run)
         for file in files:
             try:
                 run = load_results_file(file)
@@ -324,19 +344,8 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
                 report.problems.append(str(error))
                 continue
             groups[file] = _group_subtasks(file)
+            _add_run(run, args, report)
             runs.append(run)
-            if run.detail_problem:
-                report.problems.append(run.detail_problem)
-            partial = run.partial()
-            if partial and not args.allow_limited:
-                report.problems.append(
-                    f"{file}: {partial}: its numbers are not benchmark results, so its NaN scores and coverages are "
-                    "not checked (--allow-limited accepts the run and checks them)"
-                )
-            report.checked.append(
-                f"{file}: {', '.join(sorted(shorten(t) for t in run.results if _ours(t))) or 'no task of ours'}"
-                + (f" ({partial})" if partial else "")
-            )
     present = {task for run in runs for task in run.results}
     requested = set(_requested(args.tasks))
     requested |= {t for p in folders if p.is_dir() for t in _sample_tasks(p)}
@@ -353,9 +362,27 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
         for task in sorted(t for t in run.results if _ours(t)):
             if groups.get(run.source, {}).get(task):
                 continue  # a group (lmms-eval lists every task there, a leaf with no members): its members are checked
-            _check_task(run, task, args, report, bool(run.partial()) and not args.allow_limited)
+            cut = bool(run.partial()) and not args.allow_limited
+            _check_task(run, task, args, report, cut or run.source in failed)
     _logs(folders, args.log, report)
     return report
+
+
+def _add_run(run: Any, args: argparse.Namespace, report: Report) -> None:
+    """The problems of ``run`` as a whole (its detail could not be read; it left documents out) and its line of what
+    was checked."""
+    if run.detail_problem:
+        report.problems.append(run.detail_problem)
+    partial = run.partial()
+    if partial and not args.allow_limited:
+        report.problems.append(
+            f"{run.source}: {partial}: its numbers are not benchmark results, so its NaN scores and coverages are "
+            "not checked (--allow-limited accepts the run and checks them)"
+        )
+    report.checked.append(
+        f"{run.source}: {', '.join(sorted(shorten(t) for t in run.results if _ours(t))) or 'no task of ours'}"
+        + (f" ({partial})" if partial else "")
+    )
 
 
 def _group_subtasks(file: Path) -> dict[str, list[str]]:

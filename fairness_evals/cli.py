@@ -131,7 +131,10 @@ SCORE_RUN = "score-run"
 
 def _add_score_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "paths", nargs="+", metavar="OUTPUT_FOLDER", help="harness --output_path folders or samples files"
+        "paths",
+        nargs="+",
+        metavar="OUTPUT_FOLDER",
+        help="harness --output_path folders or samples files, Inspect log folders or logs",
     )
     parser.add_argument("--model", metavar="NAME", help="the model, when a folder holds several")
     parser.add_argument(

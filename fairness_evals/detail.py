@@ -7,25 +7,33 @@ code the harness ran), and the groups' roll-ups by the functions the statistics 
 and ``compare`` read runs through :func:`detail` too, so the four commands agree with each other and with the
 harness.
 
+An Inspect log (``.eval`` or ``.json``; a folder of them) is a run too (:func:`log_detail`): each task's
+statistics and reasons are :meth:`fairness_evals.inspect.logs.LoggedTask.statistics` (the replies the log holds,
+parsed again), its provenance the benchmark's own from the documents the log holds, its groups those of
+:func:`add_groups`.
+
 The output (strict JSON) holds one entry per task and group, under the harness's names (``_lite`` tasks included),
 with every metric; ``"nulls"``: ``{task: {metric: reason}}``; ``"provenance"``: ``{task: {...}}``, with ``limit``
-and ``samples`` where the harness recorded a limited or subset run; and ``"score_inputs"``, the files read (see
-:mod:`fairness_evals.scoring_cli`).
+and ``samples`` where the harness recorded a limited or subset run (an Inspect log: ``limited`` and ``epochs``); and
+``"score_inputs"``, the files read (see :mod:`fairness_evals.scoring_cli`; an Inspect log's with harness
+``inspect``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import json
+import logging
 import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import statistics
+from fairness_evals import scoring_cli, statistics
 from fairness_evals.scoring_cli import SCORE_INPUTS, InputFile, input_files, score_inputs, select_runs
 
 #: The keys of a score output that are not tasks.
@@ -34,6 +42,8 @@ NOT_TASKS = (NULLS, PROVENANCE, SCORE_INPUTS)
 
 #: Each benchmark's module with ``detail(files) -> Detail`` for the samples files of its tasks.
 ADAPTERS = {"fact_or_fair": "fact_fair_tasks.cli", "fairlens": "fairlens_tasks.cli", "iris": "iris_tasks.cli"}
+#: The module with ``provenance(documents)`` of each benchmark whose documents carry their corpus provenance.
+PROVENANCE_OF = {"fairlens": "fairlens_tasks.scoring", "iris": "iris_tasks.scoring"}
 _ANY_TASK = re.compile(r"(?:fact_or_fair|fairlens|iris)_[A-Za-z0-9_]+|fairlens|iris_und|iris_gen")
 
 
@@ -76,7 +86,11 @@ def benchmark_of(task: str) -> str:
 
 
 def detail(paths: Iterable[str], *, model: str | None = None, run: str | None = None) -> tuple[Detail, list[InputFile]]:
-    """The detail of one run under ``paths`` (see the module docstring), and the files read."""
+    """The detail of one run under ``paths`` (see the module docstring), and the files read: Inspect logs when a path
+    is one or a folder holds some (:func:`inspect_detail`), else the harness's ``--log_samples`` files."""
+    paths = list(paths)
+    if inspect_logs(paths):
+        return inspect_detail(paths, model=model, run=run)
     files = samples_files(paths, model=model, run=run)
     by_benchmark: dict[str, list[InputFile]] = {}
     for f in files:
@@ -173,6 +187,124 @@ def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
         version = (results.get("versions") or {}).get(task)
         if version is not None:
             entry["task_version"] = version
+
+
+@contextlib.contextmanager
+def quietly() -> Iterator[None]:
+    """The benchmarks' warnings (logger ``fairness_evals``) held back: a command that reads a run's detail to show or
+    gate it (``check``, ``report``, ``compare``) carries each null's reason in the detail, and the warning that said
+    it when the run was scored would repeat it once per task."""
+    logger = logging.getLogger("fairness_evals")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def samples_detail(files: Sequence[InputFile], score_samples: Callable[..., dict[str, Any]]) -> Detail:
+    """The detail (:class:`Detail`) of image-generation tasks from a run's samples ``files``
+    (:class:`fairness_evals.scoring_cli.InputFile`): each task's lines scored by its benchmark's ``score_samples``
+    (every statistic, the reason for each null, the provenance). A line that cannot be scored is a ``ValueError``
+    naming its file and line."""
+    out = Detail()
+    for file in files:
+        rows = [line.row for line in scoring_cli.read_lines([file])]
+        bad = next((n for n, row in enumerate(rows, start=1) if not isinstance(row, Mapping)), None)
+        if bad is not None:
+            raise ValueError(f"{file.path}:{bad}: not a sample object")
+        try:
+            scored = score_samples(rows)
+        except ValueError as error:
+            where = str(file.path)
+            raise ValueError(re.sub(r"^line (\d+):", lambda m, where=where: f"{where}:{m[1]}:", str(error))) from None
+        task = file.task or ""
+        out.results[task] = scored["metrics"]
+        out.nulls[task] = scored["nulls"]
+        out.provenance[task] = scored["provenance"]
+    return out
+
+
+def inspect_logs(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
+    """``(path given, log)`` of the Inspect logs among ``paths`` (:func:`fairness_evals.inspect.logs.find_logs`): each
+    path that is one, and those below each folder; empty when there are none."""
+    from fairness_evals.inspect.logs import find_logs, is_inspect_log
+
+    return [(p, log) for p in map(Path, paths) if p.is_dir() or is_inspect_log(p) for log in find_logs([p])]
+
+
+def inspect_detail(
+    paths: Iterable[str | Path], *, model: str | None = None, run: str | None = None
+) -> tuple[Detail, list[InputFile]]:
+    """The detail of the one run in the Inspect logs under ``paths`` (``model``, ``run``: Inspect's model name and the
+    run's creation time, or its start, when they hold several), and the logs read (harness ``inspect``). A log of
+    another task found in a folder is skipped; two logs of one task are an error naming both."""
+    from fairness_evals.inspect.logs import NotOurs, read_log
+
+    entries = []
+    logs = inspect_logs(paths)
+    for given, log in logs:
+        try:
+            entries += read_log(log)
+        except NotOurs:
+            if log == given:
+                raise
+    entries = [e for e in entries if (model is None or e.model == model) and (run is None or e.run.startswith(run))]
+    if not entries:
+        chosen = "" if model is None and run is None else f" of model {model!r} and run {run!r}"
+        raise ValueError(f"{logs[0][0]}: no Inspect log of a fairness-evals task{chosen}")
+    seen: dict[str, Path] = {}
+    for entry in entries:
+        if entry.name in seen and seen[entry.name] != entry.path:
+            raise ValueError(
+                f"{entry.path}: a second Inspect log of {entry.name} (the first is {seen[entry.name]}); give one run's "
+                "logs (or --model, --run)"
+            )
+        seen[entry.name] = entry.path
+    files = {e.path: InputFile(e.path, e.name, e.harness, e.run, e.model) for e in entries if e.group is None}
+    return log_detail(entries), list(files.values())
+
+
+def log_detail(entries: Iterable[Any]) -> Detail:
+    """The detail of Inspect ``entries`` (:class:`fairness_evals.inspect.logs.LoggedTask`): each task's every
+    statistic and reasons (:meth:`~fairness_evals.inspect.logs.LoggedTask.statistics`) and provenance
+    (:func:`log_provenance`), then every group whose members are all there (:func:`add_groups`)."""
+    out = Detail()
+    sizes: dict[str, int] = {}
+    for entry in entries:
+        if entry.members:
+            continue
+        out.results[entry.name], out.nulls[entry.name] = entry.statistics()
+        out.provenance[entry.name] = log_provenance(entry)
+        sizes[entry.name] = len(entry.samples)
+    add_groups(out, sizes)
+    return out
+
+
+def log_provenance(entry: Any) -> dict[str, Any]:
+    """The provenance of one Inspect task, as :func:`detail` gives a harness run's from the same documents: the
+    benchmark's own (FairLens and IRIS: ``<benchmark>_tasks.scoring.provenance`` of the documents and the answers
+    counted; Fact-or-Fair: the seed, data version, conventions, minimum coverage, documents and their hash), then
+    ``limited`` and ``epochs`` where the run left documents out or asked each several times."""
+    answered = [s for s in entry.samples if s.error is None]
+    docs = list({s.id: s.document for s in answered}.values())
+    if entry.benchmark == "fact_or_fair":
+        from fact_fair_tasks import scoring
+
+        first = docs[0] if docs else {}
+        out: dict[str, Any] = {"seed": entry.settings.get("fact_or_fair_seed", first.get("seed"))}
+        out.update({key: first.get(key) for key in ("data_version", "conventions", "min_coverage")})
+        out["documents"] = len(docs)
+        out["documents_sha256"] = scoring.documents_sha256([doc["doc_sha"] for doc in docs])
+    else:
+        provenance = importlib.import_module(PROVENANCE_OF[entry.benchmark]).provenance
+        out = {**provenance(docs), "answers": len(answered)}
+    if entry.limited:
+        out["limited"] = entry.limited
+    if entry.epochs > 1:
+        out["epochs"] = entry.epochs
+    return out
 
 
 def write(paths: Iterable[str], out: str | None, *, model: str | None = None, run: str | None = None) -> Detail:

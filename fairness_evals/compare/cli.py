@@ -17,7 +17,8 @@ from fairness_evals import jsonio
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "runs", nargs="+", metavar="RUN",
-        help="lm-eval / lmms-eval --output_path folder or results file of one model, run with --log_samples; or a "
+        help="lm-eval / lmms-eval --output_path folder or results file of one model, run with --log_samples; an "
+        "Inspect log (or a folder of one model's logs); or a "
         "`fairness-evals score` or `fairness-evals judge --out` output (its JSON file: the responses or samples it "
         "recorded are read again and checked)",
     )  # fmt: skip

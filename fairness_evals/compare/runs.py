@@ -13,6 +13,11 @@ sha256 and the settings. Its tasks' records are rebuilt from those files by the 
 (``<benchmark>_tasks.cli.compare_records``), after each file is checked against its recorded hash; the run's
 name is the score output's file name (without ``.json``).
 
+An Inspect log (``.eval`` or ``.json``; a folder of one model's logs) is a run too, read through the same reader
+(:func:`fairness_evals.report.load.load_log`): a task's records are the log's replies parsed again
+(:meth:`fairness_evals.inspect.logs.LoggedTask.records`; an open-ended answer with its text, as the samples log it).
+``compare`` pairs one answer per document, so a log of several epochs is refused.
+
 A ``fairness-evals judge --out`` output (FairLens open-ended answers judged after the run) is read the same way: its
 ``score_inputs`` (benchmark ``fairlens_judge``) records the samples or responses files it judged and the judgement
 cache it used; its answers are read again by the judge's own path (:func:`fairlens_tasks.judging.cli.
@@ -64,11 +69,12 @@ class RunInput:
 
 
 def load_run(path: str) -> RunInput:
-    """The run at ``path`` (a folder or results file of one model, or a score output), or ValueError naming what is
-    wrong."""
+    """The run at ``path`` (a folder or results file of one model, an Inspect log or a folder of them, or a score
+    output), or ValueError naming what is wrong."""
+    from fairness_evals.inspect.logs import is_inspect_log
     from fairness_evals.report.load import load_runs, models
 
-    score_output = _score_output(Path(path))
+    score_output = None if is_inspect_log(path) else _score_output(Path(path))
     if score_output is not None:
         return load_score_output(path, score_output)
     runs = load_runs([path])
@@ -89,8 +95,28 @@ def from_model(model: Any, path: str) -> RunInput:
     for run in model.runs:
         for task, metrics in run.results.items():
             if task.startswith(OUR_PREFIXES):
-                out.tasks[task] = TaskRun(task, metrics, run.metadata(task), run.samples_file(task), run.source, run)
+                records = logged_records(run, task)
+                out.tasks[task] = TaskRun(
+                    task, metrics, run.metadata(task), run.samples_file(task), run.source, run, records
+                )
     return out
+
+
+def logged_records(run: Any, task: str) -> dict[str, Any] | None:
+    """Document id -> record of ``task`` in an Inspect log (the form its harness samples log: the record, an
+    open-ended answer's ``(record, answer text)``); None for a harness run or a group. A log of several epochs is an
+    error naming it: ``compare`` pairs one answer per document."""
+    entry = run.logged.get(task)
+    if entry is None or entry.members:
+        return None
+    if entry.epochs > 1:
+        raise ValueError(
+            f"{entry.path}: {task} ran {entry.epochs} epochs; compare pairs one answer per document: compare runs of "
+            "one epoch"
+        )
+    if task.startswith("fairlens_open_"):
+        return {doc_id: (list(item["record"]), item["response"]) for doc_id, item in entry.items()}
+    return dict(run.records(task))
 
 
 #: The benchmark command modules whose score outputs ``compare`` reads (each has ``compare_records``); a

@@ -19,7 +19,8 @@
   writes for the run.
 
 Reading needs ``inspect_ai`` (the ``fairness-evals[inspect]`` extra); :func:`is_inspect_log` and :func:`find_logs`
-do not. Every error is a ``ValueError`` whose message is one line naming the file.
+do not. Every error is a ``ValueError`` whose message is one line naming the file (:class:`NotOurs` for a log of
+another task, which the commands skip in a folder).
 """
 
 from __future__ import annotations
@@ -44,6 +45,10 @@ _UNREAD = {"messages", "events", "store", "attachments", "timelines"}
 #: How the task metadata names our part (:mod:`fairness_evals.inspect.fact_or_fair`, ``...fairlens``).
 METADATA_KEY = "fairness_evals"
 NEEDS_INSPECT = "reading an Inspect log needs inspect-ai: pip install 'fairness-evals[inspect]'"
+
+
+class NotOurs(ValueError):
+    """An Inspect log of a task that is not one of ours (the message names the file and its task)."""
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,7 @@ def read_log(path: str | Path) -> list[LoggedTask]:
         ) from None
     ours = (header.eval.metadata or {}).get(METADATA_KEY)
     if not isinstance(ours, dict) or not isinstance(ours.get("task"), str):
-        raise ValueError(f"{path}: an Inspect log of {header.eval.task!r}, not of a fairness-evals task")
+        raise NotOurs(f"{path}: an Inspect log of {header.eval.task!r}, not of a fairness-evals task")
     task = ours["task"]
     try:
         declared = statistics.task(task)
@@ -335,4 +340,4 @@ def _limited(header: Any) -> str:
     return ""
 
 
-__all__ = ["LoggedSample", "LoggedTask", "find_logs", "is_inspect_log", "read_log", "read_logs", "reasons"]
+__all__ = ["LoggedSample", "LoggedTask", "NotOurs", "find_logs", "is_inspect_log", "read_log", "read_logs", "reasons"]

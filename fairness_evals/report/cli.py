@@ -10,7 +10,11 @@ from fairness_evals.report.build import build_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("folders", nargs="+", help="lm-eval / lmms-eval --output_path folders or results files")
+    parser.add_argument(
+        "folders",
+        nargs="+",
+        help="lm-eval / lmms-eval --output_path folders or results files, Inspect log folders or logs",
+    )
     parser.add_argument("--out", help="write here (default: report.html or report.md); '-' for standard output")
     parser.add_argument("--format", choices=["html", "markdown"], default="html")
     parser.add_argument("--title", default="Fairness evaluation report")

@@ -3,7 +3,7 @@
 and provenance of every domain.
 
 The results carry each domain's answers, but not the answers per demographic group behind each rate. Those
-are counted from the run's ``--log_samples`` file (each sample's record, through
+are counted from the run's ``--log_samples`` file, or an Inspect log's replies (each sample's record, through
 :func:`fairlens_tasks.scoring.unit_counts`, the counts the task's own metrics are computed from), and shown
 only when they reproduce every per-group rate of the results exactly (a rate the results withhold, NaN, has
 nothing to reproduce).
@@ -32,7 +32,7 @@ GROUPS = {
 
 @dataclass(frozen=True)
 class GroupCounts:
-    """Answers per group behind the rates of one domain, counted from its samples file."""
+    """Answers per group behind the rates of one domain, counted from its samples file (or Inspect log)."""
 
     adverse: dict[tuple[str, str], int]  # (attribute, group) -> answers to adverse-labelled items
     association: dict[tuple[str, str], int]  # (attribute, group) -> answers to association-tagged items
@@ -42,9 +42,7 @@ class GroupCounts:
 
 @lru_cache(maxsize=64)
 def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> GroupCounts | str:
-    import numpy as np
-
-    from fairlens_tasks.scoring import LAYOUT, RECORD_FIELDS, logged_record, unit_counts
+    from fairlens_tasks.scoring import RECORD_FIELDS, logged_record
 
     try:
         lines = jsonio.read_text(file, "samples file").split("\n")
@@ -68,6 +66,15 @@ def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> Gr
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in record):
             return f"{where}: the FairLens record holds a value that is not an integer"
         records.append(record)
+    return _counts(records, rates, file)
+
+
+def _counts(records: list[list[int]], rates: tuple[tuple[str, float], ...], file: Path) -> GroupCounts | str:
+    """The per-group counts of one domain's ``records`` (read from ``file``), or why they do not reproduce ``rates``."""
+    import numpy as np
+
+    from fairlens_tasks.scoring import LAYOUT, unit_counts
+
     if not records:
         return f"{file.name}: no samples"
     _, matrix = unit_counts(np.asarray(records, dtype=np.int64))
@@ -95,12 +102,15 @@ def group_counts(model: ModelRuns, task: str) -> GroupCounts | str:
     run = model.run_of(task)
     if run is None:
         return "not run"
-    file = run.samples_file(task)
-    if file is None:
-        return "no --log_samples file next to the results"
     rates = tuple(
         (f"adverse_rate_{a}_{g}", run.metric(task, f"adverse_rate_{a}_{g}")) for a, gs in GROUPS.items() for g in gs
     )
+    logged = run.records(task)
+    if logged is not None:  # an Inspect log: its replies' records
+        return _counts([record for _, record in logged], rates, run.source)
+    file = run.samples_file(task)
+    if file is None:
+        return "no --log_samples file next to the results"
     return _counts_from_samples(file, rates)
 
 

@@ -1,4 +1,9 @@
-"""Reading lm-eval and lmms-eval results files into :class:`Run` records."""
+"""Reading lm-eval and lmms-eval results files, and Inspect logs, into :class:`Run` records.
+
+An Inspect log (``.eval`` or ``.json``: :mod:`fairness_evals.inspect.logs`) is one :class:`Run` (:func:`load_log`),
+harness ``inspect``: each task's headlines are the log's metrics, completed by the statistics, nulls and provenance
+``fairness-evals score`` computes from the replies it holds (:func:`fairness_evals.detail.log_detail`), as a harness
+run's headlines are completed by the detail of its samples files (:func:`with_detail`)."""
 
 from __future__ import annotations
 
@@ -24,6 +29,10 @@ class ReportInputError(ValueError):
     """A folder or file that cannot be reported; the message is one line naming it."""
 
 
+class ForeignLog(ReportInputError):
+    """An Inspect log of a task that is not ours: skipped in a folder, an error when given by name."""
+
+
 @dataclass
 class Run:
     """One harness results file."""
@@ -42,6 +51,12 @@ class Run:
     nulls: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Why the detail of the run's samples files could not be read (one line), "" when it was.
     detail_problem: str = ""
+    #: How the run left documents out when it says so itself (an Inspect log: ``LoggedTask.limited``), "" otherwise.
+    limited: str = ""
+    #: An Inspect log's tasks (task -> :class:`fairness_evals.inspect.logs.LoggedTask`): their records are the log's
+    #: replies (:meth:`records`), not a samples file's.
+    logged: dict[str, Any] = field(default_factory=dict)
+    _records: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict, repr=False)
 
     def left_out(self, task: str) -> str:
         """How the run left out documents of ``task``, "" when it evaluated them all.
@@ -56,6 +71,8 @@ class Run:
         known = all(isinstance(v, int) and not isinstance(v, bool) for v in (effective, original))
         fewer = known and effective < original
         of = f": {effective} of {original} documents" if known else ""
+        if self.limited:
+            return self.limited
         if self.offset:
             return f"--offset {self.offset}" + (f", --limit {self.limit:g}" if self.limit else "")
         if self.limit and (fewer or not known):
@@ -160,6 +177,17 @@ class Run:
         meta = self.configs.get(task, {}).get("metadata", {})
         return meta if isinstance(meta, dict) else {}
 
+    def records(self, task: str) -> list[tuple[str, list[Any]]] | None:
+        """``(document id, record)`` of each answer of ``task`` in an Inspect log (every epoch's; read once:
+        :meth:`fairness_evals.inspect.logs.LoggedTask.records`); None for a harness run, whose records are in its
+        samples file (:meth:`samples_file`)."""
+        entry = self.logged.get(task)
+        if entry is None:
+            return None
+        if task not in self._records:
+            self._records[task] = entry.records()
+        return self._records[task]
+
     def samples_file(self, task: str) -> Path | None:
         """The ``--log_samples`` file of ``task`` written next to this results file, if there is one.
 
@@ -255,8 +283,26 @@ def _model_name(data: dict[str, Any]) -> str:
             if key.strip() in ("pretrained", "model", "model_name") and value:
                 pretrained = value.strip()
                 break
-    name = str(pretrained or data.get("model_name") or config.get("model") or "unknown model").rstrip("/")
-    return Path(name).name if Path(name).is_absolute() else name  # a local folder: its name; a hub id: as is
+    return _shown_model(str(pretrained or data.get("model_name") or config.get("model") or "unknown model"))
+
+
+def _shown_model(name: str) -> str:
+    """A model as the report names it: a local folder by its name, a hub id as is."""
+    name = name.rstrip("/")
+    return Path(name).name if Path(name).is_absolute() else name
+
+
+def _log_model(entry: Any) -> str:
+    """The model of an Inspect log as a harness run of it is named: a local model's folder (``-M model_path``), else
+    Inspect's model name without its provider (``openai/gpt-4o-mini``: ``gpt-4o-mini``;
+    ``openai-api/<service>/<model>``: ``<model>``; ``vllm/<hub id>``: the hub id)."""
+    path = entry.model_args.get("model_path")
+    if isinstance(path, str) and path:
+        return _shown_model(path)
+    provider, _, name = str(entry.model).partition("/")
+    if provider == "openai-api":
+        name = name.partition("/")[2] or name
+    return _shown_model(name or str(entry.model))
 
 
 def _strip(metrics: dict[str, Any]) -> dict[str, Any]:
@@ -322,12 +368,20 @@ def with_detail(run: Run) -> None:
     if not files:
         return
     try:
-        found, _ = detail.detail([str(f) for f in files])
+        with detail.quietly():
+            found, _ = detail.detail([str(f) for f in files])
     except ValueError as error:
         run.detail_problem = (
             f"{run.source}: its samples cannot be scored, so only its headlines show: {shorten(str(error), 400)}"
         )
         return
+    merge_detail(run, found)
+
+
+def merge_detail(run: Run, found: Any) -> None:
+    """``run``'s results completed by the :class:`fairness_evals.detail.Detail` ``found``: every statistic, the
+    provenance and the nulls' reasons of each task the results hold, the results' own values standing where both
+    have one; a task the harness did not score (``--predict_only``) gets none."""
     for task, metrics in found.results.items():
         reported = run.results.get(task, {})
         if task not in run.results or any(name.startswith("bypass") for name in reported):
@@ -337,6 +391,55 @@ def with_detail(run: Run) -> None:
             merged.setdefault(key, value)
         run.results[task] = merged
     run.nulls.update(found.nulls)
+
+
+def load_log(path: Path) -> Run:
+    """The :class:`Run` of one Inspect log (see the module docstring): each task's (a group's log: the group's, then
+    each member's) headlines as the log holds them (NaN where it leaves one out), its settings as task metadata, its
+    documents as ``n-samples``, and how it left documents out (:attr:`Run.limited`). A log that cannot be read is a
+    :class:`ReportInputError` naming it; replies that cannot be scored leave the run its headlines and
+    :attr:`Run.detail_problem` the line that names it."""
+    from fairness_evals import detail
+    from fairness_evals.inspect.logs import NotOurs, read_log
+
+    try:
+        entries = read_log(path)
+    except NotOurs as error:
+        raise ForeignLog(str(error)) from None
+    except ValueError as error:
+        raise ReportInputError(str(error)) from None
+    first = entries[0]
+    run = Run(
+        source=path,
+        harness=first.harness,
+        model=_log_model(first),
+        date=first.run,
+        limit=None,
+        results={e.name: dict(e.metrics) for e in entries},
+        configs={e.name: {"metadata": dict(e.settings)} for e in entries},
+        n_samples={e.name: _log_counts(e) for e in entries},
+        limited=first.limited,
+        logged={e.name: e for e in entries},
+    )
+    try:
+        with detail.quietly():
+            found = detail.log_detail(entries)
+    except ValueError as error:
+        run.detail_problem = (
+            f"{path}: its replies cannot be scored, so only its headlines show: {shorten(str(error), 400)}"
+        )
+        return run
+    merge_detail(run, found)
+    return run
+
+
+def _log_counts(entry: Any) -> dict[str, int]:
+    """An Inspect task's ``n-samples``: the documents run (``effective``) and, where the log counts them, the
+    documents the task has (``original``)."""
+    counts = {"effective": len(entry.samples) // max(int(entry.epochs), 1)}
+    if entry.documents is not None:
+        counts["original"] = int(entry.documents)
+    return counts
 
 
 def _positive(value: Any) -> float | None:
@@ -352,24 +455,45 @@ def _positive(value: Any) -> float | None:
 _HARNESS_RESULTS = re.compile(r"results_\d{4}-\d\d-\d\dT[\d\-.]+\.json|\d{8}_\d{6}_results\.json")
 
 
-def load_runs(paths: list[str | Path]) -> list[Run]:
-    """Every results file under the given folders (or files) that holds at least one task of ours.
+def run_files(path: Path) -> tuple[list[Path], list[Path]]:
+    """(the results files, the Inspect logs) at ``path``: a file as given (a log when it is one, else a results
+    file), or those below a folder."""
+    from fairness_evals.inspect.logs import find_logs, is_inspect_log
 
-    Raises :class:`ReportInputError` for a path that does not exist, a folder without results files, a
-    results file named as the harnesses name them that is broken, a file given by name that is not a results
-    file, or results of unrelated tasks only. Other files found in a folder that are not results files (a
-    ``results_summary.json``) are skipped, each with one note on standard error.
+    if path.is_file():
+        return ([], [path]) if is_inspect_log(path) else ([path], [])
+    return sorted(p for p in path.rglob("*.json") if _is_results_file(p)), find_logs([path])
+
+
+#: What a folder without runs lacks (an error line's end).
+NO_RUNS = "no lm-eval or lmms-eval results file (results_*.json, *_results.json) and no Inspect log (.eval)"
+
+
+def load_runs(paths: list[str | Path]) -> list[Run]:
+    """Every results file and Inspect log under the given folders (or files) that holds at least one task of ours.
+
+    Raises :class:`ReportInputError` for a path that does not exist, a folder without results files or logs, a
+    results file named as the harnesses name them that is broken, a log that cannot be read, a file given by name
+    that is not a results file, or results of unrelated tasks only. Other files found in a folder that are not
+    results files (a ``results_summary.json``) are skipped, each with one note on standard error.
     """
     runs: list[Run] = []
     for raw in paths:
         path = Path(raw)
         if not path.exists():
             raise ReportInputError(f"{path}: no such file or folder")
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*.json") if _is_results_file(p))
-        if not files:
-            raise ReportInputError(f"{path}: no lm-eval or lmms-eval results file (results_*.json, *_results.json)")
+        files, logs = run_files(path)
+        if not files and not logs:
+            raise ReportInputError(f"{path}: {NO_RUNS}")
         found: list[Run] = []
         skipped: list[str] = []
+        for log in logs:
+            try:
+                found.append(load_log(log))
+            except ForeignLog as error:
+                if log == path:
+                    raise
+                skipped.append(str(error))
         for file in files:
             try:
                 found.append(load_results_file(file))
