@@ -330,27 +330,19 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     from fairlens_tasks import open_scoring, scoring
     from fairness_evals.notes import Notes
 
-    records: dict[str, list[Any]] = {}
-    provenance: dict[str, dict[str, Any]] = {}
-    answers = scoring_cli.Answers()
-    for line in scoring_cli.read_lines(files):
-        task = line.file.task or ""
-        row = line.row if isinstance(line.row, dict) else {}
-        opened = task.startswith("fairlens_open_")
-        logged = open_scoring.logged_answer(row) if opened else scoring.logged_record(row)
-        if logged is None:
-            raise ValueError(f"{line.where}: not an lmms-eval sample of {task} (no logged FairLens record)")
-        answers.add((task, logged[0]), None, line.where, f"{logged[0]!r} of {task}")
-        records.setdefault(task, []).append(logged[1])
-        carried = row.get(open_scoring.CARRIER if opened else scoring.CARRIER)
-        logged_provenance = carried.get("provenance") if isinstance(carried, dict) else None
-        if isinstance(logged_provenance, dict):
-            provenance.setdefault(task, dict(logged_provenance))
-    answers.check()
+    def opened(task: str) -> bool:
+        return task.startswith("fairlens_open_")
+
+    records, provenance = scoring_cli.logged_records(
+        files,
+        lambda task, row: open_scoring.logged_answer(row) if opened(task) else scoring.logged_record(row),
+        lambda task: open_scoring.CARRIER if opened(task) else scoring.CARRIER,
+        lambda task: f"not an lmms-eval sample of {task} (no logged FairLens record)",
+    )
     out = Detail()
     for task, rows in records.items():
         notes = Notes(task)
-        if task.startswith("fairlens_open_"):
+        if opened(task):
             notes.note("the answers are judged by `fairness-evals judge <this output folder> --judge ...`, which writes "
                        "every open-ended statistic")  # fmt: skip
             out.results[task] = open_scoring.compute_open_metrics(rows, {}, task=task, notes=notes)

@@ -37,7 +37,7 @@ import argparse
 import hashlib
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -345,6 +345,37 @@ class Answers:
 
     def __len__(self) -> int:
         return len(self.replies)
+
+
+def logged_records(
+    files: list[InputFile],
+    logged: Callable[[str, dict[str, Any]], tuple[str, Any] | None],
+    carrier: Callable[[str], str],
+    not_ours: Callable[[str], str],
+) -> tuple[dict[str, list[Any]], dict[str, dict[str, Any]]]:
+    """Per task, the records a harness run's samples ``files`` logged and the provenance the first of its lines
+    logged in its carrier metric's item (``carrier(task)``; none when no line did).
+
+    ``logged(task, row)`` is a line's ``(document id, record)``, or None for a line that is not ours: an error
+    naming it, ``"<file>:<line>: " + not_ours(task)``. A document answered twice is an error naming both places
+    (:class:`Answers`).
+    """
+    records: dict[str, list[Any]] = {}
+    provenance: dict[str, dict[str, Any]] = {}
+    answers = Answers()
+    for line in read_lines(files):
+        task = line.file.task or ""
+        row = line.row if isinstance(line.row, dict) else {}
+        found = logged(task, row)
+        if found is None:
+            raise ValueError(f"{line.where}: {not_ours(task)}")
+        answers.add((task, found[0]), None, line.where, f"{found[0]!r} of {task}")
+        records.setdefault(task, []).append(found[1])
+        carried = row.get(carrier(task))
+        if isinstance(carried, dict) and isinstance(carried.get("provenance"), dict):
+            provenance.setdefault(task, dict(carried["provenance"]))
+    answers.check()
+    return records, provenance
 
 
 def sample_reply(row: dict[str, Any]) -> Any:

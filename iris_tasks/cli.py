@@ -310,21 +310,12 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     files = [f for f in files if not (f.task or "").startswith("iris_gen")]
     if not files:
         return out
-    records: dict[str, list[Any]] = {}
-    provenance: dict[str, dict[str, Any]] = {}
-    answers = scoring_cli.Answers()
-    for line in scoring_cli.read_lines(files):
-        task = line.file.task or ""
-        row = line.row if isinstance(line.row, dict) else {}
-        logged = scoring.sample_answer(row, task)
-        if task not in scoring.MODULES or logged is None:
-            raise ValueError(f"{line.where}: not an lmms-eval sample of an IRIS understanding task (no logged record)")
-        answers.add((task, logged[0]), None, line.where, f"{logged[0]!r} of {task}")
-        records.setdefault(task, []).append(logged[1])
-        carried = row.get(scoring.CARRIERS[task])
-        if isinstance(carried, dict) and isinstance(carried.get("provenance"), dict):
-            provenance.setdefault(task, dict(carried["provenance"]))
-    answers.check()
+    records, provenance = scoring_cli.logged_records(
+        files,
+        lambda task, row: scoring.sample_answer(row, task) if task in scoring.MODULES else None,
+        scoring.CARRIERS.__getitem__,
+        lambda _: "not an lmms-eval sample of an IRIS understanding task (no logged record)",
+    )
     for task, rows in records.items():
         notes = Notes(task)
         out.results[task] = scoring.MODULES[task].compute_metrics(rows, notes=notes)
