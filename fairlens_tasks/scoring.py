@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -472,17 +472,21 @@ def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:
 _CHECKS = _interval_checks()
 
 
-def _note_absent_groups(out: dict[str, float], totals: np.ndarray, notes: Notes) -> None:
+def empty_groups(group_counts: Callable[[str], np.ndarray]) -> Iterator[tuple[str, str]]:
+    """Each ``(attribute, group)`` (the group's metric-name form) whose count is 0: ``group_counts(attribute)`` gives
+    one count per group of ``GROUPS[attribute]``."""
     for attribute in ATTRIBUTES:
-        answers = totals[LAYOUT.group_cells(attribute, "answers")]
-        for group, count in zip(GROUPS[attribute], answers, strict=True):
+        for group, count in zip(GROUPS[attribute], group_counts(attribute), strict=True):
             if count == 0:
-                named = f"{attribute}_{metric_group(group)}"
-                notes.null(
-                    [f"{prefix}_{named}" for prefix in ("soundness", "adverse_rate", "association_rate")],
-                    f"no evaluated image of the group {attribute}={metric_group(group)} (the gaps and ratios compare "
-                    "the groups present)",
-                )
+                yield attribute, metric_group(group)
+
+
+def _note_absent_groups(out: dict[str, float], totals: np.ndarray, notes: Notes) -> None:
+    for attribute, group in empty_groups(lambda attribute: totals[LAYOUT.group_cells(attribute, "answers")]):
+        notes.null(
+            [f"{prefix}_{attribute}_{group}" for prefix in ("soundness", "adverse_rate", "association_rate")],
+            f"no evaluated image of the group {attribute}={group} (the gaps and ratios compare the groups present)",
+        )
 
 
 def answer_counts(rec: np.ndarray) -> dict[str, float]:
@@ -624,6 +628,7 @@ __all__ = [
     "doc_to_target",
     "doc_to_text",
     "doc_to_visual",
+    "empty_groups",
     "finite_domain_values",
     "interval_specs",
     "logged_record",
