@@ -73,6 +73,14 @@ def _counts_pair(
     return e, t
 
 
+def _along(values: ArrayLike, name: str, axis: str) -> NDArray[np.float64]:
+    """``values`` as a float array with at least the one (last) ``axis``; a scalar is refused."""
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.ndim == 0:
+        raise ValueError(f"{name} must have {axis} axis")
+    return arr
+
+
 def _fraction_mapping(values: Mapping[Hashable, float], name: str) -> NDArray[np.float64]:
     if not isinstance(values, Mapping):
         raise ValueError(f"{name} must be a mapping")
@@ -142,9 +150,7 @@ def gap_from_rates(rates: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (...)
     """
-    r = np.asarray(rates, dtype=np.float64)
-    if r.ndim == 0:
-        raise ValueError("rates must have a group axis")
+    r = _along(rates, "rates", "a group")
     present = ~np.isnan(r)
     hi = np.where(present, r, -np.inf).max(axis=-1)
     lo = np.where(present, r, np.inf).min(axis=-1)
@@ -174,9 +180,7 @@ def ratio_from_rates(rates: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (...), values in [1, inf] or NaN.
     """
-    r = np.asarray(rates, dtype=np.float64)
-    if r.ndim == 0:
-        raise ValueError("rates must have a group axis")
+    r = _along(rates, "rates", "a group")
     present = ~np.isnan(r)
     any_present = present.any(axis=-1)
     hi = np.where(present, r, -np.inf).max(axis=-1)
@@ -209,9 +213,7 @@ def domain_gap(gaps: ArrayLike, *, reduce: Literal["mean", "max"] = "mean") -> N
     -------
     ndarray, shape (...)
     """
-    g = np.asarray(gaps, dtype=np.float64)
-    if g.ndim == 0:
-        raise ValueError("gaps must have an attribute axis")
+    g = _along(gaps, "gaps", "an attribute")
     if reduce not in ("mean", "max"):
         raise ValueError(f"reduce must be 'mean' or 'max', got {reduce!r}")
     present = ~np.isnan(g)
@@ -248,9 +250,7 @@ def pairwise_differences(rates: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (..., k * (k - 1) + 1): the differences for i != j in row-major order, then the 0.
     """
-    r = np.asarray(rates, dtype=np.float64)
-    if r.ndim == 0:
-        raise ValueError("rates must have a group axis")
+    r = _along(rates, "rates", "a group")
     k = r.shape[-1]
     i, j = np.nonzero(~np.eye(k, dtype=bool))
     zero = np.where(np.all(np.isnan(r), axis=-1, keepdims=True), np.nan, 0.0)
@@ -273,9 +273,7 @@ def pairwise_log_ratios(rates: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (..., k * (k - 1) + 1)
     """
-    r = np.asarray(rates, dtype=np.float64)
-    if r.ndim == 0:
-        raise ValueError("rates must have a group axis")
+    r = _along(rates, "rates", "a group")
     with np.errstate(divide="ignore", invalid="ignore"):
         return pairwise_differences(np.log(r))
 
