@@ -40,13 +40,16 @@ LEVELS: dict[str, tuple[str, ...]] = {
 UNMAPPABLE = "unmappable"
 
 
-def same_length(name_values: dict[str, Sequence[object]]) -> int:
-    """Common length of several per-record inputs; ValueError naming the first that differs."""
+def same_length(name_values: dict[str, Sequence[object]], *, allow_empty: bool = True) -> int:
+    """Common length of several per-record inputs; ValueError naming the first that differs, or (``allow_empty``
+    false) naming the first input when they are empty."""
     lengths = {name: len(values) for name, values in name_values.items()}
     first_name, first = next(iter(lengths.items()))
     for name, n in lengths.items():
         if n != first:
             raise ValueError(f"{name} must have the same length as {first_name} ({first}), got {n}")
+    if first == 0 and not allow_empty:
+        raise ValueError(f"{first_name} must not be empty")
     return first
 
 

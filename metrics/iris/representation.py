@@ -226,9 +226,7 @@ def representation_disparities(
         "age": labels_1d(age, "age"),
         "skin_tone": labels_1d(skin_tone, "skin_tone"),
     }
-    n = same_length({"occupations": occ, **columns})
-    if n == 0:
-        raise ValueError("occupations must not be empty")
+    same_length({"occupations": occ, **columns}, allow_empty=False)
     grids = {"gender": GENDERS, "age": AGES, "skin_tone": SKIN_TONES}
     for name, col in columns.items():
         check_categories(col, grids[name], name)

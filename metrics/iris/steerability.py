@@ -161,10 +161,9 @@ def pairwise_comparison_means(
     unit_labels = labels_1d(units, "units")
     cols = [labels_1d(gender, "gender"), labels_1d(age, "age"), labels_1d(skin_tone, "skin_tone")]
     n = same_length(
-        {"values": v.tolist(), "units": unit_labels, "gender": cols[0], "age": cols[1], "skin_tone": cols[2]}
+        {"values": v.tolist(), "units": unit_labels, "gender": cols[0], "age": cols[1], "skin_tone": cols[2]},
+        allow_empty=False,
     )
-    if n == 0:
-        raise ValueError("values must not be empty")
     names, unit_codes = factorize(unit_labels)
     triples = np.stack([factorize(c)[1] for c in cols], axis=1)
     sums, counts = counterfactual_pair_sums(

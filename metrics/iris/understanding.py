@@ -132,9 +132,7 @@ def accuracy_disparity(
     pred = labels_1d(predicted, "predicted")
     truth = labels_1d(true, "true")
     grp = labels_1d(groups, "groups")
-    n = same_length({"predicted": pred, "true": truth, "groups": grp})
-    if n == 0:
-        raise ValueError("predicted must not be empty")
+    n = same_length({"predicted": pred, "true": truth, "groups": grp}, allow_empty=False)
     correct = np.fromiter(
         ((p == t) and (p != unmappable) for p, t in zip(pred, truth, strict=True)), dtype=np.float64, count=n
     )
@@ -201,9 +199,7 @@ def statistical_parity_difference(
     """
     pred = labels_1d(predicted, "predicted")
     grp = labels_1d(groups, "groups")
-    n = same_length({"predicted": pred, "groups": grp})
-    if n == 0:
-        raise ValueError("predicted must not be empty")
+    same_length({"predicted": pred, "groups": grp}, allow_empty=False)
     classes, c_codes = factorize(pred)
     names, g_codes = factorize(grp)
     table = np.bincount(g_codes * len(classes) + c_codes, minlength=len(names) * len(classes))
@@ -299,9 +295,7 @@ def ifs_und_metrics(
         "age": labels_1d(age, "age"),
         "skin_tone": labels_1d(skin_tone, "skin_tone"),
     }
-    n = same_length({"predicted": pred, "true": truth, **columns})
-    if n == 0:
-        raise ValueError("predicted must not be empty")
+    n = same_length({"predicted": pred, "true": truth, **columns}, allow_empty=False)
     correct = np.fromiter(((p == t) and (p != unmappable) for p, t in zip(pred, truth, strict=True)), np.int64, n)
     axes = [factorize(columns[a]) for a in ATTRIBUTE_ORDER]
     classes, class_codes = factorize(pred)
