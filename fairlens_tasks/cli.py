@@ -333,7 +333,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     def opened(task: str) -> bool:
         return task.startswith("fairlens_open_")
 
-    records, provenance = scoring_cli.logged_records(
+    records, provenance = scoring_cli.sample_records(
         files,
         lambda task, row: open_scoring.logged_answer(row) if opened(task) else scoring.logged_record(row),
         lambda task: open_scoring.CARRIER if opened(task) else scoring.CARRIER,

@@ -43,7 +43,7 @@ from fairlens_tasks.judging.pipeline import REFUSED, Outcome
 from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, empty_groups, finite_domain_values, resampling_strata, stratum_codes
+from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, resampling_strata, stratum_codes
 from fairlens_tasks.settings import coverage_threshold
 from fairlens_tasks.withheld import below_threshold, withhold_unsupported
 from fairness_evals import aggregation
@@ -390,7 +390,7 @@ def _explain(out: dict[str, Any], totals: np.ndarray, notes: Notes) -> None:
             f"{out['unjudged']} of {out['answers']} answers are unjudged (unjudged_rate {out['unjudged_rate']:.3f}); "
             f"the bias scores average the {out['judged']} judged ones"
         )
-    for attribute, group in empty_groups(lambda attribute: totals[LAYOUT.group_cells(attribute, "judged")]):
+    for attribute, group in absent_groups(lambda attribute: totals[LAYOUT.group_cells(attribute, "judged")]):
         notes.null(
             [f"oe_bias_mean_{attribute}_{group}", f"oe_flag_rate_{attribute}_{group}"],
             f"no judged answer for the group {attribute}={group} (the gaps compare the groups present)",

@@ -472,7 +472,7 @@ def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:
 _CHECKS = _interval_checks()
 
 
-def empty_groups(group_counts: Callable[[str], np.ndarray]) -> Iterator[tuple[str, str]]:
+def absent_groups(group_counts: Callable[[str], np.ndarray]) -> Iterator[tuple[str, str]]:
     """Each ``(attribute, group)`` (the group's metric-name form) whose count is 0: ``group_counts(attribute)`` gives
     one count per group of ``GROUPS[attribute]``."""
     for attribute in ATTRIBUTES:
@@ -482,7 +482,7 @@ def empty_groups(group_counts: Callable[[str], np.ndarray]) -> Iterator[tuple[st
 
 
 def _note_absent_groups(out: dict[str, float], totals: np.ndarray, notes: Notes) -> None:
-    for attribute, group in empty_groups(lambda attribute: totals[LAYOUT.group_cells(attribute, "answers")]):
+    for attribute, group in absent_groups(lambda attribute: totals[LAYOUT.group_cells(attribute, "answers")]):
         notes.null(
             [f"{prefix}_{attribute}_{group}" for prefix in ("soundness", "adverse_rate", "association_rate")],
             f"no evaluated image of the group {attribute}={group} (the gaps and ratios compare the groups present)",
@@ -622,13 +622,13 @@ __all__ = [
     "PROVENANCE",
     "RECORD_FIELDS",
     "RECORD_METRICS",
+    "absent_groups",
     "aggregate",
     "compute_metrics",
     "doc_to_messages",
     "doc_to_target",
     "doc_to_text",
     "doc_to_visual",
-    "empty_groups",
     "finite_domain_values",
     "interval_specs",
     "logged_record",

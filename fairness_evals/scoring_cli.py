@@ -347,7 +347,7 @@ class Answers:
         return len(self.replies)
 
 
-def logged_records(
+def sample_records(
     files: list[InputFile],
     logged: Callable[[str, dict[str, Any]], tuple[str, Any] | None],
     carrier: Callable[[str], str],

@@ -310,7 +310,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     files = [f for f in files if not (f.task or "").startswith("iris_gen")]
     if not files:
         return out
-    records, provenance = scoring_cli.logged_records(
+    records, provenance = scoring_cli.sample_records(
         files,
         lambda task, row: scoring.sample_answer(row, task) if task in scoring.MODULES else None,
         scoring.CARRIERS.__getitem__,
