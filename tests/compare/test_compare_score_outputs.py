@@ -14,6 +14,7 @@ import json
 import logging
 import random
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,16 @@ STAMP = "2026-01-01T00-00-00.000001"
 
 
 @pytest.fixture(autouse=True)
-def _quiet() -> None:
-    for name in ("fairness_evals.fact_or_fair", "fairness_evals.fairlens"):
-        logging.getLogger(name).setLevel(logging.ERROR)
+def _quiet() -> Iterator[None]:
+    """The benchmarks' warnings held back in these tests, and their levels given back after each (a level left at
+    ERROR silenced the warnings later tests in the same worker check)."""
+    loggers = [logging.getLogger(name) for name in ("fairness_evals.fact_or_fair", "fairness_evals.fairlens")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    yield
+    for logger, level in zip(loggers, levels, strict=True):
+        logger.setLevel(level)
 
 
 def _replies(kind: str, *, seed: int = 0, draws: int = 10, answer_seed: int = 1, truthful: float = 0.0) -> dict:
