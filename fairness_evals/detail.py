@@ -21,14 +21,12 @@ and ``samples`` where the harness recorded a limited or subset run (an Inspect l
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import inspect
 import json
-import logging
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -189,20 +187,6 @@ def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
             entry["task_version"] = version
 
 
-@contextlib.contextmanager
-def quietly() -> Iterator[None]:
-    """The benchmarks' warnings (logger ``fairness_evals``) held back: a command that reads a run's detail to show or
-    gate it (``check``, ``report``, ``compare``) carries each null's reason in the detail, and the warning that said
-    it when the run was scored would repeat it once per task."""
-    logger = logging.getLogger("fairness_evals")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        logger.setLevel(level)
-
-
 def samples_detail(files: Sequence[InputFile], score_samples: Callable[..., dict[str, Any]]) -> Detail:
     """The detail (:class:`Detail`) of image-generation tasks from a run's samples ``files``
     (:class:`fairness_evals.scoring_cli.InputFile`): each task's lines scored by its benchmark's ``score_samples``
@@ -210,15 +194,16 @@ def samples_detail(files: Sequence[InputFile], score_samples: Callable[..., dict
     naming its file and line."""
     out = Detail()
     for file in files:
-        rows = [line.row for line in scoring_cli.read_lines([file])]
-        bad = next((n for n, row in enumerate(rows, start=1) if not isinstance(row, Mapping)), None)
+        lines = list(scoring_cli.read_lines([file]))
+        bad = next((line for line in lines if not isinstance(line.row, Mapping)), None)
         if bad is not None:
-            raise ValueError(f"{file.path}:{bad}: not a sample object")
+            raise ValueError(f"{bad.where}: not a sample object")
         try:
-            scored = score_samples(rows)
-        except ValueError as error:
-            where = str(file.path)
-            raise ValueError(re.sub(r"^line (\d+):", lambda m, where=where: f"{where}:{m[1]}:", str(error))) from None
+            scored = score_samples([line.row for line in lines])
+        except ValueError as error:  # "line N:" counts the rows given: name the file's line (blank lines skipped)
+            raise ValueError(
+                re.sub(r"^line (\d+):", lambda m, lines=lines: f"{lines[int(m[1]) - 1].where}:", str(error))
+            ) from None
         task = file.task or ""
         out.results[task] = scored["metrics"]
         out.nulls[task] = scored["nulls"]

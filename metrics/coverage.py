@@ -36,7 +36,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["STDERR_SUFFIX", "STDERR_Z", "Coverage", "Scored", "reported", "simulate", "summarise"]
+__all__ = ["STDERR_SUFFIX", "STDERR_Z", "Coverage", "Scored", "reported", "silenced", "simulate", "summarise"]
 
 #: Relative tolerance when testing whether a truth lies in an interval (floating-point rounding only).
 _TOLERANCE = 1e-9
@@ -156,8 +156,9 @@ def reported(out: Mapping[str, Any], name: str) -> Scored:
 
 
 @contextlib.contextmanager
-def _silenced(loggers: Sequence[str]) -> Iterator[None]:
-    """Raise the named loggers to ERROR for the duration (each replicate would log its warnings)."""
+def silenced(loggers: Sequence[str]) -> Iterator[None]:
+    """Raise the named loggers to ERROR for the duration, and give them their levels back (each replicate of a
+    simulation would log its warnings; a command that reads a scored run carries each null's reason already)."""
     saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
     for logger, _ in saved:
         logger.setLevel(logging.ERROR)
@@ -197,7 +198,7 @@ def simulate(
     name_of = label or (lambda metric: metric)
     rng = np.random.default_rng(seed)
     values: dict[str, list[Scored]] = {name: [] for name in metrics}
-    with _silenced(quiet):
+    with silenced(quiet):
         for index in range(replicates):
             out = score(draw(rng, index), index)
             for name in metrics:

@@ -19,6 +19,9 @@ from fairness_evals import jsonio
 from fairness_evals.report.model import Cell, number, share, shorten, text
 
 OUR_PREFIXES = ("fact_or_fair", "fairlens", "iris")
+#: The benchmarks' logger, held back while a run's detail is read: each null carries its reason there, and the
+#: warning that said it when the run was scored would repeat it once per task.
+QUIET = ("fairness_evals",)
 #: The provenance tables' caption on the "Limited run" column (:meth:`Run.limited_cell`).
 NOT_A_RESULT = "A limited run (--limit, --offset) or a subset run (--samples) is not a benchmark result."
 #: The task-metadata keys of each benchmark's minimum coverage (package convention 2).
@@ -363,12 +366,13 @@ def with_detail(run: Run) -> None:
     (``--predict_only``) gets no detail. A samples file that cannot be scored leaves the run its headlines and
     :attr:`Run.detail_problem` the line that names it (the report shows it; check counts it)."""
     from fairness_evals import detail
+    from metrics.coverage import silenced
 
     files = [f for task in run.results if task.startswith(OUR_PREFIXES) and (f := run.samples_file(task)) is not None]
     if not files:
         return
     try:
-        with detail.quietly():
+        with silenced(QUIET):
             found, _ = detail.detail([str(f) for f in files])
     except ValueError as error:
         run.detail_problem = (
@@ -401,6 +405,7 @@ def load_log(path: Path) -> Run:
     :attr:`Run.detail_problem` the line that names it."""
     from fairness_evals import detail
     from fairness_evals.inspect.logs import NotOurs, read_log
+    from metrics.coverage import silenced
 
     try:
         entries = read_log(path)
@@ -422,7 +427,7 @@ def load_log(path: Path) -> Run:
         logged={e.name: e for e in entries},
     )
     try:
-        with detail.quietly():
+        with silenced(QUIET):
             found = detail.log_detail(entries)
     except ValueError as error:
         run.detail_problem = (

@@ -11,7 +11,6 @@ outputs of one corpus with the same answers, and with a planted difference.
 from __future__ import annotations
 
 import json
-import logging
 import random
 import re
 from collections.abc import Iterator
@@ -23,6 +22,7 @@ import pytest
 from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import documents_for
 from fairness_evals.cli import main
+from metrics.coverage import silenced
 
 STAMP = "2026-01-01T00-00-00.000001"
 
@@ -31,13 +31,8 @@ STAMP = "2026-01-01T00-00-00.000001"
 def _quiet() -> Iterator[None]:
     """The benchmarks' warnings held back in these tests, and their levels given back after each (a level left at
     ERROR silenced the warnings later tests in the same worker check)."""
-    loggers = [logging.getLogger(name) for name in ("fairness_evals.fact_or_fair", "fairness_evals.fairlens")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.ERROR)
-    yield
-    for logger, level in zip(loggers, levels, strict=True):
-        logger.setLevel(level)
+    with silenced(("fairness_evals.fact_or_fair", "fairness_evals.fairlens")):
+        yield
 
 
 def _replies(kind: str, *, seed: int = 0, draws: int = 10, answer_seed: int = 1, truthful: float = 0.0) -> dict:

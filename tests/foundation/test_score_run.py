@@ -118,3 +118,21 @@ def test_a_samples_line_that_is_not_ours_is_one_error_line(
     assert main(["score", str(folder)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{samples}:2" in err, err
+
+
+def test_an_image_generation_line_that_cannot_be_scored_is_named_by_its_file_line(tmp_path: Path) -> None:
+    """``score_samples`` counts the rows it is given; the error names the line of the file, blank lines counted."""
+    from fairness_evals.detail import samples_detail
+    from fairness_evals.scoring_cli import InputFile
+
+    samples = tmp_path / "samples_iris_gen_steer_2026-01-01T00-00-00.jsonl"
+    samples.write_text('{"doc_id": 0}\n\n{"doc_id": 1}\n', encoding="utf-8")
+
+    def refuse_second(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        raise ValueError("line 2: no readable record under carrier")
+
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(samples))}:3: no readable record under carrier$"):
+        samples_detail([InputFile(samples, "iris_gen_steer")], refuse_second)
+    samples.write_text('{"doc_id": 0}\n\n[1, 2]\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=rf"^{re.escape(str(samples))}:3: not a sample object$"):
+        samples_detail([InputFile(samples, "iris_gen_steer")], refuse_second)
