@@ -123,38 +123,44 @@ def _check_bounds(bounds: Bounds) -> Bounds:
     return low, high
 
 
-def _values(values: ArrayLike) -> tuple[FloatArray, FloatArray, int]:
+_Finish = Callable[..., BootstrapInterval]
+
+
+def _finisher(*, confidence: float, n: int, n_nan: int, seed: int | None, method: str, bounds: Bounds) -> _Finish:
+    """``finish(estimate, low, high, reason=None)``: the :class:`BootstrapInterval` of one method's ends, clipped to
+    ``bounds``; a NaN end makes both NaN, with ``reason`` (or, without one, "every resample was NaN" when all ``n``
+    were, else "the interval is undefined")."""
+
+    def finish(estimate: float, low: float, high: float, reason: str | None = None) -> BootstrapInterval:
+        if math.isnan(low) or math.isnan(high):
+            low = high = math.nan
+            if reason is None:
+                reason = "every resample was NaN" if n_nan == n else "the interval is undefined"
+        else:
+            low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
+            reason = None
+        return BootstrapInterval(
+            estimate=float(estimate), low=low, high=high, confidence=confidence,
+            n_resamples=n, n_nan=n_nan, seed=seed, method=method, reason=reason,
+        )  # fmt: skip
+
+    return finish
+
+
+def _scalar_method(
+    values: ArrayLike, confidence: float, seed: int | None, bounds: Bounds, method: str
+) -> tuple[FloatArray, FloatArray, _Finish]:
+    """The checked inputs of the percentile, basic and BCa methods: the finite bootstrap values, the two tail levels
+    ``(alpha/2, 1 - alpha/2)`` with ``alpha = 1 - confidence``, and the method's :func:`_finisher`."""
+    confidence = check_confidence(confidence)
+    bounds = _check_bounds(bounds)
     arr = np.asarray(values, dtype=np.float64)
     if arr.ndim != 1 or arr.size == 0:
         raise ValueError(f"values must be a non-empty 1-D array, got shape {arr.shape}")
     nan = np.isnan(arr)
-    return arr, arr[~nan], int(nan.sum())
-
-
-def _result(
-    estimate: float,
-    low: float,
-    high: float,
-    *,
-    confidence: float,
-    n: int,
-    n_nan: int,
-    seed: int | None,
-    method: str,
-    bounds: Bounds,
-    reason: str | None = None,
-) -> BootstrapInterval:
-    if math.isnan(low) or math.isnan(high):
-        low = high = math.nan
-        if reason is None:
-            reason = "every resample was NaN" if n_nan == n else "the interval is undefined"
-    else:
-        low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
-        reason = None
-    return BootstrapInterval(
-        estimate=float(estimate), low=low, high=high, confidence=confidence,
-        n_resamples=n, n_nan=n_nan, seed=seed, method=method, reason=reason,
-    )  # fmt: skip
+    alpha = (1.0 - confidence) / 2.0
+    finish = _finisher(confidence=confidence, n=arr.size, n_nan=int(nan.sum()), seed=seed, method=method, bounds=bounds)
+    return arr[~nan], np.array([alpha, 1.0 - alpha]), finish
 
 
 def _quantiles(finite: FloatArray, levels: ArrayLike) -> FloatArray:
@@ -184,13 +190,11 @@ def percentile_interval(
     bounds : (float, float)
         The statistic's range; the interval is clipped to it.
     """
-    confidence = check_confidence(confidence)
-    bounds = _check_bounds(bounds)
-    arr, finite, n_nan = _values(values)
-    alpha = (1.0 - confidence) / 2.0
-    low, high = _quantiles(finite, [alpha, 1.0 - alpha]) if finite.size else (math.nan, math.nan)
-    return _result(estimate, low, high, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
-                   method="percentile", bounds=bounds)  # fmt: skip
+    finite, tails, finish = _scalar_method(values, confidence, seed, bounds, "percentile")
+    if not finite.size:
+        return finish(estimate, math.nan, math.nan)
+    low, high = _quantiles(finite, tails)
+    return finish(estimate, low, high)
 
 
 def basic_interval(
@@ -205,20 +209,15 @@ def basic_interval(
     ``bounds`` (Davison & Hinkley 1997, eq. 5.6): ``theta`` the estimate, ``q(u)`` the u-quantile of the finite
     bootstrap values, ``alpha = 1 - confidence``. The spread of ``theta* - theta`` stands in for that of
     ``theta - truth``, so the resampling bias of a biased plug-in statistic is subtracted instead of added.
+    Parameters as :func:`percentile_interval`.
 
     NaN (with a reason) when the estimate is NaN or no resample is finite.
     """
-    confidence = check_confidence(confidence)
-    bounds = _check_bounds(bounds)
-    arr, finite, n_nan = _values(values)
+    finite, tails, finish = _scalar_method(values, confidence, seed, bounds, "basic")
     if math.isnan(estimate) or not finite.size:
-        return _result(estimate, math.nan, math.nan, confidence=confidence, n=arr.size, n_nan=n_nan,
-                       seed=seed, method="basic", bounds=bounds,
-                       reason="the estimate is NaN" if finite.size else None)  # fmt: skip
-    alpha = (1.0 - confidence) / 2.0
-    q_low, q_high = _quantiles(finite, [alpha, 1.0 - alpha])
-    return _result(estimate, 2 * estimate - q_high, 2 * estimate - q_low, confidence=confidence, n=arr.size,
-                   n_nan=n_nan, seed=seed, method="basic", bounds=bounds)  # fmt: skip
+        return finish(estimate, math.nan, math.nan, "the estimate is NaN" if finite.size else None)
+    q_low, q_high = _quantiles(finite, tails)
+    return finish(estimate, 2 * estimate - q_high, 2 * estimate - q_low)
 
 
 def jackknife_acceleration(
@@ -264,31 +263,22 @@ def bca_interval(
     one side of the estimate (``z0`` infinite: the method is undefined there, as in
     ``scipy.stats.bootstrap``).
     """
-    confidence = check_confidence(confidence)
-    bounds = _check_bounds(bounds)
-    arr, finite, n_nan = _values(values)
-
-    def nan(reason: str | None) -> BootstrapInterval:
-        return _result(estimate, math.nan, math.nan, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
-                       method="bca", bounds=bounds, reason=reason)  # fmt: skip
-
+    finite, tails, finish = _scalar_method(values, confidence, seed, bounds, "bca")
     if not finite.size:
-        return nan(None)
+        return finish(estimate, math.nan, math.nan)
     if math.isnan(estimate) or math.isnan(acceleration):
-        return nan("the estimate or its jackknife is NaN")
+        return finish(estimate, math.nan, math.nan, "the estimate or its jackknife is NaN")
     if np.all(finite == estimate):
-        return _result(estimate, estimate, estimate, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
-                       method="bca", bounds=bounds)  # fmt: skip
+        return finish(estimate, estimate, estimate)
     share = (np.sum(finite < estimate) + 0.5 * np.sum(finite == estimate)) / finite.size
     if share <= 0.0 or share >= 1.0:
-        return nan("every resample lies on one side of the estimate (BCa bias correction undefined)")
+        reason = "every resample lies on one side of the estimate (BCa bias correction undefined)"
+        return finish(estimate, math.nan, math.nan, reason)
     z0 = float(ndtri(share))
-    alpha = (1.0 - confidence) / 2.0
-    z = ndtri(np.array([alpha, 1.0 - alpha]))
+    z = ndtri(tails)
     levels = ndtr(z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)))
     low, high = _quantiles(finite, levels)
-    return _result(estimate, low, high, confidence=confidence, n=arr.size, n_nan=n_nan, seed=seed,
-                   method="bca", bounds=bounds)  # fmt: skip
+    return finish(estimate, low, high)
 
 
 def max_t_interval(
@@ -329,12 +319,11 @@ def max_t_interval(
         raise ValueError(f"resampled must have shape (B, {obs.size}), got {boot.shape}")
     f = transform or (lambda x: x)
     n_nan = int(np.all(np.isnan(boot), axis=1).sum())
+    finish = _finisher(confidence=confidence, n=boot.shape[0], n_nan=n_nan, seed=seed, method="max_t", bounds=bounds)
     keep = ~np.isnan(obs)
     estimate = f(float(np.max(obs[keep]))) if keep.any() else math.nan
     if not keep.any() or n_nan == boot.shape[0]:
-        return _result(estimate, math.nan, math.nan, confidence=confidence, n=boot.shape[0], n_nan=n_nan,
-                       seed=seed, method="max_t", bounds=bounds,
-                       reason=None if n_nan == boot.shape[0] else "no component is defined")  # fmt: skip
+        return finish(estimate, math.nan, math.nan, None if n_nan == boot.shape[0] else "no component is defined")
     obs, boot = obs[keep], boot[:, keep]
     with np.errstate(invalid="ignore"):
         se = np.nanstd(boot, axis=0)
@@ -349,8 +338,7 @@ def max_t_interval(
         c = 0.0
     low = float(np.max(obs - c * se))
     high = float(np.max(obs + c * se))
-    return _result(estimate, f(low), f(high), confidence=confidence, n=boot.shape[0], n_nan=n_nan, seed=seed,
-                   method="max_t", bounds=bounds)  # fmt: skip
+    return finish(estimate, f(low), f(high))
 
 
 def interval(
