@@ -59,6 +59,7 @@ import math
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -80,7 +81,6 @@ __all__ = [
     "Jackknife",
     "StatisticSpec",
     "bootstrap_cell_intervals",
-    "bootstrap_interval",
     "bootstrap_intervals",
     "collapse_singletons",
     "intervals_from_counts",
@@ -508,8 +508,20 @@ def intervals_from_counts(
     return out
 
 
-def _needs_jackknife(statistics: Mapping[str, Statistic | StatisticSpec]) -> bool:
-    return any(isinstance(s, StatisticSpec) and s.method == "bca" for s in statistics.values())
+def _intervals(
+    observed: FloatArray,
+    resampled: FloatArray,
+    statistics: Mapping[str, Statistic | StatisticSpec],
+    leave_one_out: Callable[[], Jackknife],
+    *,
+    confidence: float,
+    seed: int,
+) -> dict[str, BootstrapInterval]:
+    """:func:`intervals_from_counts`, calling ``leave_one_out()`` (the input form's :func:`jackknife_unit_counts` or
+    :func:`jackknife_cell_counts`) only when a statistic's method is BCa, the one that needs those counts."""
+    needed = any(isinstance(s, StatisticSpec) and s.method == "bca" for s in statistics.values())
+    jackknife = leave_one_out() if needed else None
+    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed, jackknife=jackknife)
 
 
 def bootstrap_intervals(
@@ -550,9 +562,8 @@ def bootstrap_intervals(
     check_confidence(confidence)
     resampled = resample_counts(matrix, n_resamples=n_resamples, seed=seed, strata=strata)
     observed = np.asarray(matrix.sum(axis=0), dtype=np.float64).ravel()
-    jackknife = jackknife_unit_counts(matrix, strata=strata) if _needs_jackknife(statistics) else None
-    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed,
-                                 jackknife=jackknife)  # fmt: skip
+    leave_one_out = partial(jackknife_unit_counts, matrix, strata=strata)
+    return _intervals(observed, resampled, statistics, leave_one_out, confidence=confidence, seed=seed)
 
 
 def bootstrap_cell_intervals(
@@ -582,23 +593,5 @@ def bootstrap_cell_intervals(
     resampled = resample_cell_counts(cell_index, n_cells, n_resamples=n_resamples, seed=seed, strata=strata)
     idx = np.asarray(cell_index)
     observed = np.bincount(idx[idx >= 0].astype(np.int64), minlength=int(n_cells)).astype(np.float64)
-    jackknife = jackknife_cell_counts(cell_index, n_cells, strata=strata) if _needs_jackknife(statistics) else None
-    return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed,
-                                 jackknife=jackknife)  # fmt: skip
-
-
-def bootstrap_interval(
-    unit_counts: UnitCounts,
-    statistic: Statistic | StatisticSpec,
-    *,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    strata: ArrayLike | None = None,
-) -> BootstrapInterval:
-    """Bootstrap interval of one statistic; see :func:`bootstrap_intervals`."""
-    if not (callable(statistic) or isinstance(statistic, StatisticSpec)):
-        raise ValueError("statistic must be callable: counts (n, C) -> values (n,)")
-    return bootstrap_intervals(
-        unit_counts, {"statistic": statistic}, n_resamples=n_resamples, confidence=confidence, seed=seed, strata=strata
-    )["statistic"]
+    leave_one_out = partial(jackknife_cell_counts, cell_index, n_cells, strata=strata)
+    return _intervals(observed, resampled, statistics, leave_one_out, confidence=confidence, seed=seed)

@@ -193,8 +193,8 @@ def test_several_statistics_share_one_set_of_resamples() -> None:
         return c.sum(axis=1)
 
     together = bs.bootstrap_intervals(m, {"share": share, "total": total}, n_resamples=300, seed=1)
-    assert together["share"] == bs.bootstrap_interval(m, share, n_resamples=300, seed=1)
-    assert together["total"] == bs.bootstrap_interval(m, total, n_resamples=300, seed=1)
+    assert together["share"] == bs.bootstrap_intervals(m, {"share": share}, n_resamples=300, seed=1)["share"]
+    assert together["total"] == bs.bootstrap_intervals(m, {"total": total}, n_resamples=300, seed=1)["total"]
     resampled = bs.resample_counts(m, n_resamples=300, seed=1)
     assert together["total"].low == np.quantile(resampled.sum(axis=1), 0.025)
 
@@ -232,13 +232,13 @@ def test_coverage_of_a_binomial_proportion_is_near_nominal() -> None:
 
 # --------------------------------------------------------------------------- degenerate inputs
 def test_one_unit_gives_a_point_interval() -> None:
-    out = bs.bootstrap_interval(np.array([[2.0, 1.0]]), lambda c: c[:, 0] / c.sum(axis=1), seed=0)
+    out = bs.bootstrap_intervals(np.array([[2.0, 1.0]]), {"p": lambda c: c[:, 0] / c.sum(axis=1)}, seed=0)["p"]
     assert out.low == out.high == out.estimate == pytest.approx(2 / 3)
     assert out.n_nan == 0
 
 
 def test_all_zero_counts_give_nan_with_every_resample_counted() -> None:
-    out = bs.bootstrap_interval(np.zeros((10, 2)), proportion, n_resamples=50, seed=0)
+    out = bs.bootstrap_intervals(np.zeros((10, 2)), {"p": proportion}, n_resamples=50, seed=0)["p"]
     assert math.isnan(out.low) and math.isnan(out.high) and math.isnan(out.estimate)
     assert out.n_nan == 50
 
@@ -270,8 +270,8 @@ def test_units_in_no_cell_make_some_resamples_nan() -> None:
         (lambda: bs.resample_cell_counts([0, 1], 0), "n_cells"),
         (lambda: bs.percentile_interval([1.0, 2.0], confidence=1.0), "confidence"),
         (lambda: bs.percentile_interval([], confidence=0.9), "values"),
-        (lambda: bs.bootstrap_interval(np.ones((3, 2)), lambda c: c, n_resamples=5), "statistic"),
-        (lambda: bs.bootstrap_interval(np.ones((3, 2)), "mean"), "statistic"),
+        (lambda: bs.bootstrap_intervals(np.ones((3, 2)), {"x": lambda c: c}, n_resamples=5), "statistic 'x'"),
+        (lambda: bs.bootstrap_intervals(np.ones((3, 2)), {"x": "mean"}), "statistics"),
         (lambda: bs.bootstrap_intervals(np.ones((3, 2)), {}), "statistics"),
         (lambda: bs.bootstrap_intervals(np.ones((3, 2)), {"x": 3}), "statistics"),
         (lambda: bs.bootstrap_intervals(np.ones((3, 2)), {"x": proportion}, confidence=95), "confidence"),
