@@ -358,6 +358,14 @@ def kl_divergence(
     return float(kl_divergence_batch(h, q, epsilon=epsilon, renormalize=renormalize, base=base))
 
 
+def _answered_statistics(kl: FloatArray) -> NDArray[np.bool_]:
+    """The statistics (last axis of the per-statistic ``kl``) whose two sides both have answers: those the means over
+    statistics of :func:`mean_kl_batch` and :func:`kl_score_batch` keep."""
+    if kl.ndim < 1:
+        raise ValueError("high and low must have shape (..., n_stats, k)")
+    return ~np.isnan(kl)
+
+
 def mean_kl_batch(
     high: ArrayLike,
     low: ArrayLike,
@@ -375,9 +383,7 @@ def mean_kl_batch(
         Counts of the "highest" and "lowest" cells of each statistic; the last two axes are reduced.
     """
     kl = kl_divergence_batch(high, low, epsilon=epsilon, renormalize=renormalize, base=base)
-    if kl.ndim < 1:
-        raise ValueError("high and low must have shape (..., n_stats, k)")
-    return _masked_mean(kl, ~np.isnan(kl))
+    return _masked_mean(kl, _answered_statistics(kl))
 
 
 def kl_score_of_mean_kl(mean_kl: ArrayLike, *, released_zero: bool = False) -> FloatArray:
@@ -418,9 +424,7 @@ def kl_score_batch(
         raise ValueError("released_zero applies to the exp_mean_kl reduction only")
     if reduction == "mean_exp_kl":
         kl = kl_divergence_batch(high, low, epsilon=epsilon, renormalize=renormalize, base=base)
-        if kl.ndim < 1:
-            raise ValueError("high and low must have shape (..., n_stats, k)")
-        valid = ~np.isnan(kl)
+        valid = _answered_statistics(kl)
         return _masked_mean(np.exp(-np.where(valid, kl, 0.0)), valid)
     raise ValueError(f"reduction must be 'exp_mean_kl' or 'mean_exp_kl', got {reduction!r}")
 
