@@ -326,7 +326,9 @@ def unweighted_mean(values: Mapping[Hashable, float]) -> float:
 
     Returns
     -------
-    float in [0, 1].
+    float
+        The mean in [0, 1], every part weighing the same however many answers it has (:func:`pooled_mean` weighs
+        them).
 
     Raises
     ------
@@ -355,12 +357,15 @@ def pooled_mean(values: Mapping[Hashable, float], weights: Mapping[Hashable, flo
 
     Returns
     -------
-    float in [0, 1].
+    float
+        The pooled mean in [0, 1]: with the parts' answer counts as weights, the mean over all their answers.
 
     Raises
     ------
     ValueError
-        If the keys differ, a weight is negative, or all weights are 0.
+        If ``values`` is refused as by :func:`unweighted_mean` (empty, or a value that is not a finite fraction),
+        the keys of ``weights`` differ from those of ``values``, a weight is negative or not finite, or all weights
+        are 0.
     """
     v = _fraction_mapping(values, "values")
     if not isinstance(weights, Mapping) or set(weights) != set(values):

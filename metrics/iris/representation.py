@@ -98,7 +98,8 @@ def representation_disparity(proportions: ArrayLike) -> float:
 
     Returns
     -------
-    float in [0, 1].
+    float
+        RD in [0, 1]: 0 for the uniform distribution, 1 when one cell holds all the mass.
 
     Raises
     ------
@@ -152,12 +153,14 @@ def mean_representation_disparity(counts: ArrayLike) -> float:
 
     Returns
     -------
-    float in [0, 1].
+    float
+        The mean RD in [0, 1] over the occupations with images (one without images is left out, not counted as 0).
 
     Raises
     ------
     ValueError
-        If no occupation has an image, or the counts are invalid.
+        If ``counts`` is not of shape (n_occupations, k) with k >= 2, holds a negative or non-finite count, or has no
+        occupation with an image.
     """
     c = nonneg_counts(counts, "counts", min_ndim=2)
     if c.ndim != 2:

@@ -29,6 +29,9 @@ __all__ = [
     "pairwise_comparison_means",
 ]
 
+#: How :func:`level_values` combines the comparisons of a level.
+Aggregate = Literal["sum", "mean"]
+
 
 # --------------------------------------------------------------------------------------------------
 # BIS-Gen: [M7] Delta-GSR and [M8, M9] penalties
@@ -62,12 +65,13 @@ def delta_gsr_penalty(success_stereotypical: ArrayLike, success_counter: ArrayLi
 
     Returns
     -------
-    float in [0, 1].
+    float
+        ΔGSR in [0, 1]; 0 when the counter-stereotypical prompts succeed at least as often as the stereotypical ones.
 
     Raises
     ------
     ValueError
-        If either input is empty (the code skips the model then) or not 0/1.
+        If either input is empty (the code skips the model then), not one-dimensional, or not 0/1.
     """
     s = flags_1d(success_stereotypical, "success_stereotypical")
     c = flags_1d(success_counter, "success_counter")
@@ -173,9 +177,7 @@ def pairwise_comparison_means(
     return {name: float(total[i] / pairs[i]) if pairs[i] > 0 else float("nan") for i, name in enumerate(COMPARISONS)}
 
 
-def level_values(
-    comparison_means: Mapping[str, float], *, aggregate: Literal["sum", "mean"] = "sum"
-) -> dict[str, float]:
+def level_values(comparison_means: Mapping[str, float], *, aggregate: Aggregate = "sum") -> dict[str, float]:
     """Combine the seven comparison values into the single / dual / triple level values.
 
     ``L_level = AGG_{S in level} D_S`` with single = {gender, age, skin}, dual = {gender_age,
@@ -222,7 +224,7 @@ def answer_consistency_difference(
     age: ArrayLike | Sequence[Hashable],
     skin_tone: ArrayLike | Sequence[Hashable],
     *,
-    aggregate: Literal["sum", "mean"] = "sum",
+    aggregate: Aggregate = "sum",
 ) -> dict[str, float]:
     """AC_diff per intersection level (IRIS [M10]; pair enumeration and aggregation are ours).
 
@@ -257,7 +259,7 @@ def differential_hallucination_rate(
     age: ArrayLike | Sequence[Hashable],
     skin_tone: ArrayLike | Sequence[Hashable],
     *,
-    aggregate: Literal["sum", "mean"] = "sum",
+    aggregate: Aggregate = "sum",
 ) -> dict[str, float]:
     """DHR_inconsistency per intersection level (IRIS [M11]; pairing and aggregation are ours).
 
@@ -266,13 +268,8 @@ def differential_hallucination_rate(
     accessories?") agrees with the image's annotation; combined per level by
     :func:`level_values`.
 
-    Parameters
-    ----------
-    correct : array_like of bool or {0, 1}, shape (n_records,)
-        Correctness of each (image, objective question) answer.
-    units, gender, age, skin_tone : array_like, shape (n_records,)
-        See :func:`pairwise_comparison_means`; the unit should include the question.
-    aggregate : {"sum", "mean"}, default "sum"
+    Parameters as :func:`answer_consistency_difference`, with ``correct`` (array_like of bool or {0, 1}, shape
+    (n_records,): whether each (image, objective question) answer is correct) in place of ``scores``.
 
     Returns
     -------

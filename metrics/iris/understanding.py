@@ -122,12 +122,13 @@ def accuracy_disparity(
 
     Returns
     -------
-    float in [0, 1].
+    float
+        AD in [0, 1]; 0 when fewer than two groups have more than one sample.
 
     Raises
     ------
     ValueError
-        On empty input or unequal lengths.
+        If ``predicted``, ``true`` and ``groups`` are empty or of unequal lengths, or one holds a missing label.
     """
     pred = labels_1d(predicted, "predicted")
     truth = labels_1d(true, "true")
@@ -190,12 +191,13 @@ def statistical_parity_difference(
 
     Returns
     -------
-    float in [0, 1]. A single group gives 0.0.
+    float
+        SPD in [0, 1]; 0 for a single group or a single predicted class.
 
     Raises
     ------
     ValueError
-        On empty input or unequal lengths.
+        If ``predicted`` and ``groups`` are empty or of unequal lengths, or one holds a missing label.
     """
     pred = labels_1d(predicted, "predicted")
     grp = labels_1d(groups, "groups")
