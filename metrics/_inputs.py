@@ -1,4 +1,4 @@
-"""Input checks shared by the metric modules: one-dimensional labels, 0/1 indicator flags, and the per-attribute
+"""Input checks shared by the metric modules: whole numbers, one-dimensional labels, 0/1 indicator flags, and the per-attribute
 labels, reference rows and label counts of the metrics that compare a model's attribute shares with a reference
 table (the IRIS JSD and stereotype drift scores).
 
@@ -12,6 +12,15 @@ from collections.abc import Hashable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+
+def whole_number(value: object, name: str, *, minimum: int, meaning: str | None = None) -> int:
+    """``value`` as an int if it is an integer (Python or numpy, not a bool) of at least ``minimum``, else ValueError
+    naming it ("must be a non-negative integer", "a positive integer", "an integer >= m", then ``meaning``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        kind = {0: "a non-negative integer", 1: "a positive integer"}.get(minimum, f"an integer >= {minimum}")
+        raise ValueError(f"{name} must be {kind}{f' ({meaning})' if meaning else ''}, got {value!r}")
+    return int(value)
 
 
 def labels_1d(values: ArrayLike | Sequence[Hashable], name: str) -> list[Hashable]:

@@ -65,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics._inputs import whole_number
 from metrics.intervals import (
     BootstrapInterval,
     Bounds,
@@ -101,18 +102,6 @@ if TYPE_CHECKING:
 # Each block of resamples draws at most this many unit indices at once (bounded memory: 32 MiB of
 # int64 indices, and the same again for the float weights of the matrix form).
 _MAX_DRAWS_PER_BLOCK = 1 << 22
-
-
-def _check_seed(seed: int) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    return int(seed)
-
-
-def _check_n_resamples(n_resamples: int) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise ValueError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    return int(n_resamples)
 
 
 def _row_bincount(values: NDArray[np.int64], n_bins: int) -> NDArray[np.int64]:
@@ -235,8 +224,8 @@ def resample_counts(
         Integer-valued when ``M`` is (and not ``rescaled``).
     """
     matrix = _as_unit_matrix(unit_counts)
-    n_resamples = _check_n_resamples(n_resamples)
-    seed = _check_seed(seed)
+    n_resamples = whole_number(n_resamples, "n_resamples", minimum=1)
+    seed = whole_number(seed, "seed", minimum=0)
     n_units, n_cells = matrix.shape
     codes = _check_strata(strata, n_units)
     if rescaled:
@@ -329,8 +318,7 @@ def _check_cell_index(cell_index: ArrayLike, n_cells: int) -> NDArray[np.int64]:
         raise ValueError(f"cell_index must be a non-empty 1-D array, got shape {idx_arr.shape}")
     if idx_arr.dtype.kind not in "iu":
         raise ValueError(f"cell_index must hold integers, got dtype {idx_arr.dtype}")
-    if isinstance(n_cells, bool) or not isinstance(n_cells, (int, np.integer)) or n_cells < 1:
-        raise ValueError(f"n_cells must be a positive integer, got {n_cells!r}")
+    whole_number(n_cells, "n_cells", minimum=1)
     if np.any(idx_arr < -1) or np.any(idx_arr >= n_cells):
         raise ValueError(f"cell_index values must lie in [0, {n_cells}) or be -1 (no cell)")
     return idx_arr.astype(np.int64)
@@ -382,8 +370,8 @@ def resample_cell_counts(
     """
     cells = _check_cell_index(cell_index, n_cells)
     n_cells = int(n_cells)
-    n_resamples = _check_n_resamples(n_resamples)
-    seed = _check_seed(seed)
+    n_resamples = whole_number(n_resamples, "n_resamples", minimum=1)
+    seed = whole_number(seed, "seed", minimum=0)
     codes = _check_strata(strata, cells.size)
     if codes is None:  # one stratum holding every unit
         codes = np.zeros(cells.size, dtype=np.int64)

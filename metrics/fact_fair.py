@@ -31,6 +31,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import rel_entr, xlogy
 
+from metrics._inputs import whole_number
+
 __all__ = [
     "DEFAULT_EPSILON",
     "TABLE3_COLUMNS",
@@ -109,9 +111,7 @@ def _scalar_fraction(value: float, name: str) -> float:
 
 
 def _check_k(k: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2 (number of classes), got {k!r}")
-    return int(k)
+    return whole_number(k, "k", minimum=2, meaning="number of classes")
 
 
 def _masked_mean(values: FloatArray, valid: NDArray[np.bool_]) -> FloatArray:

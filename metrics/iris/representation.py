@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import rel_entr
 from scipy.stats import binom
 
-from metrics._inputs import attribute_labels, category_counts, labels_1d, reference_rows
+from metrics._inputs import attribute_labels, category_counts, labels_1d, reference_rows, whole_number
 from metrics.iris._common import (
     AGES,
     COMPARISONS,
@@ -293,8 +293,7 @@ def expected_representation_disparity(n_images: int, probabilities: ArrayLike) -
     -------
     float in [0, 1].
     """
-    if isinstance(n_images, bool) or not isinstance(n_images, (int, np.integer)) or n_images < 1:
-        raise ValueError(f"n_images must be a positive integer, got {n_images!r}")
+    whole_number(n_images, "n_images", minimum=1)
     p = nonneg_counts(probabilities, "probabilities")
     if p.ndim != 1 or p.size < 2:
         raise ValueError(f"probabilities must be one-dimensional with at least 2 cells, got shape {p.shape}")
@@ -333,8 +332,7 @@ def rd_finite_sample_floor(n_images: int, k: int) -> float:
     -------
     float in [0, 1].
     """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 2:
-        raise ValueError(f"k must be an integer >= 2, got {k!r}")
+    whole_number(k, "k", minimum=2)
     return expected_representation_disparity(n_images, np.full(int(k), 1.0 / int(k)))
 
 

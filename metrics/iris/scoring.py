@@ -16,6 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics._inputs import whole_number
 from metrics.iris._common import LEVELS
 
 __all__ = [
@@ -253,8 +254,7 @@ def rfs_und_magnitude_from_norms(
     resample without a value).
     """
     for name, count in (("n_jsd", n_jsd), ("n_abs_sds", n_abs_sds)):
-        if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 1:
-            raise ValueError(f"{name} must be a positive integer, got {count!r}")
+        whole_number(count, name, minimum=1)
     scalar = np.ndim(norm_jsd) == 0 and np.ndim(norm_abs_sds) == 0
     j = np.asarray(norm_jsd, dtype=np.float64)
     a = np.asarray(norm_abs_sds, dtype=np.float64)
