@@ -4,8 +4,9 @@ The unit is what the benchmark drew at random: a document (prompt instance) for 
 image for FairLens (one image contributes 38 answers, so one unit can add to many cells). A
 resample draws ``U`` units with replacement (a multinomial resample of the ``U`` units); the counts
 of every cell are re-aggregated from the drawn units, and any statistic computable from the
-aggregated counts is re-evaluated. The percentile interval of those values is returned
-(Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, §13.3).
+aggregated counts is re-evaluated. An interval of those values is returned, by the method valid for the statistic
+(the last paragraph; the percentile interval, Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, §13.3,
+when none is named).
 
 Two input forms:
 
@@ -21,12 +22,14 @@ shape (B,); it is called once on all resamples, so it must be vectorised over th
 (the ``*_batch`` functions of :mod:`metrics.fact_fair` are). Several statistics are evaluated on
 the same resampled counts, so asking for many costs one resampling.
 
-Seeds: every draw comes from ``numpy.random.default_rng(seed)``. Resample ``b`` is a function of
-``(seed, U, b)`` only, not of the input form, the statistic or ``n_resamples``: the same seed and
-data give identical intervals, the dense, sparse and cell-index forms give identical resampled
-counts for the same units, and the first B resamples of a larger run equal a run of B resamples.
-(The stream is tied to numpy's ``Generator.integers``; a numpy release that changed it would change
-the resamples, as numpy documents for all its generators.)
+Seeds: every draw comes from ``numpy.random.default_rng(seed)``, and nothing else: the same seed and data give
+identical intervals, whatever the statistics. The dense and sparse matrix forms give identical resampled counts; the
+cell-index form draws the same distribution with other numbers (one multinomial per stratum, not one draw per unit).
+Without ``strata`` (and not ``rescaled``), resample ``b`` is a function of ``(seed, U, b)`` only, so the first B
+resamples of a larger run equal a run of B resamples; with strata the draws of a stratum are made for a block of
+resamples at once, and a different ``n_resamples`` gives other resamples. (The stream is tied to numpy's
+``Generator.integers`` and ``Generator.multinomial``; a numpy release that changed them would change the resamples, as
+numpy documents for all its generators.)
 
 Stratified designs: when the benchmark fixes how many units each stratum holds (Fact-or-Fair draws
 the same number of documents for every (statistic, target) cell; FairLens samples images per
