@@ -92,6 +92,14 @@ def _fraction_mapping(values: Mapping[Hashable, float], name: str) -> NDArray[np
     return arr
 
 
+def _extremes(rates: ArrayLike) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+    """``(max_g r_g, min_g r_g, any group present)`` over the last (group) axis, among the present (non-NaN) groups;
+    where none is present the maximum is -inf and the minimum inf."""
+    r = _along(rates, "rates", "a group")
+    present = ~np.isnan(r)
+    return np.where(present, r, -np.inf).max(axis=-1), np.where(present, r, np.inf).min(axis=-1), present.any(axis=-1)
+
+
 # --------------------------------------------------------------------------------------------------
 # vectorised cores
 # --------------------------------------------------------------------------------------------------
@@ -150,11 +158,7 @@ def gap_from_rates(rates: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (...)
     """
-    r = _along(rates, "rates", "a group")
-    present = ~np.isnan(r)
-    hi = np.where(present, r, -np.inf).max(axis=-1)
-    lo = np.where(present, r, np.inf).min(axis=-1)
-    any_present = present.any(axis=-1)
+    hi, lo, any_present = _extremes(rates)
     return np.where(any_present, hi - np.where(any_present, lo, 0.0), np.nan)
 
 
@@ -180,11 +184,7 @@ def ratio_from_rates(rates: ArrayLike) -> NDArray[np.float64]:
     -------
     ndarray, shape (...), values in [1, inf] or NaN.
     """
-    r = _along(rates, "rates", "a group")
-    present = ~np.isnan(r)
-    any_present = present.any(axis=-1)
-    hi = np.where(present, r, -np.inf).max(axis=-1)
-    lo = np.where(present, r, np.inf).min(axis=-1)
+    hi, lo, any_present = _extremes(rates)
     hi = np.where(any_present, hi, 0.0)
     lo = np.where(any_present, lo, 0.0)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
