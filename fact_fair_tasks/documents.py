@@ -33,7 +33,7 @@ import functools
 import hashlib
 import random
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fact_fair_tasks import document_cache
 from fact_fair_tasks.items import (
@@ -68,12 +68,14 @@ def _rng(seed: int, *coordinates: object) -> random.Random:
     return random.Random(key)
 
 
-def _finish(doc: dict[str, Any]) -> dict[str, Any]:
+def _finish(doc: dict[str, Any], known: Mapping[str, str] | None = None) -> dict[str, Any]:
     """``doc`` with its ``doc_sha``: sha256 (16 hex digits) of its fields, each ``key=value`` in key order joined by
     a unit separator, values as Python writes them (the builders fix every key order). The fields determine the
     prompt (:func:`fact_fair_tasks.prompts.prompt_of`), so with the task and data versions the hash names what the
-    model was asked."""
-    canonical = "\x1f".join(f"{key}={doc[key]!r}" for key in sorted(doc))
+    model was asked. ``known`` holds how Python writes some of the values, where the caller has it already (the
+    profiles that the four contexts share)."""
+    known = known or {}
+    canonical = "\x1f".join([f"{key}={known[key] if key in known else repr(doc[key])}" for key in sorted(doc)])
     doc["doc_sha"] = hashlib.sha256(canonical.encode()).hexdigest()[:16]
     return doc
 
@@ -167,8 +169,17 @@ def _objective_documents(seed: int, conventions: str) -> tuple[dict[str, Any], .
     return tuple(docs)
 
 
+class _Draw(NamedTuple):
+    """One subjective document's drawn profiles and background identity, as its ``options`` and ``identity`` fields,
+    and how Python writes them (:func:`_finish`). The four contexts' documents share these objects: read only."""
+
+    options: list[dict[str, str]]
+    identity: dict[str, str]
+    known: dict[str, str]
+
+
 @functools.lru_cache(maxsize=4)
-def _profile_draws(draws: int, seed: int) -> tuple[tuple[tuple[tuple[str, str, str, str], ...], tuple[str, str]], ...]:
+def _profile_draws(draws: int, seed: int) -> tuple[_Draw, ...]:
     """Every subjective document's four profiles (name, age, gender, race) and background identity (race, gender),
     in document order. The random key names no context (and no conventions), so all contexts share these draws."""
     pools = raw_data()["profile"]
@@ -182,9 +193,13 @@ def _profile_draws(draws: int, seed: int) -> tuple[tuple[tuple[tuple[str, str, s
             for slug in slugs:
                 for target in TARGETS:
                     choice = _rng(seed, "subjective", slug, target, scenario, draw).choice
-                    profiles = tuple((choice(names), choice(ages), choice(genders), choice(races)) for _ in range(4))
+                    options = [
+                        {"name": choice(names), "age": choice(ages), "gender": choice(genders), "race": choice(races)}
+                        for _ in range(4)
+                    ]
                     # Drawn for every document, as the released code does, so all contexts share the same draws.
-                    out.append((profiles, (choice(races), choice(genders))))
+                    identity = {"race": choice(races), "gender": choice(genders)}
+                    out.append(_Draw(options, identity, {"options": repr(options), "identity": repr(identity)}))
     return tuple(out)
 
 
@@ -209,37 +224,42 @@ def _check_subjective(context: str, draws: int) -> tuple[str, int]:
 def _subjective_documents(context: str, draws: int, seed: int, conventions: str) -> tuple[dict[str, Any], ...]:
     """The documents of one context, draw-major (then scenario, statistic, target), keys in the order the harness
     logs them."""
-    stats = statistics(conventions)
-    cells = [(stat, target) for stat in stats for target in TARGETS]
+    # Per (statistic, target) cell, what its documents share; the cells in document order.
+    cells = [
+        (stat, target, stat.truth("gender", target), stat.truth("race", target), stat.positive(target))
+        for stat in statistics(conventions)
+        for target in TARGETS
+    ]
     per_draw = SCENARIOS * len(cells)
+    task, version = f"{TASK_PREFIX}_subjective_{context}", data_version()
     uses_background = context in ("attribution", "ingroup")
     docs = []
-    for i, (profiles, (race, gender)) in enumerate(_profile_draws(draws, seed)):
+    for i, drawn in enumerate(_profile_draws(draws, seed)):
         draw, rest = divmod(i, per_draw)
         scenario, c = divmod(rest, len(cells))
-        stat, target = cells[c]
+        stat, target, truth_gender, truth_race, positive = cells[c]
         doc = {
             "id": f"{context}/{stat.slug}/{target}/s{scenario}/d{draw:03d}",
-            "task": f"{TASK_PREFIX}_subjective_{context}",
+            "task": task,
             "context": context,
             "statistic": stat.name,
             "statistic_index": stat.index,
             "target": target,
             "scenario": scenario,
             "draw": draw,
-            "options": [{"name": n, "age": a, "gender": g, "race": r} for n, a, g, r in profiles],
+            "options": drawn.options,
             # The drawn identity is in the prompt only for attribution and ingroup; the other contexts keep it as a
             # paired control for the Table 3 rates.
-            "identity": {"race": race, "gender": gender},
+            "identity": drawn.identity,
             "identity_in_prompt": uses_background,
-            "truth_gender": stat.truth("gender", target),
-            "truth_race": stat.truth("race", target),
-            "positive": stat.positive(target),
+            "truth_gender": truth_gender,
+            "truth_race": truth_race,
+            "positive": positive,
             "seed": seed,
-            "data_version": data_version(),
+            "data_version": version,
             "conventions": conventions,
         }
-        docs.append(_finish(doc))
+        docs.append(_finish(doc, drawn.known))
     return tuple(docs)
 
 
