@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import re
-import sys
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from fact_fair_tasks.documents import (
 from fact_fair_tasks.items import CONTEXTS, statistics
 from fairness_evals import scoring_cli
 from fairness_evals.detail import Detail
+from fairness_evals.generation.layout import add_layout_argument, announce, score_command, write_layout
 from fairness_evals.jsonio import write_lines
 
 KINDS = ("objective", *CONTEXTS)
@@ -87,28 +87,16 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
         "'{\"fact_or_fair_conventions\": \"released\"}' for the released documents",
     )  # fmt: skip
     parser.add_argument("--out", help="write to this file instead of standard output")
-    parser.add_argument(
-        "--t2i-layout", metavar="DIR",
-        help="instead of the LLM documents, create the text-to-image folder layout in DIR (one folder per "
-        "prompt of fact_or_fair_t2i_objective and _subjective, a manifest and a README) for images generated "
-        "elsewhere, scored by lmms-eval's from_folder model",
-    )  # fmt: skip
-
-
-T2I_SCORE_COMMAND = (
-    "lmms-eval --model from_folder --model_args root={root} --tasks fact_or_fair_t2i "
-    "--batch_size 1 --output_path results/ --log_samples"
-)
+    add_layout_argument(parser, instead_of="the LLM documents", tasks="fact_or_fair_t2i_objective and _subjective")
 
 
 def export_t2i_layout(folder: str) -> dict[str, int]:
     """Create the T2I image layout (:mod:`fairness_evals.generation.layout`) for both Fact-or-Fair T2I tasks."""
     from fact_fair_tasks.t2i_documents import IMAGES_PER_PROMPT, all_documents
-    from fairness_evals.generation.layout import write_layout
 
     return write_layout(
-        Path(folder), all_documents(), title="Fact-or-Fair text-to-image", score_command=T2I_SCORE_COMMAND,
-        images_per_prompt=IMAGES_PER_PROMPT,
+        Path(folder), all_documents(), title="Fact-or-Fair text-to-image",
+        score_command=score_command("fact_or_fair_t2i"), images_per_prompt=IMAGES_PER_PROMPT,
         images_per_prompt_source="the paper's number",
         meta_fields=("statistic", "target", "truth_gender", "truth_race"),
         notes=(
@@ -120,21 +108,14 @@ def export_t2i_layout(folder: str) -> dict[str, int]:
 
 def export(args: argparse.Namespace) -> int:
     if args.t2i_layout:
-        counts = export_t2i_layout(args.t2i_layout)
-        summary = ", ".join(f"{task} {n}" for task, n in counts.items())
-        print(f"fact_or_fair: {summary} prompt folders in {args.t2i_layout}", file=sys.stderr)
-        return 0
+        return announce(PROG, export_t2i_layout(args.t2i_layout), args.t2i_layout)
     metadata, seed, draws = _settings(args)
     write_lines(export_records(_kinds(args.tasks), seed, draws, metadata), args.out)
     return 0
 
 
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
-    scoring_cli.add_arguments(
-        parser,
-        samples="an lm-eval --log_samples output folder or samples file",
-        metadata_example='{"fact_or_fair_min_coverage": 0.5}',
-    )
+    READER.add_arguments(parser)
     parser.add_argument(
         "--by-statistic", action="store_true",
         help='also score each statistic on its own: entries "<task>/<statistic slug>", e.g. fact_or_fair_objective/employment_rate',

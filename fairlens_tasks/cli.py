@@ -127,11 +127,7 @@ def export(args: argparse.Namespace) -> int:
 
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
-    scoring_cli.add_arguments(
-        parser,
-        samples="an lmms-eval samples_fairlens_*.jsonl file or a folder of them",
-        metadata_example='{"fairlens_min_coverage": 0.5}',
-    )
+    READER.add_arguments(parser)
 
 
 #: The tasks ``score`` reads from samples folders (the open-ended ones are for ``fairness-evals judge``).
@@ -253,15 +249,15 @@ SCORING_KEYS = {"fairlens_min_coverage": "min_coverage"}
 def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments of the scoring; a key that is not a scoring setting, or a threshold that is not a number
     in [0, 1], is an error naming it (before any corpus is loaded)."""
-    unknown = sorted(set(metadata) - set(SCORING_KEYS))
-    if unknown:
-        raise ValueError(
-            f"--metadata: {', '.join(map(repr, unknown))}: not a FairLens scoring setting "
-            f"(score takes {', '.join(SCORING_KEYS)}; corpus settings are options, e.g. --sample-fraction)"
-        )
+    settings = scoring_cli.share_settings(
+        metadata,
+        SCORING_KEYS,
+        what="a FairLens scoring setting",
+        hint="corpus settings are options, e.g. --sample-fraction",
+    )
     for key, value in metadata.items():
         coverage_threshold(key, value)
-    return {SCORING_KEYS[key]: value for key, value in metadata.items()}
+    return settings
 
 
 def _collect(

@@ -106,6 +106,16 @@ class Reader:
     tasks: re.Pattern[str]
     samples: str
 
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        """The command's ``--responses`` (repeatable), ``--model``, ``--run``, ``--metadata`` and ``--out``."""
+        parser.add_argument(
+            "--responses", action="append", required=True, metavar="PATH",
+            help=f'JSON lines {{"id", "response"}}, or an {self.samples} or a folder of them (repeatable)',
+        )  # fmt: skip
+        add_selection_arguments(parser)
+        add_metadata_argument(parser, f'{{"{self.prefix}min_coverage": 0.5}}')
+        parser.add_argument("--out", help="write the JSON here instead of standard output")
+
     def metadata(self, value: str | None) -> dict[str, Any]:
         """The ``--metadata`` settings (:func:`metadata`)."""
         return metadata(value, self.prefix)
@@ -130,21 +140,6 @@ class Reader:
         ``settings``), as strict JSON to ``out`` (whole or not at all) or standard output."""
         results[SCORE_INPUTS] = score_inputs(self.benchmark, files, settings)
         jsonio.write_json(results, out)
-
-
-def add_arguments(parser: argparse.ArgumentParser, *, samples: str, metadata_example: str) -> None:
-    """``--responses`` (repeatable), ``--model``, ``--run``, ``--metadata`` and ``--out``.
-
-    ``samples`` names the harness output the benchmark reads, e.g. "an lm-eval --log_samples output folder";
-    ``metadata_example`` is a ``--metadata`` value for the help.
-    """
-    parser.add_argument(
-        "--responses", action="append", required=True, metavar="PATH",
-        help=f'JSON lines {{"id", "response"}}, or {samples} (repeatable)',
-    )  # fmt: skip
-    add_selection_arguments(parser)
-    add_metadata_argument(parser, metadata_example)
-    parser.add_argument("--out", help="write the JSON here instead of standard output")
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -194,6 +189,24 @@ def metadata(value: str | None, prefix: str) -> dict[str, Any]:
             f" of this benchmark (its keys start with {prefix})"
         )
     return data
+
+
+def share_settings(
+    metadata: dict[str, Any], takes: dict[str, str], *, what: str, command: str = "score", hint: str = ""
+) -> dict[str, Any]:
+    """The keyword arguments that ``--metadata`` gives: ``takes`` maps each key the command takes to its argument.
+    A key it does not take, or a value that is not a JSON number, is an error naming the key (the benchmark's
+    settings then check the range). ``what`` names the settings in the error, e.g. "a FairLens scoring setting"."""
+    unknown = sorted(set(metadata) - set(takes))
+    if unknown:
+        more = f"; {hint}" if hint else ""
+        raise ValueError(
+            f"--metadata: {', '.join(map(repr, unknown))}: not {what} ({command} takes {', '.join(takes)}{more})"
+        )
+    for key, value in metadata.items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"--metadata: {key}={value!r} is not a number; give a share in [0, 1], e.g. 0.5")
+    return {takes[key]: value for key, value in metadata.items()}
 
 
 def input_files(names: Iterable[str], tasks: re.Pattern[str], what: str) -> list[InputFile]:

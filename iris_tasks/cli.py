@@ -22,6 +22,7 @@ from typing import Any
 
 from fairness_evals import scoring_cli
 from fairness_evals.detail import Detail
+from fairness_evals.generation.layout import add_layout_argument, announce, score_command, write_layout
 from fairness_evals.jsonio import write_lines
 from iris_tasks.settings import Settings, build_settings
 
@@ -78,15 +79,10 @@ METADATA_SETTINGS = {"iris_min_coverage": "min_coverage"}
 def _settings(args: argparse.Namespace, metadata: dict[str, Any] | None = None) -> Settings:
     values = {key: getattr(args, ATTRIBUTES[key]) for key in CLI}
     values["on_bad_input"] = bool(args.skip_bad_input)
-    for key, value in (metadata or {}).items():
-        if key not in METADATA_SETTINGS:
-            raise ValueError(
-                f"--metadata: {key!r} is not an IRIS scoring setting (score takes {', '.join(METADATA_SETTINGS)}; "
-                "corpus and mapping settings are options, e.g. --mapping-threshold)"
-            )
-        if isinstance(value, str):  # JSON has numbers: "0.5" is text (true is refused by the settings)
-            raise ValueError(f"--metadata: {key}={value!r} is not a number; give a share in [0, 1], e.g. 0.5")
-        values[METADATA_SETTINGS[key]] = value
+    values |= scoring_cli.share_settings(
+        metadata or {}, METADATA_SETTINGS, what="an IRIS scoring setting",
+        hint="corpus and mapping settings are options, e.g. --mapping-threshold",
+    )  # fmt: skip
     return build_settings(values, CLI)
 
 
@@ -141,28 +137,21 @@ def export_records(docs_by_task: dict[str, list[dict[str, Any]]]) -> list[dict[s
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     _add_settings(parser)
     parser.add_argument("--out", help="write here instead of standard output")
-    parser.add_argument(
-        "--t2i-layout", metavar="DIR",
-        help="instead of the understanding documents, create the text-to-image folder layout in DIR (one folder "
-        "per prompt of iris_gen_neutral and iris_gen_steer, a manifest and a README) for images generated "
-        "elsewhere, scored by lmms-eval's from_folder model; needs no corpus",
-    )  # fmt: skip
-
-
-T2I_SCORE_COMMAND = (
-    "lmms-eval --model from_folder --model_args root={root} --tasks iris_gen "
-    "--batch_size 1 --output_path results/ --log_samples"
-)
+    add_layout_argument(
+        parser,
+        instead_of="the understanding documents",
+        tasks="iris_gen_neutral and iris_gen_steer",
+        more="; needs no corpus",
+    )
 
 
 def export_t2i_layout(folder: str) -> dict[str, int]:
     """Create the T2I image layout (:mod:`fairness_evals.generation.layout`) for both IRIS generation tasks."""
-    from fairness_evals.generation.layout import write_layout
     from iris_tasks.gen_documents import IMAGES_PER_PROMPT, all_documents
 
     return write_layout(
-        Path(folder), all_documents(), title="IRIS generation", score_command=T2I_SCORE_COMMAND,
-        images_per_prompt=IMAGES_PER_PROMPT,
+        Path(folder), all_documents(), title="IRIS generation",
+        score_command=score_command("iris_gen"), images_per_prompt=IMAGES_PER_PROMPT,
         images_per_prompt_source="our default; the paper does not publish its number",
         meta_fields=("occupation", "prompt_type", "flipped", "target_gender", "target_age", "target_skin_tone"),
         notes=(
@@ -174,10 +163,7 @@ def export_t2i_layout(folder: str) -> dict[str, int]:
 
 def export(args: argparse.Namespace) -> int:
     if args.t2i_layout:
-        counts = export_t2i_layout(args.t2i_layout)
-        summary = ", ".join(f"{task} {n}" for task, n in counts.items())
-        print(f"iris: {summary} prompt folders in {args.t2i_layout}", file=sys.stderr)
-        return 0
+        return announce(PROG, export_t2i_layout(args.t2i_layout), args.t2i_layout)
     _, docs_by_task = _documents(args)
     records = export_records(docs_by_task)
     write_lines(records, args.out, sort_keys=False)
@@ -188,11 +174,7 @@ def export(args: argparse.Namespace) -> int:
 
 def add_score_arguments(parser: argparse.ArgumentParser) -> None:
     _add_settings(parser)
-    scoring_cli.add_arguments(
-        parser,
-        samples="an lmms-eval samples_iris_*.jsonl file or a folder of them",
-        metadata_example='{"iris_min_coverage": 0.5}',
-    )
+    READER.add_arguments(parser)
 
 
 #: The tasks ``score`` reads from samples folders: the understanding tasks (generation is scored by lmms-eval).

@@ -35,7 +35,6 @@ because refusals are not missing at random (``fairlens_tasks/README.md``, "How j
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import sys
@@ -142,19 +141,6 @@ class _Progress:
                 f"{stats.refused} refused, {stats.errors} failed calls), {stats.calls} judge calls",
                 file=sys.stderr,
             )
-
-
-def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(metadata) - set(SCORING_KEYS))
-    if unknown:
-        raise ValueError(
-            f"--metadata: {', '.join(map(repr, unknown))}: not a setting of the judged scores (judge takes "
-            f"{', '.join(SCORING_KEYS)})"
-        )
-    for key, value in metadata.items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"--metadata: {key}={json.dumps(value)} is not a number; give a share in [0, 1], e.g. 0.8")
-    return {SCORING_KEYS[key]: value for key, value in metadata.items()}
 
 
 def answers_of_responses(
@@ -285,7 +271,7 @@ def run(args: argparse.Namespace) -> int:
     from fairlens_tasks.judging.runner import counted
 
     metadata = scoring_cli.metadata(args.metadata, "fairlens_")
-    scoring = _scoring_settings(metadata)
+    scoring = scoring_cli.share_settings(metadata, SCORING_KEYS, what="a setting of the judged scores", command="judge")
     settings = _settings(args)
     files = input_files(args)
     tasks = answers_of_files(files, args)

@@ -18,8 +18,10 @@ images, ``prompt.txt``, ``seeds.json`` and ``README*`` are skipped and named. Pu
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -162,6 +164,32 @@ def _plan(root: Path, documents: Iterable[Mapping[str, Any]]) -> list[tuple[str,
                 raise ValueError(f"{prompt_path} holds a different prompt: this layout was made for other documents")
         plan.append((task, name, prompt, doc))
     return plan
+
+
+def add_layout_argument(parser: argparse.ArgumentParser, *, instead_of: str, tasks: str, more: str = "") -> None:
+    """``export --t2i-layout DIR``: the layout of the generation ``tasks`` (named in the help) in place of
+    ``instead_of``."""
+    parser.add_argument(
+        "--t2i-layout", metavar="DIR",
+        help=f"instead of {instead_of}, create the text-to-image folder layout in DIR (one folder per prompt of "
+        f"{tasks}, a manifest and a README) for images generated elsewhere, scored by lmms-eval's from_folder "
+        f"model{more}",
+    )  # fmt: skip
+
+
+def score_command(group: str) -> str:
+    """The command that scores a filled layout of the task ``group`` (its ``{root}`` is the layout's folder)."""
+    return (
+        f"lmms-eval --model from_folder --model_args root={{root}} --tasks {group} "
+        "--batch_size 1 --output_path results/ --log_samples"
+    )
+
+
+def announce(prog: str, counts: Mapping[str, int], folder: str) -> int:
+    """Say on standard error how many prompt folders :func:`write_layout` made per task; the exit status 0."""
+    summary = ", ".join(f"{task} {n}" for task, n in counts.items())
+    print(f"{prog}: {summary} prompt folders in {folder}", file=sys.stderr)
+    return 0
 
 
 def write_layout(

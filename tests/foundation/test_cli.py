@@ -427,7 +427,7 @@ def test_metadata_errors_name_the_key(tmp_path: Path, capsys: pytest.CaptureFixt
         (["fact_or_fair", "--metadata", '{"fact_or_fair_seed": "one"}'], "fact_or_fair_seed must be an integer"),
         (["fact_or_fair", "--metadata", str(tmp_path / "none.json")], "is neither a JSON object nor a file"),
         (["fairlens", "--corpus", str(tmp_path), "--metadata", '{"fairlens_seed": 1}'], "'fairlens_seed': not a Fai"),
-        (["iris", "--metadata", '{"iris_seed": 1}'], "'iris_seed' is not an IRIS scoring setting"),
+        (["iris", "--metadata", '{"iris_seed": 1}'], "'iris_seed': not an IRIS scoring setting"),
     ]
     for argv, message in cases:
         code, _, err = _score(capsys, *argv, "--responses", str(responses))
