@@ -22,18 +22,18 @@ from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.scorer import Score, Target, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import TaskState
 
 from fact_fair_tasks import prompts, scoring
 from fact_fair_tasks import statistics as table
 from fact_fair_tasks.documents import DEFAULT_DRAWS, DEFAULT_SEED, LITE_DRAWS, document_settings, documents_for
 from fact_fair_tasks.documents import DEFAULT_MIN_COVERAGE as MIN_COVERAGE
-from fairness_evals import __version__, statistics
-from fairness_evals.inspect.headline import WITHHELD_RULE, leaves
-from fairness_evals.inspect.metric import headline
+from fairness_evals import statistics
+from fairness_evals.inspect.headline import leaves
+from fairness_evals.inspect.metric import benchmark_task
 from fairness_evals.inspect.plans import fact_or_fair_kind
 
 BENCHMARK = "fact_or_fair"
@@ -98,24 +98,8 @@ def build(task_name: str, seed: int, draws: int, conventions: str, min_coverage:
     """The Inspect task ``task_name`` (a declared Fact-or-Fair task or group) with these settings."""
     metadata = settings(seed, draws, conventions, min_coverage)
     docs = documents(task_name, metadata)
-    return Task(
-        dataset=MemoryDataset([sample(doc) for doc in docs], name=task_name),
-        solver=generate(),
-        scorer=fact_or_fair_answer(task_name),
-        metrics=[headline(task_name, metadata)],
-        config=GENERATION,
-        version=VERSION,
-        metadata={
-            "fairness_evals": {
-                "version": __version__,
-                "benchmark": BENCHMARK,
-                "task": task_name,
-                "leaves": leaves(task_name),
-                "settings": metadata,
-                "withheld": WITHHELD_RULE,
-            }
-        },
-    )
+    samples = [sample(doc) for doc in docs]
+    return benchmark_task(task_name, BENCHMARK, samples, fact_or_fair_answer(task_name), metadata, GENERATION, VERSION)
 
 
 # --------------------------------------------------------------------------- the tasks (`inspect eval fairness_evals/<name>`)

@@ -25,10 +25,10 @@ from collections.abc import Callable
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
 from inspect_ai.scorer import Score, Target, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import TaskState
 
 from fairlens_tasks import scoring
 from fairlens_tasks import statistics as table
@@ -44,10 +44,10 @@ from fairlens_tasks.settings import (
     build_settings,
 )
 from fairlens_tasks.settings import coverage_threshold as threshold_of
-from fairness_evals import __version__, statistics
-from fairness_evals.inspect.headline import WITHHELD_RULE, leaves
+from fairness_evals import statistics
+from fairness_evals.inspect.headline import leaves
 from fairness_evals.inspect.judge import JUDGE_ARGUMENTS, check_arguments, fairlens_judge
-from fairness_evals.inspect.metric import headline
+from fairness_evals.inspect.metric import benchmark_task
 
 BENCHMARK = "fairlens"
 VERSION = 1
@@ -148,27 +148,11 @@ def build(task_name: str, arguments: dict[str, Any], threshold: float, judging: 
     else:
         scorer_, questions, config = fairlens_answer(task_name, provenance), "closed", GENERATION
     docs = [doc for leaf in leaves(task_name) for doc in iter_documents(corpus, domain_of(leaf), questions)]
-    ours = {
-        "version": __version__,
-        "benchmark": BENCHMARK,
-        "task": task_name,
-        "leaves": leaves(task_name),
-        "settings": settings,
-        "corpus": recorded,
-        "provenance": provenance,
-        "withheld": WITHHELD_RULE,
-    }
+    more = {"corpus": recorded, "provenance": provenance}
     if judging is not None:
-        ours["judging"] = {name: value for name, value in judging.items() if name != "judge_cache"}
-    return Task(
-        dataset=MemoryDataset([sample(doc) for doc in docs], name=task_name),
-        solver=generate(),
-        scorer=scorer_,
-        metrics=[headline(task_name, settings)],
-        config=config,
-        version=VERSION,
-        metadata={"fairness_evals": ours},
-    )
+        more["judging"] = {name: value for name, value in judging.items() if name != "judge_cache"}
+    samples = [sample(doc) for doc in docs]
+    return benchmark_task(task_name, BENCHMARK, samples, scorer_, settings, config, VERSION, **more)
 
 
 def define(name: str) -> Callable[..., Task]:

@@ -29,14 +29,14 @@ from typing import Any
 
 import anyio.to_thread
 from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessageUser, ContentImage, ContentText, GenerateConfig
 from inspect_ai.scorer import Score, Target, scorer
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import TaskState
 
-from fairness_evals import __version__, statistics
-from fairness_evals.inspect.headline import WITHHELD_RULE, leaves
-from fairness_evals.inspect.metric import headline
+from fairness_evals import statistics
+from fairness_evals.inspect.headline import leaves
+from fairness_evals.inspect.metric import benchmark_task
 from fairness_evals.inspect.plans import plan
 from iris_tasks import scoring
 from iris_tasks import statistics as table
@@ -97,24 +97,10 @@ def build(task_name: str, arguments: dict[str, Any]) -> Task:
     settings = build_settings(arguments, NAMES)
     docs = [doc for leaf in leaves(task_name) for doc in build_documents(leaf, settings)]
     recorded = {name: value for name, value in arguments.items() if value is not None}
-    return Task(
-        dataset=MemoryDataset([sample(doc, statistics.task(task_name).group) for doc in docs], name=task_name),
-        solver=generate(),
-        scorer=iris_answer(task_name),
-        metrics=[headline(task_name, {})],
-        config=GENERATION,
-        version=VERSION,
-        metadata={
-            "fairness_evals": {
-                "version": __version__,
-                "benchmark": BENCHMARK,
-                "task": task_name,
-                "leaves": leaves(task_name),
-                "settings": {"iris_min_coverage": settings.min_coverage},
-                "corpus": recorded,
-                "withheld": WITHHELD_RULE,
-            }
-        },
+    samples = [sample(doc, statistics.task(task_name).group) for doc in docs]
+    thresholds = {"iris_min_coverage": settings.min_coverage}
+    return benchmark_task(
+        task_name, BENCHMARK, samples, iris_answer(task_name), thresholds, GENERATION, VERSION, corpus=recorded
     )
 
 
