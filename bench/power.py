@@ -87,7 +87,7 @@ def _power(benchmark: str, metrics: tuple[str, ...], replicates: int, alpha: flo
                 rec_a, rec_b = cc.paired_fairlens_records(pair, design("paper"), rng)
             problem_a, problem_b = adapter.problem(task, rec_a), adapter.problem(task, rec_b)
             for column, paired in enumerate((True, False)):
-                settings = engine.Settings(1.0 - alpha, resamples, rep, paired)
+                settings = engine.Options(alpha, resamples, rep, not paired)
                 for name, d in engine.differences(problem_a, problem_b, metrics, settings, task=task).items():
                     found[name][column] += d.p_value <= alpha
         for name in metrics:

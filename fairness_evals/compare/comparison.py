@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from fairness_evals.compare import engine
+from fairness_evals.compare.engine import Options
 from fairness_evals.compare.fact_or_fair import FactOrFair
 from fairness_evals.compare.fairlens import FairLens
 from fairness_evals.compare.fairlens_open import FairLensOpen
@@ -77,18 +78,6 @@ class Row:
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-@dataclass(frozen=True)
-class Options:
-    alpha: float = 0.05
-    n_resamples: int = 2000
-    seed: int = 0
-    unpaired: bool = False
-    metrics: tuple[str, ...] = ()
-
-    def settings(self) -> engine.Settings:
-        return engine.Settings(1.0 - self.alpha, self.n_resamples, self.seed, not self.unpaired)
 
 
 def adapter_of(task: str) -> Adapter | None:
@@ -308,7 +297,7 @@ def _rows(
         row.method = method
         to_compute.append(row)
     if to_compute:
-        found = engine.differences(problem_a, problem_b, [r.metric for r in to_compute], options.settings(), task=task)
+        found = engine.differences(problem_a, problem_b, [r.metric for r in to_compute], options, task=task)
         for row in to_compute:
             d = found[row.metric]
             if d.reason or math.isnan(d.p_value):

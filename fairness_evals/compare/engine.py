@@ -26,11 +26,23 @@ class NotPaired(ValueError):
 
 
 @dataclass(frozen=True)
-class Settings:
-    confidence: float = 0.95
+class Options:
+    """How runs are compared: the test level ``alpha`` (intervals at ``1 - alpha``), the resamples, the seed,
+    whether each run is resampled on its own (``--unpaired``), and the metrics chosen (empty: the headlines)."""
+
+    alpha: float = 0.05
     n_resamples: int = 2000
     seed: int = 0
-    paired: bool = True
+    unpaired: bool = False
+    metrics: tuple[str, ...] = ()
+
+    @property
+    def confidence(self) -> float:
+        return 1.0 - self.alpha
+
+    @property
+    def paired(self) -> bool:
+        return not self.unpaired
 
 
 def task_seed(seed: int, task: str) -> int:
@@ -66,7 +78,7 @@ def _codes(strata: np.ndarray) -> np.ndarray:
     return rank[inverse.ravel()]
 
 
-def resample(a: Problem, b: Problem, settings: Settings, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def resample(a: Problem, b: Problem, settings: Options, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """Resampled counts of both runs, (B, C_a) and (B, C_b): jointly when paired (``b`` aligned to ``a``)."""
     n = settings.n_resamples
     if settings.paired and not a.independent:
@@ -93,9 +105,7 @@ def _alone(p: Problem, n: int, seed: int) -> np.ndarray:
     return bootstrap.resample_counts(p.matrix, **options)
 
 
-def differences(
-    a: Problem, b: Problem, names: Iterable[str], settings: Settings, *, task: str
-) -> dict[str, Difference]:
+def differences(a: Problem, b: Problem, names: Iterable[str], settings: Options, *, task: str) -> dict[str, Difference]:
     """The difference B - A of every measure in ``names`` (both problems must have it)."""
     names = list(names)
     if not names:

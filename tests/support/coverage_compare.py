@@ -588,7 +588,7 @@ def paired_coverage(
 
     def differences(runs: tuple[Any, Any], rep: int) -> dict[str, Scored]:
         mine = [values for run in runs for values in own(run, rep)]
-        settings = engine.Settings(n_resamples=n_resamples, seed=rep)
+        settings = engine.Options(n_resamples=n_resamples, seed=rep)
         found = engine.differences(*(problem(run) for run in runs), metrics, settings, task=task)
         out = {}
         for name in metrics:
