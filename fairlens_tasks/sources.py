@@ -12,6 +12,7 @@ Image bytes are not read here (see :mod:`fairlens_tasks.corpus`).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -71,13 +72,25 @@ def scan_utkface(settings: Settings) -> Scan:
     entries = []
     for path in files:
         relative = path.relative_to(root).as_posix()
-        try:
-            demographics = parse_utkface_name(path.name)
-        except LabelError as error:
-            problems.append(Problem(relative, str(error)))
-            continue
-        entries.append(Entry(image_id=relative, demographics=demographics, path=str(path)))
+        _add_entry(entries, problems, relative, relative, path, functools.partial(parse_utkface_name, path.name))
     return Scan("utkface", entries, problems, found=len(files) + links_outside)
+
+
+def _add_entry(
+    entries: list[Entry],
+    problems: list[Problem],
+    item: str,
+    relative: str,
+    path: Path,
+    labels: Callable[[], Demographics],
+) -> None:
+    """Add the image at ``path`` with its ``labels()``, or, when they cannot be read, a problem naming ``item``."""
+    try:
+        demographics = labels()
+    except LabelError as error:
+        problems.append(Problem(item, str(error)))
+        return
+    entries.append(Entry(image_id=relative, demographics=demographics, path=str(path)))
 
 
 def _list_records(data: Any) -> list[Any]:
@@ -150,15 +163,11 @@ def scan_image_list(settings: Settings) -> Scan:
             problems.append(Problem(item, "listed twice"))
             continue
         seen.add(relative)
-        try:
-            if all(record.get(k) is not None for k in MANIFEST_LABELS):
-                demographics = parse_demographics(record["gender"], record["race"], record["age"], label_map)
-            else:
-                demographics = parse_utkface_name(path.name)
-        except LabelError as error:
-            problems.append(Problem(item, str(error)))
-            continue
-        entries.append(Entry(image_id=relative, demographics=demographics, path=str(path)))
+        if all(record.get(k) is not None for k in MANIFEST_LABELS):
+            labels = functools.partial(parse_demographics, record["gender"], record["race"], record["age"], label_map)
+        else:
+            labels = functools.partial(parse_utkface_name, path.name)
+        _add_entry(entries, problems, item, relative, path, labels)
     return Scan("utkface", entries, problems, found=len(records), from_list=True)
 
 

@@ -140,14 +140,19 @@ def _first_object(reply: str) -> dict:
     raise InvalidReply("it contains no valid JSON object")
 
 
+def _listed(reply: str, key: str) -> list:
+    """The list under ``key`` in the first JSON object of ``reply``."""
+    data = _first_object(reply)
+    if key not in data:
+        raise InvalidReply(f'the JSON object has no "{key}" key')
+    if not isinstance(data[key], list):
+        raise InvalidReply(f'"{key}" is not a list')
+    return data[key]
+
+
 def parse_opinions(reply: str) -> list[str]:
     """The opinions of a reply ``{"opinions": [str, ...]}``, stripped; ``[]`` when the list is empty."""
-    data = _first_object(reply)
-    if "opinions" not in data:
-        raise InvalidReply('the JSON object has no "opinions" key')
-    opinions = data["opinions"]
-    if not isinstance(opinions, list):
-        raise InvalidReply('"opinions" is not a list')
+    opinions = _listed(reply, "opinions")
     out = []
     for i, opinion in enumerate(opinions):
         if not isinstance(opinion, str):
@@ -170,12 +175,7 @@ def parse_verdicts(reply: str, expected: int) -> list[Verdict]:
 
     Exactly ``expected`` verdicts (one per opinion) are required.
     """
-    data = _first_object(reply)
-    if "verdicts" not in data:
-        raise InvalidReply('the JSON object has no "verdicts" key')
-    verdicts = data["verdicts"]
-    if not isinstance(verdicts, list):
-        raise InvalidReply('"verdicts" is not a list')
+    verdicts = _listed(reply, "verdicts")
     if len(verdicts) != expected:
         raise InvalidReply(f"it has {len(verdicts)} verdicts for {expected} opinions")
     out = []

@@ -70,10 +70,7 @@ def label_map(
         except ValueError as error:
             raise SettingsError(f"{name}: {error}") from None
         where = f"{name}={raw!r} ({path})"
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
+    data = json_value(text, name)
     if not isinstance(data, dict):
         raise SettingsError(f"{where} is a JSON {_json_kind(data)}; it must be an object like {example}")
     if not all(isinstance(v, dict) for v in data.values()):
@@ -82,6 +79,14 @@ def label_map(
     if unknown:
         raise SettingsError(f"{name}: unknown attribute {unknown[0]!r}; use {use}")
     return tuple((a, tuple(sorted((str(k), str(v)) for k, v in data[a].items()))) for a in sorted(data))
+
+
+def json_value(text: str, name: str) -> Any:
+    """``text`` read as JSON; :class:`SettingsError` naming ``name`` and the line when it is not valid JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SettingsError(f"{name}: not valid JSON ({error.msg} at line {error.lineno})") from None
 
 
 def _is_json(text: str) -> bool:

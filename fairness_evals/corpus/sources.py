@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from fairness_evals import jsonio
-from fairness_evals.corpus.settings import SettingsError
+from fairness_evals.corpus.settings import SettingsError, json_value
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 MANIFEST_SUFFIXES = (".csv", ".jsonl", ".json")
@@ -142,10 +142,7 @@ def json_manifest_rows(path: Path, setting: str) -> Iterator[tuple[str, dict[str
     """
     text = read_text(path, "manifest", setting)
     if path.suffix.lower() == ".json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
-            raise SettingsError(f"manifest {path}: not valid JSON ({error.msg} at line {error.lineno})") from None
+        data = json_value(text, f"manifest {path}")
         if not isinstance(data, list):
             raise SettingsError(f"manifest {path}: a .json manifest must hold a list of objects (use .jsonl for lines)")
         for number, row in enumerate(data, start=1):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -161,30 +162,34 @@ def _per_group_n(counts: GroupCounts | str, kind: str, attribute: str) -> str:
     return "n = " + "/".join(str(table[(attribute, g)]) for g in GROUPS[attribute])
 
 
-def adverse_table(items: list[ModelRuns]) -> Table:
-    rows = []
+def _domain_tasks(items: list[ModelRuns]) -> Iterator[tuple[ModelRuns, str, str, GroupCounts | str]]:
+    """(model, domain, task, its :func:`group_counts`) for each closed-ended task each model ran, in table order."""
     for model in items:
         for domain in DOMAINS:
             task = f"fairlens_{domain}"
-            if not model.has(task):
-                continue
-            counts = group_counts(model, task)
-            for attribute, groups in GROUPS.items():
-                rates = [
-                    model.cell(task, f"adverse_rate_{attribute}_{g}",
-                               n="" if isinstance(counts, str) else f"n = {counts.adverse[(attribute, g)]}")
-                    for g in groups
-                ]  # fmt: skip
-                rates += [text("")] * (5 - len(groups))
-                gap_n = _per_group_n(counts, "adverse", attribute) or _answers_n(model, task) + " (domain)"
-                rows.append(
-                    [
-                        text(model.name), text(domain), text(attribute),
-                        *rates,
-                        model.cell(task, f"parity_gap_{attribute}", _denominator(model, task), n=gap_n),
-                        model.cell(task, f"rate_ratio_{attribute}", note="max rate / min rate; ∞ when the smallest rate is 0", scale=False),
-                    ]
-                )  # fmt: skip
+            if model.has(task):
+                yield model, domain, task, group_counts(model, task)
+
+
+def adverse_table(items: list[ModelRuns]) -> Table:
+    rows = []
+    for model, domain, task, counts in _domain_tasks(items):
+        for attribute, groups in GROUPS.items():
+            rates = [
+                model.cell(task, f"adverse_rate_{attribute}_{g}",
+                           n="" if isinstance(counts, str) else f"n = {counts.adverse[(attribute, g)]}")
+                for g in groups
+            ]  # fmt: skip
+            rates += [text("")] * (5 - len(groups))
+            gap_n = _per_group_n(counts, "adverse", attribute) or _answers_n(model, task) + " (domain)"
+            rows.append(
+                [
+                    text(model.name), text(domain), text(attribute),
+                    *rates,
+                    model.cell(task, f"parity_gap_{attribute}", _denominator(model, task), n=gap_n),
+                    model.cell(task, f"rate_ratio_{attribute}", note="max rate / min rate; ∞ when the smallest rate is 0", scale=False),
+                ]
+            )  # fmt: skip
     return Table(
         "Adverse-outcome rates per group (%), parity gap (pp) and rate ratio",
         ["Model", "Domain", "Attribute", "Group 1", "Group 2", "Group 3", "Group 4", "Group 5", "Gap", "Ratio"],
@@ -198,23 +203,16 @@ def adverse_table(items: list[ModelRuns]) -> Table:
 
 def association_table(items: list[ModelRuns]) -> Table:
     rows = []
-    for model in items:
-        for domain in DOMAINS:
-            task = f"fairlens_{domain}"
-            if not model.has(task):
-                continue
-            counts = group_counts(model, task)
-            rate_n = (
-                _answers_n(model, task) + " (domain)" if isinstance(counts, str) else f"n = {counts.association_total}"
-            )
-            rows.append(
-                [
-                    text(model.name), text(domain),
-                    model.cell(task, "association_rate", _denominator(model, task), n=rate_n),
-                    *[model.cell(task, f"association_gap_{a}", n=_per_group_n(counts, "association", a)) for a in GROUPS],
-                    model.cell(task, "association_gap", n="mean of the three gaps"),
-                ]
-            )  # fmt: skip
+    for model, domain, task, counts in _domain_tasks(items):
+        rate_n = _answers_n(model, task) + " (domain)" if isinstance(counts, str) else f"n = {counts.association_total}"
+        rows.append(
+            [
+                text(model.name), text(domain),
+                model.cell(task, "association_rate", _denominator(model, task), n=rate_n),
+                *[model.cell(task, f"association_gap_{a}", n=_per_group_n(counts, "association", a)) for a in GROUPS],
+                model.cell(task, "association_gap", n="mean of the three gaps"),
+            ]
+        )  # fmt: skip
     return Table(
         "Demographic association (the 14 association-tagged items, %)",
         ["Model", "Domain", "Rate", "Gap gender", "Gap race", "Gap age", "Gap (mean)"],
@@ -227,33 +225,28 @@ def association_table(items: list[ModelRuns]) -> Table:
 
 def provenance_table(items: list[ModelRuns]) -> Table:
     rows = []
-    for model in items:
-        for domain in DOMAINS:
-            task = f"fairlens_{domain}"
-            run = model.run_of(task)
-            if run is None:
-                continue
-            counts = group_counts(model, task)
-            raw = model.raw
-            rows.append(
-                [
-                    text(model.name),
-                    text(task),
-                    model.cell(task, "answers", scale=False, digits=0),
-                    model.cell(task, "unparsed", scale=False, digits=0),
-                    model.cell(task, "images_evaluated", scale=False, digits=0),
-                    text(f"{count(model.metric(task, 'images_sampled'))} / {count(model.metric(task, 'images_eligible'))}"
-                         f" / {count(model.metric(task, 'images_found'))}"),
-                    text(str(raw(task, "groups_empty"))),
-                    text(str(raw(task, "seed"))),
-                    text(str(raw(task, "sample_fraction"))),
-                    text(str(raw(task, "data_version"))),
-                    text(str(raw(task, "corpus_sha256"))),
-                    text(counts if isinstance(counts, str) else f"counted from {counts.file.name}"),
-                    run.limited_cell(task),
-                    text(f"[{run.index}] {run.source.name}", note=str(run.source)),
-                ]
-            )  # fmt: skip
+    for model, _, task, counts in _domain_tasks(items):
+        run = model.run_of(task)
+        raw = model.raw
+        rows.append(
+            [
+                text(model.name),
+                text(task),
+                model.cell(task, "answers", scale=False, digits=0),
+                model.cell(task, "unparsed", scale=False, digits=0),
+                model.cell(task, "images_evaluated", scale=False, digits=0),
+                text(f"{count(model.metric(task, 'images_sampled'))} / {count(model.metric(task, 'images_eligible'))}"
+                     f" / {count(model.metric(task, 'images_found'))}"),
+                text(str(raw(task, "groups_empty"))),
+                text(str(raw(task, "seed"))),
+                text(str(raw(task, "sample_fraction"))),
+                text(str(raw(task, "data_version"))),
+                text(str(raw(task, "corpus_sha256"))),
+                text(counts if isinstance(counts, str) else f"counted from {counts.file.name}"),
+                run.limited_cell(task),
+                text(f"[{run.index}] {run.source.name}", note=str(run.source)),
+            ]
+        )  # fmt: skip
     return Table(
         "Denominators and provenance",
         ["Model", "Task", "Answers", "Unparsed", "Images evaluated", "Images sampled / eligible / found", "Groups empty",

@@ -34,6 +34,12 @@ def bound(a: float, k: int) -> float:
     return -((1 - a) * math.log((1 - a) / (k - 1)) + a * math.log(a)) / math.log(k)
 
 
+def _stroke(style: str) -> str:
+    """The stroke attributes of a bound curve drawn in ``style`` ("solid" or dashed), on the plot and in the legend."""
+    solid = style == "solid"
+    return f'stroke="#333" stroke-width="{1.6 if solid else 1}"' + ("" if solid else ' stroke-dasharray="5,4"')
+
+
 def _marker(shape: str, x: float, y: float, color: str, size: float = 5.0) -> str:
     if shape == "square":
         return f'<rect x="{x - size:.1f}" y="{y - size:.1f}" width="{2 * size:.1f}" height="{2 * size:.1f}" fill="{color}"/>'
@@ -122,12 +128,7 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
             f"{'M' if i == 0 else 'L'}{px(a):.1f},{py(bound(a, k)):.1f}"
             for i, a in enumerate(x / 400 for x in range(401))
         )
-        solid = styles[k] == "solid"
-        dash = "" if solid else ' stroke-dasharray="5,4"'
-        parts.append(
-            f'<path d="{path}" fill="none" stroke="#333" stroke-width="{1.6 if solid else 1}"{dash} '
-            f'data-bound="g_{k}" data-style="{styles[k]}"/>'
-        )
+        parts.append(f'<path d="{path}" fill="none" {_stroke(styles[k])} data-bound="g_{k}" data-style="{styles[k]}"/>')
         parts.append(f'<text x="{px(0.02):.1f}" y="{py(bound(0.02, k)) - 6:.1f}" fill="#333">g_{k}</text>')
     for p in points:
         color = PALETTE[series.index(p.series) % len(PALETTE)]
@@ -152,12 +153,7 @@ def fact_fair_plot(points: list[Point], *, ks: tuple[int, ...] = (2, 4), highlig
         y += 18
     y += 10
     for k in ks:
-        solid = styles[k] == "solid"
-        dash = "" if solid else ' stroke-dasharray="5,4"'
-        parts.append(
-            f'<line x1="{legend_x}" y1="{y + 5}" x2="{legend_x + 26}" y2="{y + 5}" stroke="#333" '
-            f'stroke-width="{1.6 if solid else 1}"{dash}/>'
-        )
+        parts.append(f'<line x1="{legend_x}" y1="{y + 5}" x2="{legend_x + 26}" y2="{y + 5}" {_stroke(styles[k])}/>')
         parts.append(f'<text x="{legend_x + 32}" y="{y + 9}">g_{k} ({styles[k]})</text>')
         y += 18
     # under the plot: one entry per series, full names
