@@ -655,13 +655,9 @@ def compute_for_items(
 
 
 def aggregate(items: Sequence[Any]) -> Any:
-    """The aggregation of every metric of the Fact-or-Fair text-to-image YAMLs (lmms-eval calls it once per metric).
-
-    The carrier's items (``images_with_faces``: one :func:`readable` record per document) give every statistic of the
-    task at once (:func:`compute_metrics`); every other metric's items are its own name, and its value comes from
-    that computation (:func:`fairness_evals.aggregation.aggregate`). What each metric is, its formula and its paper
-    section: ``fairness-evals metrics NAME`` (declared in :mod:`fact_fair_tasks.t2i_statistics`).
-    """
+    """lmms-eval's aggregation of every Fact-or-Fair text-to-image metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
+    of :func:`compute_metrics`, its carrier ``images_with_faces``. What each metric is, with its formula and paper section:
+    ``fairness-evals metrics NAME`` (declared in :mod:`fact_fair_tasks.t2i_statistics`)."""
     return t2i_tasks.aggregate(BENCHMARK, items, compute_for_items, lambda _: CARRIER)
 
 

@@ -548,13 +548,9 @@ def results_for(items: Sequence[Any], *, task: str | None = None) -> dict[str, A
 
 
 def aggregate(items: Sequence[Any]) -> Any:
-    """The aggregation of every FairLens open-ended metric in the YAMLs (lmms-eval calls it once per metric).
-
-    The carrier's items (``unjudged_rate``: one :func:`readable_record` per answer) are judged and give every
-    statistic of the task at once (:func:`results_for`); every other metric's items are its own name, and its value
-    comes from that run (:func:`fairness_evals.aggregation.aggregate`). What each metric is, its formula and its
-    paper section: ``fairness-evals metrics NAME`` (declared in :mod:`fairlens_tasks.statistics`).
-    """
+    """lmms-eval's aggregation of every FairLens open-ended metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
+    of :func:`results_for` (the judged answers), its carrier ``unjudged_rate``. What each metric is, with its formula and paper section:
+    ``fairness-evals metrics NAME`` (declared in :mod:`fairlens_tasks.statistics`)."""
     return aggregation.aggregate("fairlens_open", items, results_for, CARRIER)
 
 

@@ -577,13 +577,9 @@ def _compute_for_items(items: list[Any]) -> dict[str, float]:
 
 
 def aggregate(items: Sequence[Any]) -> Any:
-    """The aggregation of every FairLens closed-ended metric in the YAMLs (lmms-eval calls it once per metric).
-
-    The carrier's items (``unparsed_rate``: one :func:`readable_record` per document) give every statistic of the
-    task at once (:func:`compute_metrics`); every other metric's items are its own name, and its value comes from
-    that computation (:func:`fairness_evals.aggregation.aggregate`). What each metric is, its formula and its paper
-    section: ``fairness-evals metrics NAME`` (declared in :mod:`fairlens_tasks.statistics`).
-    """
+    """lmms-eval's aggregation of every FairLens closed-ended metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
+    of :func:`compute_metrics`, its carrier ``unparsed_rate``. What each metric is, with its formula and paper section:
+    ``fairness-evals metrics NAME`` (declared in :mod:`fairlens_tasks.statistics`)."""
     return aggregation.aggregate("fairlens", items, _compute_for_items, CARRIER)
 
 

@@ -248,11 +248,7 @@ def compute_metrics(
 ) -> dict[str, float]:
     """Every statistic of ``iris_gen_steer`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
     the module docstring): the rates, penalties, magnitude and score with their intervals and coverage, the image
-    counts and the classifier diagnostics.
-
-    ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
-    that labelled the faces (else the ``spec`` the records carry). The reason for every null is noted in ``notes``
-    (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
+    counts and the classifier diagnostics. The arguments are those of :func:`iris_tasks.neutral_gen.compute_metrics`.
     """
     settings = Settings.of(records, metadata, task)
     notes = notes if notes is not None else Notes(task)

@@ -232,11 +232,7 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
 def compute_metrics(
     records: Sequence[Sequence[float]] | np.ndarray, *, min_coverage: float | None = None, notes: Notes | None = None
 ) -> dict[str, Any]:
-    """Every statistic of ``iris_bis_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records.
-
-    ``min_coverage`` overrides the documents' threshold. The reason for every NaN is noted in ``notes`` (a new
-    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
-    """
+    """Every statistic of ``iris_bis_und`` from its records (module docstring), as :func:`iris_tasks.ifs_und.compute_metrics`."""
     rec = records_array(records)
     notes = notes if notes is not None else Notes(TASK)
     out = _metrics(rec, answer_shares.threshold(rec[:, 11] * answer_shares.PPM, min_coverage), notes)

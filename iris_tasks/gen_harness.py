@@ -207,13 +207,9 @@ def compute_for_items(
 
 
 def aggregate(items: Sequence[Any]) -> Any:
-    """The aggregation of every metric of the IRIS generation YAMLs (lmms-eval calls it once per metric).
-
-    The carrier's items (one :func:`readable` record per document) give every statistic of the task at once (its
-    ``compute_metrics``); every other metric's items are its own name, and its value comes from that computation
-    (:func:`fairness_evals.aggregation.aggregate`). What each metric is, its formula and its paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.gen_statistics`).
-    """
+    """lmms-eval's aggregation of every IRIS generation metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
+    of each task's ``compute_metrics``. What each metric is, with its formula and paper section:
+    ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.gen_statistics`)."""
     return t2i_tasks.aggregate(BENCHMARK, items, compute_for_items, lambda found: CARRIERS[task_of(found)])
 
 

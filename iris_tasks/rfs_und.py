@@ -382,11 +382,7 @@ def answer_counts(probe: np.ndarray, rec: np.ndarray) -> dict[str, float]:
 def compute_metrics(
     records: Sequence[Sequence[int]] | np.ndarray, *, min_coverage: float | None = None, notes: Notes | None = None
 ) -> dict[str, Any]:
-    """Every statistic of ``iris_rfs_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records.
-
-    ``min_coverage`` overrides the documents' threshold. The reason for every NaN is noted in ``notes`` (a new
-    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
-    """
+    """Every statistic of ``iris_rfs_und`` from its records (module docstring), as :func:`iris_tasks.ifs_und.compute_metrics`."""
     all_rec = records_array(records, WIDTH)
     probe = all_rec[all_rec[:, 0] == PROBE]
     rec = all_rec[all_rec[:, 0] == RECOGNITION][:, 1:]

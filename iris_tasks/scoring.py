@@ -180,13 +180,9 @@ def compute_for_items(items: Sequence[Any]) -> dict[str, Any]:
 
 
 def aggregate(items: Sequence[Any]) -> Any:
-    """The aggregation of every IRIS understanding metric in the YAMLs (lmms-eval calls it once per metric).
-
-    The carrier's items (one :func:`readable_record` per document) give every statistic of the task at once (the task
-    module's ``compute_metrics``); every other metric's items are its own name, and its value comes from that
-    computation (:func:`fairness_evals.aggregation.aggregate`). What each metric is, its formula and its paper
-    section: ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.statistics`).
-    """
+    """lmms-eval's aggregation of every IRIS understanding metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
+    of each task module's ``compute_metrics``. What each metric is, with its formula and paper section:
+    ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.statistics`)."""
     carrier = CARRIERS["iris_ifs_und"]
     if items and isinstance(items[0], Mapping):
         carrier = CARRIERS[_task_of(_records(items))]
