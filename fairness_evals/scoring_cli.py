@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -205,7 +206,7 @@ def share_settings(
         )
     for key, value in metadata.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ValueError(f"--metadata: {key}={value!r} is not a number; give a share in [0, 1], e.g. 0.5")
+            raise ValueError(f"--metadata: {key}={json.dumps(value)} is not a number; give a share in [0, 1], e.g. 0.5")
     return {takes[key]: value for key, value in metadata.items()}
 
 

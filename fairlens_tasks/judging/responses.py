@@ -25,6 +25,7 @@ from fairlens_tasks.open_scoring import answer_text, record_for
 from fairlens_tasks.questions import DOMAINS
 from fairlens_tasks.scoring import PROVENANCE
 from fairness_evals.jsonio import response_lines
+from fairness_evals.scoring_cli import Answers
 
 __all__ = ["answers_from_replies", "answers_from_responses", "open_documents_by_task"]
 
@@ -78,8 +79,7 @@ def answers_from_responses(
     docs_by_task = open_documents_by_task(corpus, domains)
     known = {doc["id"] for docs in docs_by_task.values() for doc in docs}
     skip = set(closed_ids)
-    replies: dict[str, Any] = {}
-    first_at: dict[str, str] = {}
+    replies = Answers()
     for name in paths:
         for where, row in response_lines(Path(name)):
             if not isinstance(row, dict) or "id" not in row or "response" not in row:
@@ -93,10 +93,8 @@ def answers_from_responses(
                 )
             if reply is not None and not isinstance(reply, str):
                 raise ValueError(f"{where}: the response of {doc_id!r} is {type(reply).__name__}, not text")
-            if doc_id in replies:
-                raise ValueError(f"{where}: a second response for {doc_id!r} (first at {first_at[doc_id]})")
-            replies[doc_id] = reply
-            first_at[doc_id] = where
+            replies.add(doc_id, reply, where)
+    replies.check()
     if not replies:
         raise ValueError(f"no open-ended responses in {', '.join(map(str, paths))}")
-    return answers_from_replies(docs_by_task, replies)
+    return answers_from_replies(docs_by_task, replies.replies)

@@ -33,6 +33,7 @@ from typing import Any
 
 from fairness_evals import jsonio
 from fairness_evals.compare.problem import Adapter
+from fairness_evals.scoring_cli import Answers
 
 
 @dataclass
@@ -204,8 +205,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         raise ValueError(
             f"{task.source}: {task.task} has no samples file beside its results; run the harness with --log_samples"
         )
-    records: dict[str, Any] = {}
-    where_of: dict[str, str] = {}
+    records = Answers()
     text = jsonio.read_text(task.samples, "samples file")
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -218,10 +218,8 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object")
         doc_id, record = adapter.sample(row, where)
-        if doc_id in records:
-            raise ValueError(f"{where}: a second answer to document {doc_id!r} (first at {where_of[doc_id]})")
-        records[doc_id] = record
-        where_of[doc_id] = where
+        records.add(doc_id, record, where, f"document {doc_id!r}")
+    records.check()
     if not records:
         raise ValueError(f"{task.samples}: no samples")
-    return records
+    return records.replies

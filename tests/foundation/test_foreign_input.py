@@ -187,15 +187,15 @@ def test_true_is_not_a_minimum_coverage(tmp_path: Path, faces: Path, capsys) -> 
     fairlens = ["--corpus", str(faces), "--sample-fraction", "1"]
     for benchmark, options, key, message in (
         ("fact_or_fair", [], "fact_or_fair_min_coverage", "must be a number in [0, 1]"),
-        ("fairlens", fairlens, "fairlens_min_coverage", "fairlens_min_coverage=True is not a number"),
-        ("iris", [], "iris_min_coverage", "iris_min_coverage=True is not a number"),
+        ("fairlens", fairlens, "fairlens_min_coverage", "fairlens_min_coverage=true is not a number"),
+        ("iris", [], "iris_min_coverage", "iris_min_coverage=true is not a number"),
     ):
         metadata = json.dumps({key: True})
         _refused(capsys, ["score", benchmark, *options, "--responses", str(responses), "--metadata", metadata], message)
     _refused(
         capsys,
         ["score", "iris", "--responses", str(responses), "--metadata", '{"iris_min_coverage": "0.5"}'],
-        "iris_min_coverage='0.5' is not a number",
+        'iris_min_coverage="0.5" is not a number',
     )
     with pytest.raises(ValueError, match="got True"):
         scoring_settings({"fact_or_fair_min_coverage": True})
