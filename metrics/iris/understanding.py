@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from metrics._inputs import attribute_labels, category_counts, labels_1d, reference_rows
+from metrics.fairlens import gap_from_rates
 from metrics.iris._common import (
     COMPARISONS,
     LEVELS,
@@ -49,13 +50,6 @@ __all__ = [
 SDS_DEFINITION_VERSION = "fairness-evals-1"
 #: The attributes in the order of the count axes of :func:`ifs_und_disparities_from_counts`.
 ATTRIBUTE_ORDER: tuple[str, ...] = ("gender", "age", "skin_tone")
-
-
-def _max_min_over_groups(rates: NDArray[np.float64], present: NDArray[np.bool_], axis: int) -> NDArray[np.float64]:
-    hi = np.where(present, rates, -np.inf).max(axis=axis)
-    lo = np.where(present, rates, np.inf).min(axis=axis)
-    any_present = present.any(axis=axis)
-    return np.where(any_present, hi - np.where(any_present, lo, 0.0), np.nan)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -90,7 +84,7 @@ def accuracy_disparity_from_counts(n_correct: ArrayLike, n_total: ArrayLike) -> 
     valid = t > 1
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = np.where(valid, c / np.where(valid, t, 1.0), np.nan)
-    gap = _max_min_over_groups(acc, valid, axis=-1)
+    gap = gap_from_rates(acc)  # NaN exactly where a group has one sample or none
     return np.where(valid.sum(axis=-1) >= 2, gap, 0.0)
 
 
@@ -169,7 +163,7 @@ def statistical_parity_difference_from_counts(counts: ArrayLike) -> NDArray[np.f
     present = totals > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = np.where(present, c / np.where(present, totals, 1.0), np.nan)
-    per_class = _max_min_over_groups(rates, np.broadcast_to(present, rates.shape), axis=-2)
+    per_class = gap_from_rates(np.swapaxes(rates, -1, -2))  # over the groups, per class; NaN: no prediction
     return per_class.max(axis=-1)
 
 
