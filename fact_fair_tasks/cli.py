@@ -17,7 +17,6 @@ from typing import Any
 from fact_fair_tasks.documents import (
     DEFAULT_DRAWS,
     DEFAULT_SEED,
-    SETTING_PREFIX,
     document_settings,
     documents_for,
     scoring_settings,
@@ -128,7 +127,7 @@ SAMPLE_TASKS = re.compile(
     r"fact_or_fair_(?:objective|subjective_(?:" + "|".join(CONTEXTS) + r"))(?:_lite|_mc)?"
 )  # fmt: skip
 PROG = "fact_or_fair"
-READER = scoring_cli.Reader(PROG, PROG, SETTING_PREFIX, SAMPLE_TASKS, "lm-eval samples_fact_or_fair_*.jsonl file")
+READER = scoring_cli.Reader(PROG, SAMPLE_TASKS, "lm-eval")
 
 
 def _preview(ids: list[str]) -> str:

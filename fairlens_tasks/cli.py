@@ -133,7 +133,7 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 #: The tasks ``score`` reads from samples folders (the open-ended ones are for ``fairness-evals judge``).
 SAMPLE_TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
 PROG = "fairlens"
-READER = scoring_cli.Reader(PROG, PROG, "fairlens_", SAMPLE_TASKS, "lmms-eval samples_fairlens_*.jsonl file")
+READER = scoring_cli.Reader(PROG, SAMPLE_TASKS, "lmms-eval")
 
 
 def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:

@@ -96,16 +96,27 @@ class InputFile:
 class Reader:
     """What one command that reads runs declares; the reading, choosing and writing are this module's.
 
-    ``prog`` names the command on standard error, ``benchmark`` is the ``score_inputs`` benchmark (how ``compare``
-    finds the code that reads the files again), ``prefix`` starts every ``--metadata`` key, ``tasks`` matches the
-    tasks whose samples files it reads from a folder, and ``samples`` names those files in errors.
+    ``benchmark`` names the command on standard error and is the ``score_inputs`` benchmark (how ``compare`` finds
+    the code that reads the files again); every ``--metadata`` key starts with ``<benchmark>_``; ``tasks`` matches
+    the tasks whose samples files it reads from a folder, which ``harness`` (lm-eval or lmms-eval) writes.
     """
 
-    prog: str
     benchmark: str
-    prefix: str
     tasks: re.Pattern[str]
-    samples: str
+    harness: str
+
+    @property
+    def prog(self) -> str:
+        return self.benchmark
+
+    @property
+    def prefix(self) -> str:
+        return f"{self.benchmark}_"
+
+    @property
+    def samples(self) -> str:
+        """The samples files, as errors name them."""
+        return f"{self.harness} samples_{self.prefix}*.jsonl file"
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         """The command's ``--responses`` (repeatable), ``--model``, ``--run``, ``--metadata`` and ``--out``."""

@@ -180,7 +180,7 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 #: The tasks ``score`` reads from samples folders: the understanding tasks (generation is scored by lmms-eval).
 SAMPLE_TASKS = re.compile(r"iris_[a-z]+_und")
 PROG = "iris"
-READER = scoring_cli.Reader(PROG, PROG, "iris_", SAMPLE_TASKS, "lmms-eval samples_iris_*.jsonl file")
+READER = scoring_cli.Reader(PROG, SAMPLE_TASKS, "lmms-eval")
 
 
 def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, str, Any]]:
