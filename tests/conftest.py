@@ -14,6 +14,25 @@ for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_name, "1")
 
 
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+# Under pytest-xdist each worker's torch gets its share of the cores: the worker's own models and every harness run
+# the tests start (they inherit this environment). With torch's default of one thread per core, two workers on two
+# cores spin against each other: the lm-eval run of ``fact_or_fair_generation_run`` took 260 s of CPU (10 minutes) on
+# a busy two-core machine and 61 s (87 s) with one thread, its samples and results byte for byte the same (as were the
+# log-likelihoods of ``fact_or_fair_loglikelihood_run``'s). A setting of the caller's own is kept.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _share = max(1, _cores() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
+    os.environ.setdefault("OMP_NUM_THREADS", str(_share))
+    if "torch" in sys.modules:  # imported before this file (by a plugin): the variable no longer reaches it
+        sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
 # ----------------------------------------------------------------------------- shared harness runs
 # Real harness runs that several test modules read (the end-to-end checks and the report). With pytest-xdist
 # each worker has its own session, so a run is built once per test session under a file lock in the
