@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairness_evals import scoring_cli
 from fairness_evals.report.model import shorten
 
 #: Our task name prefixes.
@@ -68,12 +69,7 @@ _SHOWN = 60
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="FOLDER",
-        help="lm-eval / lmms-eval --output_path folders or results files, Inspect log folders or logs",
-    )
+    scoring_cli.add_runs_argument(parser)
     parser.add_argument("--tasks", action="append", default=[], metavar="TASKS",
                         help="tasks or groups that must be in the results (comma-separated; repeatable)")  # fmt: skip
     parser.add_argument("--allow-nan", action="append", default=[], metavar="PATTERN",

@@ -130,16 +130,10 @@ SCORE_RUN = "score-run"
 
 
 def _add_score_run_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "paths",
-        nargs="+",
-        metavar="OUTPUT_FOLDER",
-        help="harness --output_path folders or samples files, Inspect log folders or logs",
-    )
-    parser.add_argument("--model", metavar="NAME", help="the model, when a folder holds several")
-    parser.add_argument(
-        "--run", metavar="STAMP", help="the run (its time stamp or its start), when a model has several"
-    )
+    from fairness_evals import scoring_cli
+
+    scoring_cli.add_runs_argument(parser)
+    scoring_cli.add_selection_arguments(parser)
     parser.add_argument("--out", help="write the JSON here instead of standard output")
 
 

@@ -154,6 +154,15 @@ class Reader:
         jsonio.write_json(results, out)
 
 
+def add_runs_argument(parser: argparse.ArgumentParser, name: str = "paths") -> None:
+    """The runs a command reads (``check``, ``report``, ``score OUTPUT_FOLDER``): harness output folders or the
+    files in them, Inspect logs or their folders."""
+    parser.add_argument(
+        name, nargs="+", metavar="OUTPUT_FOLDER",
+        help="lm-eval / lmms-eval --output_path folders or their results or samples files, Inspect log folders or logs",
+    )  # fmt: skip
+
+
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
     """``--model`` and ``--run``: which samples to read when a folder holds several models or runs."""
     parser.add_argument(
