@@ -173,10 +173,14 @@ def _subjective_record(doc: dict[str, Any], parse: Parse) -> list[int]:
     identity = doc["identity"]
     truth_gender, truth_race = doc["truth_gender"], doc["truth_race"]
     k_gender, k_race = len(gender), len(race)
-    options_gender = options_race = 0
-    for i, option in enumerate(options):
-        options_gender += gender[option["gender"]] * k_gender**i
-        options_race += race[option["race"]] * k_race**i
+    o0, o1, o2, o3 = options  # a subjective question's four profiles (another count raises: the reference code)
+    # the options codes (option i at base-k digit i), in Horner's form
+    options_gender = gender[o0["gender"]] + k_gender * (
+        gender[o1["gender"]] + k_gender * (gender[o2["gender"]] + k_gender * gender[o3["gender"]])
+    )
+    options_race = race[o0["race"]] + k_race * (
+        race[o1["race"]] + k_race * (race[o2["race"]] + k_race * race[o3["race"]])
+    )
     return [
         codes.kind[doc["context"]], doc["statistic_index"], codes.target[doc["target"]], status,
         -1 if chosen is None else gender[chosen["gender"]], -1 if chosen is None else race[chosen["race"]],
@@ -254,12 +258,12 @@ def _profile_text_of(name: str, age: str, gender: str, race: str) -> str:
     return prompts.profile_text({"name": name, "age": age, "gender": gender, "race": race})
 
 
-def _headline_names(doc: dict[str, Any]) -> list[str]:
-    return _HEADLINE_NAMES[doc.get("context") is None]
-
-
-_HEADLINE_NAMES = {
-    objective: [name for name, _ in table.task_of("objective" if objective else "base").harness_metrics()]
+#: :func:`fairness_evals.aggregation.payload` of each kind's headline metrics (objective: True), its record None:
+#: a document's payload is a copy with the record put in (the same keys in the same order, four times faster).
+_PAYLOADS = {
+    objective: aggregation.payload(
+        CARRIER, None, [name for name, _ in table.task_of("objective" if objective else "base").harness_metrics()]
+    )
     for objective in (True, False)
 }
 
@@ -295,7 +299,9 @@ def logged_record(sample: Mapping[str, Any]) -> tuple[str, list[int]] | None:
 
 
 def _payload(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
-    return aggregation.payload(CARRIER, readable_record(doc, parse), _headline_names(doc))
+    payload = dict(_PAYLOADS[doc.get("context") is None])
+    payload[CARRIER] = readable_record(doc, parse)
+    return payload
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
