@@ -22,7 +22,7 @@ from fact_fair_tasks.documents import (
     scoring_settings,
 )
 from fact_fair_tasks.items import CONTEXTS, statistics
-from fairness_evals import scoring_cli
+from fairness_evals import jsonio, scoring_cli
 from fairness_evals.detail import Detail
 from fairness_evals.generation.layout import add_layout_argument, announce, score_command, write_layout
 from fairness_evals.jsonio import write_lines
@@ -151,12 +151,12 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], int, int]:
 
 def _records_from_responses(
     lines: list[scoring_cli.Line], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
-) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], scoring_cli.Answers]:
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], jsonio.Answers]:
     """Records per task (document id -> record, in reply order) from ``{"id", "response"}`` lines; unknown ids, and
     documents of an answered task without a reply, are errors naming them."""
     from fact_fair_tasks import scoring
 
-    answers = scoring_cli.Answers()
+    answers = jsonio.Answers()
     for line in lines:
         found = scoring_cli.response_of(line)
         if found is None:
@@ -194,12 +194,12 @@ def _records_from_responses(
 
 def _records_from_samples(
     lines: list[scoring_cli.Line],
-) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], set[int], scoring_cli.Answers]:
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], set[int], jsonio.Answers]:
     """Records per task (document id -> record, in file order) from lm-eval ``--log_samples`` lines (each carries
     its document), as the harness made them."""
     from fact_fair_tasks import scoring
 
-    answers = scoring_cli.Answers()
+    answers = jsonio.Answers()
     records: dict[str, dict[str, Any]] = defaultdict(dict)
     shas: dict[str, list[str]] = defaultdict(list)
     seeds: set[int] = set()

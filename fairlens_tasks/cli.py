@@ -35,7 +35,7 @@ from fairlens_tasks.settings import (
     build_settings,
     coverage_threshold,
 )
-from fairness_evals import scoring_cli
+from fairness_evals import jsonio, scoring_cli
 from fairness_evals.detail import Detail
 from fairness_evals.jsonio import write_lines
 
@@ -174,7 +174,7 @@ def read_replies(
     only when an id is not a closed document) were skipped. Unknown ids, a sample of a document of another task
     than its file's, a logged document that differs from ours (:data:`_IDENTITY`) and a second reply are errors."""
     by_id = {doc["id"]: doc for docs in docs_by_task.values() for doc in docs}
-    answers = scoring_cli.Answers()
+    answers = jsonio.Answers()
     skipped = 0
     known_open: set[str] | None = None
     for line in lines:

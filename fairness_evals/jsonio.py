@@ -12,7 +12,8 @@ existing file as it was, and the error names the path.
 
 Reading: :func:`read_text` reads a file as strict UTF-8 and names the file, line and byte of an invalid one
 (never silently replacing it); :func:`numbered_json_lines` and :func:`response_lines` give each non-blank line's
-value with ``where`` = ``"<file>:<line>"``, the place every error message names.
+value with ``where`` = ``"<file>:<line>"``, the place every error message names; :class:`Answers` keeps one reply
+per document and names every second one.
 
 Import-light (no numpy): the ``tasks-dir`` command and the autoload hook must stay fast.
 """
@@ -27,6 +28,7 @@ import secrets
 import stat
 import sys
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -217,3 +219,34 @@ class _ConstantError(ValueError):
 
 def _no_constant(name: str) -> Any:
     raise _ConstantError(name)
+
+
+@dataclass
+class Answers:
+    """One reply per key (e.g. ``(task, document id)``), remembering where each came from.
+
+    A second reply for a key is kept aside; :meth:`check` raises once for all of them, naming the first
+    duplicate's two places and how many there are (so a user fixes every duplicate at once).
+    """
+
+    replies: dict[Any, Any] = field(default_factory=dict)
+    where: dict[Any, str] = field(default_factory=dict)
+    duplicates: list[tuple[Any, str, str]] = field(default_factory=list)  # (label, where, first where)
+
+    def add(self, key: Any, reply: Any, where: str, label: str | None = None) -> None:
+        if key in self.replies:
+            self.duplicates.append((label if label is not None else repr(key), where, self.where[key]))
+            return
+        self.replies[key] = reply
+        self.where[key] = where
+
+    def check(self) -> None:
+        if self.duplicates:
+            label, where, first = self.duplicates[0]
+            raise ValueError(
+                f"{where}: a second response for {label} (first at {first}); duplicate ids are an error "
+                f"({len(self.duplicates)} in all)"
+            )
+
+    def __len__(self) -> int:
+        return len(self.replies)

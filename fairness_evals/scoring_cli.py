@@ -15,7 +15,7 @@ module does the rest, the same way for every benchmark:
   single line are an error (never ``{}`` with exit status 0); a responses line's reply must be text
   (:func:`response_of`: a number, object, ``null`` or ``true`` is an error naming the line, never an answer
   counted as unparsed);
-* answers (:class:`Answers`): one reply per (task, document); a second is an error naming both places;
+* answers (:class:`~fairness_evals.jsonio.Answers`): one reply per (task, document); a second is an error naming both places;
 * settings (:func:`metadata`): ``--metadata JSON`` gives task-metadata-style settings (the keys a task's YAML
   ``metadata`` or lm-eval's ``--metadata`` take, e.g. ``{"fact_or_fair_min_coverage": 0.5}``), passed as a dict
   to the benchmark's scoring, which refuses a key it does not take;
@@ -39,7 +39,7 @@ import json
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -350,37 +350,6 @@ def read_lines(files: list[InputFile]) -> Iterator[Line]:
         raise ValueError(f"no responses in {names}: {'the file is' if len(files) == 1 else 'the files are'} empty")
 
 
-@dataclass
-class Answers:
-    """One reply per key (e.g. ``(task, document id)``), remembering where each came from.
-
-    A second reply for a key is kept aside; :meth:`check` raises once for all of them, naming the first
-    duplicate's two places and how many there are (so a user fixes every duplicate at once).
-    """
-
-    replies: dict[Any, Any] = field(default_factory=dict)
-    where: dict[Any, str] = field(default_factory=dict)
-    duplicates: list[tuple[Any, str, str]] = field(default_factory=list)  # (label, where, first where)
-
-    def add(self, key: Any, reply: Any, where: str, label: str | None = None) -> None:
-        if key in self.replies:
-            self.duplicates.append((label if label is not None else repr(key), where, self.where[key]))
-            return
-        self.replies[key] = reply
-        self.where[key] = where
-
-    def check(self) -> None:
-        if self.duplicates:
-            label, where, first = self.duplicates[0]
-            raise ValueError(
-                f"{where}: a second response for {label} (first at {first}); duplicate ids are an error "
-                f"({len(self.duplicates)} in all)"
-            )
-
-    def __len__(self) -> int:
-        return len(self.replies)
-
-
 def sample_records(
     files: list[InputFile],
     logged: Callable[[str, dict[str, Any]], tuple[str, Any] | None],
@@ -392,11 +361,11 @@ def sample_records(
 
     ``logged(task, row)`` is a line's ``(document id, record)``, or None for a line that is not ours: an error
     naming it, ``"<file>:<line>: " + not_ours(task)``. A document answered twice is an error naming both places
-    (:class:`Answers`).
+    (:class:`~fairness_evals.jsonio.Answers`).
     """
     records: dict[str, list[Any]] = {}
     provenance: dict[str, dict[str, Any]] = {}
-    answers = Answers()
+    answers = jsonio.Answers()
     for line in read_lines(files):
         task = line.file.task or ""
         row = line.row if isinstance(line.row, dict) else {}

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import scoring_cli
+from fairness_evals import jsonio, scoring_cli
 from fairness_evals.detail import Detail
 from fairness_evals.generation.layout import add_layout_argument, announce, score_command, write_layout
 from fairness_evals.jsonio import write_lines
@@ -209,7 +209,7 @@ def assign(
 ) -> dict[tuple[str, str], Any]:
     """(task, document id) -> reply; unknown ids and second replies are errors naming the line."""
     ids = {task: {doc["id"] for doc in docs} for task, docs in docs_by_task.items()}
-    answers = scoring_cli.Answers()
+    answers = jsonio.Answers()
     for where, task, doc_id, reply in lines:
         tasks = (
             [t for t in ids if doc_id in ids[t]] if task is None else ([task] if doc_id in ids.get(task, ()) else [])

@@ -46,7 +46,7 @@ from typing import Any
 
 from fairlens_tasks.cli import add_corpus_arguments
 from fairlens_tasks.judging.config import CLI, DEFAULT_MAX_TOKENS, DEFAULTS, ENV, build_judge_settings
-from fairness_evals import scoring_cli
+from fairness_evals import jsonio, scoring_cli
 from fairness_evals.jsonio import write_json, write_lines
 
 #: The tasks read from samples folders.
@@ -165,7 +165,7 @@ def answers_of_responses(
     docs_by_task = open_documents_by_task(corpus, domains)
     known = {doc["id"] for docs in docs_by_task.values() for doc in docs}
     closed = {doc["id"] for domain in domains for doc in iter_documents(corpus, domain)}
-    answers = scoring_cli.Answers()
+    answers = jsonio.Answers()
     skipped = 0
     for line in lines:
         row = line.row

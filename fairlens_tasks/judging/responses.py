@@ -24,8 +24,7 @@ from fairlens_tasks.open_documents import iter_open_documents, task_name
 from fairlens_tasks.open_scoring import answer_text, record_for
 from fairlens_tasks.questions import DOMAINS
 from fairlens_tasks.scoring import PROVENANCE
-from fairness_evals.jsonio import response_lines
-from fairness_evals.scoring_cli import Answers
+from fairness_evals.jsonio import Answers, response_lines
 
 __all__ = ["answers_from_replies", "answers_from_responses", "open_documents_by_task"]
 

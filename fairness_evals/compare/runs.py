@@ -33,7 +33,7 @@ from typing import Any
 
 from fairness_evals import jsonio
 from fairness_evals.compare.problem import Adapter
-from fairness_evals.scoring_cli import Answers
+from fairness_evals.jsonio import Answers
 
 
 @dataclass
