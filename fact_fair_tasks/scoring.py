@@ -173,14 +173,10 @@ def _subjective_record(doc: dict[str, Any], parse: Parse) -> list[int]:
     identity = doc["identity"]
     truth_gender, truth_race = doc["truth_gender"], doc["truth_race"]
     k_gender, k_race = len(gender), len(race)
-    o0, o1, o2, o3 = options  # a subjective question's four profiles (another count raises: the reference code)
-    # the options codes (option i at base-k digit i), in Horner's form
-    options_gender = gender[o0["gender"]] + k_gender * (
-        gender[o1["gender"]] + k_gender * (gender[o2["gender"]] + k_gender * gender[o3["gender"]])
-    )
-    options_race = race[o0["race"]] + k_race * (
-        race[o1["race"]] + k_race * (race[o2["race"]] + k_race * race[o3["race"]])
-    )
+    options_gender = options_race = 0  # option i at base-k digit i, by Horner's rule from the last option
+    for option in reversed(options):
+        options_gender = options_gender * k_gender + gender[option["gender"]]
+        options_race = options_race * k_race + race[option["race"]]
     return [
         codes.kind[doc["context"]], doc["statistic_index"], codes.target[doc["target"]], status,
         -1 if chosen is None else gender[chosen["gender"]], -1 if chosen is None else race[chosen["race"]],
