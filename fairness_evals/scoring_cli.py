@@ -106,10 +106,6 @@ class Reader:
     harness: str
 
     @property
-    def prog(self) -> str:
-        return self.benchmark
-
-    @property
     def prefix(self) -> str:
         return f"{self.benchmark}_"
 
@@ -135,10 +131,10 @@ class Reader:
     def files(self, names: Iterable[str], *, model: str | None = None, run: str | None = None) -> list[InputFile]:
         """The responses and samples files ``names`` give (:func:`input_files`), of one model and one run per task
         (:func:`select_runs`)."""
-        return select_runs(input_files(names, self.tasks, self.samples), model=model, run=run, prog=self.prog)
+        return select_runs(input_files(names, self.tasks, self.samples), model=model, run=run, prog=self.benchmark)
 
     def note(self, message: str) -> None:
-        note(self.prog, message)
+        note(self.benchmark, message)
 
     def note_unanswered(self, totals: dict[str, int], missing: dict[str, int]) -> None:
         """One line per task with documents left without a response (``totals``: documents per task)."""
