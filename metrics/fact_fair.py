@@ -571,9 +571,11 @@ def _curve_grid(k: int) -> tuple[FloatArray, FloatArray]:
     return a, g
 
 
-def _grid_minima(x: FloatArray, y: FloatArray, k: int) -> tuple[NDArray[np.intp], NDArray[np.intp], FloatArray]:
+def _grid_minima(
+    x: FloatArray, y: FloatArray, k: int, first: int
+) -> tuple[NDArray[np.intp], NDArray[np.intp], FloatArray]:
     """(row, grid index, value) of every local minimum over the grid of (a-x)^2 + (g_k(a)-y)^2, endpoints included,
-    for 1-D x, y; rows in order, grid indices ascending within a row."""
+    for 1-D x, y whose first row is row ``first``; rows in order, grid indices ascending within a row."""
     a_grid, g_grid = _curve_grid(k)
     d2 = (a_grid[None, :] - x[:, None]) ** 2
     d2 += (g_grid[None, :] - y[:, None]) ** 2
@@ -581,7 +583,7 @@ def _grid_minima(x: FloatArray, y: FloatArray, k: int) -> tuple[NDArray[np.intp]
     minimum[:, 1:] &= d2[:, 1:] <= d2[:, :-1]
     minimum[:, :-1] &= d2[:, :-1] <= d2[:, 1:]
     rows, cols = np.nonzero(minimum)
-    return rows, cols, d2[rows, cols]
+    return rows + first, cols, d2[rows, cols]
 
 
 def _global_squared_distance(x: FloatArray, y: FloatArray, k: int) -> FloatArray:
@@ -590,10 +592,8 @@ def _global_squared_distance(x: FloatArray, y: FloatArray, k: int) -> FloatArray
     n_grid = a_grid.size
     # Every local minimum of the sampled function (endpoints included) is a candidate bracket. The grid is searched
     # _GRID_ROWS rows at a time (its 1025 values per row stay in cache: a quarter faster than all rows at once).
-    found = [_grid_minima(x[s : s + _GRID_ROWS], y[s : s + _GRID_ROWS], k) for s in range(0, x.size, _GRID_ROWS)]
-    rows = np.concatenate([r + s for (r, _, _), s in zip(found, range(0, x.size, _GRID_ROWS), strict=True)])
-    cols = np.concatenate([c for _, c, _ in found])
-    at_grid = np.concatenate([v for _, _, v in found])
+    found = [_grid_minima(x[s : s + _GRID_ROWS], y[s : s + _GRID_ROWS], k, s) for s in range(0, x.size, _GRID_ROWS)]
+    rows, cols, at_grid = (np.concatenate(parts) for parts in zip(*found, strict=True))
     lo = a_grid[np.maximum(cols - 1, 0)]
     hi = a_grid[np.minimum(cols + 1, n_grid - 1)]
     xr, yr = x[rows], y[rows]
