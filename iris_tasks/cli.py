@@ -27,44 +27,36 @@ from fairness_evals.jsonio import write_lines
 from iris_tasks.settings import Settings, build_settings
 
 TASK_NAMES = ("iris_ifs_und", "iris_rfs_und", "iris_bis_und")
-CLI = {
-    "corpus": "--corpus",
-    "image_root": "--image-root",
-    "steer_corpus": "--steer-corpus",
-    "sample_fraction": "--sample-fraction",
-    "max_per_cell": "--max-per-cell",
-    "seed": "--seed",
-    "on_bad_input": "--skip-bad-input",
-    "hf_split": "--hf-split",
-    "hf_columns": "--hf-columns",
-    "steer_hf_split": "--steer-hf-split",
-    "steer_hf_columns": "--steer-hf-columns",
-    "label_map": "--label-map",
-    "probe_rounds": "--probe-rounds",
-    "probe_bracket": "--probe-bracket",
-    "threshold": "--mapping-threshold",
+#: Each corpus setting (:mod:`iris_tasks.settings`): its option of ``export`` and ``score`` and the option's help.
+OPTIONS: dict[str, tuple[str, str]] = {
+    "corpus": ("--corpus", "FACET annotations.csv, CSV/JSON-lines manifest, or hf:NAME (IFS, RFS SDS)"),
+    "image_root": ("--image-root", "FACET image folder (default: the CSV's folder)"),
+    "steer_corpus": ("--steer-corpus", "counterfactual sets: manifest or hf:NAME with pair_id (BIS)"),
+    "sample_fraction": ("--sample-fraction", "stratified fraction of images / sets in (0, 1] (default 1)"),
+    "max_per_cell": ("--max-per-cell", "at most N images per occupation x gender x age x skin cell"),
+    "seed": ("--seed", "sampling and probe seed (default 0)"),
+    "on_bad_input": ("--skip-bad-input", "skip and count bad items instead of stopping"),
+    "hf_split": ("--hf-split", "split of an hf: --corpus"),
+    "hf_columns": ("--hf-columns", "image=COL,occupation=COL,gender=COL,age=COL,skin_tone=COL"),
+    "steer_hf_split": ("--steer-hf-split", "split of an hf: --steer-corpus"),
+    "steer_hf_columns": ("--steer-hf-columns", "as --hf-columns, plus pair_id=COL"),
+    "label_map": ("--label-map", 'JSON text or file, e.g. {"age": {"adult": "middle"}}'),
+    "probe_rounds": ("--probe-rounds", "probe reshuffles per attribute combination (default 5)"),
+    "probe_bracket": ("--probe-bracket", "occupations per probe question: 2, 4, 13, 26 or 52 (default 4)"),
+    "threshold": ("--mapping-threshold", "cosine threshold of the embedding stage (default 0.6)"),
 }
+#: Each setting's option (the name errors give it).
+CLI = {name: option for name, (option, _) in OPTIONS.items()}
 #: Each setting's option attribute in the parsed arguments; ``score`` records these options (``score_inputs.settings``,
 #: under the setting's name) and ``compare`` reads them back.
 ATTRIBUTES = {name: option.lstrip("-").replace("-", "_") for name, option in CLI.items()}
 
 
 def _add_settings(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--corpus", help="FACET annotations.csv, CSV/JSON-lines manifest, or hf:NAME (IFS, RFS SDS)")
-    parser.add_argument("--image-root", help="FACET image folder (default: the CSV's folder)")
-    parser.add_argument("--steer-corpus", help="counterfactual sets: manifest or hf:NAME with pair_id (BIS)")
-    parser.add_argument("--sample-fraction", help="stratified fraction of images / sets in (0, 1] (default 1)")
-    parser.add_argument("--max-per-cell", help="at most N images per occupation x gender x age x skin cell")
-    parser.add_argument("--seed", help="sampling and probe seed (default 0)")
-    parser.add_argument("--skip-bad-input", action="store_true", help="skip and count bad items instead of stopping")
-    parser.add_argument("--hf-split", help="split of an hf: --corpus")
-    parser.add_argument("--hf-columns", help="image=COL,occupation=COL,gender=COL,age=COL,skin_tone=COL")
-    parser.add_argument("--steer-hf-split", help="split of an hf: --steer-corpus")
-    parser.add_argument("--steer-hf-columns", help="as --hf-columns, plus pair_id=COL")
-    parser.add_argument("--label-map", help='JSON text or file, e.g. {"age": {"adult": "middle"}}')
-    parser.add_argument("--probe-rounds", help="probe reshuffles per attribute combination (default 5)")
-    parser.add_argument("--probe-bracket", help="occupations per probe question: 2, 4, 13, 26 or 52 (default 4)")
-    parser.add_argument("--mapping-threshold", help="cosine threshold of the embedding stage (default 0.6)")
+    """The corpus options (:data:`OPTIONS`, ``--skip-bad-input`` a flag) and ``--task``."""
+    for name, (option, text) in OPTIONS.items():
+        flag = {"action": "store_true"} if name == "on_bad_input" else {}
+        parser.add_argument(option, help=text, **flag)
     parser.add_argument(
         "--task", action="append", choices=TASK_NAMES,
         help="only this task (repeatable; default: iris_rfs_und, plus iris_ifs_und with --corpus and iris_bis_und "
