@@ -41,7 +41,9 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 # bench/metrics.py would shadow the `metrics` package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
@@ -295,6 +297,24 @@ def timed(command: list[str], env: dict[str, str], cwd: Path) -> float:
     return wall
 
 
+def timed_widths(
+    server: Any,
+    tmp: Path,
+    name: str,
+    widths: tuple[int, ...],
+    env: dict[str, str],
+    command: Callable[[int, Path], list[str]],
+) -> Iterator[tuple[int, float]]:
+    """Each concurrency ``n`` of ``widths`` in turn: the harness command ``command(n, out)`` against the reset
+    ``server``, in its own new output folder ``out`` (``<name>-<n>`` under ``tmp``); yields ``n`` and the command's
+    wall seconds, with the server's counters (requests, busy seconds) then those of this one run."""
+    for n in widths:
+        out = tmp / f"{name}-{n}"
+        out.mkdir()
+        server.reset()
+        yield n, timed(command(n, out), env, out)
+
+
 def concurrency(tmp: Path, latency: float, width: int, tasks: str, fairlens_limit: int) -> None:
     from openai_server import OpenAIServer, fact_or_fair_reply, hashed_choice
 
@@ -312,17 +332,16 @@ def concurrency(tmp: Path, latency: float, width: int, tasks: str, fairlens_limi
         wall = released_loop(server.base_url, prompts)
         loop = server.busy_seconds
         print(f"  released scripts' loop, one request at a time:     requesting {loop:6.1f} s, loop {wall:6.1f} s")
-        busy = {}
-        for n in (1, width):
-            out = tmp / f"lm-eval-{n}"
-            out.mkdir()
-            command = [
+
+        def lm_eval(n: int, out: Path) -> list[str]:
+            return [
                 str(BIN / "lm_eval"), "--model", "local-chat-completions", "--model_args",
                 f"model=instant,base_url={server.base_url}/chat/completions,num_concurrent={n},max_retries=1",
                 "--tasks", tasks, "--apply_chat_template", "--output_path", str(out),
             ]  # fmt: skip
-            server.reset()
-            wall = timed(command, env, out)
+
+        busy = {}
+        for n, wall in timed_widths(server, tmp, "lm-eval", (1, width), env, lm_eval):
             busy[n] = server.busy_seconds
             assert server.requests == len(prompts), (server.requests, len(prompts))
             print(
@@ -334,17 +353,16 @@ def concurrency(tmp: Path, latency: float, width: int, tasks: str, fairlens_limi
         corpus = fairlens_corpus(tmp / "faces", 30)
         env_fl = {**env, "FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SAMPLE_FRACTION": "1"}
         server.reply = lambda text: hashed_choice(text, ["Yes", "No", "Cannot tell"])
-        fl = {}
-        for n in (1, width):
-            out = tmp / f"lmms-eval-{n}"
-            out.mkdir()
-            command = [
+
+        def lmms_eval(n: int, out: Path) -> list[str]:
+            return [
                 str(BIN / "lmms-eval"), "--model", "openai", "--model_args",
                 f"model=instant,base_url={server.base_url},num_concurrent={n},max_retries=1",
                 "--tasks", "fairlens", "--limit", str(fairlens_limit), "--batch_size", "1", "--output_path", str(out),
             ]  # fmt: skip
-            server.reset()
-            wall = timed(command, env_fl, out)
+
+        fl = {}
+        for n, wall in timed_widths(server, tmp, "lmms-eval", (1, width), env_fl, lmms_eval):
             fl[n] = server.busy_seconds
             print(
                 f"  lmms-eval openai, FairLens ({server.requests} requests, images inline) num_concurrent={n:<3} "
