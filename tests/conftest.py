@@ -55,6 +55,17 @@ def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Pa
         return out
 
 
+@pytest.fixture
+def shared_cnn_detections(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """For the test that asks for it: each CNN face detection of an image is computed once per test session, across
+    xdist workers, and read back after that (same pixels, same detector; see ``tests/support/cnn_cache.py``)."""
+    from cnn_cache import share_cnn_detections
+
+    base = tmp_path_factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    share_cnn_detections(monkeypatch, root / "shared-cnn-detections")
+
+
 def _run_lm_eval(tmp: Path, tasks: str, limit: int, *extra: str) -> Path:
     from harness import DEV_BIN, offline_env, run
     from models import smollm2

@@ -108,6 +108,7 @@ def test_hog_default_counts_one_face_and_no_mission_patch_in_every_copy() -> Non
     assert loose == {"astronaut/jpeg": 2, "astronaut-face-covered/jpeg": 1}  # the patch at 0.072
 
 
+@pytest.mark.usefixtures("shared_cnn_detections")  # the astronaut and collage as other tests see them
 def test_cnn_default_counts_one_face_two_in_the_collage_and_none_without_a_face() -> None:
     """The CNN on its 800-px copy (on a 512-px copy it lost both faces of the 1024-px collage)."""
     from fairness_evals.faces import FaceDetector

