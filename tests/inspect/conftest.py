@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from openai_server import OpenAIServer, prompt_text
+from openai_server import OpenAIServer, prompt_text, running, status
 
 from fairness_evals.inspect.logs import LoggedTask, read_logs
-from tests.inspect.runs import fairlens_reply, mixed_reply, served
+from tests.conftest import shared_run
+from tests.inspect.runs import MODEL, fairlens_reply, inspect_eval, loopback_env, mixed_reply, served
 
 
 @dataclass(frozen=True)
@@ -60,3 +61,33 @@ def fairlens_run(tmp_path_factory: pytest.TempPathFactory, face_corpus: Path) ->
     corpus = ["-T", f"corpus={face_corpus}", "-T", "sample_fraction=1"]
     run = served(tmp, ["fairlens_hiring", "fairlens"], fairlens_reply, *corpus)
     return Served({f"{e.group or ''}:{e.name}": e for e in read_logs([run.logs])}, run.server, tmp)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished ``inspect eval`` (not checked): its exit status, what it printed, and the folder of its logs."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+    logs: Path
+
+
+def _failed_objective_run(tmp: Path) -> Path:
+    model = ["--model", f"openai-api/local/{MODEL}", "--limit", "3"]
+    with running(OpenAIServer(script=[status(400)], model_name=MODEL)) as server:
+        proc = inspect_eval(tmp, ["fact_or_fair_objective"], *model, env=loopback_env(server))
+    (tmp / "returncode").write_text(str(proc.returncode))
+    (tmp / "stdout").write_text(proc.stdout)
+    (tmp / "stderr").write_text(proc.stderr)
+    return tmp
+
+
+@pytest.fixture(scope="session")
+def failed_objective_run(tmp_path_factory: pytest.TempPathFactory) -> Finished:
+    """``inspect eval fairness_evals/fact_or_fair_objective --limit 3`` against a loopback server that refuses every
+    request (HTTP 400, not retried), once per test session (across xdist workers): the run the failed-run test and
+    ``check``'s test of a failed log both read."""
+    tmp = shared_run(tmp_path_factory, "inspect-failed-objective", _failed_objective_run)
+    return Finished(int((tmp / "returncode").read_text()), (tmp / "stdout").read_text(), (tmp / "stderr").read_text(),
+                    tmp / "logs")  # fmt: skip

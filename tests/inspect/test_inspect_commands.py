@@ -14,12 +14,11 @@ import shutil
 from pathlib import Path
 
 import pytest
-from openai_server import OpenAIServer, running, status
 
 from fairness_evals.inspect.logs import read_logs
 from fairness_evals.report.load import load_runs
-from tests.inspect.conftest import Served
-from tests.inspect.runs import MODEL, fairness_evals, inspect_eval, loopback_env, mixed_reply, score_replies, served
+from tests.inspect.conftest import Finished, Served
+from tests.inspect.runs import MODEL, fairness_evals, mixed_reply, score_replies, served
 
 pytestmark = pytest.mark.harness
 
@@ -60,7 +59,9 @@ def test_score_of_a_log_folder_is_score_of_its_replies(fact_or_fair_run: Served,
     assert "inspect" in json.dumps(inputs)
 
 
-def test_check_passes_a_whole_log_and_fails_a_limited_or_failed_one(fact_or_fair_run: Served, tmp_path: Path) -> None:
+def test_check_passes_a_whole_log_and_fails_a_limited_or_failed_one(
+    fact_or_fair_run: Served, failed_objective_run: Finished, tmp_path: Path
+) -> None:
     whole = fairness_evals("check", str(logs_of(fact_or_fair_run)), "--allow-nan", "*", cwd=tmp_path)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     assert all(task in whole.stdout for task in LEAVES)
@@ -72,13 +73,8 @@ def test_check_passes_a_whole_log_and_fails_a_limited_or_failed_one(fact_or_fair
     allowed = fairness_evals("check", str(limited.logs), "--allow-limited", "--allow-nan", "*", cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
 
-    failed = tmp_path / "failed"
-    failed.mkdir()
-    model = ["--model", f"openai-api/local/{MODEL}", "--limit", "3"]
-    with running(OpenAIServer(script=[status(400)], model_name=MODEL)) as server:
-        proc = inspect_eval(failed, ["fact_or_fair_objective"], *model, env=loopback_env(server))
-    assert proc.returncode == 0  # Inspect exits 0: check is the gate
-    gate = fairness_evals("check", str(failed / "logs"), "--allow-limited", "--allow-nan", "*", cwd=tmp_path)
+    assert failed_objective_run.returncode == 0  # Inspect exits 0: check is the gate
+    gate = fairness_evals("check", str(failed_objective_run.logs), "--allow-limited", "--allow-nan", "*", cwd=tmp_path)
     printed = gate.stdout + gate.stderr
     assert gate.returncode == 1 and "the Inspect run did not finish" in printed, printed
     assert all("\n" not in line for line in printed.splitlines())

@@ -13,7 +13,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from openai_server import OpenAIServer, running, status
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.cli import export_meta
@@ -22,8 +21,8 @@ from fairness_evals import statistics
 from fairness_evals.inspect.headline import headline_names, interval_names
 from fairness_evals.inspect.logs import read_logs
 from fairness_evals.jsonio import loads_strict
-from tests.inspect.conftest import Served
-from tests.inspect.runs import MODEL, fairness_evals, inspect_eval, loopback_env, mixed_reply, score_replies, served
+from tests.inspect.conftest import Finished, Served
+from tests.inspect.runs import fairness_evals, inspect_eval, mixed_reply, score_replies, served
 
 pytestmark = pytest.mark.harness
 
@@ -143,14 +142,12 @@ def test_two_epochs_pool_their_answers_and_withhold_the_intervals(tmp_path: Path
     assert len(warned) == 1 and "metric.py" in warned[0], run.output[-3000:]
 
 
-def test_a_failed_run_exits_0_and_its_log_says_it_failed(tmp_path: Path) -> None:
+def test_a_failed_run_exits_0_and_its_log_says_it_failed(failed_objective_run: Finished) -> None:
     """Every request refused (HTTP 400, not retried): ``inspect eval`` still exits 0; the log's status is error and
     the reader names it (``fairness-evals check`` is the gate)."""
-    model = ["--model", f"openai-api/local/{MODEL}", "--limit", "3"]
-    with running(OpenAIServer(script=[status(400)], model_name=MODEL)) as server:
-        proc = inspect_eval(tmp_path, ["fact_or_fair_objective"], *model, env=loopback_env(server))
+    proc = failed_objective_run
     assert proc.returncode == 0, proc.stderr[-3000:]
-    (entry,) = read_logs([tmp_path / "logs"])
+    (entry,) = read_logs([proc.logs])
     assert entry.status == "error"
     failures = entry.failures()
     assert failures and failures[0].startswith("the Inspect run did not finish (status error")
