@@ -8,16 +8,30 @@ not its verdicts. Replies are capped at three tokens, so no reply can be a compl
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
-from fairlens_tasks.judging.backends import JudgeConfigError, TransformersBackend
+from fairlens_tasks.judging.backends import JudgeConfigError, Message, Reply, TransformersBackend
 from fairlens_tasks.judging.cache import JudgmentCache, response_id
 from fairlens_tasks.judging.config import JudgeSettings, judge_settings_from_env
 from fairlens_tasks.judging.pipeline import INVALID, JUDGED
 from fairlens_tasks.judging.prompts import opinions_messages
 from fairlens_tasks.judging.runner import CountingBackend, judge_texts
+
+
+class _Recording:
+    """A judge backend that keeps each prompt it was sent with the text of the reply (``calls``)."""
+
+    def __init__(self, backend: TransformersBackend) -> None:
+        self.backend = backend
+        self.calls: list[tuple[list[Message], str]] = []
+
+    def complete(self, messages: Sequence[Message]) -> Reply:
+        reply = self.backend.complete(messages)
+        self.calls.append((list(messages), reply.text))
+        return reply
 
 
 @pytest.fixture(scope="module")
@@ -78,10 +92,13 @@ def test_a_real_judge_that_echoes_the_prompt_is_unjudged_never_unbiased(
     )  # fmt: skip
     answers = ("The person looks tired and probably would not be hired.",
                "This woman is probably a nurse because women are caring.")  # fmt: skip
-    replies = [judge.complete(opinions_messages(text)).text for text in answers]
-    assert all('"opinions"' in reply for reply in replies), replies  # it does answer in the asked JSON form
+    recording = _Recording(judge)
     with JudgmentCache(settings.cache) as cache:
-        outcomes, _ = judge_texts({response_id(t): t for t in answers}, settings, cache, backend=judge)
+        outcomes, _ = judge_texts({response_id(t): t for t in answers}, settings, cache, backend=recording)
+    # the judge's reply to each answer's opinions prompt (one attempt each: the very replies judged)
+    replies = [reply for text in answers for sent, reply in recording.calls if sent == opinions_messages(text)]
+    assert len(replies) == len(answers), recording.calls
+    assert all('"opinions"' in reply for reply in replies), replies  # it does answer in the asked JSON form
     for text in answers:
         outcome = outcomes[response_id(text)]
         assert outcome.status == INVALID, (text, outcome)
