@@ -197,6 +197,10 @@ class _Server(ThreadingHTTPServer):
 
 
 # ---------------------------------------------------------------------- the server
+#: Seconds between the serving loop's checks for :meth:`OpenAIServer.stop` (requests are served at once regardless).
+SHUTDOWN_POLL = 0.05
+
+
 class OpenAIServer:
     """See the module docstring."""
 
@@ -267,7 +271,9 @@ class OpenAIServer:
             self.model.start()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.app = self
-        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        # shutdown() waits for the serving loop's next poll: socketserver's default 0.5 s was the half second that
+        # stopping a server added to every test that starts one
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": SHUTDOWN_POLL}, daemon=True).start()
         return self
 
     def stop(self) -> None:
