@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from openai_server import OpenAIServer, prompt_text, running, status
@@ -14,11 +17,21 @@ from tests.inspect.runs import MODEL, fairlens_reply, inspect_eval, loopback_env
 
 
 @dataclass(frozen=True)
+class Sent:
+    """What a loopback server was sent during a run: its request count, its image count and every request body."""
+
+    requests: int
+    images: int
+    received: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class Served:
-    """A run of ours against a loopback server: its logs read back, by task, and the server (what it was sent)."""
+    """A run of ours against a loopback server: its logs read back, by task, what the server was sent, and a folder
+    of this test process's own for what the tests write beside the run (the logs are in the shared run's folder)."""
 
     tasks: dict[str, LoggedTask]
-    server: OpenAIServer
+    server: Sent
     folder: Path
 
     @property
@@ -26,13 +39,34 @@ class Served:
         return [prompt_text(body) for body in self.server.received]
 
 
+#: The file, beside a shared run's logs, that holds what its server was sent (:class:`Sent` as JSON).
+SENT = "sent.json"
+
+
+def _shared_served(
+    tmp_path_factory: pytest.TempPathFactory, name: str, tasks: list[str], reply: Callable[[str], str], *args: str
+) -> tuple[Path, Sent]:
+    """``served(tasks, reply, *args)`` once per test session (across xdist workers, :func:`tests.conftest.shared_run`):
+    the folder of its logs and what its server was sent."""
+
+    def build(tmp: Path) -> Path:
+        run = served(tmp, tasks, reply, *args)
+        sent = {"requests": run.server.requests, "images": run.server.images, "received": run.server.received}
+        (tmp / SENT).write_text(json.dumps(sent))
+        return run.logs
+
+    logs = shared_run(tmp_path_factory, name, build)
+    return logs, Sent(**json.loads((logs.parent / SENT).read_text()))
+
+
 @pytest.fixture(scope="session")
 def fact_or_fair_run(tmp_path_factory: pytest.TempPathFactory) -> Served:
     """``fact_or_fair_objective`` and ``fact_or_fair_subjective_base_lite``, whole, in one ``inspect eval`` against a
-    loopback server answering :func:`mixed_reply`."""
-    tmp = tmp_path_factory.mktemp("inspect-fact-or-fair")
-    run = served(tmp, ["fact_or_fair_objective", "fact_or_fair_subjective_base_lite"], mixed_reply)
-    return Served({entry.name: entry for entry in read_logs([run.logs])}, run.server, tmp)
+    loopback server answering :func:`mixed_reply`, once per test session."""
+    leaves = ["fact_or_fair_objective", "fact_or_fair_subjective_base_lite"]
+    logs, sent = _shared_served(tmp_path_factory, "inspect-fact-or-fair", leaves, mixed_reply)
+    tasks = {entry.name: entry for entry in read_logs([logs])}
+    return Served(tasks, sent, tmp_path_factory.mktemp("inspect-fact-or-fair"))
 
 
 #: The strata (gender, race, age band), in :func:`faces.make_utkface_folder`'s order, of the five images of
@@ -40,27 +74,35 @@ def fact_or_fair_run(tmp_path_factory: pytest.TempPathFactory) -> Served:
 STRATA = ((0, 0, 0), (1, 1, 1), (0, 2, 2), (1, 3, 0), (0, 4, 1))
 
 
-@pytest.fixture(scope="session")
-def face_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A UTKFace folder of five synthetic faces covering every group (the fewest a FairLens corpus may have)."""
+def _face_corpus(root: Path) -> Path:
     from faces import make_utkface_folder
 
     counts = [0] * 30
     for gender, race, band in STRATA:
         counts[(gender * 5 + race) * 3 + band] = 1
-    root = tmp_path_factory.mktemp("faces")
-    make_utkface_folder(root, counts, seed=5)
-    return root
+    corpus = root / "faces"
+    corpus.mkdir()
+    make_utkface_folder(corpus, counts, seed=5)
+    return corpus
+
+
+@pytest.fixture(scope="session")
+def face_corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A UTKFace folder of five synthetic faces covering every group (the fewest a FairLens corpus may have), one per
+    test session: :func:`fairlens_run`'s logs name it."""
+    return shared_run(tmp_path_factory, "inspect-face-corpus", _face_corpus)
 
 
 @pytest.fixture(scope="session")
 def fairlens_run(tmp_path_factory: pytest.TempPathFactory, face_corpus: Path) -> Served:
     """``fairlens_hiring`` and the group ``fairlens`` on :func:`face_corpus`, whole, in one ``inspect eval`` against a
-    loopback server answering :func:`fairlens_reply`."""
-    tmp = tmp_path_factory.mktemp("inspect-fairlens")
+    loopback server answering :func:`fairlens_reply`, once per test session."""
     corpus = ["-T", f"corpus={face_corpus}", "-T", "sample_fraction=1"]
-    run = served(tmp, ["fairlens_hiring", "fairlens"], fairlens_reply, *corpus)
-    return Served({f"{e.group or ''}:{e.name}": e for e in read_logs([run.logs])}, run.server, tmp)
+    logs, sent = _shared_served(
+        tmp_path_factory, "inspect-fairlens", ["fairlens_hiring", "fairlens"], fairlens_reply, *corpus
+    )
+    tasks = {f"{e.group or ''}:{e.name}": e for e in read_logs([logs])}
+    return Served(tasks, sent, tmp_path_factory.mktemp("inspect-fairlens"))
 
 
 @dataclass(frozen=True)
