@@ -97,9 +97,12 @@ def open_run(
                                judge_settings=judge.recorded_json())  # fmt: skip
                 rng = np.random.default_rng(len(texts))
                 with JudgmentCache(cache) as stored:
+                    # one transaction for the run's judgements: the cache commits (and syncs) after each put alone
+                    stored._db.execute("BEGIN")
                     for t in dict.fromkeys(texts):
                         if not (forget and rng.random() < forget):
                             stored.put(judge.identity, JUDGE_PROMPT_VERSION, t, outcomes[response_id(t)])
+                    stored._db.execute("COMMIT")
             metrics.update(PROVENANCE)
             results[task] = metrics
             with (folder / f"20260101_000000_samples_{task}.jsonl").open("w", encoding="utf-8") as out:
