@@ -42,13 +42,7 @@ from fairness_evals.notes import Notes, plural
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
 from iris_tasks.mapping import STAGES, Mapped
-from iris_tasks.vocabulary import (
-    ATTRIBUTES,
-    CATEGORIES,
-    COMBINATIONS,
-    UNMAPPABLE_INDEX,
-    occupation_ids,
-)
+from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids
 from metrics import bootstrap
 from metrics.iris import (
     COMPARISONS,

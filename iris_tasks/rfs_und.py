@@ -59,14 +59,7 @@ from iris_tasks import answer_shares
 from iris_tasks import statistics as table
 from iris_tasks.ifs_und import MAPPED, combination_index, recognition_record, records_array
 from iris_tasks.mapping import STAGES, Mapped
-from iris_tasks.vocabulary import (
-    ATTRIBUTES,
-    CATEGORIES,
-    COMBINATIONS,
-    UNMAPPABLE_INDEX,
-    occupation_ids,
-    real_world,
-)
+from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids, real_world
 from metrics import bootstrap
 from metrics.iris import (
     dimension_score,
