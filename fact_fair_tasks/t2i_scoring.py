@@ -177,28 +177,11 @@ class Settings:
         }
 
 
-def _process_docs(dataset: Any, kind: str) -> Any:
-    return t2i_tasks.process_docs(
-        dataset,
-        TASKS[kind],
-        documents(kind),
-        classifier_env=CLASSIFIER_ENV,
-        validation_key=VALIDATION_KEY,
-        warning=_classifier_warning,
-        log=log,
-        settings=SETTING_KEYS,
-        check_metadata=Settings.from_metadata,
-    )
-
-
-def objective_docs(dataset: Any) -> Any:
-    """lmms-eval ``process_docs`` of ``fact_or_fair_t2i_objective``."""
-    return _process_docs(dataset, "objective")
-
-
-def subjective_docs(dataset: Any) -> Any:
-    """lmms-eval ``process_docs`` of ``fact_or_fair_t2i_subjective``."""
-    return _process_docs(dataset, "subjective")
+GENERATION = t2i_tasks.GenerationDocs(
+    TASKS, documents, SETTING_KEYS, Settings.from_metadata, CLASSIFIER_ENV, VALIDATION_KEY, _classifier_warning, log
+)
+objective_docs = GENERATION.hook("objective")
+subjective_docs = GENERATION.hook("subjective")
 
 
 # --------------------------------------------------------------------------- records

@@ -74,28 +74,11 @@ def _classifier_warning(spec: str, attributes: frozenset[str]) -> str | None:
     return attribute_hint(spec, missing) if missing else None
 
 
-def _process_docs(dataset: Any, kind: str) -> Any:
-    return t2i_tasks.process_docs(
-        dataset,
-        TASKS[kind],
-        documents(kind),
-        classifier_env=CLASSIFIER_ENV,
-        validation_key=VALIDATION_KEY,
-        warning=_classifier_warning,
-        log=log,
-        settings=SETTING_KEYS,
-        check_metadata=check_metadata,
-    )
-
-
-def neutral_docs(dataset: Any) -> Any:
-    """lmms-eval ``process_docs`` of ``iris_gen_neutral``."""
-    return _process_docs(dataset, "neutral")
-
-
-def steer_docs(dataset: Any) -> Any:
-    """lmms-eval ``process_docs`` of ``iris_gen_steer``."""
-    return _process_docs(dataset, "steer")
+GENERATION = t2i_tasks.GenerationDocs(
+    TASKS, documents, SETTING_KEYS, check_metadata, CLASSIFIER_ENV, VALIDATION_KEY, _classifier_warning, log
+)
+neutral_docs = GENERATION.hook("neutral")
+steer_docs = GENERATION.hook("steer")
 
 
 def label_index(attribute: str, label: str | None) -> int:

@@ -2,7 +2,7 @@
 per-document record, the one aggregation, and the assembly of coverages, intervals, nulls and provenance.
 
 A task module binds these to its own statistics: :func:`doc_to_text` and :func:`doc_to_visual` as they are,
-:func:`process_docs` with its classifier and settings, :func:`process_results` with its record, :func:`aggregate` with
+:class:`GenerationDocs` (``process_docs``) with its classifier and settings, :func:`process_results` with its record, :func:`aggregate` with
 its ``compute_metrics``. A configuration error becomes a one-document dataset whose ``doc_to_text`` raises it
 (lmms-eval would otherwise retry a failing ``process_docs`` and report only "RetryError").
 
@@ -150,48 +150,60 @@ def error_dataset(message: str, log: logging.Logger) -> Any:
     return datasets.Dataset.from_list([{ERROR_FIELD: message}])
 
 
-def process_docs(
-    dataset: Any,
-    task: str,
-    expected: Sequence[dict[str, Any]],
-    *,
-    classifier_env: str,
-    validation_key: str,
-    warning: Callable[[str, frozenset[str]], str | None],
-    log: logging.Logger,
-    settings: Sequence[str] = (),
-    check_metadata: Callable[[dict[str, Any]], Any] | None = None,
-) -> Any:
-    """lmms-eval ``process_docs`` of one generation task: the shipped prompt file must hold the ``expected``
-    documents of ``task``; the face classifier (``classifier_env``) is built before any image is generated,
-    ``warning(spec, attributes it predicts)`` says what it cannot label (None: nothing to say); every document
-    gets the classifier spec and the run's ``settings`` (:func:`read_metadata`, checked by ``check_metadata``, which
-    raises ``ValueError`` naming a bad key), the labelled validation set among them under ``validation_key``
-    (its environment variable, or the shared one)."""
-    shipped = [(row.get("id"), row.get("prompt")) for row in dataset if row.get("task") == task]
-    if shipped != [(d["id"], d["prompt"]) for d in expected]:
-        return error_dataset(f"{task}: the prompt file lmms-eval loaded differs from the package's documents", log)
-    try:
-        metadata = read_metadata(settings)
-        if check_metadata is not None:
-            check_metadata(metadata)
-    except ValueError as error:
-        return error_dataset(f"{task}: {error}", log)
-    spec, source = classifier_setting(classifier_env)
-    try:
-        _, _, attributes = check_classifier(spec)
-    except Exception as error:  # bad spec, missing weights or package: stop before any image is generated
-        return error_dataset(f"{task}: cannot build the face classifier {spec!r} (from {source}): {error}", log)
-    message = warning(spec, attributes)
-    if message:
-        log.warning("%s: %s", task, message)
-    validation = validation_setting(validation_key.upper())
-    if validation:
-        metadata[validation_key] = validation
-    import datasets
+@dataclasses.dataclass(frozen=True)
+class GenerationDocs:
+    """What lmms-eval's ``process_docs`` of one benchmark's generation tasks needs: the task of each kind and its
+    ``documents(kind)``, the ``settings`` keys (:func:`read_metadata`) and their ``check`` (raises ``ValueError``
+    naming a bad key), the face classifier's environment variable, the validation set's setting (its environment
+    variable, or the shared one), and ``warning(spec, attributes it predicts)``: what the classifier cannot label
+    (None: nothing to say)."""
 
-    extra = {"classifier_spec": spec, METADATA_FIELD: json.dumps(metadata, sort_keys=True)}
-    return datasets.Dataset.from_list([{**doc, **extra} for doc in expected])
+    tasks: Mapping[str, str]
+    documents: Callable[[str], Sequence[dict[str, Any]]]
+    settings: Sequence[str]
+    check: Callable[[dict[str, Any]], Any]
+    classifier_env: str
+    validation_key: str
+    warning: Callable[[str, frozenset[str]], str | None]
+    log: logging.Logger
+
+    def hook(self, kind: str) -> Callable[[Any], Any]:
+        """The ``process_docs`` entry point of the task of ``kind`` (the YAML names it)."""
+
+        def process_docs(dataset: Any) -> Any:
+            return self.process_docs(dataset, kind)
+
+        process_docs.__doc__ = f"lmms-eval ``process_docs`` of ``{self.tasks[kind]}``."
+        return process_docs
+
+    def process_docs(self, dataset: Any, kind: str) -> Any:
+        """The shipped prompt file must hold the task's documents; the face classifier is built before any image is
+        generated; every document gets the classifier spec and the run's settings, the labelled validation set
+        among them. A configuration error becomes :func:`error_dataset`."""
+        task, expected, log = self.tasks[kind], self.documents(kind), self.log
+        shipped = [(row.get("id"), row.get("prompt")) for row in dataset if row.get("task") == task]
+        if shipped != [(d["id"], d["prompt"]) for d in expected]:
+            return error_dataset(f"{task}: the prompt file lmms-eval loaded differs from the package's documents", log)
+        try:
+            metadata = read_metadata(self.settings)
+            self.check(metadata)
+        except ValueError as error:
+            return error_dataset(f"{task}: {error}", log)
+        spec, source = classifier_setting(self.classifier_env)
+        try:
+            _, _, attributes = check_classifier(spec)
+        except Exception as error:  # bad spec, missing weights or package: stop before any image is generated
+            return error_dataset(f"{task}: cannot build the face classifier {spec!r} (from {source}): {error}", log)
+        message = self.warning(spec, attributes)
+        if message:
+            log.warning("%s: %s", task, message)
+        validation = validation_setting(self.validation_key.upper())
+        if validation:
+            metadata[self.validation_key] = validation
+        import datasets
+
+        extra = {"classifier_spec": spec, METADATA_FIELD: json.dumps(metadata, sort_keys=True)}
+        return datasets.Dataset.from_list([{**doc, **extra} for doc in expected])
 
 
 def image_line(image: Any, labels: Callable[[Any], str]) -> str:
