@@ -33,14 +33,6 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
         sys.modules["torch"].set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The real harness runs (``harness``: each a subprocess of tens of seconds) go first, in their collected order.
-    Under pytest-xdist the scheduler deals tests out in this order and hands the rest to whichever worker runs low,
-    so the quick tests fill in the end instead of one worker finishing a long harness run while the other waits.
-    Only the order changes; every test still runs."""
-    items.sort(key=lambda item: item.get_closest_marker("harness") is None)
-
-
 # ----------------------------------------------------------------------------- shared harness runs
 # Real harness runs that several test modules read (the end-to-end checks and the report). With pytest-xdist
 # each worker has its own session, so a run is built once per test session under a file lock in the
