@@ -2,8 +2,8 @@
 
 :func:`check_image_bytes` decodes an image once, at reduced scale where the format allows (JPEG draft mode
 still reads every byte of the compressed stream), and hashes it. Truncated files are errors whatever
-``PIL.ImageFile.LOAD_TRUNCATED_IMAGES`` says (lmms-eval sets it to True globally): the flag is switched off
-for the check under one process-wide lock, as it is global to PIL.
+``PIL.ImageFile.LOAD_TRUNCATED_IMAGES`` says (lmms-eval sets it to True globally): the check decodes under
+:func:`fairness_evals.faces.images.truncated_files_refused`, as the face classifiers' loader does.
 
 **Size limits.** An image of more than :data:`MAX_PIXELS` pixels (50 megapixels: the largest phone photographs
 pass, PIL's decompression-bomb warning at 89.5 megapixels never reaches stderr, and the 8-image decode cache stays
@@ -25,10 +25,11 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image, ImageFile
+from PIL import Image
 
 from fairness_evals.corpus import hub
 from fairness_evals.corpus.images import DecodeStats, file_version
+from fairness_evals.faces.images import truncated_files_refused
 
 __all__ = [
     "MAX_PIXELS",
@@ -46,7 +47,6 @@ MAX_PIXELS = 50_000_000
 #: The fewest pixels each side of a face image (or crop) must have.
 MIN_FACE_SIDE = 32
 
-_LOCK = threading.Lock()
 _CHECKED: dict[tuple, Checked] = {}
 _CHECKED_LOCK = threading.Lock()
 
@@ -75,10 +75,8 @@ def check_image_bytes(data: bytes, stats: DecodeStats | None = None) -> Checked:
     ``stats.checks`` (a decode cache's statistics), when given, counts the check.
     """
     digest = hashlib.sha256(data).hexdigest()
-    with _LOCK, warnings.catch_warnings():
+    with truncated_files_refused(), warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit speaks instead
-        previous = ImageFile.LOAD_TRUNCATED_IMAGES
-        ImageFile.LOAD_TRUNCATED_IMAGES = False
         try:
             with Image.open(io.BytesIO(data)) as image:
                 size = image.size
@@ -90,8 +88,6 @@ def check_image_bytes(data: bytes, stats: DecodeStats | None = None) -> Checked:
             raise ValueError(f"the image is over the limit of {MAX_PIXELS:,} pixels ({error})") from None
         except Exception as error:
             raise ValueError(f"not a readable image ({type(error).__name__}: {error})") from None
-        finally:
-            ImageFile.LOAD_TRUNCATED_IMAGES = previous
     if size[0] * size[1] > MAX_PIXELS:
         raise ValueError(
             f"the image is {size[0]}x{size[1]} = {size[0] * size[1]:,} pixels, over the limit of {MAX_PIXELS:,}; "

@@ -7,6 +7,9 @@ message names the file, so a batch can record the reason and move on.
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
@@ -33,6 +36,26 @@ class ImageLoadError(ValueError):
         self.reason = reason
 
 
+_STRICT = threading.RLock()
+
+
+@contextmanager
+def truncated_files_refused() -> Iterator[None]:
+    """Within the block Pillow fails on a truncated file (``OSError: image file is truncated``) whatever
+    ``PIL.ImageFile.LOAD_TRUNCATED_IMAGES`` says. lmms-eval sets that flag to True for its whole process when it is
+    imported (``lmms_eval/api/task.py``), which would decode a cut file as a partly grey picture. The flag is global
+    to Pillow, so it is switched off under one process-wide lock and put back after."""
+    from PIL import ImageFile
+
+    with _STRICT:
+        previous = ImageFile.LOAD_TRUNCATED_IMAGES
+        ImageFile.LOAD_TRUNCATED_IMAGES = False
+        try:
+            yield
+        finally:
+            ImageFile.LOAD_TRUNCATED_IMAGES = previous
+
+
 def describe_source(image: Any) -> str:
     """A short, human-readable name of an image input, for error messages and batch reports."""
     if isinstance(image, (str, os.PathLike)):
@@ -52,8 +75,9 @@ def describe_source(image: Any) -> str:
 def load_rgb(image: ImageInput) -> NDArray[np.uint8]:
     """Decode ``image`` into a C-contiguous ``H x W x 3`` uint8 RGB array.
 
-    - a path is opened with Pillow, fully decoded (a truncated file fails here, not later) and rotated
-      by its EXIF orientation; bytes are decoded the same way;
+    - a path is opened with Pillow, fully decoded (a truncated file fails here, not later, also inside an
+      lmms-eval process: :func:`truncated_files_refused`) and rotated by its EXIF orientation; bytes are decoded
+      the same way;
     - a PIL image is converted to RGB (an alpha channel is dropped, a palette or grey image expanded);
     - a numpy array must be uint8, ``H x W x 3`` (RGB order) or ``H x W`` (grey, replicated).
 
@@ -69,7 +93,8 @@ def load_rgb(image: ImageInput) -> NDArray[np.uint8]:
         return _array_rgb(image, source)
     if isinstance(image, Image.Image):
         try:
-            return _pil_rgb(image)
+            with truncated_files_refused():  # a lazily opened image decodes here
+                return _pil_rgb(image)
         except (OSError, ValueError) as error:
             raise ImageLoadError(source, f"{type(error).__name__}: {error}") from error
     if isinstance(image, (str, os.PathLike)):
@@ -88,7 +113,7 @@ def load_rgb(image: ImageInput) -> NDArray[np.uint8]:
     else:
         raise TypeError(f"an image must be a path, bytes, a PIL image or a numpy array, got {type(image).__name__}")
     try:
-        with Image.open(opener) as handle:
+        with truncated_files_refused(), Image.open(opener) as handle:
             handle.load()
             oriented = ImageOps.exif_transpose(handle)
             return _pil_rgb(oriented)

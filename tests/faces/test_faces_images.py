@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PIL import Image
+from PIL import Image, ImageFile
 
 from fairness_evals.faces import ImageLoadError, load_rgb
 
@@ -77,6 +77,22 @@ def test_truncated_jpeg_fails_at_load_time(astronaut: np.ndarray, tmp_path: Path
     path.write_bytes(data[: len(data) // 2])
     with pytest.raises(ImageLoadError, match=r"cut\.jpg: OSError: image file is truncated"):
         load_rgb(path)
+
+
+def test_truncated_jpeg_fails_where_lmms_eval_lets_pillow_decode_cut_files(
+    astronaut: np.ndarray, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Importing lmms-eval sets LOAD_TRUNCATED_IMAGES = True for the process; a cut file still fails, as a path, as
+    bytes and as a lazily opened PIL image, and the process's flag is left as it was."""
+    path = tmp_path / "cut.jpg"
+    Image.fromarray(astronaut).save(path, quality=90)
+    path.write_bytes(path.read_bytes()[:5000])
+    monkeypatch.setattr(ImageFile, "LOAD_TRUNCATED_IMAGES", True)
+    assert Image.open(path).convert("RGB").size == (512, 512)  # what Pillow alone does under the flag
+    for form in (path, path.read_bytes(), Image.open(path)):
+        with pytest.raises(ImageLoadError, match="truncated"):
+            load_rgb(form)
+        assert ImageFile.LOAD_TRUNCATED_IMAGES is True
 
 
 def test_text_file_is_not_an_image(tmp_path: Path) -> None:
