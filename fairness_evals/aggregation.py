@@ -10,7 +10,9 @@ then holds the record once (package convention on compact sample logs). The benc
   latest run, and returns the carrier's value;
 - with a metric name repeated once per document, it returns that metric of the latest run, after checking that the
   run had as many documents (the harnesses aggregate one task's metrics one after another, carrier first, in the
-  order ``process_results`` returned them; data-parallel gathering keeps that order).
+  order ``process_results`` returned them; data-parallel gathering keeps that order). A standard error that is null
+  (``<name>_stderr`` of a null score) is returned as ``"N/A"``, the harnesses' own spelling of a missing standard
+  error, so the ± column says it one way (a NaN prints as ``nan`` there, and as ``NaN`` in a group row).
 
 Imported by task modules only when a harness runs them; no harness, numpy or torch import here.
 """
@@ -37,6 +39,9 @@ class _Run:
     count: int
     values: dict[str, Any]
 
+
+#: How lm-eval and lmms-eval write a standard error they do not have; ours, when null, are written the same way.
+NO_STDERR = "N/A"
 
 _latest: dict[str, _Run] = {}
 _lock = threading.Lock()
@@ -69,7 +74,10 @@ def aggregate(
                 benchmark, name, carrier, len(items),
             )  # fmt: skip
             return math.nan
-        return run.values[name]
+        value = run.values[name]
+        if name.endswith("_stderr") and (value is None or (isinstance(value, float) and math.isnan(value))):
+            return NO_STDERR
+        return value
     values = compute(items)
     with _lock:
         _latest[benchmark] = _Run(len(items), values)

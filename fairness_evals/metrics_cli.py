@@ -53,9 +53,16 @@ def _chosen(args: argparse.Namespace) -> list[statistics.Explanation]:
 _DIRECTION = {"higher": "higher is better", "lower": "lower is better", "neither": "no direction"}
 
 
+def _listed(names: tuple[str, ...]) -> str:
+    return ", ".join(names) if len(names) <= 4 else f"{', '.join(names[:3])} and {len(names) - 3} more"
+
+
 def _describe(e: statistics.Explanation) -> str:
-    tasks = ", ".join(e.tasks) if len(e.tasks) <= 4 else f"{', '.join(e.tasks[:3])} and {len(e.tasks) - 3} more"
-    lines = [f"{e.name}  ({e.benchmark}, {e.role}; {tasks})", f"  {e.definition}"]
+    others = tuple(t for t in e.tasks if t not in e.printed_by)
+    where = [f"printed by the harness in {_listed(e.printed_by)}"] if e.printed_by else []
+    if others:
+        where.append(f"{'also ' if e.printed_by else ''}computed (fairness-evals score only) in {_listed(others)}")
+    lines = [f"{e.name}  ({e.benchmark}; {'; '.join(where)})", f"  {e.definition}"]
     lines.append(f"  {_DIRECTION[e.direction]}; {e.paper}")
     if e.interval:
         lines.append(f"  interval: {e.interval}; resampling {e.resampled}")
@@ -77,8 +84,11 @@ def run(args: argparse.Namespace) -> int:
     elif args.names:
         print("\n\n".join(_describe(e) for e in entries))
     else:
+        # The second column says where a name is shown: "printed" in the harness's table (of the chosen tasks, with
+        # --task), else "score": computed and written by `fairness-evals score` only.
         width = max((len(e.name) for e in entries), default=0)
         for e in entries:
             arrow = {"higher": "↑", "lower": "↓", "neither": " "}[e.direction]
-            print(f"{e.name:<{width}}  {arrow}  {e.benchmark:<12}  {e.definition}")
+            shown = "printed" if e.printed_by else "score"
+            print(f"{e.name:<{width}}  {arrow}  {shown:<7}  {e.benchmark:<12}  {e.definition}")
     return 0

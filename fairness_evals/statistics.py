@@ -193,11 +193,15 @@ class Explanation:
     coverage: str | None
     threshold: str | None
     statistic: str
+    #: The tasks (and groups) among ``tasks`` whose harness table prints this name; the others compute it for
+    #: ``fairness-evals score`` only.
+    printed_by: tuple[str, ...] = ()
 
     def as_json(self) -> dict[str, object]:
         return {
             "name": self.name, "benchmark": self.benchmark, "tasks": list(self.tasks), "definition": self.definition,
             "direction": self.direction, "paper": self.paper, "computed_by": self.computed_by, "role": self.role,
+            "printed_by": list(self.printed_by),
             "interval": self.interval, "resampled": self.resampled, "coverage": self.coverage,
             "threshold": self.threshold, "statistic": self.statistic,
         }  # fmt: skip
@@ -265,23 +269,31 @@ def task(name: str) -> Task:
 
 def explain(tasks: Sequence[Task] | None = None) -> list[Explanation]:
     """Every metric name of ``tasks`` (default: all), explained once per (benchmark, name, definition), naming every
-    task that reports it (a group's roll-up of a name is its own entry). Headline members (and their standard errors) have role ``headline``; everything else ``detail``."""
+    task that reports it (a group's roll-up of a name is its own entry). Headline members (and their standard errors) have
+    role ``headline``; everything else ``detail``. ``printed_by`` names the tasks whose harness table prints it
+    (:meth:`Task.harness_metrics`)."""
     chosen = list(tasks) if tasks is not None else all_tasks()
     seen: dict[tuple[str, str, str], Explanation] = {}
     tasks_of: dict[tuple[str, str, str], list[str]] = {}
+    printed_of: dict[tuple[str, str, str], list[str]] = {}
     for t in chosen:
+        printed = {name for name, _ in t.harness_metrics()}
         for s in t.statistics:
             role: Role = "headline" if s.name in t.headline else "detail"
             for member in s.members:
                 for entry in _entries_of(s, member, t.benchmark, (), role):
                     key = (t.benchmark, entry.name, entry.definition)
                     tasks_of.setdefault(key, []).append(t.name)
+                    if entry.name in printed:
+                        printed_of.setdefault(key, []).append(t.name)
                     previous = seen.get(key)
                     if previous is None or (previous.role == "detail" and entry.role == "headline"):
                         seen[key] = entry
     return [
-        Explanation(**{**entry.__dict__, "tasks": tuple(dict.fromkeys(tasks_of[key]))}) for key, entry in seen.items()
-    ]
+        Explanation(**{**entry.__dict__, "tasks": tuple(dict.fromkeys(tasks_of[key])),
+                       "printed_by": tuple(dict.fromkeys(printed_of.get(key, ())))})
+        for key, entry in seen.items()
+    ]  # fmt: skip
 
 
 def resolve(computed_by: str) -> object:

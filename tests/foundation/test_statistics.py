@@ -181,6 +181,25 @@ def test_metrics_command_explains_one_name_and_refuses_unknown_ones() -> None:
     assert unknown.returncode == 2 and "s_fair_gender" in unknown.stderr and len(unknown.stderr.splitlines()) == 1
 
 
+def test_metrics_of_a_task_mark_the_rows_the_harness_prints() -> None:
+    """`metrics --task T` says which of its metrics the harness table shows (the task's headline members and their
+    standard errors) and which `fairness-evals score` alone writes; one name says where it is printed."""
+    run = [sys.executable, "-m", "fairness_evals", "metrics"]
+    listing = subprocess.run([*run, "--task", "fact_or_fair_objective"], capture_output=True, text=True, check=True)
+    shown = {line.split()[0]: line.split()[1:3] for line in listing.stdout.splitlines()}
+    printed = {name for name, words in shown.items() if "printed" in words}
+    expected = {name for name, _ in statistics.task("fact_or_fair_objective").harness_metrics()}
+    assert printed == expected and len(printed) < len(shown)
+    assert "s_fair_gender" in shown and "s_fair_gender" not in printed
+    entries = json.loads(subprocess.run([*run, "--json", "s_fair_gender"], capture_output=True, text=True).stdout)
+    leaf = next(e for e in entries if e["computed_by"] == "metrics.fact_fair:fair_score_batch" and "objective" in
+                " ".join(e["tasks"]) and "t2i" not in " ".join(e["tasks"]))  # fmt: skip
+    assert "fact_or_fair_objective" in leaf["tasks"] and "fact_or_fair_objective" not in leaf["printed_by"]
+    assert "fact_or_fair_subjective_base" in leaf["printed_by"]
+    one = subprocess.run([*run, "s_fair_gender", "--task", "fact_or_fair_objective"], capture_output=True, text=True)
+    assert "computed (fairness-evals score only) in fact_or_fair_objective" in one.stdout
+
+
 def test_family_members_and_derived_names() -> None:
     s = statistics.Statistic(
         "rate_{attribute}_{group}", "a rate", "metrics.fact_fair:chance_baselines", "paper",
