@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from fairness_evals._autoload_switches import debug, enabled
-from fairness_evals.paths import task_paths
+from fairness_evals.paths import ENTRY_POINT_GROUPS, declared_task_dirs, task_paths
 
 _PACKAGES = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
 _MARK = "__fairness_evals_wrapped__"
@@ -18,21 +18,27 @@ _MARK = "__fairness_evals_wrapped__"
 
 @functools.cache
 def native_task_plugins(harness: str) -> bool:
-    """True when ``harness`` itself discovers task folders from installed packages.
+    """True when ``harness`` itself indexes every one of our task folders from our installed entry points.
 
-    lm-eval PR #4015 proposes an entry-point group named ``lm_eval.tasks``; a harness that reads such
-    a group names it in its task-loading code. We look for that group name, quoted, in the harness's
-    ``tasks`` package and registry modules. When it is there, our declared entry points
-    (pyproject ``[project.entry-points."lm_eval.tasks"]``) do the work and the hook does nothing.
+    Two things must hold. The harness reads a task entry-point group: lm-eval PR #4015 names ``lm_eval.tasks``
+    in its task-loading code, so we look for that name, quoted, in the harness's ``tasks`` package and registry
+    modules. And our entry points in that group, resolved by the PR's rule (:func:`fairness_evals.paths.
+    entry_point_task_dir`: the module part's folder, scanned for ``*.yaml``), are exactly our task folders for
+    that harness (:func:`fairness_evals.paths.task_paths`). Only then does the hook step aside; otherwise it keeps
+    adding our folders, so a harness that reads the group but would not find our tasks still runs them.
     """
     package = _PACKAGES[harness]
     module = sys.modules.get(package)
     if module is None or not getattr(module, "__file__", None):
         return False
     root = Path(module.__file__).parent
-    quoted = re.compile(r"""["']""" + re.escape(f"{package}.tasks") + r"""["']""")
+    quoted = re.compile(r"""["']""" + re.escape(ENTRY_POINT_GROUPS[harness]) + r"""["']""")
     candidates = [*sorted((root / "tasks").glob("*.py")), root / "api" / "registry.py"]
-    return any(source_mentions(path, quoted) for path in candidates)
+    if not any(source_mentions(path, quoted) for path in candidates):
+        return False
+    declared = declared_task_dirs(harness)
+    ours = {Path(p).resolve() for p in task_paths(harness)}
+    return bool(ours) and None not in declared and set(declared) == ours
 
 
 def source_mentions(path: Path, pattern: re.Pattern[str]) -> bool:

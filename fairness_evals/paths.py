@@ -69,14 +69,50 @@ def task_paths(harness: str) -> list[str]:
     return folders
 
 
-def lm_eval_task_paths() -> list[str]:
-    """Entry point for the ``lm_eval.tasks`` group proposed upstream (lm-eval PR #4015)."""
-    return task_paths("lm-eval")
+#: The entry-point group in which each harness would read task folders from installed packages: lm-eval PR #4015
+#: ("plugin task registration") proposes ``lm_eval.tasks``; lmms-eval has no such group yet, and ``lmms_eval.tasks``
+#: is the name the same design would take there. pyproject.toml declares one entry point per task folder.
+ENTRY_POINT_GROUPS = {"lm-eval": "lm_eval.tasks", "lmms-eval": "lmms_eval.tasks"}
+DISTRIBUTION = "fairness-evals"
 
 
-def lmms_eval_task_paths() -> list[str]:
-    """Entry point for an ``lmms_eval.tasks`` group, should lmms-eval adopt the same design."""
-    return task_paths("lmms-eval")
+def entry_point_task_dir(value: str) -> Path | None:
+    """The folder a harness indexes for a task entry point, by the rule of lm-eval PR #4015: the module part of
+    ``value`` (``package.module`` or ``package.module:attribute``) is located, never called; a package gives its
+    folder, a plain module the folder that holds its file. Every ``*.yaml`` below that folder is then a task
+    config. None when the module cannot be located."""
+    import importlib.util
+
+    module = value.split(":", 1)[0].strip()
+    if not module:
+        return None
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    if locations:
+        return Path(locations[0]).resolve()
+    if spec.origin and spec.origin not in ("built-in", "frozen"):
+        return Path(spec.origin).resolve().parent
+    return None
+
+
+def declared_task_dirs(harness: str) -> list[Path | None]:
+    """The folders our installed entry points of ``harness``'s group resolve to (:func:`entry_point_task_dir`), in
+    declaration order; None for an entry point that resolves to nothing."""
+    import importlib.metadata
+
+    group = ENTRY_POINT_GROUPS[_check(harness)]
+    found = []
+    for entry in importlib.metadata.entry_points(group=group):
+        dist = getattr(entry, "dist", None)
+        if dist is not None and dist.metadata["Name"].lower().replace("_", "-") != DISTRIBUTION:
+            continue
+        found.append(entry_point_task_dir(entry.value))
+    return found
 
 
 def _task_files(folder: Path) -> list[Path]:

@@ -86,6 +86,9 @@ def test_native_plugin_detection_reads_the_harness_source(tmp_path: Path, monkey
     monkeypatch.setitem(sys.modules, "lm_eval", fake)
     assert detect("lm-eval") is False
     (package / "tasks" / "plugins.py").write_text("eps = entry_points(group='lm_eval.tasks')\n")
+    # the group is read; the hook steps aside once our entry points resolve to our task folders
+    # (tests/foundation/test_entry_points.py applies the resolution rule to what pyproject.toml declares)
+    monkeypatch.setattr(_patch, "declared_task_dirs", lambda harness: [Path(p).resolve() for p in task_paths(harness)])
     assert detect("lm-eval") is True
     # the installed harnesses have no native task plugins
     monkeypatch.delitem(sys.modules, "lm_eval")
