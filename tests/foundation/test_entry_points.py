@@ -10,10 +10,10 @@ our task folders.
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
 
 from fairness_evals import _patch, paths, statistics
