@@ -375,6 +375,10 @@ def _add_run(run: Any, args: argparse.Namespace, report: Report) -> None:
             f"{run.source}: {partial}: its numbers are not benchmark results, so its NaN scores and coverages are "
             "not checked (--allow-limited accepts the run and checks them)"
         )
+    if run.few_shot():
+        from fairness_evals.detail import FEW_SHOT
+
+        report.problems.append(f"{run.source}: {run.few_shot()}: {FEW_SHOT}")
     report.checked.append(
         f"{run.source}: {', '.join(sorted(shorten(t) for t in run.results if _ours(t))) or 'no task of ours'}"
         + (f" ({partial})" if partial else "")
