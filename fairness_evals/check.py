@@ -20,6 +20,8 @@ exits 1, naming each problem on its own line, when:
 - a run left documents out (``--limit``, lm-eval's ``--samples``, lmms-eval's ``--offset``;
   :meth:`fairness_evals.report.load.Run.partial`): one line per results file, in place of the NaN and coverage
   lines that so few documents give; ``--allow-limited`` accepts such a run and checks its metrics like any other;
+- a task of ours ran few-shot (``n-shot`` above 0 in the results: an older or patched harness; ours are zero-shot by
+  design, :func:`fairness_evals.detail.shots`): one line per results file;
 - a task logged a failure: a face classifier recorded as ``unavailable``, or an ``ERROR`` line or a traceback
   in a log file (``--log FILE``, and every ``*.log`` in the folders given).
 
