@@ -20,6 +20,8 @@ exits 1, naming each problem on its own line, when:
 - a run left documents out (``--limit``, lm-eval's ``--samples``, lmms-eval's ``--offset``;
   :meth:`fairness_evals.report.load.Run.partial`): one line per results file, in place of the NaN and coverage
   lines that so few documents give; ``--allow-limited`` accepts such a run and checks its metrics like any other;
+- a task of ours ran few-shot (``n-shot`` above 0 in the results: an older or patched harness; ours are zero-shot by
+  design, :func:`fairness_evals.detail.shots`): one line per results file;
 - a task logged a failure: a face classifier recorded as ``unavailable``, or an ``ERROR`` line or a traceback
   in a log file (``--log FILE``, and every ``*.log`` in the folders given).
 
@@ -375,6 +377,10 @@ def _add_run(run: Any, args: argparse.Namespace, report: Report) -> None:
             f"{run.source}: {partial}: its numbers are not benchmark results, so its NaN scores and coverages are "
             "not checked (--allow-limited accepts the run and checks them)"
         )
+    if run.few_shot():
+        from fairness_evals.detail import FEW_SHOT
+
+        report.problems.append(f"{run.source}: {run.few_shot()}: {FEW_SHOT}")
     report.checked.append(
         f"{run.source}: {', '.join(sorted(shorten(t) for t in run.results if _ours(t))) or 'no task of ours'}"
         + (f" ({partial})" if partial else "")

@@ -34,6 +34,11 @@ from typing import Any
 from fairness_evals import scoring_cli, statistics
 from fairness_evals.scoring_cli import SCORE_INPUTS, InputFile, input_files, score_inputs, select_runs
 
+#: Why a run whose task ran few-shot (:func:`shots`) is no result, in the words of score, check and report.
+FEW_SHOT = (
+    "the prompts held other documents with their answers, so the numbers are not benchmark results (our tasks are "
+    "zero-shot by design: README, Zero-shot)"
+)
 #: The keys of a score output that are not tasks.
 NULLS, PROVENANCE = "nulls", "provenance"
 NOT_TASKS = (NULLS, PROVENANCE, SCORE_INPUTS)
@@ -163,9 +168,31 @@ def _results_of(samples: Path) -> Path | None:
     return candidate if candidate.is_file() else None
 
 
+def shots(results: Mapping[str, Any]) -> dict[str, int]:
+    """The tasks (not groups) of ours that a harness results file says ran few-shot: ``{task: n}`` for each
+    ``"n-shot"`` above 0 (else the task config's ``num_fewshot``). Our tasks are zero-shot by design (each template
+    says ``num_fewshot: 0``, which lm-eval and lmms-eval keep whatever ``--num_fewshot`` says), so a shot here comes
+    from an older or patched harness or an override of our config: its prompts held other documents' answers."""
+    table = results.get("n-shot")
+    table = table if isinstance(table, Mapping) else {}
+    configs = results.get("configs")
+    configs = configs if isinstance(configs, Mapping) else {}
+    groups = {t.name for t in statistics.all_tasks() if t.group}
+    found = {}
+    for task in sorted(n for n in {*table, *configs} if isinstance(n, str) and _ANY_TASK.fullmatch(n)):
+        if task in groups:
+            continue
+        config = configs.get(task)
+        n = table.get(task, config.get("num_fewshot") if isinstance(config, Mapping) else None)
+        if isinstance(n, int) and not isinstance(n, bool) and n > 0:
+            found[task] = n
+    return found
+
+
 def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
     """What the harness recorded about the run itself in the results file written with each samples file:
-    ``limit`` (``--limit``) and ``samples`` (``--samples``, lm-eval) when set, and the task's version."""
+    ``limit`` (``--limit``) and ``samples`` (``--samples``, lm-eval) when set, ``n_shot`` when the task ran few-shot
+    (:func:`shots`), and the task's version."""
     for f in files:
         results: dict[str, Any] = {}
         path = _results_of(f.path)
@@ -182,6 +209,8 @@ def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
             entry["limit"] = config["limit"]
         if config.get("samples"):
             entry["samples"] = config["samples"]
+        if task in (given := shots(results)):
+            entry["n_shot"] = given[task]
         version = (results.get("versions") or {}).get(task)
         if version is not None:
             entry["task_version"] = version
@@ -297,6 +326,9 @@ def write(paths: Iterable[str], out: str | None, *, model: str | None = None, ru
     from fairness_evals import jsonio
 
     found, files = detail(paths, model=model, run=run)
+    for task, entry in sorted(found.provenance.items()):
+        if entry.get("n_shot"):
+            scoring_cli.note("fairness-evals score", f"{task} ran {entry['n_shot']}-shot (n-shot): {FEW_SHOT}")
     data = found.as_json()
     data[SCORE_INPUTS] = score_inputs("run", files, {})
     jsonio.write_json(data, out)

@@ -49,7 +49,8 @@ def _date(value: str) -> str:
 
 def _notes(runs: list[Run]) -> list[str]:
     """The warnings at the top: the runs whose samples could not be scored (:attr:`Run.detail_problem`), and the
-    runs that left documents out (:meth:`Run.partial`), limited and subset runs."""
+    runs that left documents out (:meth:`Run.partial`), limited and subset runs, and the few-shot runs
+    (:meth:`Run.few_shot`)."""
     notes = [run.detail_problem for run in runs if run.detail_problem]
     for kind, flags in (("Limited", "--limit, --offset"), ("Subset", "--samples")):
         names = sorted({shorten(run.model) for run in runs if run.partial().startswith(f"a {kind.lower()} run")})
@@ -58,4 +59,9 @@ def _notes(runs: list[Run]) -> list[str]:
                 f"{kind} runs ({flags}): {', '.join(names)}. Their numbers test the plumbing; they are not benchmark "
                 "results."
             )
+    few_shot = sorted({shorten(run.model) for run in runs if run.few_shot()})
+    if few_shot:
+        from fairness_evals.detail import FEW_SHOT
+
+        notes.append(f"Few-shot runs (n-shot above 0): {', '.join(few_shot)}. {FEW_SHOT[0].upper()}{FEW_SHOT[1:]}.")
     return notes

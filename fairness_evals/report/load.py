@@ -59,6 +59,8 @@ class Run:
     #: An Inspect log's tasks (task -> :class:`fairness_evals.inspect.logs.LoggedTask`): their records are the log's
     #: replies (:meth:`records`), not a samples file's.
     logged: dict[str, Any] = field(default_factory=dict)
+    #: The tasks of ours the harness gave few-shot examples (:func:`fairness_evals.detail.shots`): task -> n.
+    shots: dict[str, int] = field(default_factory=dict)
     _records: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict, repr=False)
 
     def left_out(self, task: str) -> str:
@@ -97,6 +99,16 @@ class Run:
         others = len(cut) - 1
         more = f", and {others} other task{'s' if others > 1 else ''}" if others else ""
         return f"{kind} ({flags}; {shorten(first)}{': ' + counts if counts else ''}{more})"
+
+    def few_shot(self) -> str:
+        """The run as a whole when a task of ours ran few-shot (:attr:`shots`), "" when none did: ``a few-shot run
+        (n-shot 5; fact_or_fair_objective, and 4 other tasks)``."""
+        if not self.shots:
+            return ""
+        first, n = next(iter(sorted(self.shots.items())))
+        others = len(self.shots) - 1
+        more = f", and {others} other task{'s' if others > 1 else ''}" if others else ""
+        return f"a few-shot run (n-shot {n}; {shorten(first)}{more})"
 
     def limited_cell(self, task: str) -> Cell:
         """The provenance tables' "Limited run" cell of ``task``: "no", "yes" (``--limit``, ``--offset``) or
@@ -320,6 +332,8 @@ def _strip(metrics: dict[str, Any]) -> dict[str, Any]:
 def load_results_file(path: Path) -> Run:
     """The :class:`Run` of one results file; an unreadable or malformed file is a :class:`ReportInputError`
     naming the file and what is wrong with it."""
+    from fairness_evals import detail
+
     try:  # the harnesses write NaN as a bare NaN: read it (but strict UTF-8)
         data = json.loads(jsonio.read_text(path, "results file"))
     except json.JSONDecodeError as error:
@@ -353,6 +367,7 @@ def load_results_file(path: Path) -> Run:
         configs={k: v for k, v in (data.get("configs") or {}).items() if isinstance(v, dict)},
         n_samples={k: v for k, v in (data.get("n-samples") or {}).items() if isinstance(v, dict)},
         offset=int(offset or 0),
+        shots=detail.shots(data),
     )
     with_detail(run)
     return run
