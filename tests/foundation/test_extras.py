@@ -165,6 +165,14 @@ def test_the_lm_eval_tasks_and_commands_run_without_the_extras_and_the_others_na
     assert listed.stderr.startswith("fairness-evals list: listing the lmms-eval tasks") and "[lmms]'" in listed.stderr
     _one_line(_cli(env, tmp_path, "list", "--harness", "lmms-eval"), "lmms")
 
+    # an lmms-eval task asked of lm-eval: lm-eval does not find it (never indexed there), and one line says why
+    asked = run([str(DEV_BIN / "lm_eval"), "--model", "dummy", "--tasks", "fairlens", "--limit", "1"],
+                env=env, cwd=tmp_path, check=False)  # fmt: skip
+    assert asked.returncode != 0 and "Tasks not found: fairlens" in asked.stderr, asked.stderr[-2000:]
+    hint = "fairlens is a fairness-evals task for lmms-eval, not lm-eval: running it needs the lmms-eval package, "
+    hints = [line for line in asked.stderr.splitlines() if hint in line]
+    assert len(hints) == 1 and hints[0].endswith("pip install 'fairness-evals[lmms]'"), asked.stderr[-2000:]
+
     # FairLens and IRIS entry points, the judge and the optional models: one line naming the extra
     corpus = tmp_path / "faces"
     make_utkface_folder(corpus, 1, seed=3)
