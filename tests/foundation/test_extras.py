@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -92,18 +93,40 @@ def _blocked_env(tmp: Path, **extra: str) -> dict[str, str]:
     return env
 
 
-def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(DEV_BIN / "fairness-evals"), *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=600
-    )
+@dataclass(frozen=True)
+class Ran:
+    """One ``fairness-evals`` command run in the child: its exit status and what it printed."""
+
+    status: int
+    out: str
+    err: str
 
 
-def _one_line(proc: subprocess.CompletedProcess[str], extra: str) -> str:
+def _commands(env: dict[str, str], cwd: Path, *argvs: list[str]) -> list[Ran]:
+    """Each ``fairness-evals`` command line run in turn, in one child process with ``env`` (the extras unimportable):
+    ``fairness_evals.cli.main`` in-process, its output captured."""
+    code = f"""
+import contextlib, io, json
+from fairness_evals.cli import main
+ran = []
+for argv in {[list(a) for a in argvs]!r}:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(argv)
+    ran.append([status, out.getvalue(), err.getvalue()])
+print(json.dumps(ran))
+"""
+    proc = subprocess.run([sys.executable, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [Ran(*r) for r in json.loads(proc.stdout.splitlines()[-1])]
+
+
+def _one_line(ran: Ran, extra: str) -> str:
     """The command failed (exit 2) with one line that names ``extra``'s install command."""
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
-    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
-    assert f"which is not installed: pip install 'fairness-evals[{extra}]'" in proc.stderr, proc.stderr
-    return proc.stderr.strip()
+    assert ran.status == 2, (ran.status, ran.err[-2000:])
+    assert ran.err.count("\n") == 1 and "Traceback" not in ran.err, ran.err[-2000:]
+    assert f"which is not installed: pip install 'fairness-evals[{extra}]'" in ran.err, ran.err
+    return ran.err.strip()
 
 
 def test_every_module_imports_without_the_extras(tmp_path: Path) -> None:
@@ -144,26 +167,39 @@ def test_the_lm_eval_tasks_and_commands_run_without_the_extras_and_the_others_na
     (samples,) = out.rglob("samples_fact_or_fair_objective_*.jsonl")
     assert len(samples.read_text(encoding="utf-8").splitlines()) == 40
 
-    # the commands around the run
-    scored = _cli(env, tmp_path, "score", str(out), "--out", str(tmp_path / "detail.json"))
-    assert scored.returncode == 0, scored.stderr[-2000:]
+    # the commands around the run, and those that need an extra; one process, `fairness-evals` in-process
+    corpus = tmp_path / "faces"
+    make_utkface_folder(corpus, 1, seed=3)
+    scored, checked, reported, described, listed, lmms_listed, fairlens, iris, model = _commands(
+        env, tmp_path,
+        ["score", str(out), "--out", str(tmp_path / "detail.json")],
+        ["check", str(out), "--allow-limited"],
+        ["report", str(out), "--out", str(tmp_path / "report.html")],
+        ["metrics", "--task", "fact_or_fair_objective"],
+        ["list"],
+        ["list", "--harness", "lmms-eval"],
+        ["export", "fairlens", "--corpus", str(corpus)],
+        ["export", "iris"],
+        ["model"],
+    )  # fmt: skip
+    assert scored.status == 0, scored.err[-2000:]
     detail = json.loads((tmp_path / "detail.json").read_text(encoding="utf-8"))
     assert detail["fact_or_fair_objective"]["s_fact_gender"] is not None
-    checked = _cli(env, tmp_path, "check", str(out), "--allow-limited")
-    assert checked.returncode == 0 and "check: ok" in checked.stdout, checked.stdout + checked.stderr
-    reported = _cli(env, tmp_path, "report", str(out), "--out", str(tmp_path / "report.html"))
-    assert reported.returncode == 0 and "fact_or_fair_objective" in (tmp_path / "report.html").read_text()
-    described = _cli(env, tmp_path, "metrics", "--task", "fact_or_fair_objective")
-    assert described.returncode == 0 and "s_fair_gender" in described.stdout, described.stderr
-    exported = _cli(env, tmp_path, "export", "fact_or_fair")
-    assert exported.returncode == 0 and len(exported.stdout.splitlines()) > 1000
+    assert checked.status == 0 and "check: ok" in checked.out, checked.out + checked.err
+    assert reported.status == 0 and "fact_or_fair_objective" in (tmp_path / "report.html").read_text()
+    assert described.status == 0 and "s_fair_gender" in described.out, described.err
 
     # `list` lists lm-eval's names and says in one line how to get lmms-eval's
-    listed = _cli(env, tmp_path, "list")
-    assert listed.returncode == 0 and "lm-eval\ttask\tfact_or_fair_objective" in listed.stdout
-    assert "lmms-eval" not in listed.stdout and listed.stderr.count("\n") == 1
-    assert listed.stderr.startswith("fairness-evals list: listing the lmms-eval tasks") and "[lmms]'" in listed.stderr
-    _one_line(_cli(env, tmp_path, "list", "--harness", "lmms-eval"), "lmms")
+    assert listed.status == 0 and "lm-eval\ttask\tfact_or_fair_objective" in listed.out
+    assert "lmms-eval" not in listed.out and listed.err.count("\n") == 1
+    assert listed.err.startswith("fairness-evals list: listing the lmms-eval tasks") and "[lmms]'" in listed.err
+    _one_line(lmms_listed, "lmms")
+
+    # FairLens and IRIS entry points, the judge and the optional models: one line naming the extra
+    line = _one_line(fairlens, "lmms")
+    assert line.startswith("error: fairness-evals export fairlens: decoding an image needs the Pillow package")
+    assert "all-MiniLM-L6-v2" in _one_line(iris, "iris")
+    _one_line(model, "model")
 
     # an lmms-eval task asked of lm-eval: lm-eval does not find it (never indexed there), and one line says why
     asked = run([str(DEV_BIN / "lm_eval"), "--model", "dummy", "--tasks", "fairlens", "--limit", "1"],
@@ -173,14 +209,6 @@ def test_the_lm_eval_tasks_and_commands_run_without_the_extras_and_the_others_na
     hints = [line for line in asked.stderr.splitlines() if hint in line]
     assert len(hints) == 1 and hints[0].endswith("pip install 'fairness-evals[lmms]'"), asked.stderr[-2000:]
 
-    # FairLens and IRIS entry points, the judge and the optional models: one line naming the extra
-    corpus = tmp_path / "faces"
-    make_utkface_folder(corpus, 1, seed=3)
-    line = _one_line(_cli(env, tmp_path, "export", "fairlens", "--corpus", str(corpus)), "lmms")
-    assert line.startswith("error: fairness-evals export fairlens: decoding an image needs the Pillow package")
-    line = _one_line(_cli(env, tmp_path, "export", "iris"), "iris")
-    assert "all-MiniLM-L6-v2" in line
-    _one_line(_cli(env, tmp_path, "model"), "model")
     code = """
 from fairlens_tasks.judging.config import judge_settings_from_env
 from fairness_evals.extras import MissingExtraError
