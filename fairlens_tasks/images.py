@@ -19,13 +19,16 @@ statistics.
 
 from __future__ import annotations
 
-from PIL import Image
+from typing import TYPE_CHECKING
 
 from fairness_evals.corpus import hub
 from fairness_evals.corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the three below
 from fairness_evals.corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
 from fairness_evals.corpus.images import DecodeStats as DecodeStats
 from fairness_evals.corpus.images import ProcessImageCache, decode_rgb, file_version
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 CACHE_ENV = "FAIRLENS_IMAGE_CACHE"
 SPILL_ENV = "FAIRLENS_IMAGE_SPILL_MB"

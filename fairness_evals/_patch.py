@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import importlib.util
 import inspect
+import logging
 import re
 import sys
 from pathlib import Path
@@ -95,7 +97,59 @@ def patch_task_manager(module: Any, harness: str) -> None:
 
     setattr(__init__, _MARK, True)
     cls.__init__ = __init__
+    _wrap_match_tasks(cls, harness)
     debug(f"registered with {harness} ({module.__name__}.TaskManager)")
+
+
+def _wrap_match_tasks(cls: Any, harness: str) -> None:
+    """After ``TaskManager.match_tasks`` (both harnesses' CLIs resolve ``--tasks`` through it), say in one line when
+    a name it did not find is one of our tasks for the other harness."""
+    original = getattr(cls, "match_tasks", None)
+    if original is None or getattr(original, _MARK, False):
+        return
+
+    @functools.wraps(original)
+    def match_tasks(self: Any, task_list: Any, *args: Any, **kwargs: Any) -> Any:
+        matched = original(self, task_list, *args, **kwargs)
+        try:
+            for line in other_harness_hints(harness, task_list, matched):
+                logging.getLogger(f"{_PACKAGES[harness]}.fairness_evals").warning(line)
+        except Exception as error:
+            debug(f"no other-harness hint: {error!r}")
+        return matched
+
+    setattr(match_tasks, _MARK, True)
+    cls.match_tasks = match_tasks
+
+
+def other_harness_hints(harness: str, requested: Any, matched: Any) -> list[str]:
+    """One line for each requested name that ``harness`` did not find and that is our task, group or tag for the
+    other harness (``fairlens`` asked of lm-eval), naming the extra to install when that harness is missing. The
+    lmms-eval tasks are never indexed by lm-eval, nor the lm-eval tasks by lmms-eval."""
+    names = [requested] if isinstance(requested, str) else list(requested or [])
+    missing = [n for n in names if isinstance(n, str) and n not in set(matched or [])]
+    if not missing:
+        return []
+    from fairness_evals import extras, statistics
+
+    other = next(h for h in _PACKAGES if h != harness)
+    ours = {t.name for t in statistics.all_tasks() if t.harness == other}
+    lines = []
+    for name in missing:
+        if name not in ours:
+            continue
+        what = f"{name} is a fairness-evals task for {other}, not {harness}"
+        try:
+            installed = importlib.util.find_spec(_PACKAGES[other]) is not None
+        except (ImportError, ValueError):
+            installed = False
+        optional = _PACKAGES[other] in extras.PROVIDERS  # lmms-eval is an extra; lm-eval always installed
+        lines.append(
+            extras.message(f"{what}: running it", _PACKAGES[other])
+            if optional and not installed
+            else f"{what}: run it with {other}"
+        )
+    return lines
 
 
 def _add_our_paths(

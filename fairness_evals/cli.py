@@ -31,11 +31,19 @@ def _cmd_tasks_dir(args: argparse.Namespace) -> int:
 
 
 def _cmd_list(args: argparse.Namespace) -> int:
+    from fairness_evals.extras import MissingExtraError
     from fairness_evals.index import harness_index
 
     harnesses = [args.harness] if args.harness else ["lm-eval", "lmms-eval"]
     for harness in harnesses:
-        for kind, name in harness_index(harness):
+        try:
+            index = harness_index(harness)
+        except MissingExtraError as error:
+            if args.harness:  # asked for this harness by name: an error
+                raise
+            print(f"fairness-evals list: {error}", file=sys.stderr)  # the installed harness's names are listed
+            continue
+        for kind, name in index:
             print(f"{harness}\t{kind}\t{name}")
     return 0
 
@@ -70,10 +78,7 @@ def _add_benchmark_commands(sub: argparse._SubParsersAction, verb: str, help_tex
         # Import a benchmark (numpy, scipy, ...) only when this very command runs: keeps `tasks-dir` fast.
         if list(argv[:2]) != [verb, name]:
             continue
-        try:
-            module = _benchmark_module(name)
-        except ImportError as error:  # a benchmark package that failed to import
-            raise CLIError(f"fairness-evals {verb} {name}: {error}") from None
+        module = _benchmark_module(name)  # an ImportError is worded by main()
         getattr(module, f"add_{verb}_arguments")(parser)
         parser.set_defaults(handler=getattr(module, verb))
 
@@ -102,10 +107,7 @@ def _add_module_commands(sub: argparse._SubParsersAction, argv: Sequence[str]) -
         parser = sub.add_parser(name, help=help_text, description=help_text)
         if argv[:1] != [name]:
             continue
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as error:
-            raise CLIError(f"fairness-evals {name}: {error}") from None
+        module = importlib.import_module(module_name)  # an ImportError is worded by main()
         module.add_arguments(parser)
         parser.set_defaults(handler=module.run)
 
@@ -211,10 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(error)
     except (ValueError, RuntimeError, OSError, KeyError) as error:
         message = f"fairness-evals: {error}"
-    except ImportError as error:  # e.g. a harness whose own dependencies are broken
-        message = (
-            f"fairness-evals: cannot import {error.name or 'a module'}: {error} (reinstall the package's dependencies)"
-        )
+    except ImportError as error:
+        message = _import_error(error, argv)
     except KeyboardInterrupt:
         message = "fairness-evals: interrupted"
     except Exception as error:  # still one line; FAIRNESS_EVALS_DEBUG=1 shows the traceback
@@ -223,6 +223,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = f"fairness-evals: unexpected {type(error).__name__}: {error} (FAIRNESS_EVALS_DEBUG=1 shows where)"
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     return 2
+
+
+def _import_error(error: ImportError, argv: Sequence[str]) -> str:
+    """The line for an import that failed: the extra to install when one is missing, else (e.g. a harness whose own
+    dependencies are broken) the module that failed."""
+    from fairness_evals import extras
+
+    words = ["score" if argv[0] == SCORE_RUN else argv[0]] if argv else []
+    if words in (["export"], ["score"]) and argv[1:2] and argv[1] in BENCHMARKS:
+        words.append(argv[1])
+    command = " ".join(["fairness-evals", *words])
+    if isinstance(error, extras.MissingExtraError):
+        return f"{command}: {error}"
+    explained = extras.explain(error, command)
+    if explained is not None:
+        return explained
+    return f"fairness-evals: cannot import {error.name or 'a module'}: {error} (reinstall the package's dependencies)"
 
 
 def _stdout_closed() -> bool:

@@ -36,7 +36,7 @@ def attach() -> None:
     handlers: list[logging.Handler] = []
     if "lm_eval" in sys.modules:
         handlers = list(logging.getLogger("lm_eval").handlers)
-    if not handlers and "lmms_eval" in sys.modules and "loguru" in sys.modules:
+    if not handlers and sys.modules.get("lmms_eval") is not None and sys.modules.get("loguru") is not None:
         handlers = [_ToLoguru()]
     for handler in handlers:
         setattr(handler, _MARK, True)

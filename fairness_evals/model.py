@@ -18,6 +18,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from fairness_evals import extras
 from fairness_evals.cache import cache_dir, file_lock
 from fairness_evals.paths import remove_abandoned_staging
 
@@ -122,7 +123,7 @@ def ensure_default_model() -> Path:
 def _convert(source: Path, out: Path) -> dict[str, str]:
     """Write the dense transformers folder of the GGUF ``source`` into ``out``; what the marker should add."""
     if importlib.util.find_spec("gguf") is None:
-        raise ModelUnavailableError("converting the default model needs the gguf package: pip install gguf")
+        raise ModelUnavailableError(extras.message("converting the default model", "gguf"))
     import torch
     import transformers
     from transformers import AutoModelForCausalLM, AutoTokenizer

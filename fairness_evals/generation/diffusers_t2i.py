@@ -18,7 +18,7 @@ task's ``generation_kwargs.num_images_per_prompt``, else 20), ``seed`` (0), ``dt
 CUDA, float32 on CPU), ``height``, ``width``, ``num_inference_steps``, ``guidance_scale`` (each left to the
 pipeline's default when not given, e.g. SDXL-Turbo wants ``num_inference_steps=1,guidance_scale=0``),
 ``negative_prompt``, ``prompt_template`` (``{prompt}``), ``batch_size`` (images per pipeline call, 1),
-``overwrite``. Requires ``pip install "fairness-evals[t2i]"`` (diffusers).
+``overwrite``. Requires ``pip install 'fairness-evals[t2i]'`` (diffusers).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from lmms_eval.api.instance import Instance
 from lmms_eval.models.simple.diffusers_wm_base import DiffusersWMBase
 from loguru import logger as eval_logger
 
+from fairness_evals.extras import require
 from fairness_evals.generation.contract import response_json
 from fairness_evals.generation.from_folder import expected_images
 from fairness_evals.generation.layout import PROMPT_FILE, folder_name, task_folder
@@ -96,11 +97,7 @@ class DiffusersT2I(DiffusersWMBase):
     # DiffusersWMBase hooks -------------------------------------------------------------------------------
     def _patch_pipeline_cls_before_load(self) -> None:
         if type(self)._pipeline_cls is None:
-            try:
-                from diffusers import DiffusionPipeline
-            except ImportError as error:
-                raise ImportError('diffusers_t2i needs diffusers: pip install "fairness-evals[t2i]"') from error
-            type(self)._pipeline_cls = DiffusionPipeline
+            type(self)._pipeline_cls = require("diffusers", "--model diffusers_t2i").DiffusionPipeline
 
     def _post_to_device(self, pipe: Any, device: str) -> None:
         if hasattr(pipe, "set_progress_bar_config"):

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import statistics
+from fairness_evals import extras, statistics
 from fairness_evals.inspect.headline import MEMBER_SEPARATOR, compute, headline_names, leaves
 from fairness_evals.inspect.plans import plan
 
@@ -44,7 +44,7 @@ _JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 _UNREAD = {"messages", "events", "store", "attachments", "timelines"}
 #: How the task metadata names our part (:mod:`fairness_evals.inspect.fact_or_fair`, ``...fairlens``).
 METADATA_KEY = "fairness_evals"
-NEEDS_INSPECT = "reading an Inspect log needs inspect-ai: pip install 'fairness-evals[inspect]'"
+NEEDS_INSPECT = extras.message("reading an Inspect log", "inspect_ai")
 
 
 class NotOurs(ValueError):

@@ -62,7 +62,10 @@ print(len(names), len(skipped), all(name in names for name in free))
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     message, counts = proc.stdout.strip().splitlines()[-2:]
-    assert message == f"{log}: reading an Inspect log needs inspect-ai: pip install 'fairness-evals[inspect]'"
+    assert message == (
+        f"{log}: reading an Inspect log needs the inspect-ai package, which is not installed: "
+        "pip install 'fairness-evals[inspect]'"
+    )
     walked, skipped, free_found = counts.split()
     assert int(walked) > 100 and int(skipped) == 6 and free_found == "True"  # the tasks, metric, judge, registry
 
