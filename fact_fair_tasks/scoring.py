@@ -508,6 +508,38 @@ def _resample(designs: list[_Axis], objective: bool) -> list[np.ndarray | None]:
     return [joint.sum(axis=3).reshape(counts.shape[0], -1), joint.sum(axis=2).reshape(counts.shape[0], -1)]
 
 
+def _point_estimates(a: _Axis, est: Mapping[str, float], conventions: str) -> dict[str, float]:
+    """The five scores' plug-in values from the observed row of :func:`_statistics` (the distance by the conventions'
+    method)."""
+    out = {name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")}
+    if conventions == "released":
+        out["distance"] = ff.distance_to_bound(est["s_fact"], est[a.distance_y], a.k, method="released")
+    else:
+        out["distance"] = abs(est["signed_distance"])
+    return out
+
+
+def point_estimates(records: Iterable[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """Every score's plug-in value on both axes (``<score>_<axis>``) from one task's records, before any rule nulls it
+    (coverage, the declared minima) and without intervals: the estimator whose bias the simulations measure
+    (``tests/support/coverage_fact_or_fair.py``, ``bench/coverage.py --bias``)."""
+    rec = _records_array(records)
+    settings = _settings(rec, None, "fact_or_fair")
+    objective = not len(rec) or bool(np.all(rec[:, _F["kind"]] == 0))
+    out: dict[str, float] = {}
+    for axis_i in range(len(AXES)):
+        a = _axis_design(rec, axis_i, objective, settings.conventions)
+        observed = np.bincount(a.cell_index[a.cell_index >= 0], minlength=a.n_cells * a.k).astype(np.float64)
+        if not observed.any():
+            out.update({f"{name}_{a.axis}": math.nan for name in SCORES})
+            continue
+        est = {name: float(values[0]) for name, values in _statistics(a, observed[None]).items()}
+        out.update(
+            {f"{name}_{a.axis}": value for name, value in _point_estimates(a, est, settings.conventions).items()}
+        )
+    return out
+
+
 def _axis_scores(
     a: _Axis, resampled: np.ndarray | None, objective: bool, settings: _Settings, design: np.ndarray, notes: Notes
 ) -> dict[str, float]:
@@ -522,14 +554,10 @@ def _axis_scores(
         stats = _statistics(a, np.vstack([observed[None, :], resampled]))
         est = {name: float(values[0]) for name, values in stats.items()}
         boot = {name: values[1:] for name, values in stats.items()}
-        estimates.update({name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")})
+        estimates.update(_point_estimates(a, est, settings.conventions))
         bounds_of.update(_intervals(a, observed, est, boot))
         errors.update(_standard_errors(a, observed, boot))
         withheld = _withheld(settings)
-        if settings.conventions == "released":
-            estimates["distance"] = ff.distance_to_bound(est["s_fact"], est[a.distance_y], a.k, method="released")
-        else:
-            estimates["distance"] = abs(est["signed_distance"])
         for name in withheld:
             bounds_of[name] = (math.nan, math.nan)
             errors[name] = math.nan

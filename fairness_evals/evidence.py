@@ -19,7 +19,7 @@ import math
 from collections.abc import Iterable, MutableMapping, Sequence
 from typing import Literal
 
-from fairness_evals.notes import Notes, plural
+from fairness_evals.notes import Notes, indefinite, plural
 from fairness_evals.statistics import Minimum, Statistic
 
 Nulled = Literal["estimate", "interval"]
@@ -57,9 +57,9 @@ def shortfall(
     needed_cells = math.ceil(m.cells * len(counts) - 1e-9) if counts else 0
     if len(held) < max(needed_cells, 1 if m.answers or m.cells else 0):
         if not held:
-            return f"no {m.per} holds a {m.measured}"
+            return f"no {m.per} holds {indefinite(m.measured)}"
         return (
-            f"only {len(held)} of the design's {len(counts)} {m.per}s hold a {m.measured} (it needs {needed_cells}: a "
+            f"only {len(held)} of the design's {len(counts)} {m.per}s hold {indefinite(m.measured)} (it needs {needed_cells}: a "
             f"statistic of the design's {m.per}s is not estimable from a few of them)"
         )
     if held:

@@ -36,7 +36,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fairness_evals.notes import plural
+from fairness_evals.notes import indefinite, plural
 
 Direction = Literal["higher", "lower", "neither"]
 Role = Literal["headline", "detail"]
@@ -87,7 +87,7 @@ class Minimum:
         least 50% of the design's (statistic, target) cells")."""
         cells = f"in at least {self.cells:.0%} of the design's {self.per}s" if self.cells else ""
         if self.answers <= 1 and self.over != "total":
-            text = f"a {self.measured}{' ' + cells if cells else ''}"
+            text = f"{indefinite(self.measured)}{' ' + cells if cells else ''}"
         else:
             taken = {
                 "smallest": f"in every {self.per} that holds any",
