@@ -153,7 +153,7 @@ def render_bias(benchmark: str, rows: list[Bias], unit: str, *, markdown: bool) 
         replicates = "/".join(map(str, sorted({r.replicates for r in rows if r.model.startswith(design + "/")})))
         title = (
             f"{benchmark}, {design}: bias of the point estimate (mean - truth; the largest over the models) by "
-            f"{unit} per cell (replicates {replicates})"
+            f"{unit} (replicates {replicates})"
         )
         parts.append(_table(title, head, body, markdown=markdown))
     return "\n".join(parts), failures
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             start = time.perf_counter()
             rows = module.bias_table(**options)
-            text, failed = render_bias(benchmark, rows, getattr(module, "BIAS_UNIT", "answers"), markdown=args.markdown)
+            text, failed = render_bias(benchmark, rows, getattr(module, "BIAS_UNIT", "answers per cell"), markdown=args.markdown)
             print(text)
             print(f"({time.perf_counter() - start:.1f} s)\n")
             failures += failed

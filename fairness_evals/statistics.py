@@ -86,7 +86,9 @@ class Minimum:
         """What the rule asks, in words (e.g. "10 parsed answers per (statistic, target) cell (harmonic mean), in at
         least 50% of the design's (statistic, target) cells")."""
         cells = f"in at least {self.cells:.0%} of the design's {self.per}s" if self.cells else ""
-        if self.answers <= 1 and self.over != "total":
+        if self.cells == 1.0 and self.over == "smallest":
+            text = f"{plural(self.answers, self.measured)} in every {self.per} of the design"
+        elif self.answers <= 1 and self.over != "total":
             text = f"{indefinite(self.measured)}{' ' + cells if cells else ''}"
         else:
             taken = {
