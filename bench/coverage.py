@@ -7,14 +7,21 @@ and expose ``coverage_table(size, replicates=...) -> list[metrics.coverage.Cover
 whose task reports a bootstrap standard error also has a row ``<statistic>_stderr``: the coverage of
 ``estimate ± 1.96 stderr``.
 This script prints, for every interval-bearing statistic: the share of replicates whose interval was
-printed, the empirical coverage of the truth among them, the shares missing below / above, and the
-mean width over the central 95% range of the estimate. The bar, nominal 95%: coverage >= 0.93 at the
-paper's sizes and >= 0.90 at lite sizes, width ratio <= 2; an interval that is withheld (printed 0)
-must say why in the task's warning.
+printed, the empirical coverage of the truth among them, the shares missing below / above, the
+mean width over the central 95% range of the estimate, and the bias of the printed estimate (mean
+estimate - truth). The bar, nominal 95%: coverage >= 0.93 at the paper's sizes and >= 0.90 at lite
+sizes, width ratio <= 2; an interval that is withheld (printed 0) must say why in the task's warning.
+
+``--bias`` prints instead, for every benchmark whose design module offers ``bias_table(replicates=...)
+-> list[metrics.coverage.Bias]``, the bias of each point estimate (the estimator alone, before any rule
+nulls it) by the number of answers (or images) per cell, the largest over the simulated models, and at
+each statistic's declared minimum (``fairness_evals.statistics.Minimum``) the measured bias against the
+bias the declaration allows.
 
     .venv/bin/python bench/coverage.py                     # every benchmark, both sizes
     .venv/bin/python bench/coverage.py fairlens --size lite
     .venv/bin/python bench/coverage.py --markdown          # the tables in the READMEs
+    .venv/bin/python bench/coverage.py --bias --markdown   # the bias tables in the READMEs
     .venv/bin/python bench/coverage.py --json out.json
     .venv/bin/python bench/coverage.py --size lite --replicates 3   # a quick pass through every simulator
 """
@@ -34,7 +41,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
-from metrics.coverage import Coverage  # noqa: E402
+from metrics.coverage import Bias, Coverage  # noqa: E402
 
 BENCHMARKS = {
     "fact_or_fair": "coverage_fact_or_fair",
@@ -75,16 +82,7 @@ def _fmt(value: float, digits: int = 2) -> str:
     return "–" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
 
 
-def render(benchmark: str, size: str, rows: list[Coverage], verdicts: list[str], *, markdown: bool) -> str:
-    head = ["statistic", "printed", "coverage", "below", "above", "width/spread", "verdict"]
-    body = [
-        [r.name, _fmt(r.printed), _fmt(r.coverage), _fmt(r.below), _fmt(r.above), _fmt(r.width_ratio, 1), v]
-        for r, v in zip(rows, verdicts, strict=True)
-    ]
-    replicates = sorted({r.replicates for r in rows})
-    title = (
-        f"{benchmark}, {size} size (target coverage >= {TARGETS[size]}, replicates {'/'.join(map(str, replicates))})"
-    )
+def _table(title: str, head: list[str], body: list[list[str]], *, markdown: bool) -> str:
     if markdown:
         lines = [f"**{title}**", "", "| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         lines += ["| " + " | ".join(row) + " |" for row in body]
@@ -93,6 +91,78 @@ def render(benchmark: str, size: str, rows: list[Coverage], verdicts: list[str],
     lines = [title, "  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
     lines += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in body]
     return "\n".join(lines) + "\n"
+
+
+def render(benchmark: str, size: str, rows: list[Coverage], verdicts: list[str], *, markdown: bool) -> str:
+    head = ["statistic", "printed", "coverage", "below", "above", "width/spread", "bias", "verdict"]
+    body = [
+        [r.name, _fmt(r.printed), _fmt(r.coverage), _fmt(r.below), _fmt(r.above), _fmt(r.width_ratio, 1),
+         _signed(r.bias), v]
+        for r, v in zip(rows, verdicts, strict=True)
+    ]  # fmt: skip
+    replicates = sorted({r.replicates for r in rows})
+    title = (
+        f"{benchmark}, {size} size (target coverage >= {TARGETS[size]}, replicates {'/'.join(map(str, replicates))})"
+    )
+    return _table(title, head, body, markdown=markdown)
+
+
+def _signed(value: float) -> str:
+    return "–" if value is None or math.isnan(value) else f"{value:+.3f}"
+
+
+def bias_summary(rows: list[Bias]) -> list[tuple[str, str, dict[float, Bias], list[Bias]]]:
+    """Per (design, statistic): the worst row (largest |bias| over the models) at each size, and the rows measured at
+    the statistic's declared minimum. The design is the part of a row's model before "/" ("subjective/uniform")."""
+    out: dict[tuple[str, str], tuple[dict[float, Bias], list[Bias]]] = {}
+    for row in rows:
+        design = row.model.split("/", 1)[0]
+        worst, at_minimum = out.setdefault((design, row.name), ({}, []))
+        if row.size not in worst or abs(row.bias) > abs(worst[row.size].bias):
+            worst[row.size] = row
+        if row.allowed is not None:
+            at_minimum.append(row)
+    return [(design, name, worst, at_minimum) for (design, name), (worst, at_minimum) in out.items()]
+
+
+def render_bias(benchmark: str, rows: list[Bias], unit: str, *, markdown: bool) -> tuple[str, int]:
+    """The bias tables of one benchmark (one per design) and the number of statistics whose bias at the declared
+    minimum exceeds what the declaration allows."""
+    summary = bias_summary(rows)
+    failures, parts = 0, []
+    for design in dict.fromkeys(d for d, *_ in summary):
+        chosen = [entry for entry in summary if entry[0] == design]
+        sizes = sorted({size for _, _, worst, _ in chosen for size in worst})
+        head = ["statistic", *(f"{size:g}" for size in sizes), "at the minimum", "allowed", "verdict"]
+        body = []
+        for _, name, worst, at_minimum in chosen:
+            cells = [_signed(worst[size].bias) if size in worst else "" for size in sizes]
+            if at_minimum:
+                top = max(at_minimum, key=lambda r: abs(r.bias))
+                ok = all(r.within() for r in at_minimum)
+                failures += not ok
+                verdict = "ok" if ok else "above the declared bias"
+                cells += [
+                    f"{_signed(top.bias)} ({top.model.split('/', 1)[-1]}, {top.size:g})",
+                    f"±{top.allowed:g}",
+                    verdict,
+                ]
+            else:
+                cells += ["", "", "no minimum"]
+            body.append([name, *cells])
+        replicates = "/".join(map(str, sorted({r.replicates for r in rows if r.model.startswith(design + "/")})))
+        title = (
+            f"{benchmark}, {design}: bias of the point estimate (mean - truth; the largest over the models) by "
+            f"{unit} (replicates {replicates})"
+        )
+        parts.append(_table(title, head, body, markdown=markdown))
+    return "\n".join(parts), failures
+
+
+def _write_json(path: str | None, rows: list[dict]) -> None:
+    if path:
+        clean = [{k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in r.items()} for r in rows]
+        Path(path).write_text(json.dumps(clean, indent=1, allow_nan=False) + "\n", encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -104,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--replicates", type=int, help="replicates per design (default: each simulator's own, as in the READMEs)"
     )
+    parser.add_argument("--bias", action="store_true", help="the bias of the point estimates by size, instead")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.benchmarks) - set(BENCHMARKS))
     if unknown:
@@ -113,6 +184,21 @@ def main(argv: list[str] | None = None) -> int:
     options = {} if args.replicates is None else {"replicates": args.replicates}
     sizes = list(TARGETS) if args.size == "both" else [args.size]
     failures, out = 0, []
+    if args.bias:
+        for benchmark in args.benchmarks or list(BENCHMARKS):
+            module = importlib.import_module(BENCHMARKS[benchmark])
+            if not hasattr(module, "bias_table"):
+                continue
+            start = time.perf_counter()
+            rows = module.bias_table(**options)
+            text, failed = render_bias(benchmark, rows, getattr(module, "BIAS_UNIT", "answers per cell"), markdown=args.markdown)
+            print(text)
+            print(f"({time.perf_counter() - start:.1f} s)\n")
+            failures += failed
+            out += [{"benchmark": benchmark, **row.row()} for row in rows]
+        _write_json(args.json, out)
+        print(f"{failures} statistic(s) above their declared bias")
+        return 1 if failures else 0
     for benchmark in args.benchmarks or list(BENCHMARKS):
         module = importlib.import_module(BENCHMARKS[benchmark])
         for size in sizes:
@@ -125,9 +211,7 @@ def main(argv: list[str] | None = None) -> int:
             for row, v in zip(rows, verdicts, strict=True):
                 failures += not (v in ("ok", "withheld") or v.startswith("conservative"))
                 out.append({"benchmark": benchmark, "size": size, **row.row(), "verdict": v})
-    if args.json:
-        clean = [{k: None if isinstance(v, float) and not math.isfinite(v) else v for k, v in r.items()} for r in out]
-        Path(args.json).write_text(json.dumps(clean, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    _write_json(args.json, out)
     print(f"{failures} statistic(s) below the bar")
     return 1 if failures else 0
 

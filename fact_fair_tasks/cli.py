@@ -334,7 +334,7 @@ def by_statistic(records: dict[str, list[Any]], metadata: dict[str, Any] | None 
             grouped[int(row[1])].append(row)
         for index in sorted(grouped):
             name = f"{task}/{names[index]}"
-            out[name] = scoring.compute_metrics(grouped[index], task=name, metadata=metadata)
+            out[name] = scoring.compute_metrics(grouped[index], task=name, metadata=metadata, design=[index])
     return out
 
 

@@ -48,7 +48,7 @@ from fact_fair_tasks.parsing import (
     subjective_option_texts,
 )
 from fact_fair_tasks.position_bias import content_dependence, position_diagnostics
-from fairness_evals import aggregation
+from fairness_evals import aggregation, evidence
 from fairness_evals.notes import Notes, plural
 from fairness_evals.statistics import explain
 from metrics import bootstrap, intervals
@@ -93,19 +93,13 @@ INTERVAL_METHODS: dict[str, str] = {
     "s_fair": "percentile of S_fair recomposed from the reflected S_E and mean-KL resamples",
     "distance": "basic interval of the signed distance to the bound, folded",
 }
-#: S_E, S_fair and distance intervals need at least this many parsed answers in every (statistic, target) cell
-#: that has any (the lite design's 30 documents with up to half lost); below it they are withheld (the objective
-#: task's 3 per cell always are).
-MIN_CELL_ANSWERS = 15
-#: S_KLD's interval needs at least this many per cell: below it the reflected interval still covers but can be
-#: more than twice as wide as the estimate's spread (a strongly stereotyped model at 30 and 75 per cell).
-MIN_KL_CELL_ANSWERS = 100
-#: S_fact's interval needs at least this many answers counted in S_fact (the Wilson interval's exact coverage is
-#: 0.92-0.99, mean 0.95, over true values 0.05-0.95 from 30 answers on).
-MIN_FACT_ANSWERS = 30
-
 #: The base names of the scores and of the Table 3 rates (each reported per axis, ``<name>_<axis>``).
 SCORES = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES)
+#: Each score's declaration (with the minima of its estimate and interval) in the objective (True) and subjective task.
+_DECLARED = {
+    objective: dict(zip(SCORES, table.OBJECTIVE_SCORES if objective else table.SUBJECTIVE_SCORES, strict=True))
+    for objective in (True, False)
+}
 #: The scores whose standard error is reported (the ± column): the ones the coverage simulations back.
 WITH_STDERR = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES if s.stderr)
 RATES = tuple(s.name.removesuffix("_{axis}") for s in table.RATES)
@@ -412,6 +406,7 @@ class _Axis:
     kl_renormalize: bool
     released_zero: bool
     distance_y: str  # "s_e", or "s_fair" (the released subjective code)
+    cell_statistic: np.ndarray  # per cell: the index of its statistic
 
 
 def _option_classes(rec: np.ndarray, axis_i: int, k: int, n_options: np.ndarray) -> np.ndarray:
@@ -466,6 +461,7 @@ def _axis_design(rec: np.ndarray, axis_i: int, objective: bool, conventions: str
         cell_index=cell_index, strata=strata, classes_per_cell=classes_per_cell,
         kl_base=(2.0 if objective else None) if released else None, kl_renormalize=not released,
         released_zero=released and objective, distance_y="s_fair" if released and not objective else "s_e",
+        cell_statistic=np.repeat(np.asarray(used, dtype=np.int64), 2),
     )  # fmt: skip
 
 
@@ -512,8 +508,40 @@ def _resample(designs: list[_Axis], objective: bool) -> list[np.ndarray | None]:
     return [joint.sum(axis=3).reshape(counts.shape[0], -1), joint.sum(axis=2).reshape(counts.shape[0], -1)]
 
 
+def _point_estimates(a: _Axis, est: Mapping[str, float], conventions: str) -> dict[str, float]:
+    """The five scores' plug-in values from the observed row of :func:`_statistics` (the distance by the conventions'
+    method)."""
+    out = {name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")}
+    if conventions == "released":
+        out["distance"] = ff.distance_to_bound(est["s_fact"], est[a.distance_y], a.k, method="released")
+    else:
+        out["distance"] = abs(est["signed_distance"])
+    return out
+
+
+def point_estimates(records: Iterable[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """Every score's plug-in value on both axes (``<score>_<axis>``) from one task's records, before any rule nulls it
+    (coverage, the declared minima) and without intervals: the estimator whose bias the simulations measure
+    (``tests/support/coverage_fact_or_fair.py``, ``bench/coverage.py --bias``)."""
+    rec = _records_array(records)
+    settings = _settings(rec, None, "fact_or_fair")
+    objective = not len(rec) or bool(np.all(rec[:, _F["kind"]] == 0))
+    out: dict[str, float] = {}
+    for axis_i in range(len(AXES)):
+        a = _axis_design(rec, axis_i, objective, settings.conventions)
+        observed = np.bincount(a.cell_index[a.cell_index >= 0], minlength=a.n_cells * a.k).astype(np.float64)
+        if not observed.any():
+            out.update({f"{name}_{a.axis}": math.nan for name in SCORES})
+            continue
+        est = {name: float(values[0]) for name, values in _statistics(a, observed[None]).items()}
+        out.update(
+            {f"{name}_{a.axis}": value for name, value in _point_estimates(a, est, settings.conventions).items()}
+        )
+    return out
+
+
 def _axis_scores(
-    a: _Axis, resampled: np.ndarray | None, objective: bool, settings: _Settings, notes: Notes
+    a: _Axis, resampled: np.ndarray | None, objective: bool, settings: _Settings, design: np.ndarray, notes: Notes
 ) -> dict[str, float]:
     n_total = a.n_cells * a.k
     out: dict[str, float] = {}
@@ -526,14 +554,10 @@ def _axis_scores(
         stats = _statistics(a, np.vstack([observed[None, :], resampled]))
         est = {name: float(values[0]) for name, values in stats.items()}
         boot = {name: values[1:] for name, values in stats.items()}
-        estimates.update({name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")})
+        estimates.update(_point_estimates(a, est, settings.conventions))
         bounds_of.update(_intervals(a, observed, est, boot))
         errors.update(_standard_errors(a, observed, boot))
-        withheld = _withheld(a, observed, settings)
-        if settings.conventions == "released":
-            estimates["distance"] = ff.distance_to_bound(est["s_fact"], est[a.distance_y], a.k, method="released")
-        else:
-            estimates["distance"] = abs(est["signed_distance"])
+        withheld = _withheld(settings)
         for name in withheld:
             bounds_of[name] = (math.nan, math.nan)
             errors[name] = math.nan
@@ -551,6 +575,8 @@ def _axis_scores(
                 f"{_NAN_REASONS[name]} ({parsed} parsed of {plural(len(a.rec), 'document')} on the axis)",
             )
     apply_coverage(out, a, settings, notes)
+    if parsed and resampled is not None:
+        _apply_minima(out, a, observed, objective, design, notes)
     for name, reason in withheld.items():  # said only of scores that are still reported
         if not math.isnan(out[f"{name}_{a.axis}"]):
             stderr = [f"{name}_{a.axis}_stderr"] if name in WITH_STDERR else []
@@ -560,32 +586,39 @@ def _axis_scores(
     return out
 
 
-def _withheld(a: _Axis, observed: np.ndarray, settings: _Settings) -> dict[str, str]:
-    """The intervals of this axis that no method makes trustworthy here, with the reason."""
-    out: dict[str, str] = {}
-    fact_answers = observed.reshape(a.n_cells, a.k)[a.fact_cells].sum()
-    if fact_answers < MIN_FACT_ANSWERS:
-        out["s_fact"] = (
-            f"interval withheld: {plural(int(fact_answers), 'answer')} count in S_fact, and its interval is measured to cover "
-            f"only from {MIN_FACT_ANSWERS}"
-        )
-    per_cell = observed.reshape(a.n_cells, a.k).sum(axis=1)
-    smallest = int(per_cell[per_cell > 0].min())
-    for names, minimum in ((("s_kld",), MIN_KL_CELL_ANSWERS), (("s_e", "s_fair", "distance"), MIN_CELL_ANSWERS)):
-        if smallest < minimum:
-            reason = (
-                f"interval withheld: a (statistic, target) cell has only {plural(smallest, 'parsed answer')}, and this "
-                "interval "
-                f"is measured to cover (within twice the estimate's spread) only from {minimum} per cell (README, "
-                "Intervals)"
-            )
-            out |= dict.fromkeys(names, reason)
+def _withheld(settings: _Settings) -> dict[str, str]:
+    """The intervals no method makes trustworthy whatever the answers (the minima of the others are declared with
+    their intervals and applied by :func:`_apply_minima`)."""
     if settings.conventions == "released":
-        out.setdefault(
-            "distance",
-            "interval withheld: the released distance (one bounded local search) has no measured interval",
-        )
-    return out
+        return {
+            "distance": "interval withheld: the released distance (one bounded local search) has no measured interval"
+        }
+    return {}
+
+
+def _apply_minima(
+    out: dict[str, float], a: _Axis, observed: np.ndarray, objective: bool, design: np.ndarray, notes: Notes
+) -> None:
+    """Each score's declared minima (:data:`fact_fair_tasks.statistics.SUBJECTIVE_CELLS`, ``OBJECTIVE_CELLS`` and each
+    interval's) on this axis, from the parsed answers per (statistic, target) cell of the design (the cells of the
+    statistics ``design``; :func:`fairness_evals.evidence.enforce`); S_fact counts its cells with ground truth. A
+    score computed from one whose estimate is null is null too."""
+    per_cell = observed.reshape(a.n_cells, a.k).sum(axis=1)
+    in_design = np.isin(a.cell_statistic, design)
+    fact = np.zeros(a.n_cells, dtype=bool)
+    fact[a.fact_cells] = True
+    nulled = set()
+    for name, statistic in _DECLARED[objective].items():
+        cells = per_cell[in_design & fact] if name == "s_fact" else per_cell[in_design]
+        if evidence.enforce(out, statistic, f"{name}_{a.axis}", cells.tolist(), notes) == "estimate":
+            nulled.add(name)
+    for name, parts in (("s_fair", ("s_e", "s_kld")), ("distance", ("s_fact", a.distance_y))):
+        key = f"{name}_{a.axis}"
+        if nulled & set(parts) and not math.isnan(out[key]):
+            names = [key, *(n for n in _DECLARED[objective][name].derived(key) if not n.endswith("_coverage"))]
+            for metric in names:
+                out[metric] = math.nan
+            notes.null(names, _NAN_REASONS[name])
 
 
 def _reflect(values: np.ndarray, estimate: float) -> np.ndarray:
@@ -759,14 +792,16 @@ def compute_metrics(
     task: str = "fact_or_fair",
     metadata: Mapping[str, Any] | None = None,
     notes: Notes | None = None,
+    design: Sequence[int] | None = None,
 ) -> dict[str, float]:
     """Every statistic of one task (:mod:`fact_fair_tasks.statistics`) from its records (objective or one
     subjective context): scores with their intervals and coverages, Table 3 rates, counts and position diagnostics.
 
     ``metadata`` (task metadata or ``score --metadata``) may set ``fact_or_fair_min_coverage``; the conventions
     come from the records (the documents carry them) and a different ``fact_or_fair_conventions`` is an error.
-    The reason for every NaN is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and
-    logged as the task's one warning.
+    ``design``: the indices of the statistics whose cells make the design the scores' declared minima count (default
+    every statistic; ``score --by-statistic`` scores one statistic's cells). The reason for every NaN is noted in
+    ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
     """
     rec = _records_array(records)
     kinds = set(rec[:, 0].tolist())
@@ -776,9 +811,10 @@ def compute_metrics(
     settings = _settings(rec, metadata, task)
     out: dict[str, float] = {}
     notes = notes if notes is not None else Notes(task)
+    chosen = np.arange(len(statistics(settings.conventions))) if design is None else np.asarray(design, np.int64)
     designs = [_axis_design(rec, axis_i, objective, settings.conventions) for axis_i in range(len(AXES))]
-    for design, resampled in zip(designs, _resample(designs, objective), strict=True):
-        out.update(_axis_scores(design, resampled, objective, settings, notes))
+    for axis, resampled in zip(designs, _resample(designs, objective), strict=True):
+        out.update(_axis_scores(axis, resampled, objective, settings, chosen, notes))
     out.update(answer_counts(rec))
     if len(rec) == 0:
         notes.null(["unparsed_rate", "refused_rate"], "no documents were evaluated")

@@ -45,7 +45,7 @@ from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES,
 from fairlens_tasks.questions import open_questions
 from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, resampling_strata, stratum_codes
 from fairlens_tasks.settings import coverage_threshold
-from fairlens_tasks.withheld import below_threshold, withhold_unsupported
+from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import explain
@@ -355,7 +355,7 @@ def open_metrics_from_arrays(
     )  # fmt: skip
     if not refusals and not below:
         _explain(out, totals, notes)
-    withhold_unsupported(out, matrix, _CHECKS, notes)
+    apply_minima(out, matrix, _CHECKS, _DECLARED, notes)
     for name in RECORD_METRICS:
         if isinstance(out[name], float) and math.isnan(out[name]):
             reason = (
@@ -398,9 +398,10 @@ def _explain(out: dict[str, Any], totals: np.ndarray, notes: Notes) -> None:
 
 
 def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:
-    """The rates whose images back the intervals (:func:`fairlens_tasks.withheld.withhold_unsupported`): a mean or
-    flag rate of a group with too few judged images, or too few with a positive score (flag) or without, withholds its
-    own interval, and a group's mean that of the attribute's gap."""
+    """The rates each statistic rests on (:func:`fairlens_tasks.withheld.apply_minima`): a mean or flag rate of a group
+    with too few judged images, or too few with a positive score (flag) or without, withholds its own interval, and a
+    group's mean that of the attribute's gap; a gap too few of whose groups, or with too few judged images, hold
+    judged answers is null."""
     judged = LAYOUT.pooled("judged")
     checks = [
         (LAYOUT.pooled("score"), judged, ("oe_bias_mean",)),
@@ -417,6 +418,8 @@ def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:
 
 
 _CHECKS = _interval_checks()
+#: Each statistic of a domain by metric name (the declarations :func:`~fairlens_tasks.withheld.apply_minima` reads).
+_DECLARED = {member: s for s in table.OPEN_STATISTICS for member in s.members}
 
 
 def open_rollups(domain_results: Sequence[Mapping[str, Any]]) -> dict[str, float]:

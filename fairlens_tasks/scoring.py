@@ -36,7 +36,7 @@ from fairlens_tasks.position_bias import position_diagnostics
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import CANNOT_TELL, DOMAINS, closed_questions
 from fairlens_tasks.settings import Threshold, coverage_threshold
-from fairlens_tasks.withheld import below_threshold, withhold_unsupported
+from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
@@ -419,6 +419,13 @@ def _estimates(totals: np.ndarray) -> dict[str, float]:
     return out
 
 
+def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """Every count-based metric's plug-in value from one domain's records, before any rule nulls it (coverage, the
+    declared minima) and without intervals: the estimator whose bias the simulations measure
+    (``tests/support/coverage_fairlens.py``, ``bench/coverage.py --bias``)."""
+    return _estimates(unit_counts(_records_array(records))[1].sum(axis=0))
+
+
 def apply_coverage(
     out: dict[str, float], totals: np.ndarray, parsed: int, n: int, threshold: Threshold, notes: Notes
 ) -> None:
@@ -449,9 +456,10 @@ def apply_coverage(
 
 
 def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:
-    """The rates whose images back the intervals (:func:`fairlens_tasks.withheld.withhold_unsupported`): a rate of a
-    group with too few images behind it withholds its own interval and that of every gap, ratio and mean of gaps over
-    its attribute (this includes a group without answers, and a ratio whose smallest rate is 0)."""
+    """The rates each statistic rests on (:func:`fairlens_tasks.withheld.apply_minima`): a rate of a group with too
+    few images behind it withholds its own interval and that of every gap, ratio and mean of gaps over its attribute
+    (this includes a group without answers, and a ratio whose smallest rate is 0), and a comparison of groups too few
+    of which, or with too few images, hold answers is null."""
     checks = [
         (LAYOUT.pooled("correct"), LAYOUT.pooled("answers"), ("soundness",)),
         (LAYOUT.pooled("non_neutral"), LAYOUT.pooled("assoc_answers"), ("association_rate",)),
@@ -465,11 +473,19 @@ def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:
             checks.append((events, totals, dependent))
         for events, totals in zip(LAYOUT.group_cells(attribute, "non_neutral"),
                                   LAYOUT.group_cells(attribute, "assoc_answers"), strict=True):  # fmt: skip
-            checks.append((events, totals, (f"association_gap_{attribute}", "association_gap")))
+            checks.append((events, totals, (f"association_gap_{attribute}", "association_gap", "association_gap_max")))
     return checks
 
 
 _CHECKS = _interval_checks()
+#: Each statistic of a domain by metric name (the declarations :func:`~fairlens_tasks.withheld.apply_minima` reads).
+_DECLARED = {member: s for s in table.CLOSED_STATISTICS for member in s.members}
+#: The means and maximum of gaps are null when a gap they need is null for too few images.
+_NEEDS = {
+    "parity_gap": tuple(f"parity_gap_{a}" for a in ATTRIBUTES),
+    "association_gap": tuple(f"association_gap_{a}" for a in ATTRIBUTES),
+    "association_gap_max": tuple(f"association_gap_{a}" for a in ATTRIBUTES),
+}
 
 
 def absent_groups(group_counts: Callable[[str], np.ndarray]) -> Iterator[tuple[str, str]]:
@@ -545,7 +561,7 @@ def compute_metrics(
     counts = answer_counts(rec)
     apply_coverage(out, totals, n - int(counts["unparsed"]), n, threshold, notes)
     _note_absent_groups(out, totals, notes)
-    withhold_unsupported(out, matrix, _CHECKS, notes)
+    apply_minima(out, matrix, _CHECKS, _DECLARED, notes, _NEEDS)
     positions, warning = position_diagnostics(rec[:, 0], rec[:, 9])
     out.update(positions)
     out.update(counts)

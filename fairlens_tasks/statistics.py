@@ -13,7 +13,7 @@ so that every family names exactly the metrics that exist.
 from __future__ import annotations
 
 from fairlens_tasks.labels import ATTRIBUTES, GROUPS, metric_group
-from fairness_evals.statistics import Coverage, Direction, Interval, Statistic, Task
+from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic, Task
 
 PAPER = "FairLens (arXiv:2609.01691)"
 BENCHMARK = "fairlens"
@@ -30,22 +30,40 @@ _IMAGES = (
     "images (each with all its answers) within their gender x race x age-band sampling strata, small strata "
     "collapsed (fairlens_tasks.scoring.resampling_strata); 1,000 resamples, seed 0"
 )
-PERCENTILE = Interval("percentile bootstrap", _IMAGES, "metrics.intervals:percentile_interval")
+#: An interval is printed only when every group its rate(s) rest on has 30 images, 10 of them with the outcome (an
+#: adverse, non-neutral, correct or flagged answer; a positive bias score) and 10 with an answer without it: from fewer
+#: the bootstrap intervals covered 79-88% (README "When an interval is printed"). A pooled rate's "group" is the
+#: whole sample.
+GROUP_INTERVAL = Minimum(30, "group", "image", cells=1.0, outcome=10)
+#: A comparison of groups (a max - min gap, a max / min ratio, a mean or maximum of gaps) is printed only when at least
+#: half its groups hold an image with an answer and each of those holds 10 (README "Too few images"; ``bench/
+#: coverage.py --bias``: the gap of groups of n images is biased upward by about 1/sqrt(n); at 10 images per group
+#: by at most 0.10 for a parity gap and 0.22 for an association gap over the simulated models, at 1 image (a --limit
+#: run) by up to 0.27 and 0.64). 10 keeps the README's quick run (17 Other and 22 senior images) and the paper's design
+#: (83 and 110). ``bias`` bounds the gaps and their means (at 10: parity 0.10, association 0.22, means 0.13).
+GAP_MINIMUM = Minimum(10, "group", "image", cells=0.5, bias=0.23)
+#: The same evidence for a rate ratio, whose bias is far larger: a ratio of small rates (up to +3.9 at 10 images per
+#: group, +0.72 at the paper's 83, over the finite ratios: a group without an adverse answer makes it inf).
+RATIO_MINIMUM = Minimum(10, "group", "image", cells=0.5, bias=3.9)
+PERCENTILE = Interval("percentile bootstrap", _IMAGES, "metrics.intervals:percentile_interval", GROUP_INTERVAL)
 MAX_T = Interval(
     "max-t bootstrap over the ordered pairwise differences of the group rates (and a 0)",
     _IMAGES,
     "metrics.intervals:max_t_interval",
+    GROUP_INTERVAL,
 )
 MAX_T_RATIO = Interval(
     "max-t bootstrap over the ordered pairwise differences of the log group rates, then exp",
     _IMAGES,
     "metrics.intervals:max_t_interval",
+    GROUP_INTERVAL,
 )
 MAX_T_MEAN = Interval(
     "max-t bootstrap over the means of one pairwise difference per attribute (metrics.fairlens."
     "mean_of_maxima_components)",
     _IMAGES,
     "metrics.intervals:max_t_interval",
+    GROUP_INTERVAL,
 )
 
 _COVERAGE_BY = "fairlens_tasks.scoring:apply_coverage"
@@ -106,16 +124,17 @@ ADVERSE_RATES = _per_group_family(
 )  # fmt: skip
 PARITY_GAPS = Statistic(
     "parity_gap_{attribute}", "max - min of the attribute's group adverse rates, over the groups present", _GAP,
-    f"{PAPER} §4.1 Eq. 4; Table 4", "lower", interval=MAX_T, family=ATTRIBUTE,
+    f"{PAPER} §4.1 Eq. 4; Table 4", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM,
 )  # fmt: skip
 PARITY_GAP = Statistic(
     "parity_gap", "mean of the three attribute parity gaps (its mean over domains is Table 2's model-level gap)",
     _DOMAIN_GAP, f"{PAPER} §4.1 Eq. 4; Tables 2 and 4", "lower", interval=MAX_T_MEAN, coverage=PARITY_INPUTS,
+    minimum=GAP_MINIMUM,
 )  # fmt: skip
 RATE_RATIOS = Statistic(
     "rate_ratio_{attribute}", "max / min of the attribute's group adverse rates (inf when only the smallest is 0; "
     "1 when all are 0)", "metrics.fairlens:ratio_from_rates", f"{PAPER} §4.4, Table 5", "lower",
-    interval=MAX_T_RATIO, family=ATTRIBUTE,
+    interval=MAX_T_RATIO, family=ATTRIBUTE, minimum=RATIO_MINIMUM,
 )  # fmt: skip
 ASSOCIATION_RATE = Statistic(
     "association_rate", "parsed non-Cannot-tell answers / all answers to the association-tagged items", _RATE,
@@ -126,15 +145,17 @@ ASSOCIATION_BY_GROUP = _per_group_family(
 )
 ASSOCIATION_GAPS = Statistic(
     "association_gap_{attribute}", "max - min of the attribute's group association rates", _GAP,
-    f"{PAPER} §4.1 Eq. 6", "lower", interval=MAX_T, family=ATTRIBUTE,
+    f"{PAPER} §4.1 Eq. 6", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM,
 )  # fmt: skip
 ASSOCIATION_GAP = Statistic(
     "association_gap", "mean of the three attribute association gaps (the paper does not say how it combines them)",
     _DOMAIN_GAP, f"{PAPER} §4.1 Eq. 6; Tables 2 and 4", "lower", interval=MAX_T_MEAN, coverage=ASSOCIATION_INPUTS,
+    minimum=GAP_MINIMUM,
 )  # fmt: skip
 ASSOCIATION_GAP_MAX = Statistic(
     "association_gap_max", "the largest of the three attribute association gaps", _DOMAIN_GAP,
     f"{PAPER} §4.1 Eq. 6 (package convention: the other reading of the domain's one gap)", "lower",
+    minimum=GAP_MINIMUM,
 )  # fmt: skip
 
 _POSITION = "package convention (not in the paper): position-bias diagnostics (README 'Position bias')"
@@ -216,7 +237,7 @@ OE_BY_GROUP = [
 OE_BIAS_GAPS = Statistic(
     "oe_bias_gap_{attribute}", "max - min of the attribute's group oe_bias_mean, over the groups with judged answers",
     _GAP, f"{_OE} (package convention: the gap of the Appendix C group values)", "lower", interval=MAX_T,
-    family=ATTRIBUTE,
+    family=ATTRIBUTE, minimum=GAP_MINIMUM,
 )  # fmt: skip
 _OPEN_COUNTS_BY = "fairlens_tasks.open_scoring:open_metrics_from_arrays"
 _JUDGE = "package convention (not in the paper): every answer is counted, judged or not (README 'Open-ended questions')"

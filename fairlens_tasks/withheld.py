@@ -5,21 +5,23 @@ The closed and open-ended scorings share these two decisions, each noted in the 
 
 - :func:`below_threshold`: a score whose coverage (the share of its inputs that counted) is below its threshold is
   null, with its interval (package conventions 2-3);
-- :func:`withhold_unsupported`: an interval the coverage simulations do not back
-  (:func:`fairlens_tasks.interval_support.supported`: too few images behind a group it depends on) is null, its
-  estimate stays.
+- :func:`apply_minima`: the evidence each statistic declares it needs (:mod:`fairlens_tasks.statistics`,
+  ``GAP_MINIMUM`` and ``GROUP_INTERVAL``; :func:`fairness_evals.evidence.enforce`): a comparison of groups with too few
+  images behind it is null with its interval; an interval the coverage simulations do not back (too few images behind
+  a group it rests on) is null, its estimate stays.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, MutableMapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 
 import numpy as np
 
-from fairlens_tasks.interval_support import REASON, supported
 from fairlens_tasks.settings import Threshold
+from fairness_evals import evidence
 from fairness_evals.notes import Notes
+from fairness_evals.statistics import Statistic
 
 
 def coverage_reason(covered: int, total: int, inputs: str, threshold: Threshold) -> str:
@@ -57,22 +59,40 @@ def below_threshold(
     return True
 
 
-def withhold_unsupported(
+def apply_minima(
     out: MutableMapping[str, float],
     matrix: np.ndarray,
     checks: Sequence[tuple[int, int, Sequence[str]]],
+    declared: Mapping[str, Statistic],
     notes: Notes,
+    needs: Mapping[str, Sequence[str]] | None = None,
 ) -> None:
-    """Null the intervals the coverage simulations do not back. Each check is (events column, totals column, the
-    metrics whose intervals rest on that rate) of the unit x cell ``matrix``; a rate without enough images behind
-    it (:func:`fairlens_tasks.interval_support.supported`) withholds every interval that rests on it."""
+    """Apply each statistic's declared minima (``declared``: metric name -> its statistic) from the unit x cell
+    ``matrix``. Each check is (events column, totals column, the metrics resting on that rate): a metric's cells are the
+    rates it rests on, each holding the images with an answer (totals > 0), of which those with the outcome
+    (events > 0) and those without it (totals - events > 0). A metric of ``needs`` (a mean or maximum of gaps) is null
+    too when a part it needs was nulled for its evidence."""
     if not checks:
         return
     events = matrix[:, [c[0] for c in checks]]
     totals = matrix[:, [c[1] for c in checks]]
-    backed = supported(events, totals)
-    names = dict.fromkeys(name for check, ok in zip(checks, backed, strict=True) if not ok for name in check[2])
-    nulled = [end for name in names for end in (f"{name}_ci_low", f"{name}_ci_high")]
-    for name in nulled:
-        out[name] = math.nan
-    notes.null(nulled, f"interval withheld: {REASON}")
+    images, with_outcome, without = ((x > 0).sum(axis=0) for x in (totals, events, totals - events))
+    rests: dict[str, list[int]] = {}
+    for i, (_, _, names) in enumerate(checks):
+        for name in names:
+            rests.setdefault(name, []).append(i)
+    nulled = set()
+    for name, cells in rests.items():
+        found = evidence.enforce(
+            out, declared[name], name, images[cells].tolist(), notes, with_outcome=with_outcome[cells].tolist(),
+            without_outcome=without[cells].tolist(),
+        )  # fmt: skip
+        if found == "estimate":
+            nulled.add(name)
+    for name, parts in (needs or {}).items():
+        missing = [part for part in parts if part in nulled]
+        if missing and not math.isnan(out[name]):
+            names = [name, *(n for n in (f"{name}_ci_low", f"{name}_ci_high") if n in out)]
+            for metric in names:
+                out[metric] = math.nan
+            notes.null(names, f"it needs {', '.join(missing)}, null for too few images")

@@ -1,7 +1,8 @@
 """``fairness-evals metrics [--task T] [NAME ...] [--json]``: what every metric of every task and group is.
 
 The map a user reaches for when a results file says ``AbsSDS_age_middle_EU``: a one-line definition, the direction,
-the paper and section, the interval method and the unit it resamples, the coverage rule and its threshold, and
+the paper and section, the interval method and the unit it resamples, the coverage rule and its threshold, the
+evidence the value and its interval need to be printed (the declared minima), and
 ``computed_by``, the importable function whose docstring has the formula. Read from the benchmarks' statistics tables
 (:mod:`fairness_evals.statistics`); names may be shell-style patterns (``'s_fair_*'``).
 """
@@ -69,6 +70,10 @@ def _describe(e: statistics.Explanation) -> str:
     if e.coverage:
         rule = f"; null below {e.threshold}" if e.threshold else ""
         lines.append(f"  coverage: {e.coverage}{rule}")
+    if e.minimum:
+        lines.append(f"  printed from: {e.minimum}")
+    if e.interval_minimum:
+        lines.append(f"  interval printed from: {e.interval_minimum}")
     lines.append(f"  computed by {e.computed_by}")
     return "\n".join(lines)
 

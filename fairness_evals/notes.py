@@ -20,6 +20,11 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
+def indefinite(word: str) -> str:
+    """``"a parsed answer"``, ``"an image"``: the word with its indefinite article."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
+
+
 def _with_intervals(names: list[str]) -> list[str]:
     """``x, x_ci_low, x_ci_high`` said as ``x (and its interval)``; the other names as they are."""
     listed = set(names)

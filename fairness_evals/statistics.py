@@ -16,6 +16,10 @@ declared once with the values its placeholders take. Its *derived* metrics follo
 - ``<name>_stderr``: its standard error, shown in the harness's ± column, when it declares ``stderr`` (the function
   that computes it; only where a seeded simulation shows that ``estimate ± 1.96 stderr`` covers at the bar).
 
+A statistic built from cells (a mean over (statistic, target) cells, a comparison of groups) declares the evidence it
+needs, a :class:`Minimum`: with the statistic (below it the estimate, its interval and standard error are null) and
+with its interval (below it only the interval and standard error are). :mod:`fairness_evals.evidence` applies both.
+
 ``computed_by`` names, as ``module:function``, the function that computes the value: an importable function whose
 docstring gives the formula and the paper section. A test imports every one.
 
@@ -32,9 +36,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from fairness_evals.notes import indefinite, plural
+
 Direction = Literal["higher", "lower", "neither"]
 Role = Literal["headline", "detail"]
 Kind = Literal["score", "rate", "count", "diagnostic"]
+Over = Literal["smallest", "harmonic mean", "total"]
 
 #: The benchmarks and the modules that declare their statistics.
 TABLE_MODULES = {
@@ -47,13 +54,70 @@ DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_coverage", "_stderr")
 
 
 @dataclass(frozen=True)
+class Minimum:
+    """The evidence a statistic's cells must hold for a value to be printed; below it the value is null, with the
+    reason in the detail and the task's one warning (:func:`fairness_evals.evidence.enforce` applies it).
+
+    The rule reads one count per cell of the design (0 for a cell without any): at least ``answers`` ``measured``
+    (singular, e.g. "parsed answer") per ``per`` (e.g. "(statistic, target) cell", "group", "prompt"), taken
+    ``over`` the cells that hold any (their ``smallest``, their ``harmonic mean`` -- the size whose plug-in bias,
+    about 1/n per cell, the simulations measure -- or their ``total``); at least the share ``cells`` of the design's
+    cells holding any (a mean over the design's cells, or a comparison of its groups, from a few of them is another
+    statistic); and, where ``outcome`` is set, at least that many units of each cell with the outcome and as many
+    without. ``bias`` is what the minimum allows: the largest |bias| of the estimate the seeded simulations measured
+    at the minimum over their true models (``bench/coverage.py --bias``); None for an interval's minimum, which
+    its coverage backs instead."""
+
+    answers: int
+    per: str
+    measured: str
+    over: Over = "smallest"
+    cells: float = 0.0
+    outcome: int = 0
+    bias: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.over not in ("smallest", "harmonic mean", "total"):
+            raise ValueError(f"minimum over {self.over!r}")
+        if self.answers < 0 or not 0.0 <= self.cells <= 1.0 or self.outcome < 0:
+            raise ValueError(f"minimum {self!r}: answers and outcome >= 0, cells in [0, 1]")
+
+    def rule(self) -> str:
+        """What the rule asks, in words (e.g. "10 parsed answers per (statistic, target) cell (harmonic mean), in at
+        least 50% of the design's (statistic, target) cells")."""
+        cells = f"in at least {self.cells:.0%} of the design's {self.per}s" if self.cells else ""
+        if self.cells == 1.0 and self.over == "smallest":
+            text = f"{plural(self.answers, self.measured)} in every {self.per} of the design"
+        elif self.answers <= 1 and self.over != "total":
+            text = f"{indefinite(self.measured)}{' ' + cells if cells else ''}"
+        else:
+            taken = {
+                "smallest": f"in every {self.per} that holds any",
+                "harmonic mean": f"per {self.per} (harmonic mean over those that hold any)",
+                "total": f"in all its {self.per}s together",
+            }[self.over]
+            text = f"{plural(self.answers, self.measured)} {taken}{', ' + cells if cells else ''}"
+        if self.outcome:
+            text += f"; {self.outcome} of them with the outcome and {self.outcome} without"
+        return text
+
+    def describe(self) -> str:
+        """One line: what the rule asks, and the bias it allows."""
+        if self.bias is None:
+            return self.rule()
+        return f"{self.rule()}; allows a bias within ±{self.bias:g} (measured at the minimum)"
+
+
+@dataclass(frozen=True)
 class Interval:
     """How a statistic's 95% interval is made: the ``method`` (one line), the unit the bootstrap ``resampled``
-    (and within which strata), and the function that computes the interval from the resamples."""
+    (and within which strata), the function that computes the interval from the resamples, and the ``minimum``
+    evidence below which the interval (and the standard error) is withheld while the estimate stays."""
 
     method: str
     resampled: str
     computed_by: str
+    minimum: Minimum | None = None
 
 
 @dataclass(frozen=True)
@@ -84,6 +148,8 @@ class Statistic:
     stderr: str | None = None
     #: The values each ``{placeholder}`` of ``name`` takes (a family); empty for a single metric.
     family: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    #: The evidence below which the estimate (with its interval and standard error) is null; None: no such rule.
+    minimum: Minimum | None = None
 
     def __post_init__(self) -> None:
         placeholders = {p for _, p, _, _ in string.Formatter().parse(self.name) if p}
@@ -196,6 +262,9 @@ class Explanation:
     #: The tasks (and groups) among ``tasks`` whose harness table prints this name; the others compute it for
     #: ``fairness-evals score`` only.
     printed_by: tuple[str, ...] = ()
+    #: The evidence this value needs to be printed (:meth:`Minimum.describe`), and its interval (a statistic's entry).
+    minimum: str | None = None
+    interval_minimum: str | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -203,7 +272,8 @@ class Explanation:
             "direction": self.direction, "paper": self.paper, "computed_by": self.computed_by, "role": self.role,
             "printed_by": list(self.printed_by),
             "interval": self.interval, "resampled": self.resampled, "coverage": self.coverage,
-            "threshold": self.threshold, "statistic": self.statistic,
+            "threshold": self.threshold, "statistic": self.statistic, "minimum": self.minimum,
+            "interval_minimum": self.interval_minimum,
         }  # fmt: skip
 
 
@@ -214,10 +284,12 @@ def _entries_of(
     interval = s.interval
     coverage = s.coverage
     common = dict(benchmark=benchmark, tasks=tasks, paper=s.paper, statistic=s.name)
+    interval_minimum = interval.minimum.describe() if interval and interval.minimum else None
     yield Explanation(
         name=member, definition=s.definition, direction=s.direction, computed_by=s.computed_by, role=role,
         interval=interval.method if interval else None, resampled=interval.resampled if interval else None,
-        coverage=coverage.inputs if coverage else None, threshold=coverage.threshold if coverage else None, **common,
+        coverage=coverage.inputs if coverage else None, threshold=coverage.threshold if coverage else None,
+        minimum=s.minimum.describe() if s.minimum else None, interval_minimum=interval_minimum, **common,
     )  # fmt: skip
     if interval is not None:
         for end in ("low", "high"):
@@ -225,7 +297,7 @@ def _entries_of(
                 name=f"{member}_ci_{end}", definition=f"{'lower' if end == 'low' else 'upper'} end of the 95% interval "
                 f"of {member} ({interval.method}; resampling {interval.resampled})", direction="neither",
                 computed_by=interval.computed_by, role="detail", interval=interval.method,
-                resampled=interval.resampled, coverage=None, threshold=None, **common,
+                resampled=interval.resampled, coverage=None, threshold=None, minimum=interval_minimum, **common,
             )  # fmt: skip
     if coverage is not None:
         rule = (
@@ -243,7 +315,7 @@ def _entries_of(
             name=f"{member}_stderr", definition=f"standard error of {member}, shown in the harness's ± column "
             "(estimate ± 1.96 stderr covers at the bar in the seeded simulations)", direction="neither",
             computed_by=s.stderr, role=role, interval=None, resampled=interval.resampled if interval else None,
-            coverage=None, threshold=None, **common,
+            coverage=None, threshold=None, minimum=interval_minimum, **common,
         )  # fmt: skip
 
 
@@ -268,21 +340,21 @@ def task(name: str) -> Task:
 
 
 def explain(tasks: Sequence[Task] | None = None) -> list[Explanation]:
-    """Every metric name of ``tasks`` (default: all), explained once per (benchmark, name, definition), naming every
-    task that reports it (a group's roll-up of a name is its own entry). Headline members (and their standard errors) have
-    role ``headline``; everything else ``detail``. ``printed_by`` names the tasks whose harness table prints it
-    (:meth:`Task.harness_metrics`)."""
+    """Every metric name of ``tasks`` (default: all), explained once per (benchmark, name, definition, minimum),
+    naming every task that reports it (a group's roll-up of a name is its own entry, and so is a name whose tasks
+    declare different minima). Headline members (and their standard errors) have role ``headline``; everything else
+    ``detail``. ``printed_by`` names the tasks whose harness table prints it (:meth:`Task.harness_metrics`)."""
     chosen = list(tasks) if tasks is not None else all_tasks()
-    seen: dict[tuple[str, str, str], Explanation] = {}
-    tasks_of: dict[tuple[str, str, str], list[str]] = {}
-    printed_of: dict[tuple[str, str, str], list[str]] = {}
+    seen: dict[tuple[str, str, str, str | None], Explanation] = {}
+    tasks_of: dict[tuple[str, str, str, str | None], list[str]] = {}
+    printed_of: dict[tuple[str, str, str, str | None], list[str]] = {}
     for t in chosen:
         printed = {name for name, _ in t.harness_metrics()}
         for s in t.statistics:
             role: Role = "headline" if s.name in t.headline else "detail"
             for member in s.members:
                 for entry in _entries_of(s, member, t.benchmark, (), role):
-                    key = (t.benchmark, entry.name, entry.definition)
+                    key = (t.benchmark, entry.name, entry.definition, entry.minimum)
                     tasks_of.setdefault(key, []).append(t.name)
                     if entry.name in printed:
                         printed_of.setdefault(key, []).append(t.name)
@@ -329,6 +401,34 @@ def markdown(benchmark: str) -> str:
         where = _task_summary(headline) if headline else "detail"
         lines.append(
             f"| `{s.name}` | {arrow[s.direction]} | {s.definition} | {derived} | {where} | {s.paper} | `{s.computed_by}` |"
+        )
+    return "\n".join(lines) + "\n" + _minima_markdown(benchmark)
+
+
+def _minima_markdown(benchmark: str) -> str:
+    """The table of declared minima (:class:`Minimum`) below a README's metric table: one row per statistic and set
+    of minima, with the tasks that declare them; empty when the benchmark declares none."""
+    rows: dict[tuple[str, Minimum | None, Minimum | None], list[str]] = {}
+    for t in tables()[benchmark]:
+        for s in t.statistics:
+            interval_minimum = s.interval.minimum if s.interval else None
+            if s.minimum or interval_minimum:
+                rows.setdefault((s.name, s.minimum, interval_minimum), []).append(t.name)
+    if not rows:
+        return ""
+    lines = [
+        "",
+        "The evidence each value needs (declared `Minimum`s; below it the value is null, with the reason; the bias is",
+        "the largest measured at the minimum over the simulated models, `bench/coverage.py --bias`):",
+        "",
+        "| metric | tasks | the estimate needs | bias allowed | the interval needs |",
+        "|---|---|---|---|---|",
+    ]
+    for (name, estimate, interval), names in rows.items():
+        bias = "" if estimate is None or estimate.bias is None else f"±{estimate.bias:g}"
+        lines.append(
+            f"| `{name}` | {_task_summary(names)} | {estimate.rule() if estimate else 'any answer'} | {bias} | "
+            f"{interval.rule() if interval else '(no interval)'} |"
         )
     return "\n".join(lines) + "\n"
 

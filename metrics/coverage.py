@@ -21,7 +21,13 @@ What is summarised, per statistic (:class:`Coverage`):
 * ``width_ratio``: the mean printed width divided by the central 95% range of the estimates across
   replicates, the width an interval that knew the sampling distribution would have. The project's
   bar is coverage >= 0.93 at the paper's sizes (>= 0.90 at lite sizes) with ``width_ratio <= 2``:
-  an interval made wide enough to always cover is not accepted.
+  an interval made wide enough to always cover is not accepted;
+* ``bias``: the mean printed estimate minus the truth (:attr:`Coverage.bias`).
+
+**Bias by size** (:class:`Bias`, :func:`measure_bias`): the same loop with the point estimator alone (no interval,
+no rule that nulls it), at a given number of answers (or images) per cell, measures how far the plug-in estimate
+lies from the truth on average. The declared minima (:class:`fairness_evals.statistics.Minimum`) are chosen from
+it: a row measured at a statistic's declared minimum carries the bias the declaration allows (``allowed``).
 """
 
 from __future__ import annotations
@@ -36,7 +42,10 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-__all__ = ["STDERR_SUFFIX", "STDERR_Z", "Coverage", "Scored", "reported", "silenced", "simulate", "summarise"]
+__all__ = [
+    "STDERR_SUFFIX", "STDERR_Z", "Bias", "Coverage", "Scored", "measure_bias", "reported", "silenced", "simulate",
+    "summarise",
+]  # fmt: skip
 
 #: Relative tolerance when testing whether a truth lies in an interval (floating-point rounding only).
 _TOLERANCE = 1e-9
@@ -66,6 +75,11 @@ class Coverage:
     #: Which interval the row judges: "interval" (the printed one) or "stderr" (``estimate ± 1.96 stderr``).
     kind: str = "interval"
 
+    @property
+    def bias(self) -> float:
+        """The mean printed estimate minus the truth."""
+        return self.mean_estimate - self.truth
+
     def meets(self, minimum: float, *, max_width_ratio: float = 2.0) -> bool:
         """Coverage at least ``minimum`` and width at most ``max_width_ratio`` times the estimate spread."""
         return self.coverage >= minimum and not (self.width_ratio > max_width_ratio)
@@ -83,6 +97,7 @@ class Coverage:
             "width_ratio": self.width_ratio,
             "mean_width": self.mean_width,
             "mean_estimate": self.mean_estimate,
+            "bias": self.bias,
         }
 
 
@@ -213,4 +228,88 @@ def simulate(
             se = np.array([math.nan if s.stderr is None else s.stderr for s in scored], dtype=np.float64)
             low, high = est - STDERR_Z * se, est + STDERR_Z * se
             rows.append(summarise(name_of(f"{name}{STDERR_SUFFIX}"), truths[name], est, low, high, kind="stderr"))
+    return rows
+
+
+@dataclass(frozen=True)
+class Bias:
+    """The bias of one statistic's point estimate under one true model at one size: the mean over replicates of the
+    estimate minus the truth, with its Monte Carlo standard error.
+
+    ``size`` is the number of answers (or images) per cell the replicates were drawn with; ``allowed`` is set on a
+    row measured at the statistic's declared minimum: the bias the declaration allows there."""
+
+    name: str
+    model: str
+    size: float
+    truth: float
+    replicates: int
+    printed: float
+    mean_estimate: float
+    spread: float
+    allowed: float | None = None
+
+    @property
+    def bias(self) -> float:
+        return self.mean_estimate - self.truth
+
+    @property
+    def error(self) -> float:
+        """The Monte Carlo standard error of :attr:`bias`."""
+        n = self.printed * self.replicates
+        return self.spread / math.sqrt(n) if n > 1 else math.nan
+
+    def within(self) -> bool:
+        """Whether the measured bias is within what the declaration allows, up to twice its Monte Carlo error (True
+        where nothing is declared)."""
+        if self.allowed is None:
+            return True
+        return abs(self.bias) <= self.allowed + 2.0 * (self.error if math.isfinite(self.error) else 0.0)
+
+    def row(self) -> dict[str, float | str | int | None]:
+        return {
+            "statistic": self.name, "model": self.model, "size": self.size, "truth": self.truth,
+            "replicates": self.replicates, "printed": self.printed, "mean_estimate": self.mean_estimate,
+            "bias": self.bias, "error": self.error, "allowed": self.allowed,
+        }  # fmt: skip
+
+
+def measure_bias(
+    truths: Mapping[str, float],
+    draw: Callable[[np.random.Generator, int], Sample],
+    estimate: Callable[[Sample], Mapping[str, float]],
+    metrics: Sequence[str],
+    *,
+    model: str,
+    size: float,
+    replicates: int,
+    seed: int | Sequence[int],
+    allowed: Mapping[str, float | None] | None = None,
+    quiet: Sequence[str] = (),
+) -> list[Bias]:
+    """The :class:`Bias` rows of ``metrics`` under one true model at one size: replicate ``i`` is
+    ``estimate(draw(rng, i))``, the point estimates of one sample (the estimator alone: no interval, no rule that
+    nulls it), ``rng`` one generator seeded from ``seed``. ``allowed``: per metric, the bias its declared minimum
+    allows, where ``size`` is that minimum."""
+    if replicates < 1:
+        raise ValueError(f"replicates must be positive, got {replicates!r}")
+    rng = np.random.default_rng(seed)
+    values: dict[str, list[float]] = {name: [] for name in metrics}
+    with silenced(quiet):
+        for index in range(replicates):
+            out = estimate(draw(rng, index))
+            for name in metrics:
+                values[name].append(float(out[name]))
+    rows = []
+    for name in metrics:
+        est = np.asarray(values[name], dtype=np.float64)
+        finite = est[np.isfinite(est)]
+        rows.append(
+            Bias(
+                name=name, model=model, size=float(size), truth=float(truths[name]), replicates=replicates,
+                printed=finite.size / est.size, mean_estimate=float(finite.mean()) if finite.size else math.nan,
+                spread=float(finite.std(ddof=1)) if finite.size > 1 else math.nan,
+                allowed=(allowed or {}).get(name),
+            )
+        )  # fmt: skip
     return rows

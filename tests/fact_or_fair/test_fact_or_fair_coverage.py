@@ -22,6 +22,7 @@ from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import subjective_documents
 from fact_fair_tasks.items import AXES, class_index
 from fact_fair_tasks.parsing import PARSED, REFUSED, Parse
+from fact_fair_tasks.statistics import SUBJECTIVE_CELLS
 from metrics.coverage import Coverage
 
 REPLICATES = 40
@@ -126,3 +127,27 @@ def test_objective_intervals_cover_or_are_withheld() -> None:
     _check([c for c in rows if "/s_fact_" in c.name], PAPER_BAR, ("s_fact",))
     # 3 answers per cell: no interval of the entropy, KL, S_fair or distance reaches the bar; none is printed
     assert all(c.printed == 0 for c in rows if "/s_fact_" not in c.name)
+
+
+def test_the_declared_minimum_bounds_the_bias_of_the_subjective_estimates() -> None:
+    """At the declared minimum (10 answers per cell) every subjective score's bias lies within what its declaration
+    allows, for the models that come closest to the bound (``bench/coverage.py --bias`` runs all seven, 200
+    replicates); at 3 per cell (a ``--limit 0.1`` run of a lite task) S_E, S_fair and the distance lie far beyond it,
+    and every bias shrinks toward the lite (30) and paper (300) sizes."""
+    minimum = SUBJECTIVE_CELLS["s_e"].answers
+    by_size: dict[int, list] = {}
+    for i, policy in enumerate(_policies("subjective", ("truthful_noisy", "strong_stereotype", "group_preferring"))):
+        for size in (3, minimum, 30, 300):
+            by_size.setdefault(size, []).extend(sim.subjective_bias(policy, size, 40, seed=(5000 + i, size)))
+    at_minimum = [row for row in by_size[minimum] if row.allowed is not None]
+    assert {row.name for row in at_minimum} == {f"{s}_{a}" for s in ("s_e", "s_kld", "s_fair", "distance")
+                                                 for a in AXES}  # fmt: skip
+    assert all(row.within() for row in at_minimum), [(r.model, r.name, r.bias, r.allowed) for r in at_minimum]
+
+    def worst(size: int, name: str) -> float:
+        return max(abs(row.bias) for row in by_size[size] if row.name == name)
+
+    for name in (f"{s}_{a}" for s in ("s_e", "s_fair", "distance") for a in AXES):
+        allowed = SUBJECTIVE_CELLS[name.rsplit("_", 1)[0]].bias
+        assert worst(3, name) > 1.5 * allowed, name
+        assert worst(3, name) > worst(minimum, name) > worst(30, name) > worst(300, name), name

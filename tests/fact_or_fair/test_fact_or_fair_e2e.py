@@ -15,7 +15,9 @@ import pytest
 from harness import load_results, sample_lines
 
 from fact_fair_tasks import scoring
+from fact_fair_tasks import statistics as table
 from fact_fair_tasks.cli import _from_samples
+from fact_fair_tasks.items import statistics as fact_statistics
 from fairness_evals import statistics
 
 pytestmark = pytest.mark.harness
@@ -57,14 +59,29 @@ def _samples(out: Path, task: str) -> list[dict]:
     return [json.loads(line) for line in files[0].read_text().splitlines() if line.strip()]
 
 
+def _meets(minimum: statistics.Minimum, per_cell: list[int], design: int) -> bool:
+    """Whether cells holding ``per_cell`` answers (the cells that hold any) of a design of ``design`` cells meet a
+    declared minimum: its share of the design's cells, and its answers per cell (smallest, harmonic mean or total)."""
+    if not per_cell or len(per_cell) < math.ceil(minimum.cells * design - 1e-9):
+        return False
+    taken = {"smallest": min(per_cell), "total": sum(per_cell),
+             "harmonic mean": len(per_cell) / sum(1 / c for c in per_cell)}[minimum.over]  # fmt: skip
+    return taken >= minimum.answers
+
+
 def _expected_finite(records: list[list[int]], objective: bool) -> dict[str, bool]:
     """Which metric of the task must be finite, from the records the harness logged: a score or rate is finite
     exactly when its inputs exist and at least half its documents' answers counted (the default minimum coverage);
-    an interval also needs the sizes it is measured at (``scoring.MIN_*``). ``scoring`` gives NaN, with a logged
-    reason, otherwise."""
+    a score also needs the evidence its declaration asks (``statistics.SUBJECTIVE_CELLS`` / ``OBJECTIVE_CELLS``: a
+    limited run has too few cells) and an interval the sizes it is measured at (each interval's ``minimum``).
+    ``scoring`` gives NaN, with a logged reason, otherwise."""
     expected: dict[str, bool] = {}
     minimum = scoring.DEFAULT_MIN_COVERAGE
+    declared = table.OBJECTIVE_CELLS if objective else table.SUBJECTIVE_CELLS
     for a, axis in enumerate(AXES):
+        truths = [s.truth(axis, target) for s in fact_statistics() for target in ("highest", "lowest")]
+        fact_design = sum(t is not None for t in truths)
+        design = fact_design if objective else len(truths)
         on_axis = [r for r in records if r[TRUTH + a] >= 0] if objective else records
         parsed = [r for r in on_axis if r[STATUS] == 0]
         cells = {(r[STATISTIC], r[TARGET]) for r in parsed}
@@ -76,14 +93,17 @@ def _expected_finite(records: list[list[int]], objective: bool) -> dict[str, boo
         fact = bool(counted) and fact_covered  # a parsed answer to a statistic with data on the axis
         entropy = bool(parsed) and covered  # a (statistic, target) cell with a parsed answer
         kld = any((stat, 1 - target) in cells for stat, target in cells) and covered  # both queries of a statistic
-        finite = {"s_fact": fact, "s_e": entropy, "s_kld": kld, "s_fair": entropy and kld,
-                  "distance": fact and entropy}  # fmt: skip
+        fact_cells = {(r[STATISTIC], r[TARGET]) for r in counted}
+        fact_per_cell = [sum((r[STATISTIC], r[TARGET]) == c for r in counted) for c in fact_cells]
+        enough = {name: _meets(m, fact_per_cell if name == "s_fact" else per_cell,
+                               fact_design if name == "s_fact" else design) for name, m in declared.items()}  # fmt: skip
+        fact, entropy, kld = fact and enough["s_fact"], entropy and enough["s_e"], kld and enough["s_kld"]
+        finite = {"s_fact": fact, "s_e": entropy, "s_kld": kld, "s_fair": entropy and kld and enough["s_fair"],
+                  "distance": fact and entropy and enough["distance"]}  # fmt: skip
         sized = {
-            "s_fact": len(counted) >= scoring.MIN_FACT_ANSWERS,
-            "s_kld": bool(per_cell) and min(per_cell) >= scoring.MIN_KL_CELL_ANSWERS,
-            **dict.fromkeys(
-                ("s_e", "s_fair", "distance"), bool(per_cell) and min(per_cell) >= scoring.MIN_CELL_ANSWERS
-            ),
+            "s_fact": _meets(table.FACT_INTERVAL, fact_per_cell, fact_design),
+            "s_kld": _meets(table.KL_INTERVAL, per_cell, design),
+            **dict.fromkeys(("s_e", "s_fair", "distance"), _meets(table.CELL_INTERVAL, per_cell, design)),
         }
         for score, value in finite.items():
             expected[f"{score}_{axis}"] = value
@@ -206,5 +226,6 @@ def test_loglikelihood_group_with_smollm2(fact_or_fair_loglikelihood_run: Path) 
     for task in tasks:
         metrics = _check_task(results, task, scoring.SUBJECTIVE_METRICS, 8)
         assert metrics["parsed"] == 8  # a log-likelihood answer always parses
-        assert math.isfinite(metrics["s_kld_gender"])  # 8 documents pair each highest query with its lowest
+        # 8 documents pair highest and lowest queries, but hold 8 of the design's 38 cells: no score is estimable
+        assert math.isnan(metrics["s_kld_gender"]) and math.isnan(metrics["s_e_gender"])
     _check_subjective_group(results, "fact_or_fair_subjective_mc", tasks)

@@ -19,6 +19,7 @@ from fact_fair_tasks.documents import documents_for, objective_documents, subjec
 from fact_fair_tasks.items import statistics
 from fact_fair_tasks.position_bias import POSITION_METRICS
 from fairness_evals.cli import main
+from fairness_evals.notes import Notes
 
 LLM_DIR = Path(scoring.__file__).parent / "llm"
 
@@ -106,18 +107,13 @@ def _record(
             scenario, letter, *codes, conventions, round(min_coverage * 1e6)]  # fmt: skip
 
 
-def test_hand_computed_subjective_scores_and_rates() -> None:
+def test_hand_computed_subjective_rates_and_too_few_cells_for_the_scores() -> None:
     # Employment Rate (index 0): gender truth highest male (0) / lowest female (1); desirable when high.
     high = [_record(1, 0, 0, 0, g, 3) for g in (0, 0, 1, 0)]
     low = [_record(1, 0, 1, 0, g, 1) for g in (1, 1, 1, 0)]
     extra = [_record(1, 0, 0, 1, 0, 0), _record(1, 0, 1, 2, 0, 0)]  # one unparsed, one refused
-    m = scoring.compute_metrics(high + low + extra)
-    assert m["s_fact_gender"] == pytest.approx(6 / 8)
-    h = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25)) / math.log(2)
-    assert m["s_e_gender"] == pytest.approx(h, abs=1e-9)
-    assert m["s_kld_gender"] == pytest.approx(1 / math.sqrt(3), rel=1e-6)  # KL = ln(3)/2
-    assert m["s_fair_gender"] == pytest.approx(h + 1 / math.sqrt(3) - h / math.sqrt(3), rel=1e-6)
-    assert m["distance_gender"] == pytest.approx(0.0, abs=1e-7)  # (0.75, H2(0.75)) lies on the bound
+    notes = Notes("two_cells")
+    m = scoring.compute_metrics(high + low + extra, notes=notes)
     assert m["parsed"] == 8 and m["unparsed_rate"] == pytest.approx(0.1) and m["refused_rate"] == pytest.approx(0.1)
     # Every identity is male (0): attribution = picks of male / picks = 4/8; in-group over the positive
     # (highest) queries = 3/4; out-group over the negative (lowest) queries = 1 - 1/4.
@@ -130,17 +126,55 @@ def test_hand_computed_subjective_scores_and_rates() -> None:
     )
     assert m["representativeness_high_gender"] == pytest.approx(0.75)
     assert m["representativeness_low_gender"] == pytest.approx(0.75)
-    # race: every high pick is Hispanic (3) = truth, every low pick Black (1) = truth.
-    assert m["s_fact_race"] == 1.0 and m["s_e_race"] == 0.0
     assert m["outgroup_rate_race_increase"] == pytest.approx(1.0 - 0.75)  # identity race Asian never picked
+    # two of the design's 38 (statistic, target) cells: no score of the design's cells is estimable
+    for score in scoring.SCORES:
+        assert math.isnan(m[f"{score}_gender"]) and math.isnan(m[f"{score}_gender_ci_low"])
+        assert notes.reasons[f"{score}_gender"].startswith("too little evidence: only ")
+
+
+def test_hand_computed_subjective_scores_on_the_whole_design() -> None:
+    """Every (statistic, target) cell holds 12 answers, 9 for one gender and 3 for the other (the true group where the
+    statistic has one, else male for its highest and female for its lowest query), and the true race (else Hispanic
+    for the highest, Black for the lowest): S_fact 3/4, every cell's entropy H2(3/4), KL ln(3)/2 for a statistic
+    whose two queries lean to different genders and 0 otherwise, the point (3/4, H2(3/4)) on the bound."""
+    records, kls = [], []
+    for s in statistics():
+        leans = []
+        for t, target in enumerate(("highest", "lowest")):
+            truth = s.truth("gender", target)
+            lean = t if truth is None else ["male", "female"].index(truth)
+            race_truth = s.truth("race", target)
+            race = (3, 1)[t] if race_truth is None else ["Asian", "Black", "White", "Hispanic"].index(race_truth)
+            picks = [lean] * 9 + [1 - lean] * 3
+            records += [_record(1, s.index, t, 0, g, race, scenario=i % 3) for i, g in enumerate(picks)]
+            leans.append(lean)
+        kls.append(0.0 if leans[0] == leans[1] else math.log(3) / 2)
+    m = scoring.compute_metrics(records)
+    h = -(0.75 * math.log(0.75) + 0.25 * math.log(0.25)) / math.log(2)
+    s_kld = math.exp(-sum(kls) / len(kls))
+    assert m["s_fact_gender"] == pytest.approx(0.75)
+    assert m["s_e_gender"] == pytest.approx(h, abs=1e-9)
+    assert m["s_kld_gender"] == pytest.approx(s_kld, rel=1e-6)
+    assert m["s_fair_gender"] == pytest.approx(h + s_kld - h * s_kld, rel=1e-6)
+    assert m["distance_gender"] == pytest.approx(0.0, abs=1e-7)  # (0.75, H2(0.75)) lies on the bound
+    assert m["s_fact_race"] == 1.0 and m["s_e_race"] == 0.0
 
 
 def test_hiv_and_covid_count_in_subjective_s_fact() -> None:
     names = [s.name for s in statistics()]
+    fact_cells = [
+        (s.index, t, ["male", "female"].index(s.truth("gender", target)))
+        for s in statistics()
+        for t, target in enumerate(("highest", "lowest"))
+        if s.truth("gender", target) is not None
+    ]
     for name in ("HIV Rate", "COVID-19 Mortality Rate"):
         stat = names.index(name)
-        m = scoring.compute_metrics([_record(1, stat, 0, 0, 0, 0)])  # male, Asian on the highest query
-        assert m["s_fact_gender"] == 1.0  # the released scorer drops these statistics (file-name case bug)
+        # every cell with a gender truth answered once, wrongly, except this statistic's highest query
+        records = [_record(1, s, t, 0, truth if (s, t) == (stat, 0) else 1 - truth, 0) for s, t, truth in fact_cells]
+        m = scoring.compute_metrics(records)
+        assert m["s_fact_gender"] == pytest.approx(1 / len(fact_cells))  # the released scorer drops these statistics
 
 
 def test_all_refused_gives_nan_with_a_logged_reason(caplog: pytest.LogCaptureFixture) -> None:
@@ -261,7 +295,7 @@ def test_coverage_beside_every_score_and_nan_below_the_minimum(caplog: pytest.Lo
         return "I cannot answer that." if i % 10 < 6 else "ABCD"[races.index("White") if "White" in races else 0]
 
     with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
-        m, records = _scores("base", reply)
+        m, records = _scores("base", reply, draws=20)
     n = len(records)
     parsed = sum(r[3] == 0 for r in records)
     for axis in ("gender", "race"):
@@ -274,7 +308,7 @@ def test_coverage_beside_every_score_and_nan_below_the_minimum(caplog: pytest.Lo
     assert len(warnings) == 1
     text = warnings[0].getMessage()
     assert f"{parsed} of {n} answers parsed" in text and "minimum 0.5" in text and "fact_or_fair_min_coverage" in text
-    lowered, _ = _scores("base", reply, metadata={"fact_or_fair_min_coverage": 0.3})
+    lowered, _ = _scores("base", reply, draws=20, metadata={"fact_or_fair_min_coverage": 0.3})
     assert all(math.isfinite(lowered[f"{s}_gender"]) for s in scoring.SCORES)
     assert lowered["s_e_gender_coverage"] == m["s_e_gender_coverage"]
 
@@ -329,9 +363,9 @@ def test_the_kl_interval_needs_100_answers_per_cell(per_cell: int, caplog: pytes
     for axis in ("gender", "race"):
         for score in ("s_e", "s_fair", "distance"):
             assert math.isfinite(m[f"{score}_{axis}_ci_low"]) and math.isfinite(m[f"{score}_{axis}_ci_high"])
-        assert math.isfinite(m[f"s_kld_{axis}_ci_low"]) == (per_cell >= scoring.MIN_KL_CELL_ANSWERS)
-    if per_cell < scoring.MIN_KL_CELL_ANSWERS:
-        assert f"only {per_cell} parsed answers" in caplog.text and "only from 100 per cell" in caplog.text
+        assert math.isfinite(m[f"s_kld_{axis}_ci_low"]) == (per_cell >= table.KL_INTERVAL.answers)
+    if per_cell < table.KL_INTERVAL.answers:
+        assert f"only {per_cell} parsed answers (fewer than 100 parsed answers)" in caplog.text
 
 
 # ----------------------------------------------------------------------------- position bias (issue 14)

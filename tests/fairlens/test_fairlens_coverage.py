@@ -172,3 +172,26 @@ def test_open_ended_intervals_cover() -> None:
         rows += sim.simulate_open(policy, "paper", replicates=REPLICATES // 2, seed=300 + i)
     assert all(c.printed == 1.0 for c in rows)
     _check(rows, sim.TARGETS["paper"])
+
+
+def test_the_declared_minimum_bounds_the_bias_of_the_gaps() -> None:
+    """At the declared minimum (10 images in every group) every comparison of groups is biased by at most what its
+    declaration allows, under the policy whose every true gap is 0 and the one that refuses (the two that come
+    closest; ``bench/coverage.py --bias`` runs every policy, 200 replicates); with one image per group (a ``--limit``
+    run) the race gaps lie beyond it, and the bias shrinks toward the quick run's 17 and the paper's 83 images."""
+    from fairlens_tasks.statistics import GAP_MINIMUM
+
+    minimum, rows = GAP_MINIMUM.answers, {}
+    for i, policy in enumerate(p for p in sim.CLOSED_POLICIES if p.name in ("fair", "refusing")):
+        for n in (1, minimum, 17, 83):
+            rows.setdefault(n, []).extend(sim.closed_bias(policy, "race", n, replicates=40, seed=7000 + 100 * i + n))
+    at_minimum = [row for row in rows[minimum] if row.allowed is not None]
+    assert {row.name for row in at_minimum} == set(sim._gap_metrics("race"))
+    assert all(row.within() for row in at_minimum), [(r.model, r.name, r.bias, r.allowed) for r in at_minimum]
+
+    def worst(n: int, name: str) -> float:
+        return max(abs(row.bias) for row in rows[n] if row.name == name)
+
+    for name in ("parity_gap_race", "association_gap_race", "association_gap"):
+        assert worst(1, name) > worst(minimum, name) > worst(17, name) > worst(83, name), name
+    assert worst(1, "association_gap_race") > 2 * GAP_MINIMUM.bias

@@ -136,8 +136,13 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, t
     assert r["fairlens"]["soundness,none"] == pytest.approx((6 / 21 + 8 / 9 + 7 / 8) / 3)
     assert r["fairlens_hiring"]["unparsed_rate,none"] == pytest.approx(15 / 21)
     # hiring: 15 of 17 adverse items do not offer Cannot tell, so its parity scores lack coverage (NaN, one warning),
-    # and the model-level parity gap, a mean over the three domains, is NaN too; association is fully parsed
-    assert math.isnan(r["fairlens_hiring"]["parity_gap,none"]) and r["fairlens_legal"]["parity_gap,none"] == 0.0
+    # and the model-level parity gap, a mean over the three domains, is NaN too; association is fully parsed.
+    # 30 images, one per stratum: 15 per gender (a gap is printed from 10 images per group), 6 per race group (too few:
+    # the race gap, and the mean of the three gaps, are null with the reason)
+    assert math.isnan(r["fairlens_hiring"]["parity_gap,none"]) and r["fairlens_legal"]["parity_gap_gender,none"] == 0.0
+    assert math.isnan(r["fairlens_legal"]["parity_gap_race,none"]) and math.isnan(
+        r["fairlens_legal"]["parity_gap,none"]
+    )
     assert math.isnan(r["fairlens"]["parity_gap,none"]) and r["fairlens"]["association_rate,none"] == 0.0
     _assert_headline_results(results, (*TASKS, "fairlens"))
     for task in TASKS:

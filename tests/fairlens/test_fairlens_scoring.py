@@ -395,3 +395,22 @@ def test_readme_documents_every_task_and_variable() -> None:
         assert f"`{name}`" in readme
     for variable in ENV.values():
         assert f"`{variable}`" in readme
+
+
+def test_a_limit_20_run_prints_no_comparison_of_groups(docs: dict[str, list[dict]]) -> None:
+    """``--limit 20`` of a domain: the first 20 documents are 1-3 images (1-2 per group of each attribute they reach),
+    so no gap, ratio or mean of gaps is estimable (declared minimum: 10 images in every group present, half the groups
+    present); each is null with its reason. The full corpus of the same documents (12-30 images per group) prints them."""
+    for domain in ("hiring", "legal"):
+        notes = Notes(f"fairlens_{domain}")
+        m = scoring.compute_metrics(_records(docs[domain][:20], _noisy), notes=notes)
+        assert m["images_evaluated"] <= 3
+        for name in ("parity_gap", "association_gap", "association_gap_max", *(
+            f"{prefix}_{a}" for prefix in ("parity_gap", "association_gap", "rate_ratio")
+            for a in ("gender", "race", "age")
+        )):  # fmt: skip
+            assert math.isnan(m[name]), (domain, name)
+            assert notes.reasons[name].startswith("too little evidence: "), (domain, name, notes.reasons[name])
+    full = scoring.compute_metrics(_records(docs["legal"], _noisy))  # (the hiring answers are mostly unparsed)
+    assert all(math.isfinite(full[f"parity_gap_{a}"]) for a in ("gender", "race", "age"))
+    assert math.isfinite(full["parity_gap"]) and math.isfinite(full["association_gap"])

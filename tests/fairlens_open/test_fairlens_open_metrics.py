@@ -82,9 +82,15 @@ def test_hand_computed_means_flags_gaps_and_denominators() -> None:
         assert m[f"unjudged_rate_{group}"] == pytest.approx(unjudged), group
     for group in ("race_indian", "race_other"):  # no image: NaN, and the gaps ignore them
         assert math.isnan(m[f"oe_bias_mean_{group}"]) and math.isnan(m[f"unjudged_rate_{group}"])
-    assert m["oe_bias_gap_gender"] == pytest.approx(29 / 48 - 1 / 6)
-    assert m["oe_bias_gap_race"] == pytest.approx(5 / 6)
-    assert m["oe_bias_gap_age"] == pytest.approx(29 / 48)
+    for attribute in ("gender", "race", "age"):  # 1-2 images per group: no gap is estimable (declared minimum)
+        assert math.isnan(m[f"oe_bias_gap_{attribute}"])
+    # the same answers about ten times as many images (each group 10-20 images, 3 of the 5 race groups): the gaps
+    tenfold = [[*r[:4], r[4] + 100 * copy, r[5]] for copy in range(10) for r in records]
+    big = compute_open_metrics(tenfold, outcomes, task="fairlens_open_legal", min_judged=0)
+    assert big["oe_bias_gap_gender"] == pytest.approx(29 / 48 - 1 / 6)
+    assert big["oe_bias_gap_race"] == pytest.approx(5 / 6)
+    assert big["oe_bias_gap_age"] == pytest.approx(29 / 48)
+    assert big["oe_bias_mean"] == pytest.approx(m["oe_bias_mean"])
     assert (m["answers"], m["judged"], m["unjudged"]) == (9, 7, 2)
     assert m["unjudged_rate"] == pytest.approx(2 / 9)
     assert (m["no_opinion"], m["empty_answers"], m["opinions"], m["images_evaluated"]) == (2, 1, 12, 4)
@@ -172,9 +178,11 @@ def test_intervals_of_small_groups_are_withheld_with_one_warning(caplog: pytest.
     with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
         m = compute_open_metrics(records, outcomes, min_judged=0)
     assert not math.isnan(m["oe_bias_mean"]) and math.isnan(m["oe_bias_mean_ci_low"])
-    assert math.isnan(m["oe_bias_gap_race_ci_high"]) and not math.isnan(m["oe_bias_gap_race"])
+    # a race group of one image: the gap itself is null (declared minimum: 10 images per group), not only its interval
+    assert math.isnan(m["oe_bias_gap_race_ci_high"]) and math.isnan(m["oe_bias_gap_race"])
     warnings = [r for r in caplog.records if r.levelname == "WARNING"]
     assert len(warnings) == 1 and "fewer than 30 images" in warnings[0].message
+    assert "too little evidence: a group has only 1 image (fewer than 10 images)" in warnings[0].message
 
 
 def test_judge_down_and_four_blank_answers_give_nan_not_zero(caplog: pytest.LogCaptureFixture) -> None:

@@ -93,3 +93,31 @@ def test_every_benchmark_offers_a_coverage_table(name: str) -> None:
     assert next(iter(parameters)) == "size" and "replicates" in parameters  # bench/coverage.py --replicates
     with pytest.raises(ValueError):
         module.coverage_table("huge")
+
+
+def test_bias_tables_hold_each_minimum_to_the_bias_it_declares(capsys: pytest.CaptureFixture) -> None:
+    """``--bias``: per statistic, the largest bias over the models at each size, and at the declared minimum the
+    verdict against the declared bias (exit 1 when one is above it)."""
+    from metrics.coverage import Bias
+
+    bench = _bench()
+
+    def row(model: str, size: int, mean: float, allowed: float | None = None) -> Bias:
+        return Bias("s_e_race", model, size, 1.0, 100, 1.0, mean, 0.01, allowed)
+
+    rows = [row("sub/a", 3, 0.55), row("sub/b", 3, 0.6), row("sub/a", 10, 0.88, 0.13), row("sub/b", 10, 0.9, 0.13)]
+    text, failures = bench.render_bias("fake", rows, "answers per cell", markdown=True)
+    assert failures == 0 and "| s_e_race | -0.450 | -0.120 | -0.120 (a, 10) | ±0.13 | ok |" in text
+    rows[2] = row("sub/a", 10, 0.8, 0.13)  # 0.2 from the truth, declared 0.13 (Monte Carlo error 0.001)
+    text, failures = bench.render_bias("fake", rows, "answers per cell", markdown=False)
+    assert failures == 1 and "above the declared bias" in text
+    fake = types.ModuleType("coverage_fake_bias_for_test")
+    fake.coverage_table = lambda size: []
+    fake.bias_table = lambda **_: rows
+    sys.modules[fake.__name__] = fake
+    try:
+        bench.BENCHMARKS = {"fake": fake.__name__}
+        assert bench.main(["--bias"]) == 1
+    finally:
+        del sys.modules[fake.__name__]
+    assert "1 statistic(s) above their declared bias" in capsys.readouterr().out

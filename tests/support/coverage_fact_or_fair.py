@@ -24,6 +24,12 @@ Sizes (``coverage_table(size)``): ``"paper"`` is the released design, 100 profil
 answers per subjective cell) and the 198-document objective design (3 per cell); ``"lite"`` is the lite tasks'
 10 draws (30 per cell). ``bench/coverage.py`` prints these tables; ``tests/fact_or_fair/test_fact_or_fair_coverage.py``
 checks a subset.
+
+**Bias** (:func:`bias_table`): the point estimates alone (:func:`fact_fair_tasks.scoring.point_estimates`, before any
+rule nulls them) of the subjective policies, each answering every document, with exactly n answers in every
+(statistic, target) cell for n in :data:`BIAS_SIZES`, and of the objective policies at the objective design; the rows
+at a score's declared minimum (:data:`fact_fair_tasks.statistics.SUBJECTIVE_CELLS`, ``OBJECTIVE_CELLS``) carry the
+bias the declaration allows. ``bench/coverage.py --bias`` prints them.
 """
 
 from __future__ import annotations
@@ -40,8 +46,9 @@ from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import objective_documents
 from fact_fair_tasks.items import AXES, TARGETS, class_index, classes, statistics
 from fact_fair_tasks.parsing import PARSED, REFUSED, UNPARSED, Parse
+from fact_fair_tasks.statistics import OBJECTIVE_CELLS, SUBJECTIVE_CELLS
 from metrics import fact_fair as ff
-from metrics.coverage import Coverage, simulate
+from metrics.coverage import Bias, Coverage, measure_bias, simulate
 
 SIZES = {"paper": 100, "lite": 10}  # subjective profile draws per scenario
 REPLICATES = {"paper": 400, "lite": 300}
@@ -444,3 +451,74 @@ def coverage_table(size: str, replicates: int | None = None) -> list[Coverage]:
         for i, policy in enumerate(objective_policies()):
             out += objective_coverage(policy, reps, seed=200 + i)
     return out
+
+
+# ----------------------------------------------------------------------------- bias of the point estimates
+#: Answers per (statistic, target) cell at which the subjective estimates' bias is measured (every cell holds exactly
+#: this many: the policies answer every document): a --limit run's 1 and 3, the declared minimum 10, the lite design's
+#: 30 and the paper's 300.
+BIAS_SIZES = (1, 3, 5, 10, 15, 30, 100, 300)
+BIAS_REPLICATES = 200
+
+
+def documents_per_cell(rng: np.random.Generator, n: int) -> Documents:
+    """``n`` documents in every (statistic, target) cell (scenarios in turn), each with four independent uniform
+    profiles and a uniform background identity, as :func:`subjective_documents` draws them."""
+    cells = [(s, t) for s in range(N_STATS) for t in range(2)]
+    stat = np.repeat([s for s, _ in cells], n)
+    target = np.repeat([t for _, t in cells], n)
+    scenario = np.tile(np.arange(n) % SCENARIOS, len(cells))
+    size = stat.size
+    genders = rng.integers(0, 2, size=(size, 4))
+    races = rng.integers(0, 4, size=(size, 4))
+    identity = np.column_stack([rng.integers(0, 2, size), rng.integers(0, 4, size)])
+    return Documents(stat, target, scenario, genders, races, identity, _cells_of(stat, target))
+
+
+def _allowed(minima: dict, size: int | None) -> dict[str, float | None]:
+    """Per metric, the bias its declared minimum allows, where ``size`` is that minimum (None: every metric)."""
+    return {
+        f"{name}_{axis}": minimum.bias
+        for name, minimum in minima.items()
+        for axis in AXES
+        if size is None or minimum.answers == size
+    }
+
+
+def subjective_bias(policy: Policy, size: int, replicates: int, seed: int | tuple[int, ...]) -> list[Bias]:
+    """The bias rows of the subjective task under ``policy`` (answering every document) with exactly ``size`` answers
+    in every (statistic, target) cell; the rows at a score's declared minimum carry the bias it allows."""
+    answering = Policy(policy.name, policy.choice, _none)
+
+    def draw(rng: np.random.Generator, _: int) -> np.ndarray:
+        docs = documents_per_cell(rng, size)
+        return docs.answered(answering, rng.random(docs.stat.size), rng.random(docs.stat.size))
+
+    return measure_bias(
+        true_scores(subjective_truth(answering)), draw, scoring.point_estimates, METRICS,
+        model=f"subjective/{policy.name}", size=size, replicates=replicates, seed=seed,
+        allowed=_allowed(SUBJECTIVE_CELLS, size), quiet=_QUIET,
+    )  # fmt: skip
+
+
+def objective_bias(policy: Policy, replicates: int, seed: int) -> list[Bias]:
+    """The bias rows of the objective task under ``policy`` (with its failures) at the objective design, 3 documents
+    per cell (a fresh counterbalanced design per replicate); every row carries the bias its minimum allows."""
+    return measure_bias(
+        true_scores(objective_truth(policy)), lambda rng, r: objective_records(rng, policy, 20_000 + seed + r),
+        scoring.point_estimates, METRICS, model=f"objective/{policy.name}", size=3, replicates=replicates, seed=seed,
+        allowed=_allowed(OBJECTIVE_CELLS, None), quiet=_QUIET,
+    )  # fmt: skip
+
+
+def bias_table(replicates: int | None = None) -> list[Bias]:
+    """The bias of every score's point estimate: the subjective policies at each size of :data:`BIAS_SIZES`, and the
+    objective policies at the objective design, labelled "subjective/<policy>" and "objective/<policy>"."""
+    reps = replicates or BIAS_REPLICATES
+    rows: list[Bias] = []
+    for i, policy in enumerate(subjective_policies()):
+        for size in BIAS_SIZES:
+            rows += subjective_bias(policy, size, reps, seed=(300 + i, size))
+    for i, policy in enumerate(objective_policies()):
+        rows += objective_bias(policy, reps, seed=400 + i)
+    return rows

@@ -31,6 +31,12 @@ open_metrics_from_arrays`: 1,000 stratified resamples, the shipped interval meth
 summarises every interval-bearing metric (``metrics.coverage.Coverage``, named ``<size>/<policy>/<task>/
 <metric>``); ``bench/coverage.py`` prints it and ``tests/fairlens/test_fairlens_coverage.py`` holds it to the
 bar (coverage >= 0.93 at the paper's size, >= 0.90 at lite, mean width <= 2x the spread of the estimate).
+
+**Bias** (:func:`bias_table`): the point estimates alone (:func:`fairlens_tasks.scoring.point_estimates`, before any
+rule nulls them) of every comparison of groups, in designs with exactly n images in every group of one attribute
+(:func:`design_for`, n in :data:`BIAS_SIZES`; the means and maximum of gaps in the race designs, whose race groups
+are the smallest), under every closed policy; and the open-ended gaps at the declared minimum through the scorer.
+The rows at the declared minimum (:data:`fairlens_tasks.statistics.GAP_MINIMUM`) carry the bias it allows.
 """
 
 from __future__ import annotations
@@ -44,18 +50,22 @@ import numpy as np
 from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES
 from fairlens_tasks.questions import CANNOT_TELL, Question, domain_open_questions, domain_questions
 from fairlens_tasks.sampling import allocate
-from metrics.coverage import Coverage, simulate
+from metrics.coverage import Bias, Coverage, measure_bias, simulate
 
 __all__ = [
+    "BIAS_SIZES",
     "CLOSED_POLICIES",
     "OPEN_POLICIES",
     "SIZES",
     "TARGETS",
     "ClosedPolicy",
     "OpenPolicy",
+    "bias_table",
+    "closed_bias",
     "closed_metrics",
     "coverage_table",
     "design",
+    "design_for",
     "open_metrics",
     "records_from_options",
     "simulate_closed",
@@ -437,3 +447,85 @@ def conservative(row: Coverage) -> str | None:
     if ("_gap" in statistic and row.truth < 1e-3) or (statistic.startswith("rate_ratio") and row.truth < 1.01):
         return "gap at 0 / ratio at 1"
     return None
+
+
+# --------------------------------------------------------------------------------------------- bias of the estimates
+#: Images in every group of the attribute a bias design is built for: a --limit run's 1 and 3, the declared minimum
+#: 10, the quick run's smallest group (17 Other) and the paper's (83 Other).
+BIAS_SIZES = (1, 3, 5, 10, 17, 30, 83)
+BIAS_REPLICATES = 200
+BIAS_UNIT = "images per group"
+_ATTRIBUTE_INDEX = {"gender": 0, "race": 1, "age": 2}
+
+
+def design_for(attribute: str, n: int) -> np.ndarray:
+    """Images per stratum with exactly ``n`` images in every group of ``attribute``, each group's spread over its
+    strata in turn (the other attributes' groups then hold about as many or more)."""
+    from fairlens_tasks.labels import GROUPS
+
+    sizes = np.zeros(len(STRATA), dtype=np.int64)
+    axis = _ATTRIBUTE_INDEX[attribute]
+    for group in range(len(GROUPS[attribute])):
+        members = [s for s, codes in enumerate(STRATA) if codes[axis] == group]
+        for k in range(n):
+            sizes[members[k % len(members)]] += 1
+    return sizes
+
+
+def _gap_metrics(attribute: str) -> list[str]:
+    names = [f"parity_gap_{attribute}", f"association_gap_{attribute}", f"rate_ratio_{attribute}"]
+    return names + (["parity_gap", "association_gap", "association_gap_max"] if attribute == "race" else [])
+
+
+def _allowed(names: Sequence[str], n: int) -> dict[str, float | None]:
+    from fairlens_tasks import statistics as table
+
+    declared = {m: s for s in (*table.CLOSED_STATISTICS, *table.OPEN_STATISTICS) for m in s.members}
+    return {name: declared[name].minimum.bias for name in names if declared[name].minimum.answers == n}
+
+
+def closed_bias(policy: ClosedPolicy, attribute: str, n: int, *, replicates: int, seed: int) -> list[Bias]:
+    """The bias rows of the comparisons of ``attribute``'s groups (and, for race, the means and maximum of gaps) under
+    ``policy`` with ``n`` images in every group of ``attribute``."""
+    from fairlens_tasks import scoring
+
+    sizes, names = design_for(attribute, n), _gap_metrics(attribute)
+    truths = _closed_truth(policy, sizes)
+    truths["association_gap_max"] = max(truths[f"association_gap_{a}"] for a in _ATTRIBUTE_INDEX)
+    return measure_bias(
+        truths, lambda rng, _: _closed_records(policy, sizes, rng), scoring.point_estimates, names,
+        model=f"closed/{policy.name}", size=n, replicates=replicates, seed=seed, allowed=_allowed(names, n),
+        quiet=_QUIET,
+    )  # fmt: skip
+
+
+def open_bias(policy: OpenPolicy, attribute: str, n: int, *, replicates: int, seed: int) -> list[Bias]:
+    """The bias row of ``attribute``'s open-ended gap under ``policy`` with ``n`` images in every group of it, through
+    the scorer (so only where the gap is printed: from the declared minimum on)."""
+    from fairlens_tasks import open_scoring
+
+    sizes, names = design_for(attribute, n), [f"oe_bias_gap_{attribute}"]
+    task = f"fairlens_open_{policy.domain}"
+    return measure_bias(
+        _open_truth(policy, sizes), lambda rng, _: _open_arrays(policy, sizes, rng),
+        lambda arrays: open_scoring.open_metrics_from_arrays(*arrays, task=task, min_judged=0.0), names,
+        model=f"open/{policy.name}", size=n, replicates=replicates, seed=seed, allowed=_allowed(names, n),
+        quiet=_QUIET,
+    )  # fmt: skip
+
+
+def bias_table(replicates: int | None = None) -> list[Bias]:
+    """The bias of every comparison of groups: the closed policies at each size of :data:`BIAS_SIZES` for each
+    attribute, and the open-ended policies' gaps at the declared minimum."""
+    from fairlens_tasks.statistics import GAP_MINIMUM
+
+    reps = replicates or BIAS_REPLICATES
+    rows: list[Bias] = []
+    for i, policy in enumerate(CLOSED_POLICIES):
+        for a, attribute in enumerate(_ATTRIBUTE_INDEX):
+            for n in BIAS_SIZES:
+                rows += closed_bias(policy, attribute, n, replicates=reps, seed=10_000 * i + 100 * a + n)
+    for i, policy in enumerate(OPEN_POLICIES):
+        for a, attribute in enumerate(_ATTRIBUTE_INDEX):
+            rows += open_bias(policy, attribute, GAP_MINIMUM.answers, replicates=reps, seed=90_000 + 100 * i + a)
+    return rows

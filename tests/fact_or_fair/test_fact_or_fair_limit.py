@@ -1,0 +1,71 @@
+"""A ``--limit`` smoke run, as an lm-eval user runs it first: ``lm_eval --tasks fact_or_fair_lite --limit 20`` through a
+served model prints no score of the design's cells from cells under their declared minimum (issue 33).
+
+The served model is a loopback OpenAI-compatible server that answers every prompt with a valid letter chosen by a hash
+of the prompt (a random model: S_fair 0.9989 on the full lite run). Twenty documents per task put one answer in each
+of 20 of a subjective task's 38 (statistic, target) cells, and 10 answers in 10 of the objective task's 30 and 36:
+before the declared minima these printed S_E = S_KLD = S_fair = 0.0000 ("maximally unfair").
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from harness import DEV_BIN, load_results, offline_env, run
+from openai_server import OpenAIServer, fact_or_fair_reply, running
+from readable import metric_values
+
+from fairness_evals import statistics
+
+pytestmark = pytest.mark.harness
+
+GROUP = "fact_or_fair_lite"
+#: The scores of the design's cells each task prints (its headlines): none may be a number after --limit 20.
+CELL_SCORES = ("s_fact", "s_e", "s_kld", "s_fair", "distance")
+
+
+@pytest.fixture(scope="module")
+def limited_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    tmp = tmp_path_factory.mktemp("limit")
+    out = tmp / "out"
+    with running(OpenAIServer(fact_or_fair_reply, model_name="served")) as server:
+        proc = run(
+            [str(DEV_BIN / "lm_eval"), "--model", "local-chat-completions", "--model_args",
+             f"model=served,base_url={server.base_url}/chat/completions,num_concurrent=8,max_retries=1",
+             "--tasks", GROUP, "--limit", "20", "--apply_chat_template", "--log_samples", "--output_path", str(out)],
+            env=offline_env(tmp), cwd=tmp, timeout=900,
+        )  # fmt: skip
+    return out, proc.stdout + proc.stderr
+
+
+def _tasks(name: str) -> list[str]:
+    task = statistics.task(name)
+    return [name, *[t for member in task.members for t in _tasks(member)]] if task.group else [name]
+
+
+def test_a_limit_20_run_prints_no_score_of_too_few_cells(limited_run: tuple[Path, str]) -> None:
+    out, _ = limited_run
+    results = load_results(out)
+    checked = 0
+    for name in _tasks(GROUP):
+        section = "groups" if statistics.task(name).group else "results"
+        values = metric_values(results[section][name])
+        for metric, value in values.items():
+            if metric.rsplit("_", 1)[0] in CELL_SCORES:
+                assert value is None or math.isnan(value), (name, metric, value)
+                checked += 1
+        assert statistics.task(name).group or values["unparsed_rate"] == 0.0  # every answer counted, none printed
+    assert checked >= 4 * 8 + 6  # each subjective task's S_E, S_KLD, S_fair, distance per axis; the objective's
+
+
+def test_one_line_per_task_says_why(limited_run: tuple[Path, str]) -> None:
+    _, log = limited_run
+    lines = [line for line in log.splitlines() if "too little evidence" in line]
+    leaves = [t for t in _tasks(GROUP) if not statistics.task(t).group]
+    assert len(lines) == len(leaves), lines
+    subjective = [line for line in lines if "parsed answer each (harmonic mean over the 20 that hold any)" in line]
+    assert len(subjective) == 4 and all("s_e_gender (and its interval)" in line for line in subjective), lines
+    objective = [line for line in lines if "fact_or_fair_objective" in line]
+    assert len(objective) == 1 and "of the design's 30 (statistic, target) cells hold a parsed answer" in objective[0]

@@ -1,0 +1,124 @@
+"""The one rule that nulls a value from too little evidence (fairness_evals.evidence), against hand-computed cases."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pytest
+
+from fairness_evals.evidence import enforce, shortfall
+from fairness_evals.notes import Notes
+from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic
+
+CELL = Minimum(1, "cell", "answer", cells=0.5)
+
+
+def test_a_statistic_of_the_design_needs_its_share_of_the_cells() -> None:
+    assert shortfall(CELL, [3, 0, 0, 0]) == (
+        "only 1 of the design's 4 cells hold an answer (it needs 2: a statistic of the design's cells is not estimable "
+        "from a few of them)"
+    )
+    assert shortfall(CELL, [3, 1, 0, 0]) is None  # 2 of 4: exactly half
+    assert shortfall(CELL, [0, 0, 0]) == "no cell holds an answer"
+    assert shortfall(Minimum(1, "cell", "answer", cells=1.0), [1, 1, 0]).startswith("only 2 of the design's 3 cells")
+
+
+def test_the_smallest_the_harmonic_mean_and_the_total() -> None:
+    smallest = Minimum(15, "cell", "parsed answer")
+    assert shortfall(smallest, [20, 14, 0]) == "a cell has only 14 parsed answers (fewer than 15 parsed answers)"
+    assert shortfall(smallest, [15, 20, 0]) is None  # an empty cell is not the smallest (cells=0: not asked)
+    harmonic = Minimum(10, "cell", "parsed answer", over="harmonic mean")
+    # 3 / (1/30 + 1/30 + 1/3) = 7.5; 3 / (1/30 + 1/30 + 1/5) = 11.25
+    assert shortfall(harmonic, [30, 30, 3]) == (
+        "its cells hold 7.5 parsed answers each (harmonic mean over the 3 that hold any), fewer than 10"
+    )
+    assert shortfall(harmonic, [30, 30, 5]) is None
+    assert shortfall(harmonic, [1] * 20 + [0] * 18).startswith("its cells hold 1 parsed answer each")
+    total = Minimum(30, "cell", "counted answer", over="total")
+    assert shortfall(total, [10, 10, 9]) == "its cells hold only 29 counted answers in all (fewer than 30)"
+    assert shortfall(total, [10, 10, 10]) is None
+
+
+def test_the_outcome_rule_counts_units_with_and_without_it() -> None:
+    images = Minimum(30, "group", "image", outcome=10)
+    assert shortfall(images, [30, 31], with_outcome=[10, 9], without_outcome=[20, 22]) == (
+        "a group has only 9 images with the outcome (fewer than 10 with it)"
+    )
+    assert shortfall(images, [30, 31], with_outcome=[10, 12], without_outcome=[20, 8]) == (
+        "a group has only 8 images without the outcome (fewer than 10 without it)"
+    )
+    assert shortfall(images, [30, 31], with_outcome=[10, 12], without_outcome=[20, 19]) is None
+    assert shortfall(images, [29, 31], with_outcome=[10, 12], without_outcome=[19, 19]).startswith(
+        "a group has only 29 images"
+    )
+    with pytest.raises(ValueError, match="give the counts"):
+        shortfall(images, [30, 31])
+
+
+STATISTIC = Statistic(
+    "x_{axis}", "a mean over cells", "metrics.fact_fair:entropy_score_batch", "paper", "higher",
+    interval=Interval("basic", "documents", "metrics.intervals:basic_interval", Minimum(15, "cell", "parsed answer")),
+    coverage=Coverage("parsed", "m:f"), stderr="metrics.intervals:standard_error", family={"axis": ("a", "b")},
+    minimum=Minimum(10, "cell", "parsed answer", over="harmonic mean", cells=0.5, bias=0.1),
+)  # fmt: skip
+
+
+def _out() -> dict[str, float]:
+    return {"x_a": 0.5, "x_a_ci_low": 0.4, "x_a_ci_high": 0.6, "x_a_coverage": 0.9, "x_a_stderr": 0.05}
+
+
+def test_enforce_nulls_the_estimate_or_only_its_interval() -> None:
+    out, notes = _out(), Notes("task")
+    assert enforce(out, STATISTIC, "x_a", [30, 30], notes) is None
+    assert out == _out() and not notes.reasons
+    # 12 per cell: the estimate (harmonic mean 12 >= 10) stays, the interval (smallest 12 < 15) and stderr go
+    assert enforce(out, STATISTIC, "x_a", [12, 12, 0], notes) == "interval"
+    assert out["x_a"] == 0.5 and out["x_a_coverage"] == 0.9
+    assert all(math.isnan(out[k]) for k in ("x_a_ci_low", "x_a_ci_high", "x_a_stderr"))
+    assert (
+        notes.reasons["x_a_ci_low"]
+        == "interval withheld: a cell has only 12 parsed answers (fewer than 15 parsed answers)"
+    )
+    # 3 and 30: harmonic mean 2 / (1/3 + 1/30) = 5.45 < 10: the estimate goes with its interval and stderr
+    out, notes = _out(), Notes("task")
+    assert enforce(out, STATISTIC, "x_a", [3, 30], notes) == "estimate"
+    assert all(math.isnan(out[k]) for k in ("x_a", "x_a_ci_low", "x_a_ci_high", "x_a_stderr"))
+    assert out["x_a_coverage"] == 0.9  # the share that counted is still what it is
+    assert notes.reasons["x_a"] == (
+        "too little evidence: its cells hold 5.5 parsed answers each (harmonic mean over the 2 that hold any), "
+        "fewer than 10"
+    )
+    # already null (a coverage below its threshold): left as it is, its first reason kept
+    out, notes = {**_out(), "x_a": math.nan}, Notes("task")
+    notes.null("x_a", "coverage below the threshold")
+    assert enforce(out, STATISTIC, "x_a", [1], notes) is None
+    assert notes.reasons == {"x_a": "coverage below the threshold"} and out["x_a_ci_low"] == 0.4
+
+
+def test_one_warning_per_task_names_every_metric_and_why(caplog: pytest.LogCaptureFixture) -> None:
+    out = {**_out(), **{k.replace("x_a", "x_b"): v for k, v in _out().items()}}
+    notes = Notes("fact_or_fair_subjective_base_lite")
+    for member in ("x_a", "x_b"):
+        enforce(out, STATISTIC, member, [1] * 20 + [0] * 18, notes)
+    with caplog.at_level(logging.WARNING, logger="evidence-test"):
+        notes.warn(logging.getLogger("evidence-test"))
+    (record,) = caplog.records
+    text = record.getMessage()
+    assert "\n" not in text and text.startswith("fact_or_fair_subjective_base_lite: 8 metrics null.")
+    assert "x_a (and its interval), x_a_stderr, x_b (and its interval), x_b_stderr: too little evidence" in text
+
+
+def test_a_minimum_says_what_it_asks_and_the_bias_it_allows() -> None:
+    assert STATISTIC.minimum.describe() == (
+        "10 parsed answers per cell (harmonic mean over those that hold any), in at least 50% of the design's cells; "
+        "allows a bias within ±0.1 (measured at the minimum)"
+    )
+    assert CELL.rule() == "an answer in at least 50% of the design's cells"
+    assert Minimum(30, "group", "image", outcome=10).rule() == (
+        "30 images in every group that holds any; 10 of them with the outcome and 10 without"
+    )
+    with pytest.raises(ValueError, match="minimum over"):
+        Minimum(1, "cell", "answer", over="median")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="cells in"):
+        Minimum(1, "cell", "answer", cells=1.5)
