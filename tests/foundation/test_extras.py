@@ -231,6 +231,7 @@ def test_a_missing_extra_is_told_apart_from_a_broken_install(monkeypatch: pytest
         extras.require("openai", "x")
     broken = ModuleNotFoundError("No module named 'httpx'", name="httpx")
     assert extras.explain(broken, "x") is None
+    monkeypatch.delitem(sys.modules, "inspect_ai", raising=False)  # another test of this process may have run Inspect
     assert extras.explain(ModuleNotFoundError("No module named 'PIL'", name="PIL"), "x").endswith("[lmms]'")
     monkeypatch.setitem(sys.modules, "inspect_ai", sys)  # running under Inspect: Pillow comes with [inspect]
     assert extras.message("x", "PIL.Image").endswith("pip install 'fairness-evals[inspect]'")
