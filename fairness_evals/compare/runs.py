@@ -89,11 +89,15 @@ def load_run(path: str) -> RunInput:
 
 
 def from_model(model: Any, path: str) -> RunInput:
-    """The :class:`RunInput` of one model of the report's reader (:class:`fairness_evals.report.load.ModelRuns`)."""
+    """The :class:`RunInput` of one model of the report's reader (:class:`fairness_evals.report.load.ModelRuns`); a
+    run whose samples cannot be scored (:attr:`~fairness_evals.report.load.Run.detail_problem`: a line that names
+    them) is an error: its records would not be the run's."""
     from fairness_evals.report.load import OUR_PREFIXES
 
     out = RunInput(path=path, model=model.name)
     for run in model.runs:
+        if run.detail_problem:
+            raise ValueError(run.detail_problem)
         for task, metrics in run.results.items():
             if task.startswith(OUR_PREFIXES):
                 records = logged_records(run, task)
@@ -137,7 +141,7 @@ def _score_output(path: Path) -> dict[str, Any] | None:
     if not path.is_file() or path.suffix != ".json":
         return None
     try:
-        data = jsonio.loads_strict(jsonio.read_text(path, "score output"))
+        data = jsonio.read_json(path, "score output")
     except ValueError:
         return None  # not strict JSON: a harness results file (bare NaN) or not ours; the report's reader says why
     if not isinstance(data, dict) or "results" in data:
@@ -211,10 +215,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         if not line.strip():
             continue
         where = f"{task.samples}:{number}"
-        try:
-            row = json.loads(line)  # the harnesses write NaN as a bare NaN: accepted here
-        except (json.JSONDecodeError, RecursionError) as error:
-            raise ValueError(f"{where}: not a JSON line ({getattr(error, 'msg', error)})") from None
+        row = jsonio.loads_line(line, where, allow_nan=True)  # the harnesses write NaN as a bare NaN: accepted here
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object")
         doc_id, record = adapter.sample(row, where)
