@@ -89,15 +89,11 @@ def load_run(path: str) -> RunInput:
 
 
 def from_model(model: Any, path: str) -> RunInput:
-    """The :class:`RunInput` of one model of the report's reader (:class:`fairness_evals.report.load.ModelRuns`); a
-    run whose samples cannot be scored (:attr:`~fairness_evals.report.load.Run.detail_problem`: a line that names
-    them) is an error: its records would not be the run's."""
+    """The :class:`RunInput` of one model of the report's reader (:class:`fairness_evals.report.load.ModelRuns`)."""
     from fairness_evals.report.load import OUR_PREFIXES
 
     out = RunInput(path=path, model=model.name)
     for run in model.runs:
-        if run.detail_problem:
-            raise ValueError(run.detail_problem)
         for task, metrics in run.results.items():
             if task.startswith(OUR_PREFIXES):
                 records = logged_records(run, task)
