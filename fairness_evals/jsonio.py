@@ -15,6 +15,10 @@ the command's arguments name or lies inside a folder they name, and :func:`repla
 this module while the command ran (:func:`keeping_inputs`: a file found inside a folder, or recorded in a score
 output).
 
+Every JSON value read (a line, or a whole results file) goes through :func:`loads_line`, whose every error names
+the file and line: invalid JSON, nesting too deep to read, an integer beyond 64 bits, a number beyond the float range.
+:func:`response_lines` reads a responses or samples file a line at a time, so memory follows the longest line.
+
 Reading: :func:`read_text` reads a file as strict UTF-8 and names the file, line and byte of an invalid one
 (never silently replacing it); :func:`numbered_json_lines` and :func:`response_lines` give each non-blank line's
 value with ``where`` = ``"<file>:<line>"``, the place every error message names; :class:`Answers` keeps one reply
@@ -332,9 +336,7 @@ def loads_line(text: str, where: str, *, allow_nan: bool = False) -> Any:
     ``NaN``/``Infinity`` literals (Python's extension, not JSON) are refused unless ``allow_nan`` (the harnesses write
     a bare ``NaN`` in their results and samples files)."""
     try:
-        return json.loads(
-            text, parse_int=_checked_int, parse_float=_checked_float, parse_constant=None if allow_nan else _no_constant
-        )
+        return (_LENIENT if allow_nan else _STRICT).decode(text)
     except json.JSONDecodeError as error:
         raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
     except _ConstantError as error:
@@ -370,6 +372,11 @@ class _NumberError(ValueError):
 
 def _no_constant(name: str) -> Any:
     raise _ConstantError(name)
+
+
+#: The decoders of :func:`loads_line` (built once: ``json.loads`` with hooks builds one per call).
+_STRICT = json.JSONDecoder(parse_int=_checked_int, parse_float=_checked_float, parse_constant=_no_constant)
+_LENIENT = json.JSONDecoder(parse_int=_checked_int, parse_float=_checked_float)
 
 
 @dataclass

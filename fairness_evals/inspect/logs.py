@@ -20,8 +20,9 @@
 
 Reading needs ``inspect_ai`` (the ``fairness-evals[inspect]`` extra); :func:`is_inspect_log`, :func:`find_logs` and
 :func:`foreign_task` do not: a log of another task (its header read with the standard library, and ``zstandard``,
-which lmms-eval installs, for the Zstandard entries Inspect writes) is skipped in a folder without inspect-ai. Every error is a ``ValueError`` whose message is one line naming the file (:class:`NotOurs` for a log of
-another task, which the commands skip in a folder).
+which lmms-eval installs, for the Zstandard entries Inspect writes) is skipped in a folder without inspect-ai. Every
+error is a ``ValueError`` whose message is one line naming the file (:class:`NotOurs` for a log of another task,
+which the commands skip in a folder).
 """
 
 from __future__ import annotations
@@ -287,8 +288,8 @@ def read_logs(paths: Iterable[str | Path]) -> list[LoggedTask]:
 
 def read_log(path: str | Path) -> list[LoggedTask]:
     """The tasks of ours in one Inspect log: the task it ran, or a group and then each of its member tasks (their
-    samples and their ``<member>/<metric>`` values); an error naming the file when it is no log of ours (:class:`NotOurs`,
-    told without inspect_ai where :func:`foreign_task` can read the header)."""
+    samples and their ``<member>/<metric>`` values); an error naming the file when it is no log of ours
+    (:class:`NotOurs`, told without inspect_ai where :func:`foreign_task` can read the header)."""
     path = Path(path)
     other = foreign_task(path)
     if other is not None:
