@@ -222,17 +222,12 @@ def _records_from_samples(
                 f"{line.where}: the sample of {doc['id']!r} cannot be scored as a {task} document "
                 f"({type(error).__name__}: {error})"
             ) from None
-        record = records[task][str(doc["id"])]
-        if max(record) >= _INT64 or min(record) < -_INT64:
-            raise ValueError(f"{line.where}: the sample of {doc['id']!r} makes a record beyond 64-bit integers")
+        scoring_cli.checked_record(records[task][str(doc["id"])], line.where, str(doc["id"]))
         shas[task].append(doc["doc_sha"])
         seeds.add(doc["seed"])
     answers.check()
     return records, shas, seeds, answers
 
-
-#: A record's values are 64-bit integers (the aggregation's numpy arrays): each lies in [-_INT64, _INT64).
-_INT64 = 1 << 63
 
 #: The fields of a document that its record is made of (:func:`fact_fair_tasks.scoring.record_for`), besides its
 #: id, ``doc_sha`` and ``seed``.

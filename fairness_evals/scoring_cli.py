@@ -370,12 +370,29 @@ def sample_records(
         if found is None:
             raise ValueError(f"{line.where}: {not_ours(task)}")
         answers.add((task, found[0]), None, line.where, f"{found[0]!r} of {task}")
-        records.setdefault(task, []).append(found[1])
+        records.setdefault(task, []).append(checked_record(found[1], line.where, found[0]))
         carried = row.get(carrier(task))
         if isinstance(carried, dict) and isinstance(carried.get("provenance"), dict):
             provenance.setdefault(task, dict(carried["provenance"]))
     answers.check()
     return records, provenance
+
+
+#: A record's values are 64-bit integers or floats (the aggregations' numpy arrays): each lies in [-_INT64, _INT64).
+_INT64 = 1 << 63
+
+
+def checked_record(record: Any, where: str, doc_id: str) -> Any:
+    """``record`` (a logged record, the numbers an aggregation reads), or an error naming ``where`` when a value lies
+    beyond 64 bits (``1e300``, an infinity), which no aggregation can hold; other malformed records are left to the
+    benchmark's reader, which names them."""
+    try:
+        beyond = max(record) >= _INT64 or min(record) < -_INT64
+    except (TypeError, ValueError):  # not all numbers, not a list, or empty
+        return record
+    if beyond:
+        raise ValueError(f"{where}: the logged record of {doc_id!r} holds a number beyond 64 bits: {record!r:.200}")
+    return record
 
 
 def sample_reply(row: dict[str, Any], where: str, doc_id: str = "") -> str | None:

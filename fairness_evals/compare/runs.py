@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import jsonio
+from fairness_evals import jsonio, scoring_cli
 from fairness_evals.compare.problem import Adapter
 from fairness_evals.jsonio import Answers
 
@@ -215,7 +215,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object")
         doc_id, record = adapter.sample(row, where)
-        records.add(doc_id, record, where, f"document {doc_id!r}")
+        records.add(doc_id, scoring_cli.checked_record(record, where, doc_id), where, f"document {doc_id!r}")
     records.check()
     if not records:
         raise ValueError(f"{task.samples}: no samples")

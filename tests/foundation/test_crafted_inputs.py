@@ -16,6 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from objective_run import DATE, objective_run
 
@@ -161,3 +162,32 @@ def test_a_fairlens_samples_reply_that_is_not_text_is_refused(tmp_path: Path, ca
     argv = ["score", "fairlens", "--corpus", str(faces), "--sample-fraction", "1", "--domain", "legal"]
     err = _one_error(capsys, *argv, "--responses", str(tmp_path / "run"))
     assert f"{samples}:2: the logged reply to {docs[1]['id']!r} is an object, not text" in err
+
+
+def test_a_logged_record_beyond_64_bits_is_named_by_the_shared_record_reader(tmp_path: Path, capsys) -> None:
+    """A FairLens record holding ``1e300`` (records of lmms-eval runs are read by
+    :func:`fairness_evals.scoring_cli.sample_records`, and by ``compare``): it was "unexpected OverflowError" in
+    ``score``, ``check`` and ``compare``."""
+    from coverage_compare import FairLensPair, paired_fairlens_records
+    from coverage_fairlens import ClosedPolicy, design
+
+    from tests.compare.synthetic import fairlens_run
+
+    fair = ClosedPolicy("fair", "healthcare", base=0.3)
+    rec_a, rec_b = paired_fairlens_records(
+        FairLensPair("healthcare", fair, fair, 0.7), design("paper"), np.random.default_rng(0)
+    )
+    a = fairlens_run(tmp_path / "a", "model-a", {"fairlens_healthcare": rec_a})
+    b = fairlens_run(tmp_path / "b", "model-b", {"fairlens_healthcare": rec_b})
+    (samples,) = b.glob("*_samples_fairlens_healthcare.jsonl")
+
+    def change(row: dict[str, Any]) -> dict[str, Any]:
+        row["soundness"][2] = 1e300
+        return row
+
+    _edit_line(samples, 4, change)
+    message = f"{samples}:4: the logged record of "
+    for argv in (["score", str(b)], ["compare", str(a), str(b), "--resamples", "200"]):
+        err = _one_error(capsys, *argv)
+        assert message in err and "holds a number beyond 64 bits: [" in err, (argv, err)
+    _check_problem(capsys, b, message, "beyond 64 bits")
