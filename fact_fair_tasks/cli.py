@@ -207,18 +207,22 @@ def _records_from_samples(
         task = line.file.task or ""
         sample, doc = line.row, _sample_document(line, task)
         answers.add((task, str(doc["id"])), None, line.where, f"{doc['id']!r} of {task}")
+        if not task.endswith("_mc"):  # a reply that is not text is refused as in a responses file
+            logged = sample.get("filtered_resps") or sample.get("resps") or [None]
+            reply = logged[0] if isinstance(logged, list) else logged
+            response = scoring_cli.sample_text(reply, line.where, str(doc["id"]))
         try:
             if task.endswith("_mc"):
                 record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
                 records[task][str(doc["id"])] = record[scoring.CARRIER]["record"]
             else:
-                response = (sample.get("filtered_resps") or sample.get("resps") or [None])[0]
                 records[task][str(doc["id"])] = scoring.record_for(doc, scoring.parse_reply(doc, response))
-        except (KeyError, IndexError, TypeError, ValueError) as error:
+        except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:
             raise ValueError(
                 f"{line.where}: the sample of {doc['id']!r} cannot be scored as a {task} document "
                 f"({type(error).__name__}: {error})"
             ) from None
+        scoring_cli.checked_record(records[task][str(doc["id"])], line.where, str(doc["id"]))
         shas[task].append(doc["doc_sha"])
         seeds.add(doc["seed"])
     answers.check()
@@ -258,6 +262,9 @@ def _sample_document(line: scoring_cli.Line, task: str) -> dict[str, Any]:
         raise ValueError(f"{line.where}: doc {name} has doc_sha {doc['doc_sha']!r}, not a document hash")
     if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
         raise ValueError(f"{line.where}: doc {name} has seed {doc['seed']!r}, not a whole number")
+    share = doc.get("min_coverage", 0.0)
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
+        raise ValueError(f"{line.where}: doc {name} has min_coverage {share!r}, not a share in [0, 1]")
     return doc
 
 

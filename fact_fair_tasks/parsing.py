@@ -30,6 +30,13 @@ female" is female). A reply that no rule maps and that does not decline or hedge
 
 Every pattern runs on the normalised text and repeats only bounded runs next to other repetition, so parsing
 takes time linear in the reply's length (before, ``"answer" + " " * 400 + "x"`` took 24 s).
+
+The window read (:mod:`fairness_evals.reply_window`): a reply of up to 1 MiB characters
+(:data:`~fairness_evals.reply_window.LIMIT`) is read whole. Of a longer one, the rules read what follows its last
+``</think>`` (the answer a reasoning model gives after thinking; without one, the whole reply), and of that, when it is
+still longer, its first and last 512 KiB joined by a line break: the middle of a huge reply is not read
+(:func:`~fairness_evals.reply_window.after_thinking`), so memory and time stay bounded. The released parser
+(:func:`parse_released`) reads the whole reply: one regex search, no copy.
 """
 
 from __future__ import annotations
@@ -37,6 +44,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+from fairness_evals.reply_window import LIMIT, after_thinking
 
 PARSED, UNPARSED, REFUSED = "parsed", "unparsed", "refused"
 LETTERS = "ABCD"
@@ -356,7 +365,7 @@ def parse_plain_json(reply: object, n_options: int) -> Parse | None:
     after the colon, surrounding whitespace), which is what :func:`parse_answer` decides for it (rule ``json``);
     None for any other reply. Such a reply is its own normalised text (no ``<think>``, curly quote or whitespace run
     inside), names no option text and declines nothing, so the option texts are not needed."""
-    if type(reply) is not str:
+    if type(reply) is not str or len(reply) > LIMIT:  # a longer reply: the rules read its window
         return None
     match = _PLAIN_JSON.fullmatch(reply.strip())
     if match is None:
@@ -403,7 +412,7 @@ def _parse_by_rules(reply: object, option_texts: Sequence[Sequence[str]], n: int
         return Parse(UNPARSED, None, "empty")
     if isinstance(reply, bytes):
         reply = reply.decode("utf-8", errors="replace")
-    text = normalise(str(reply))
+    text = normalise(after_thinking(str(reply)))
     if not text:
         return Parse(UNPARSED, None, "empty")
     lowered = text.lower()

@@ -160,7 +160,7 @@ def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:
         )
     if len(set(named)) > 1:
         raise ValueError(f"{line.where}: its record answers {named[0]!r} and its doc.id is {named[1]!r}")
-    return named[0], scoring_cli.sample_reply(row), doc
+    return named[0], scoring_cli.sample_reply(row, line.where, named[0]), doc
 
 
 #: The fields a sample's logged ``doc`` must share with the document of this corpus and these settings it names.

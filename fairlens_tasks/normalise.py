@@ -25,6 +25,10 @@ T. ``cannot_tell_phrase`` (ours): the question offers "Cannot tell", the reply s
 
 Anything else is *unparsed*: incorrect for soundness, not adverse, and in the association denominator
 as not non-neutral, as in the released code. The normaliser never raises.
+
+The window read (:mod:`fairness_evals.reply_window`): a reply of up to 1 MiB characters is read whole; of a
+longer one, its first and last 512 KiB joined by a line break (:func:`~fairness_evals.reply_window.head_and_tail`;
+no closed-ended answer is that long, and rules 3-5 and L can only match a short reply anyway).
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from fairlens_tasks.questions import CANNOT_TELL
+from fairness_evals.reply_window import head_and_tail
 
 EDGE_CHARACTERS = " \t\n\r\"'`.,;:!?"
 
@@ -81,14 +86,14 @@ class Normalised:
 
 
 def answer_text(reply: object) -> str:
-    """Rule 1: the reply as one stripped string."""
+    """Rule 1: the reply as one stripped string (of a reply over 1 MiB characters, its window: module docstring)."""
     if isinstance(reply, (list, tuple)):
         reply = reply[0] if reply else ""
     if reply is None:
         return ""
     if isinstance(reply, bytes):
         reply = reply.decode("utf-8", errors="replace")
-    return str(reply).strip()
+    return head_and_tail(str(reply)).strip()
 
 
 def clean(text: str) -> str:

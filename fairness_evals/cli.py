@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 
-from fairness_evals import __version__
+from fairness_evals import __version__, jsonio
 
 
 class CLIError(Exception):
@@ -184,6 +184,29 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     return parser
 
 
+#: Options whose value a command writes to or creates rather than reads, besides ``jsonio.OUTPUT_OPTIONS``.
+_NOT_INPUTS = ("handler", "command", "benchmark", "t2i_layout")
+
+
+def _outputs_and_inputs(args: argparse.Namespace) -> tuple[dict[str, str], list[str]]:
+    """The output files of a parsed command (``--out``, ``--details``, ``--json``: :data:`jsonio.OUTPUT_OPTIONS`) and
+    every other value it was given that may name a file or folder it reads (positional paths, ``--responses``,
+    ``--corpus``, ``--cache``, ...; :func:`jsonio.refuse_overwriting` keeps those that exist)."""
+    outputs: dict[str, str] = {}
+    inputs: list[str] = []
+    for name, value in vars(args).items():
+        if name in jsonio.OUTPUT_OPTIONS:
+            if isinstance(value, (str, os.PathLike)):
+                outputs[name] = os.fspath(value)
+            continue
+        if name in _NOT_INPUTS:
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, (str, os.PathLike)):
+                inputs.append(os.fspath(item))
+    return outputs, inputs
+
+
 #: The exit status after the reader of standard output went away (``| head``): 128 + SIGPIPE, as a shell reports a
 #: program killed by SIGPIPE, without an error line.
 EXIT_BROKEN_PIPE = 141
@@ -200,7 +223,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv[0] == "score" and len(argv) > 1 and argv[1] not in BENCHMARKS and not argv[1].startswith("-"):
             argv = [SCORE_RUN, *argv[1:]]  # a run's folder, not a benchmark: every statistic of the run
         args = parser.parse_args(argv)
-        status = args.handler(args)
+        jsonio.refuse_overwriting(*_outputs_and_inputs(args))  # before any work: no command destroys its input
+        with jsonio.keeping_inputs():
+            status = args.handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit as "Exception ignored ..."
         return status
     except BrokenPipeError as error:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -192,15 +191,15 @@ def shots(results: Mapping[str, Any]) -> dict[str, int]:
 def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
     """What the harness recorded about the run itself in the results file written with each samples file:
     ``limit`` (``--limit``) and ``samples`` (``--samples``, lm-eval) when set, ``n_shot`` when the task ran few-shot
-    (:func:`shots`), and the task's version."""
+    (:func:`shots`), and the task's version. A results file that cannot be read is an error naming it
+    (:func:`fairness_evals.jsonio.read_json`)."""
+    from fairness_evals import jsonio
+
     for f in files:
         results: dict[str, Any] = {}
         path = _results_of(f.path)
         if path is not None:
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                data = {}
+            data = jsonio.read_json(path, "results file", allow_nan=True)  # the harnesses write a bare NaN
             results = data if isinstance(data, dict) else {}
         config = results.get("config") if isinstance(results.get("config"), dict) else {}
         task = f.task or ""
@@ -242,10 +241,17 @@ def samples_detail(files: Sequence[InputFile], score_samples: Callable[..., dict
 
 def inspect_logs(paths: Iterable[str | Path]) -> list[tuple[Path, Path]]:
     """``(path given, log)`` of the Inspect logs among ``paths`` (:func:`fairness_evals.inspect.logs.find_logs`): each
-    path that is one, and those below each folder; empty when there are none."""
-    from fairness_evals.inspect.logs import find_logs, is_inspect_log
+    path that is one, and those below each folder but logs of other tasks (:func:`~fairness_evals.inspect.logs.
+    foreign_task`: a harness run's folder may hold some); empty when there are none."""
+    from fairness_evals.inspect.logs import find_logs, foreign_task, is_inspect_log
 
-    return [(p, log) for p in map(Path, paths) if p.is_dir() or is_inspect_log(p) for log in find_logs([p])]
+    return [
+        (p, log)
+        for p in map(Path, paths)
+        if p.is_dir() or is_inspect_log(p)
+        for log in find_logs([p])
+        if log == p or foreign_task(log) is None
+    ]
 
 
 def inspect_detail(
@@ -337,7 +343,9 @@ def write(paths: Iterable[str], out: str | None, *, model: str | None = None, ru
 
 def read(path: Path) -> Detail:
     """A score output (:func:`write`) read back, its tasks under ``results``."""
-    data = json.loads(path.read_text(encoding="utf-8"))
+    from fairness_evals import jsonio
+
+    data = jsonio.read_json(path, "score output")
     return Detail(
         {k: v for k, v in data.items() if k not in NOT_TASKS and isinstance(v, dict)},
         data.get(NULLS) or {},

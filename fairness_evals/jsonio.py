@@ -10,6 +10,15 @@ Every ``--out`` file of every command is written by :func:`replacing` (through :
 text is written. A full disk, a file-size limit or an error half-way leaves no truncated or empty file and an
 existing file as it was, and the error names the path.
 
+No command overwrites what it reads: :func:`refuse_overwriting` refuses, before any work, an output that is a file
+the command's arguments name or lies inside a folder they name, and :func:`replacing` refuses a file read through
+this module while the command ran (:func:`keeping_inputs`: a file found inside a folder, or recorded in a score
+output).
+
+Every JSON value read (a line, or a whole results file) goes through :func:`loads_line`, whose every error names
+the file and line: invalid JSON, nesting too deep to read, an integer beyond 64 bits, a number beyond the float range.
+:func:`response_lines` reads a responses or samples file a line at a time, so memory follows the longest line.
+
 Reading: :func:`read_text` reads a file as strict UTF-8 and names the file, line and byte of an invalid one
 (never silently replacing it); :func:`numbered_json_lines` and :func:`response_lines` give each non-blank line's
 value with ``where`` = ``"<file>:<line>"``, the place every error message names; :class:`Answers` keeps one reply
@@ -72,9 +81,11 @@ def replacing(out: str | Path) -> Iterator[Output]:
     is removed and ``out`` is left as it was. The new file keeps an existing file's permissions, else the usual
     ones (0666 less the umask); a symbolic link is followed (its target is replaced). A path that exists but is not
     a regular file (``/dev/stdout``, a named pipe) is written in place. A failure to write (full disk, file-size
-    limit, no such folder, no permission) is a ``ValueError`` naming ``out``.
+    limit, no such folder, no permission) is a ``ValueError`` naming ``out``, and so is a file this command read
+    (:func:`keeping_inputs`), which is left as it was.
     """
     path = Path(out)
+    _refuse_read(path)
     if path.exists() and not path.is_file():
         with _naming(path, False):
             special = path.open("w", encoding="utf-8", newline="\n")
@@ -136,6 +147,85 @@ def _naming(path: Path, existed: bool) -> Iterator[None]:
         raise ValueError(f"{path}: cannot write it ({error.strerror or error}); {kept}") from None
 
 
+#: The options whose value is a file that a command writes (``-``: standard output).
+OUTPUT_OPTIONS = ("out", "details", "json")
+
+#: The files read while a command runs (:func:`keeping_inputs`), by device and inode; None outside a command.
+_READ: set[tuple[int, int]] | None = None
+
+
+@contextlib.contextmanager
+def keeping_inputs() -> Iterator[None]:
+    """While the ``with`` block runs (one command), every file read through this module is remembered, and
+    :func:`replacing` refuses to write over one of them."""
+    global _READ
+    saved, _READ = _READ, set()
+    try:
+        yield
+    finally:
+        _READ = saved
+
+
+def _note_read(handle_or_path: Any) -> None:
+    if _READ is None:
+        return
+    try:
+        info = os.fstat(handle_or_path) if isinstance(handle_or_path, int) else os.stat(handle_or_path)
+    except (OSError, ValueError):
+        return
+    _READ.add((info.st_dev, info.st_ino))
+
+
+def _refuse_read(path: Path) -> None:
+    if not _READ:
+        return
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return
+    if (info.st_dev, info.st_ino) in _READ:
+        raise ValueError(
+            f"{path}: this command read it, so it is not written over (nothing was written); give another path"
+        )
+
+
+def refuse_overwriting(outputs: dict[str, str], inputs: Iterable[str]) -> None:
+    """A ``ValueError`` naming the first output (``{option: path}``; ``-`` and empty values are standard output)
+    that is one of the ``inputs`` (the same file: by path, symbolic link or hard link), lies inside an input folder,
+    or is the same file as another output. Called before a command does any work: an input is never overwritten."""
+    files: dict[tuple[int, int], str] = {}
+    folders: list[tuple[str, str]] = []
+    for given in inputs:
+        try:
+            info = os.stat(given)
+        except (OSError, ValueError):  # not a path (a name, JSON text, hf:...), or no such file
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            folders.append((given, os.path.realpath(given)))
+        elif stat.S_ISREG(info.st_mode):
+            files.setdefault((info.st_dev, info.st_ino), given)
+    written: dict[str, str] = {}
+    for option, out in outputs.items():
+        if not out or out == "-":
+            continue
+        flag = f"--{option.replace('_', '-')} {out}"
+        try:
+            info = os.stat(out)
+        except (OSError, ValueError):
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode) and (info.st_dev, info.st_ino) in files:
+            name = files[(info.st_dev, info.st_ino)]
+            same = "" if os.path.realpath(name) == os.path.realpath(out) else f" (the same file as {name})"
+            raise ValueError(f"{flag}: an input of this command{same}; writing it would destroy it: give another path")
+        target = os.path.realpath(out)
+        for name, folder in folders:
+            if os.path.commonpath([folder, target]) == folder:
+                raise ValueError(f"{flag}: inside {name}, a folder this command reads; write it outside the folder")
+        if target in written:
+            raise ValueError(f"{flag}: the same file as {written[target]}; give each output its own path")
+        written[target] = flag
+
+
 def write_text(text: str, out: str | Path | None) -> None:
     """Write ``text`` to the file ``out`` (whole or not at all: :func:`replacing`) or, without one, to standard
     output."""
@@ -169,6 +259,7 @@ def read_text(path: Path, what: str = "file") -> str:
         data = path.read_bytes()
     except OSError as error:
         raise ValueError(f"{path}: cannot read the {what} ({error.strerror or error})") from None
+    _note_read(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -180,29 +271,87 @@ def read_text(path: Path, what: str = "file") -> str:
 
 
 def numbered_json_lines(name: str | Path, lines: Iterable[str]) -> Iterator[tuple[str, Any]]:
-    """``(where, value)`` for each non-blank line, ``where`` being ``"<name>:<n>"``; bad JSON is an error there.
+    """``(where, value)`` for each non-blank line, ``where`` being ``"<name>:<n>"``; bad JSON is an error there
+    (:func:`loads_line`).
 
-    ``NaN``/``Infinity`` literals (Python's extension, not JSON) are refused too. Split text on ``"\n"`` only
-    (not ``str.splitlines``, which also splits at U+2028 and other characters valid inside a JSON string).
+    Split text on ``"\n"`` only (not ``str.splitlines``, which also splits at U+2028 and other characters valid
+    inside a JSON string).
     """
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        try:
-            value = json.loads(line, parse_constant=_no_constant)
-        except json.JSONDecodeError as error:
-            raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
-        except _ConstantError as error:
-            raise ValueError(f"{where}: not valid JSON ({error} is not a JSON value)") from None
-        except RecursionError:
-            raise ValueError(f"{where}: not valid JSON (nested too deeply)") from None
-        yield where, value
+        if line and not line.isspace():  # no copy of a long line
+            where = f"{name}:{number}"
+            yield where, loads_line(line, where)
 
 
 def response_lines(path: Path) -> Iterator[tuple[str, Any]]:
-    """:func:`numbered_json_lines` of a responses or samples file read by :func:`read_text`."""
-    yield from numbered_json_lines(path, read_text(path, "responses").split("\n"))
+    """:func:`numbered_json_lines` of a responses or samples file, read a line at a time (memory: a few times the
+    longest line, not the file), as strict UTF-8 (:func:`read_text`'s errors, naming the line and the byte)."""
+    try:
+        handle = path.open("rb")
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read the responses ({error.strerror or error})") from None
+    with handle:
+        _note_read(handle.fileno())
+        offset = 0
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                byte = raw[error.start : error.start + 1].hex()
+                raise ValueError(
+                    f"{path}:{number}: not UTF-8 text (byte 0x{byte} at offset {offset + error.start}); save the "
+                    "responses as UTF-8"
+                ) from None
+            offset += len(raw)
+            del raw  # the line's bytes and text are not kept while it is parsed and used
+            if line and not line.isspace():
+                where = f"{path}:{number}"
+                value = loads_line(line, where)
+                del line
+                yield where, value
+
+
+#: The range of a JSON integer a reader takes: a 64-bit signed integer (numpy's int64, the records' type).
+_INT_RANGE = range(-(1 << 63), 1 << 63)
+
+
+def _checked_int(text: str) -> int:
+    value = int(text)
+    if len(text) >= 19 and value not in _INT_RANGE:
+        raise _NumberError(f"the integer {text[:12]}... ({len(text.lstrip('-'))} digits) is beyond 64 bits")
+    return value
+
+
+def _checked_float(text: str) -> float:
+    value = float(text)
+    if value in (math.inf, -math.inf):
+        raise _NumberError(f"the number {text[:24]} is beyond the floating-point range")
+    return value
+
+
+def loads_line(text: str, where: str, *, allow_nan: bool = False) -> Any:
+    """The JSON value of ``text`` (a line, or a whole file), every error a ``ValueError`` that starts with ``where``
+    (``"<file>:<line>"``, or the file): not valid JSON, nested too deeply to read, an integer beyond 64 bits (no
+    count or record field is one; numpy cannot hold it), a number beyond the floating-point range (``1e400``). The
+    ``NaN``/``Infinity`` literals (Python's extension, not JSON) are refused unless ``allow_nan`` (the harnesses write
+    a bare ``NaN`` in their results and samples files)."""
+    try:
+        return (_LENIENT if allow_nan else _STRICT).decode(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{where}: not valid JSON ({error.msg})") from None
+    except _ConstantError as error:
+        raise ValueError(f"{where}: not valid JSON ({error} is not a JSON value)") from None
+    except _NumberError as error:
+        raise ValueError(f"{where}: {error}") from None
+    except RecursionError:
+        raise ValueError(f"{where}: not valid JSON (nested too deeply)") from None
+    except ValueError as error:  # an integer of over 4,300 digits (Python's limit)
+        raise ValueError(f"{where}: not valid JSON ({error})") from None
+
+
+def read_json(path: Path, what: str = "file", *, allow_nan: bool = False) -> Any:
+    """The JSON value of the file ``path`` (:func:`read_text`, then :func:`loads_line`), every error naming it."""
+    return loads_line(read_text(path, what), str(path), allow_nan=allow_nan)
 
 
 def loads_strict(text: str) -> Any:
@@ -217,8 +366,17 @@ class _ConstantError(ValueError):
     pass
 
 
+class _NumberError(ValueError):
+    pass
+
+
 def _no_constant(name: str) -> Any:
     raise _ConstantError(name)
+
+
+#: The decoders of :func:`loads_line` (built once: ``json.loads`` with hooks builds one per call).
+_STRICT = json.JSONDecoder(parse_int=_checked_int, parse_float=_checked_float, parse_constant=_no_constant)
+_LENIENT = json.JSONDecoder(parse_int=_checked_int, parse_float=_checked_float)
 
 
 @dataclass

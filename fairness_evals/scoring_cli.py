@@ -14,7 +14,8 @@ module does the rest, the same way for every benchmark:
 * reading (:func:`read_lines`): strict UTF-8 and strict JSON, every error naming ``file:line``; inputs without a
   single line are an error (never ``{}`` with exit status 0); a responses line's reply must be text
   (:func:`response_of`: a number, object, ``null`` or ``true`` is an error naming the line, never an answer
-  counted as unparsed);
+  counted as unparsed), and so must a samples line's (:func:`sample_reply`; ``null`` there is a reply the harness
+  logged as missing);
 * answers (:class:`~fairness_evals.jsonio.Answers`): one reply per (task, document); a second is an error naming both places;
 * settings (:func:`metadata`): ``--metadata JSON`` gives task-metadata-style settings (the keys a task's YAML
   ``metadata`` or lm-eval's ``--metadata`` take, e.g. ``{"fact_or_fair_min_coverage": 0.5}``), passed as a dict
@@ -369,7 +370,7 @@ def sample_records(
         if found is None:
             raise ValueError(f"{line.where}: {not_ours(task)}")
         answers.add((task, found[0]), None, line.where, f"{found[0]!r} of {task}")
-        records.setdefault(task, []).append(found[1])
+        records.setdefault(task, []).append(checked_record(found[1], line.where, found[0]))
         carried = row.get(carrier(task))
         if isinstance(carried, dict) and isinstance(carried.get("provenance"), dict):
             provenance.setdefault(task, dict(carried["provenance"]))
@@ -377,15 +378,46 @@ def sample_records(
     return records, provenance
 
 
-def sample_reply(row: dict[str, Any]) -> Any:
-    """The reply of a ``--log_samples`` line: ``filtered_resps`` (else ``resps``), out of its lists."""
+#: A record's values are 64-bit integers or floats (the aggregations' numpy arrays): each lies in [-_INT64, _INT64).
+_INT64 = 1 << 63
+
+
+def checked_record(record: Any, where: str, doc_id: str) -> Any:
+    """``record`` (a logged record, the numbers an aggregation reads), or an error naming ``where`` when a value lies
+    beyond 64 bits (``1e300``, an infinity), which no aggregation can hold; other malformed records are left to the
+    benchmark's reader, which names them."""
+    try:
+        beyond = max(record) >= _INT64 or min(record) < -_INT64
+    except (TypeError, ValueError):  # not all numbers, not a list, or empty
+        return record
+    if beyond:
+        raise ValueError(f"{where}: the logged record of {doc_id!r} holds a number beyond 64 bits: {record!r:.200}")
+    return record
+
+
+def sample_reply(row: dict[str, Any], where: str, doc_id: str = "") -> str | None:
+    """The reply of a ``--log_samples`` line: ``filtered_resps`` (else ``resps``), out of its lists; None when the
+    line logs none (a request the harness logged as failed). Any other value that is not text (a number, an object,
+    ``true``) is an error naming ``where``, as in a responses file (:func:`response_of`): a reply the model did not
+    give as text is not an answer to count as unparsed."""
     for key in ("filtered_resps", "resps"):
         if key in row:
-            value = row[key]
-            while isinstance(value, list):
-                value = value[0] if value else ""
-            return value
+            return sample_text(row[key], where, doc_id)
     return None
+
+
+def sample_text(value: Any, where: str, doc_id: str = "") -> str | None:
+    """A logged reply (``filtered_resps``) out of its lists: text or None; anything else an error naming ``where``
+    (:func:`sample_reply`)."""
+    while isinstance(value, list):
+        value = value[0] if value else ""
+    if value is None or isinstance(value, str):
+        return value
+    to = f" to {doc_id!r}" if doc_id else ""
+    raise ValueError(
+        f"{where}: the logged reply{to} is {json_kind(value)}, not text (a samples file logs each reply as a JSON "
+        "string)"
+    )
 
 
 def response_of(line: Line) -> tuple[str, str] | None:

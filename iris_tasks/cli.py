@@ -190,7 +190,7 @@ def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, s
         if response is not None:
             out.append((line.where, None, *response))
         elif logged is not None:
-            out.append((line.where, line.file.task, logged[0], scoring_cli.sample_reply(row)))
+            out.append((line.where, line.file.task, logged[0], scoring_cli.sample_reply(row, line.where, logged[0])))
         else:
             raise ValueError(f'{line.where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
     return out

@@ -20,6 +20,7 @@ from typing import Any
 
 from fairness_evals import aggregation
 from fairness_evals.aggregation import provenance_value
+from fairness_evals.reply_window import head_and_tail
 from fairness_evals.statistics import explain
 from iris_tasks import answer_shares, bis_und, ifs_und, rfs_und
 from iris_tasks import statistics as table
@@ -67,7 +68,13 @@ def readable_record(doc: dict[str, Any], reply: object) -> dict[str, Any]:
     was read as: the occupation it maps to, ``unmappable``, or ``""`` for a probe answer naming none of the bracket;
     the rating, ``yes`` or ``no``, or ``""`` when unparsed), ``rule`` (the mapper's stage, or the rating / yes-no
     rule) and ``record`` (the task's numbers, which the aggregation reads). Every field keeps one JSON type ("" for no
-    answer), as W&B's tables require. Raises on a malformed document (:func:`process_results` catches it)."""
+    answer), as W&B's tables require. Raises on a malformed document (:func:`process_results` catches it).
+
+    A text reply over 1 MiB characters is read through its first and last 512 KiB joined by a line break
+    (:func:`fairness_evals.reply_window.head_and_tail`): the occupation mapper reads the first line and the
+    occupations named, the rating and yes/no readers the first rating, the first word and the words used."""
+    if isinstance(reply, str):
+        reply = head_and_tail(reply)
     task, kind = doc["task"], doc["kind"]
     if task == "iris_bis_und":
         value, rule = parse_rating(reply) if kind == "rating" else parse_yes_no(reply)

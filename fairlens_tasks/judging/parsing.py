@@ -21,6 +21,10 @@ what was wrong; the pipeline then retries and finally marks the answer *unjudged
   it gets; we do not);
 * a reply cut off at the token limit that does not parse.
 
+The window read (:mod:`fairness_evals.reply_window`): the first 1 MiB characters of a reply
+(:func:`~fairness_evals.reply_window.head`), where the first JSON object, the reply, begins; a judge's reply is
+bounded by its token limit, far below that.
+
 The echo and placeholder texts are read from the prompts themselves (:mod:`.prompts`, as sent), so they follow
 any change of wording. The opinion definition's short quoted phrases ("this person seems nervous", ...) are
 not echoes: an answer about a face may well express just that opinion.
@@ -33,6 +37,7 @@ import re
 from dataclasses import dataclass
 
 from fairlens_tasks.judging.prompts import opinions_messages, verdicts_messages
+from fairness_evals.reply_window import head
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([\]}])")
@@ -141,8 +146,8 @@ def _first_object(reply: str) -> dict:
 
 
 def _listed(reply: str, key: str) -> list:
-    """The list under ``key`` in the first JSON object of ``reply``."""
-    data = _first_object(reply)
+    """The list under ``key`` in the first JSON object of ``reply`` (of its window: module docstring)."""
+    data = _first_object(head(reply) if isinstance(reply, str) else reply)
     if key not in data:
         raise InvalidReply(f'the JSON object has no "{key}" key')
     if not isinstance(data[key], list):

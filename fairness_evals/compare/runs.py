@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import jsonio
+from fairness_evals import jsonio, scoring_cli
 from fairness_evals.compare.problem import Adapter
 from fairness_evals.jsonio import Answers
 
@@ -137,7 +137,7 @@ def _score_output(path: Path) -> dict[str, Any] | None:
     if not path.is_file() or path.suffix != ".json":
         return None
     try:
-        data = jsonio.loads_strict(jsonio.read_text(path, "score output"))
+        data = jsonio.read_json(path, "score output")
     except ValueError:
         return None  # not strict JSON: a harness results file (bare NaN) or not ours; the report's reader says why
     if not isinstance(data, dict) or "results" in data:
@@ -211,14 +211,11 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         if not line.strip():
             continue
         where = f"{task.samples}:{number}"
-        try:
-            row = json.loads(line)  # the harnesses write NaN as a bare NaN: accepted here
-        except (json.JSONDecodeError, RecursionError) as error:
-            raise ValueError(f"{where}: not a JSON line ({getattr(error, 'msg', error)})") from None
+        row = jsonio.loads_line(line, where, allow_nan=True)  # the harnesses write NaN as a bare NaN: accepted here
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object")
         doc_id, record = adapter.sample(row, where)
-        records.add(doc_id, record, where, f"document {doc_id!r}")
+        records.add(doc_id, scoring_cli.checked_record(record, where, doc_id), where, f"document {doc_id!r}")
     records.check()
     if not records:
         raise ValueError(f"{task.samples}: no samples")

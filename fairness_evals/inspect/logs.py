@@ -18,9 +18,11 @@
   computed by the benchmark's own ``compute_metrics`` (:func:`fairness_evals.inspect.plans.plan`): what ``score``
   writes for the run.
 
-Reading needs ``inspect_ai`` (the ``fairness-evals[inspect]`` extra); :func:`is_inspect_log` and :func:`find_logs`
-do not. Every error is a ``ValueError`` whose message is one line naming the file (:class:`NotOurs` for a log of
-another task, which the commands skip in a folder).
+Reading needs ``inspect_ai`` (the ``fairness-evals[inspect]`` extra); :func:`is_inspect_log`, :func:`find_logs` and
+:func:`foreign_task` do not: a log of another task (its header read with the standard library, and ``zstandard``,
+which lmms-eval installs, for the Zstandard entries Inspect writes) is skipped in a folder without inspect-ai. Every
+error is a ``ValueError`` whose message is one line naming the file (:class:`NotOurs` for a log of another task,
+which the commands skip in a folder).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import struct
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -166,6 +169,100 @@ def is_inspect_log(path: str | Path) -> bool:
     return False
 
 
+#: The most bytes of an Inspect log's header read without inspect_ai (an ``.eval`` header entry, the start of a
+#: ``.json`` log up to the end of its ``eval`` object).
+_HEADER_LIMIT = 64 << 20
+#: The zip compression method of Zstandard, which Inspect writes and Python's zipfile reads only from 3.14.
+_ZIP_ZSTANDARD = 93
+#: How an Inspect ``.json`` log begins up to its ``eval`` object (version, status, then eval).
+_JSON_EVAL = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:\s*"[^"\\]*"\s*,\s*"eval"\s*:\s*')
+
+
+def foreign_task(path: str | Path) -> str | None:
+    """The task of an Inspect log of a task that is not ours (``eval.task`` of a log without our task metadata), read
+    without inspect_ai; None for a log of ours, and for a log whose header cannot be read this way (then only
+    :func:`read_log` can tell)."""
+    header = _eval_header(Path(path))
+    if header is None:
+        return None
+    ours = header.get("metadata") if isinstance(header.get("metadata"), dict) else {}
+    if isinstance(ours.get(METADATA_KEY), dict):
+        return None
+    return str(header.get("task"))
+
+
+def _eval_header(path: Path) -> dict[str, Any] | None:
+    """The ``eval`` object of an Inspect log's header with the standard library: an ``.eval`` archive's
+    ``header.json`` (else ``_journal/start.json``, a log still running), a ``.json`` log's ``eval``; None when it
+    cannot be read so."""
+    try:
+        if path.suffix == ".eval":
+            for name in ("header.json", "_journal/start.json"):
+                data = _zip_entry(path, name)
+                if data is not None:
+                    header = json.loads(data)
+                    found = header.get("eval") if isinstance(header, dict) else None
+                    return found if isinstance(found, dict) else None
+            return None
+        return _json_log_eval(path)
+    except (OSError, ValueError, zipfile.BadZipFile, RecursionError):
+        return None
+
+
+def _zip_entry(path: Path, name: str) -> bytes | None:
+    """The bytes of the entry ``name`` of the zip archive ``path``: through ``zipfile``, else, for a Zstandard entry
+    that this Python's zipfile cannot read, its raw bytes decompressed by ``zstandard``; None when there is no such
+    entry, it is larger than :data:`_HEADER_LIMIT` or cannot be decompressed."""
+    with zipfile.ZipFile(path) as archive:
+        try:
+            info = archive.getinfo(name)
+        except KeyError:
+            return None
+        if info.file_size > _HEADER_LIMIT:
+            return None
+        try:
+            return archive.read(info)
+        except NotImplementedError:  # a compression method this zipfile lacks
+            if info.compress_type != _ZIP_ZSTANDARD:
+                return None
+    with path.open("rb") as handle:
+        handle.seek(info.header_offset)
+        local = handle.read(30)  # the local file header: its name and extra field lengths end it
+        if len(local) < 30 or local[:4] != b"PK\x03\x04":
+            return None
+        name_length, extra_length = struct.unpack("<HH", local[26:30])
+        handle.seek(info.header_offset + 30 + name_length + extra_length)
+        compressed = handle.read(info.compress_size)
+    try:
+        import zstandard
+    except ImportError:
+        return None
+    try:
+        return zstandard.ZstdDecompressor().decompress(compressed, max_output_size=info.file_size)
+    except zstandard.ZstdError:
+        return None
+
+
+def _json_log_eval(path: Path) -> dict[str, Any] | None:
+    """The ``eval`` object of a ``.json`` Inspect log, read from its start (more as needed, up to
+    :data:`_HEADER_LIMIT`): a log is written version, status, then eval."""
+    decoder = json.JSONDecoder()
+    with path.open("rb") as handle:
+        data = handle.read(1 << 16)
+        start = _JSON_EVAL.match(data)
+        if start is None:
+            return None
+        while True:
+            try:
+                found, _ = decoder.raw_decode(data[start.end() :].decode("utf-8"))
+                return found if isinstance(found, dict) else None
+            except (json.JSONDecodeError, UnicodeDecodeError):  # the object, or a character, goes on
+                more = handle.read(len(data))
+                if not more or len(data) > _HEADER_LIMIT:
+                    return None
+                data += more
+
+
 def find_logs(paths: Iterable[str | Path]) -> list[Path]:
     """The Inspect logs among ``paths``: a file as given (an error when it is not one), a folder's ``*.eval`` and
     Inspect ``*.json`` files below it, sorted."""
@@ -191,8 +288,12 @@ def read_logs(paths: Iterable[str | Path]) -> list[LoggedTask]:
 
 def read_log(path: str | Path) -> list[LoggedTask]:
     """The tasks of ours in one Inspect log: the task it ran, or a group and then each of its member tasks (their
-    samples and their ``<member>/<metric>`` values); an error naming the file when it is no log of ours."""
+    samples and their ``<member>/<metric>`` values); an error naming the file when it is no log of ours
+    (:class:`NotOurs`, told without inspect_ai where :func:`foreign_task` can read the header)."""
     path = Path(path)
+    other = foreign_task(path)
+    if other is not None:
+        raise NotOurs(f"{path}: an Inspect log of {other!r}, not of a fairness-evals task")
     try:
         from inspect_ai.log import read_eval_log
     except ImportError:

@@ -11,7 +11,6 @@ nothing to reproduce).
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -55,9 +54,9 @@ def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> Gr
             continue
         where = f"{file.name}:{number}"
         try:
-            sample = json.loads(line)  # lmms-eval writes NaN as a bare NaN: accepted here
-        except (json.JSONDecodeError, RecursionError) as error:
-            return f"{where}: not valid JSON ({getattr(error, 'msg', 'nested too deeply')})"
+            sample = jsonio.loads_line(line, where, allow_nan=True)  # lmms-eval writes NaN as a bare NaN: accepted
+        except ValueError as error:
+            return str(error)
         if not isinstance(sample, dict):
             return f"{where}: a {type(sample).__name__}, not a sample object"
         logged = logged_record(sample)  # the task's own reader of its logged record (task versions 2 and 3)

@@ -7,7 +7,6 @@ run's headlines are completed by the detail of its samples files (:func:`with_de
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
@@ -334,15 +333,17 @@ def load_results_file(path: Path) -> Run:
     naming the file and what is wrong with it."""
     from fairness_evals import detail
 
-    try:  # the harnesses write NaN as a bare NaN: read it (but strict UTF-8)
-        data = json.loads(jsonio.read_text(path, "results file"))
-    except json.JSONDecodeError as error:
-        raise ReportInputError(f"{path}: not a readable results file (not valid JSON: {error.msg})") from None
-    except RecursionError:
-        raise ReportInputError(f"{path}: not a readable results file (JSON nested too deeply)") from None
+    try:  # the harnesses write NaN as a bare NaN: read it (but strict UTF-8, and numbers a reader can hold)
+        text = jsonio.read_text(path, "results file")
     except ValueError as error:  # unreadable, or not UTF-8
         message = str(error)
         raise ReportInputError(message if message.startswith(str(path)) else f"{path}: {message}") from None
+    try:
+        data = jsonio.loads_line(text, str(path), allow_nan=True)
+    except ValueError as error:
+        raise ReportInputError(
+            f"{path}: not a readable results file ({str(error).removeprefix(f'{path}: ')})"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("results"), dict):
         raise ReportInputError(f"{path}: not an lm-eval or lmms-eval results file (no 'results' table)")
     for name in ("groups", "configs", "n-samples", "config"):

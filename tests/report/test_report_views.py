@@ -359,7 +359,9 @@ def test_lmms_eval_limit_minus_one_is_no_limit_and_an_offset_is_one(tmp_path: Pa
 
 
 def test_a_folder_of_unrelated_tasks_with_huge_names_is_one_short_line(tmp_path: Path, capsys) -> None:
-    (tmp_path / "results_2026-01-01T00-00-00.json").write_text(json.dumps({"results": {"m" * 100_000: {"acc": 1}}}))
-    assert main(["report", str(tmp_path), "--out", str(tmp_path / "r.html")]) == 2
+    (tmp_path / "run").mkdir()  # the report goes beside the folder it reads, never into it
+    results = tmp_path / "run" / "results_2026-01-01T00-00-00.json"
+    results.write_text(json.dumps({"results": {"m" * 100_000: {"acc": 1}}}))
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "r.html")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < 500 and f"(tasks: {'m' * 79}…)" in err
