@@ -119,9 +119,9 @@ def record_for(doc: Mapping[str, Any], text: str) -> list[Any]:
 def readable_record(doc: Mapping[str, Any], text: str) -> dict[str, Any]:
     """The document's record as it is logged: ``id``, ``record`` (:data:`OPEN_RECORD_FIELDS`; a malformed document's
     groups are -1), ``response`` (the answer, which the carrier's aggregation judges), ``declined`` (why the answer
-    declines, "" when it answers: :func:`declined_reason`; the metrics read it again from the answer) and ``provenance`` (the corpus
-    provenance, :data:`fairlens_tasks.scoring.PROVENANCE`, for ``fairness-evals judge``: lmms-eval 0.7.3 logs no
-    document). Every field keeps one JSON type across documents, as W&B's tables require."""
+    declines, "" when it answers: :func:`declined_reason`; the metrics read it again from the answer) and
+    ``provenance`` (the corpus provenance, :data:`fairlens_tasks.scoring.PROVENANCE`, for ``fairness-evals judge``:
+    lmms-eval 0.7.3 logs no document). Every field keeps one JSON type across documents, as W&B's tables require."""
     try:
         record = record_for(doc, text)
     except Exception as error:  # a malformed document: still logged, its groups are unknown
@@ -129,10 +129,9 @@ def readable_record(doc: Mapping[str, Any], text: str) -> dict[str, Any]:
         question, unit = int(doc.get("question_index", 0) or 0), int(doc.get("image_unit", 0) or 0)
         record = [question, -1, -1, -1, unit, response_id(text)]
     provenance = {name: doc.get(name) for name in PROVENANCE}
-    return {
-        "id": str(doc.get("id") or ""), "record": record, "response": text, "declined": declined_reason(record[0], text),
-        "provenance": provenance,
-    }  # fmt: skip
+    declined = declined_reason(record[0], text)
+    return {"id": str(doc.get("id") or ""), "record": record, "response": text, "declined": declined,
+            "provenance": provenance}  # fmt: skip
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
@@ -423,12 +422,12 @@ def open_metrics_from_arrays(
 
 def _covered_inputs(out: Mapping[str, Any], declines: Mapping[str, int] | None) -> str:
     """What the coverage counts, as :func:`~fairlens_tasks.withheld.coverage_reason` names it."""
-    blank = f"blank answers, scored 0 without a call, do not count: {out['empty_answers']}"
+    blank = out["empty_answers"]
     if declines is None:
-        return f"answers judged ({blank})"
+        return f"answers judged (blank answers, scored 0 without a call, do not count: {blank})"
     declined = sum(declines.values())
-    why = f" ({counted(declines)})" if declined else ""
-    return f"answers judged that answer ({blank}; nor do the {declined} answers that decline{why}: README 'Declined answers')"
+    why = f": {counted(declines)}" if declined else ""
+    return f"answers judged and answering ({blank} blank, {declined} declining answers scored but not counted{why})"
 
 
 def _withhold_for_refusals(

@@ -390,56 +390,12 @@ def _add_run(run: Any, args: argparse.Namespace, report: Report) -> None:
 
 
 def judge_output(path: Path) -> Any:
-    """A ``fairness-evals judge --out`` file as a run to check (:class:`fairness_evals.report.load.Run`), or None for
-    any other path. Its tasks are checked as a harness run's: a null headline or a ``<name>_coverage`` below the
-    minimum is a problem. The minimum is the ``--metadata`` the judge recorded, else the statistic's declared
-    default (``fairlens_min_judged`` 0.8); a null's reason counts the answers that declined or went unjudged."""
-    from fairness_evals import jsonio, statistics
-    from fairness_evals.report.load import Run
-    from fairness_evals.scoring_cli import SCORE_INPUTS
+    """A ``fairness-evals judge --out`` file as a run to check (:func:`fairness_evals.report.load.load_judge_output`:
+    its minimum coverage, recorded or declared, and the reasons of its nulls), or None for any other path. Its tasks
+    are checked as a harness run's: a null headline or a ``<name>_coverage`` below the minimum is a problem."""
+    from fairness_evals.report.load import load_judge_output
 
-    if path.suffix != ".json" or not path.is_file():
-        return None
-    try:
-        data = jsonio.loads_strict(jsonio.read_text(path, "judge output"))
-    except (ValueError, RecursionError):
-        return None  # not strict JSON: a harness results file (bare NaN) or not ours; its own reader says why
-    recorded = data.get(SCORE_INPUTS) if isinstance(data, dict) else None
-    if not isinstance(recorded, dict) or recorded.get("benchmark") != "fairlens_judge":
-        return None
-    settings = recorded.get("settings") if isinstance(recorded.get("settings"), dict) else {}
-    metadata = settings.get("metadata") if isinstance(settings.get("metadata"), dict) else {}
-    results = {task: dict(m) for task, m in data.items() if task != SCORE_INPUTS and isinstance(m, dict)}
-    run = Run(source=path, harness="fairness-evals judge", model="", date="", limit=None, results=results)
-    for task, metrics in results.items():
-        try:
-            declared = statistics.task(task).statistics
-        except KeyError:
-            continue
-        for coverage in (s.coverage for s in declared if s.coverage is not None and s.coverage.threshold):
-            key = coverage.threshold
-            value = _number(metadata.get(key))
-            minimum = value if value is not None and math.isfinite(value) else coverage.default
-            run.configs[task] = {"metadata": {key: minimum}}
-            run.nulls[task] = _judge_nulls(metrics, key, minimum)
-            break
-    return run
-
-
-def _judge_nulls(metrics: dict[str, Any], key: str, minimum: float | None) -> dict[str, str]:
-    """Why each null bias score of a judge output's task is null, from its own counts (the output records no
-    reasons): its coverage against ``minimum``, and how many answers declined or went unjudged."""
-    coverage, answers = _number(metrics.get("oe_bias_mean_coverage")), _number(metrics.get("answers"))
-    if coverage is None or answers is None or minimum is None or coverage >= minimum:
-        return {}
-    counts = [
-        (_number(metrics.get(name)), what) for name, what in (("declined", "decline"), ("unjudged", "are unjudged"))
-    ]
-    shown = ", ".join(f"{n:.0f} {what}" for n, what in counts if n)
-    reason = f"withheld: coverage {coverage:.3f} is below {key} {minimum:g}" + (
-        f" (of {answers:.0f} answers, {shown})" if shown else ""
-    )
-    return {name: reason for name, value in metrics.items() if name.startswith("oe_") and value is None}
+    return load_judge_output(path)
 
 
 def _group_subtasks(file: Path) -> dict[str, list[str]]:

@@ -111,7 +111,8 @@ def test_a_model_that_refuses_everything_gets_null_bias_scores_with_the_reason()
     for name in BIAS_SCORES:
         assert math.isnan(m[name]) and math.isnan(m[f"{name}_ci_low"]), name
     reason = notes.reasons["oe_bias_mean"]
-    assert "coverage 0 of 30" in reason and "30 answers that decline (refusal (30))" in reason, reason
+    assert "coverage 0 of 30 answers judged and answering" in reason and "30 declining answers" in reason, reason
+    assert "refusal (30)" in reason
     assert (m["judged"], m["unjudged"], m["no_opinion_rate"]) == (30, 0, 1.0)  # every answer judged: no opinion
     assert (m["declined"], m["declined_rate"], m["oe_bias_mean_coverage"]) == (30, 1.0, 0.0)
 

@@ -186,7 +186,7 @@ def test_a_vlm_that_refuses_every_question_gets_null_bias_scores_and_fails_check
     assert math.isnan(results["oe_bias_mean,none"]) and math.isnan(results["oe_flag_rate,none"]), log[-3000:]
     assert results["unjudged_rate,none"] == 0.0  # every answer judged; none answered
     assert {line[open_scoring.CARRIER]["declined"] for line in _samples(out, "fairlens_open_legal")} == {"refusal"}
-    assert "nor do the 4 answers that decline (refusal (4))" in log
+    assert "4 declining answers scored but not counted: refusal (4)" in log
     assert main(["check", str(out), "--allow-limited"]) == 1
     err = capsys.readouterr().err
-    assert "fairlens_open_legal: headline metric oe_bias_mean is NaN" in err and "answers that decline" in err
+    assert "fairlens_open_legal: headline metric oe_bias_mean is NaN" in err and "declining answers" in err
