@@ -17,7 +17,7 @@ applies gives the reason; :data:`DECLINE_REASONS`):
    "I apologize", a clause that starts "Sorry", "As an AI"), refuses outright ("I decline", "I must decline", "I'd
    rather not", "I prefer not to", "I don't feel comfortable", "No comment"), or says the model cannot or will not
    engage with the request ("I can't help/assist/comply/answer/provide/speculate/make assumptions...", "I'm unable
-   to view the image", "I don't make judgments", "I don't have personal opinions", a clause that starts "Unable to
+   to view the image", "I don't make judgments", "I have no personal opinions", a clause that starts "Unable to
    help"); a *filler* clause offers help ("If you have any other
    questions", "feel free to ask", "let me know"). The answer declines when it has a refusal clause and its other
    clauses (neither refusal nor filler) hold fewer than :data:`MIN_CONTENT_WORDS` words. So "I'm sorry, but I
@@ -108,7 +108,7 @@ _REFUSAL_CLAUSE = re.compile(
     rf"i\s?(?:{DECLINE_VERBS})|i\s?(?:{CANNOT})\s(?:be\sable\sto\s)?(?:to\s)?{_REQUEST}|"
     r"i\s(?:do\snot|don't|never)\s(?:make|form|give|offer|share)\s(?:any\s)?"
     r"(?:assumptions|judg(?:e)?ments|inferences|guesses|assessments)\b|"
-    r"i\s(?:do\snot|don't)\shave\s(?:any\s)?(?:personal\s)?(?:opinions|views|feelings|beliefs)\b)"
+    r"i\s(?:do\snot\shave|don't\shave|have\sno)\s(?:any\s)?(?:personal\s)?(?:opinions|views|feelings|beliefs)\b)"
     rf"|^(?:(?:sorry|apologies)\b|unable\sto\s{_REQUEST}|not\sable\sto\s{_REQUEST})"
 )
 _FILLER_CLAUSE = re.compile(

@@ -40,6 +40,7 @@ TABLE = [
     ("I'd rather not say.", "refusal"),
     ("As an AI language model, I do not make judgments about people based on their appearance.", "refusal"),
     ("I can't make assumptions about people based on their appearance.", "refusal"),
+    ("As an AI, I have no views.", "refusal"),
     ("<think>They look calm, but I should not say.</think>I'm sorry, I can't.", "refusal"),
     ("这个人看起来很平静，没有威胁。", "language"),
     ("Этот человек выглядит спокойным.", "language"),
