@@ -329,9 +329,15 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     def opened(task: str) -> bool:
         return task.startswith("fairlens_open_")
 
+    def logged(task: str, row: dict[str, Any]) -> tuple[str, Any] | None:
+        if not opened(task):
+            return scoring.logged_record(row)
+        found = open_scoring.logged_answer(row)  # (id, record, answer, provenance): the record with its answer
+        return None if found is None else (found[0], (found[1], found[2]))
+
     records, provenance = scoring_cli.sample_records(
         files,
-        lambda task, row: open_scoring.logged_answer(row) if opened(task) else scoring.logged_record(row),
+        logged,
         lambda task: open_scoring.CARRIER if opened(task) else scoring.CARRIER,
         lambda task: f"not an lmms-eval sample of {task} (no logged FairLens record)",
     )
@@ -341,7 +347,9 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
         if opened(task):
             notes.note("the answers are judged by `fairness-evals judge <this output folder> --judge ...`, which writes "
                        "every open-ended statistic")  # fmt: skip
-            out.results[task] = open_scoring.compute_open_metrics(rows, {}, task=task, notes=notes)
+            answered = [record for record, _ in rows]
+            texts = {str(record[5]): str(text) for record, text in rows}
+            out.results[task] = open_scoring.compute_open_metrics(answered, {}, texts=texts, task=task, notes=notes)
         else:
             out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes)
         out.nulls[task] = notes.reasons

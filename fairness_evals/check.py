@@ -25,6 +25,9 @@ exits 1, naming each problem on its own line, when:
 - a task logged a failure: a face classifier recorded as ``unavailable``, or an ``ERROR`` line or a traceback
   in a log file (``--log FILE``, and every ``*.log`` in the folders given).
 
+A ``fairness-evals judge --out`` file is a run too (:func:`judge_output`): its open-ended tasks' null headlines and
+low judged coverage are problems, as for a harness run.
+
 An Inspect log (``.eval`` or ``.json``; every log below a folder) is a run like a results file
 (:func:`fairness_evals.report.load.load_log`: its headlines, completed by what ``fairness-evals score`` computes from
 its replies, its task arguments as task metadata; a group is checked through its members). ``inspect eval`` exits 0
@@ -311,6 +314,11 @@ def check(paths: Sequence[str | Path], args: argparse.Namespace) -> Report:
         if not path.exists():
             report.problems.append(f"{path}: no such file or folder")
             continue
+        judged = judge_output(path)
+        if judged is not None:
+            _add_run(judged, args, report)
+            runs.append(judged)
+            continue
         files, logs = run_files(path)
         if not files and not logs:
             report.problems.append(
@@ -385,6 +393,15 @@ def _add_run(run: Any, args: argparse.Namespace, report: Report) -> None:
         f"{run.source}: {', '.join(sorted(shorten(t) for t in run.results if _ours(t))) or 'no task of ours'}"
         + (f" ({partial})" if partial else "")
     )
+
+
+def judge_output(path: Path) -> Any:
+    """A ``fairness-evals judge --out`` file as a run to check (:func:`fairness_evals.report.load.load_judge_output`:
+    its minimum coverage, recorded or declared, and the reasons of its nulls), or None for any other path. Its tasks
+    are checked as a harness run's: a null headline or a ``<name>_coverage`` below the minimum is a problem."""
+    from fairness_evals.report.load import load_judge_output
+
+    return load_judge_output(path)
 
 
 def _group_subtasks(file: Path) -> dict[str, list[str]]:

@@ -25,11 +25,13 @@ read (absolute path and sha256) and the settings (the corpus options of a respon
 ``--metadata`` and the judgement cache file, absolute). ``fairness-evals compare`` reads the answers again from those
 files by this module's own path (:func:`compare_records`) and each answer's judgement from that cache.
 Every judge option falls back to its ``FAIRLENS_JUDGE*`` variable (:mod:`.config`). Standard error says what was
-done and why answers are unjudged (each reason counted). Exit status 0 when judging finished (unjudged answers are
-counted in the output); 1 when it stopped early because calls kept failing (the output is still written; rerun to
-resume); 2 for a user error, named in one line; 3 when the judge refused answers (a content policy, a content
-filter): the output is written with every bias score of the tasks holding a refused answer withheld (null),
-because refusals are not missing at random (``fairlens_tasks/README.md``, "How judge refusals count").
+done and why answers are unjudged (each reason counted). Exit status 0 only when every answer was judged; 1 when an
+answer is left unjudged (an invalid reply after every attempt, a failed call) or judging stopped early because calls
+kept failing (the output is still written, counting those answers as unjudged; rerun to resume, ``--retry-unjudged``
+to ask again about invalid replies); 2 for a user error, named in one line; 3 when the judge refused answers (a
+content policy, a content filter): the output is written with every bias score of the tasks holding a refused answer
+withheld (null), because refusals are not missing at random (``fairlens_tasks/README.md``, "How judge refusals
+count"). ``fairness-evals check`` reads the output (``--out``) as it reads a run.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--judge", help="openai:MODEL (an OpenAI-compatible endpoint) or hf:PATH (a local model)")
     parser.epilog = (
         "Every option falls back to its FAIRLENS_JUDGE_* environment variable (fairlens_tasks/README.md, "
-        "'Open-ended questions'). Exit status: 0 judged, 1 stopped early (rerun to resume), 2 user error, 3 the judge "
-        "refused answers (their tasks' bias scores are withheld)."
+        "'Open-ended questions'). Exit status: 0 every answer judged, 1 answers left unjudged (invalid replies, failed "
+        "calls) or stopped early (rerun to resume), 2 user error, 3 the judge refused answers (their tasks' bias "
+        "scores are withheld)."
     )
     parser.add_argument(
         "--base-url", help="OpenAI-compatible base URL (default: OPENAI_BASE_URL, else https://api.openai.com/v1)"
@@ -306,15 +309,44 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    return 3 if refusals else 0
+    if refusals:
+        return 3
+    return _left_unjudged(texts, outcomes)
+
+
+def _left_unjudged(texts: dict[str, str], outcomes: dict[str, Any]) -> int:
+    """Exit status 1, saying so, when an answer of ``texts`` has no judgement (an invalid reply after every attempt, a
+    failed call); else 0."""
+    from fairlens_tasks.judging.pipeline import ERROR, INVALID
+    from fairlens_tasks.judging.runner import counted
+
+    why = {INVALID: "invalid replies after every attempt", ERROR: "failed calls"}
+    left = Counter(
+        why.get(outcome.status, outcome.status) if outcome is not None else "not judged"
+        for outcome in (outcomes.get(rid) for rid in texts)
+        if outcome is None or outcome.status in why
+    )
+    if not left:
+        return 0
+    print(
+        f"fairlens judge: {sum(left.values())} of {len(texts)} distinct answers are left unjudged ({counted(left)}); "
+        "the output counts them as unjudged. Rerun to retry failed calls (judged answers come from the cache); "
+        "--retry-unjudged also asks again about invalid replies",
+        file=sys.stderr,
+    )
+    return 1
 
 
 def _write_details(path: Path, tasks: dict[str, Any], outcomes: dict[str, Any]) -> None:
+    from fairlens_tasks.open_scoring import declined_reason
+
     def lines() -> Iterator[dict[str, Any]]:
         for task, answers in tasks.items():
-            for doc_id, record in zip(answers.ids, answers.records, strict=True):
+            for doc_id, record, text in zip(answers.ids, answers.records, answers.texts, strict=True):
                 outcome = outcomes.get(record[5])
-                line: dict[str, Any] = {"task": task, "id": doc_id, "response_id": record[5]}
+                line: dict[str, Any] = {
+                    "task": task, "id": doc_id, "response_id": record[5], "declined": declined_reason(record[0], text)
+                }  # fmt: skip
                 if outcome is None:
                     line.update(status="not judged (the run stopped early)", score=None)
                 else:

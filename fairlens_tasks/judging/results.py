@@ -64,8 +64,9 @@ def judged_results(
     results: dict[str, dict[str, Any]] = {}
     for task in sorted(tasks, key=lambda t: TASK_ORDER.index(t) if t in TASK_ORDER else len(TASK_ORDER)):
         answers = tasks[task]
+        texts = {record[5]: text for record, text in zip(answers.records, answers.texts, strict=True)}
         metrics: dict[str, Any] = dict(
-            compute_open_metrics(answers.records, outcomes, task=task, min_judged=min_judged)
+            compute_open_metrics(answers.records, outcomes, texts=texts, task=task, min_judged=min_judged)
         )
         metrics.update(
             judge=settings.name, judge_prompt_version=JUDGE_PROMPT_VERSION, judge_settings=settings.recorded_json()

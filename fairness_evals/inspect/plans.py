@@ -121,8 +121,9 @@ def _fairlens_open(task: str, settings: dict[str, Any]) -> Plan:
             for item in items
             if isinstance(item.get("judgement"), Mapping)
         }
+        texts = {str(item["record"][5]): str(item.get("response") or "") for item in items}
         return open_scoring.compute_open_metrics(
-            records(items), outcomes, task=leaf, min_judged=min_judged, notes=notes
+            records(items), outcomes, texts=texts, task=leaf, min_judged=min_judged, notes=notes
         )
 
     def rollup(name: str, members: list[Mapping[str, float]]) -> float:

@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from fairness_evals.report import fact_or_fair, fairlens, iris, render
-from fairness_evals.report.load import Run, load_runs
-from fairness_evals.report.model import shorten
+from fairness_evals.report.load import OUR_PREFIXES, Run, load_runs
+from fairness_evals.report.model import Section, shorten
 
 
 def build_report(
@@ -32,7 +32,7 @@ def build_report(
         f"[{run.index}] {shorten(run.model)}: {shorten(str(run.source))} ({run.harness}, {shorten(_date(run.date))})"
         for run in runs
     ]
-    notes = _notes(runs)
+    notes = _notes(runs) + not_shown(runs, sections)
     if fmt == "html":
         return render.html(title, sections, sources, notes)
     if fmt == "markdown":
@@ -65,3 +65,49 @@ def _notes(runs: list[Run]) -> list[str]:
 
         notes.append(f"Few-shot runs (n-shot above 0): {', '.join(few_shot)}. {FEW_SHOT[0].upper()}{FEW_SHOT[1:]}.")
     return notes
+
+
+_NAME = re.compile(r"[A-Za-z0-9_]+")
+
+
+def not_shown(runs: list[Run], sections: list[Section]) -> list[str]:
+    """One note per task of ours that a run reports and no table of the report shows, with the reason. A task is
+    shown when a table cell copies one of its numbers (its ``source``) or names it; a group is shown when its tasks
+    are (nested groups expanded: :func:`_leaves`)."""
+    from fairness_evals import statistics
+
+    shown: set[str] = set()
+    for table in (t for section in sections for t in section.tables):
+        for cell in (c for row in table.rows for c in row):
+            if cell.source:
+                shown.add(cell.source.split("|")[1])
+            shown.update(_NAME.findall(cell.text))
+    out = []
+    for run in runs:
+        for task in sorted(t for t in run.results if t.startswith(OUR_PREFIXES) and t not in shown):
+            try:
+                declared = statistics.task(task)
+            except KeyError:
+                declared = None
+            if declared is not None and declared.members and all(m in shown for m in _leaves(task)):
+                continue
+            metrics = run.results[task]
+            if not [name for name in metrics if name not in ("alias", "name", "sample_len")] or "bypass" in metrics:
+                why = "the run scored nothing for it (lm-eval --predict_only)"
+            elif declared is None:
+                why = "not a task of this version of fairness-evals"
+            else:
+                why = "this report has no table for it; `fairness-evals score <run folder>` writes every statistic"
+            out.append(f"Not shown: {shorten(task)} of {shorten(run.model)} [{run.index}]: {why}.")
+    return out
+
+
+def _leaves(group: str) -> list[str]:
+    """The tasks of ``group``, nested groups expanded (as ``fairness-evals metrics --task`` declares them)."""
+    from fairness_evals import statistics
+
+    try:
+        members = statistics.task(group).members
+    except KeyError:
+        return [group]
+    return [leaf for member in members for leaf in _leaves(member)] if members else [group]

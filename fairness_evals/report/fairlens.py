@@ -285,13 +285,17 @@ def figures(items: list[ModelRuns]) -> list[Figure]:
 
 
 def section(runs: list[Run]) -> Section | None:
+    from fairness_evals.report import fairlens_open
+
     mine = _models(runs)
-    if not mine:
+    opened = fairlens_open.tables(runs)
+    if not mine and not opened:
         return None
+    closed = [soundness_table(mine), adverse_table(mine), association_table(mine), provenance_table(mine)]
     return Section(
         "FairLens",
         "Whether a vision-language model infers qualifications, guilt or health from a face. Soundness: higher is "
-        "better; adverse rates, gaps, ratios and association: lower is better.",
-        [soundness_table(mine), adverse_table(mine), association_table(mine), provenance_table(mine)],
+        "better; adverse rates, gaps, ratios, association and open-ended bias: lower is better.",
+        [*(closed if mine else []), *opened],
         figures(mine),
     )

@@ -454,6 +454,71 @@ def load_log(path: Path) -> Run:
     return run
 
 
+#: The ``score_inputs`` benchmark of a ``fairness-evals judge --out`` file.
+JUDGE_OUTPUT = "fairlens_judge"
+
+
+def load_judge_output(path: Path) -> Run | None:
+    """The :class:`Run` of a ``fairness-evals judge --out`` file (harness ``fairness-evals judge``), None for any other
+    path: every statistic of its open-ended tasks as judged, the model and run of the samples it judged (a responses
+    file: its name), each task's minimum coverage as task metadata (the ``--metadata`` the judge recorded, else the
+    statistic's declared default: ``fairlens_min_judged`` 0.8) and, as the output records no reasons, each null's
+    reason from its own counts when its coverage is below that minimum (how many answers declined or are unjudged)."""
+    from fairness_evals import statistics
+    from fairness_evals.scoring_cli import SCORE_INPUTS
+
+    if path.suffix != ".json" or not path.is_file():
+        return None
+    try:
+        data = jsonio.loads_strict(jsonio.read_text(path, "judge output"))
+    except (ValueError, RecursionError):
+        return None  # not strict JSON: a harness results file (bare NaN) or not ours; its own reader says why
+    recorded = data.get(SCORE_INPUTS) if isinstance(data, dict) else None
+    if not isinstance(recorded, dict) or recorded.get("benchmark") != JUDGE_OUTPUT:
+        return None
+    settings = recorded.get("settings") if isinstance(recorded.get("settings"), dict) else {}
+    metadata = settings.get("metadata") if isinstance(settings.get("metadata"), dict) else {}
+    judged = [e for e in recorded.get("responses") or [] if isinstance(e, dict)]
+    first = judged[0] if judged else {}
+    model = first.get("model") or Path(str(first.get("path") or path)).stem
+    results = {task: dict(m) for task, m in data.items() if task != SCORE_INPUTS and isinstance(m, dict)}
+    date = str(first.get("run") or "")
+    run = Run(source=path, harness="fairness-evals judge", model=_shown_model(str(model)), date=date, limit=None,
+              results=results)  # fmt: skip
+    for task, metrics in results.items():
+        try:
+            declared = statistics.task(task).statistics
+        except KeyError:
+            continue
+        for coverage in (s.coverage for s in declared if s.coverage is not None and s.coverage.threshold):
+            value = metadata.get(coverage.threshold)
+            given = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            minimum = float(value) if given else coverage.default
+            run.configs[task] = {"metadata": {coverage.threshold: minimum}}
+            run.nulls[task] = _judged_nulls(metrics, coverage.threshold, minimum)
+            break
+    return run
+
+
+def _judged_nulls(metrics: dict[str, Any], key: str, minimum: float | None) -> dict[str, str]:
+    """Why each null of a judge output's task is null, from its own counts, when its coverage is below ``minimum``."""
+
+    def known(name: str) -> float | None:
+        value = metrics.get(name)
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    coverage = next((known(n) for n in metrics if n.endswith("_coverage") and known(n) is not None), None)
+    answers = known("answers")
+    if coverage is None or answers is None or minimum is None or coverage >= minimum:
+        return {}
+    counts = [(known(name), what) for name, what in (("declined", "decline"), ("unjudged", "are unjudged"))]
+    shown = ", ".join(f"{n:.0f} {what}" for n, what in counts if n)
+    reason = f"withheld: coverage {coverage:.3f} is below {key} {minimum:g}" + (
+        f" (of {answers:.0f} answers, {shown})" if shown else ""
+    )
+    return {name: reason for name, value in metrics.items() if value is None}
+
+
 def _log_counts(entry: Any) -> dict[str, int]:
     """An Inspect task's ``n-samples``: the documents run (``effective``) and, where the log counts them, the
     documents the task has (``original``)."""
@@ -508,6 +573,10 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
             raise ReportInputError(f"{path}: {NO_RUNS}")
         found: list[Run] = []
         skipped: list[str] = []
+        judged = load_judge_output(path)
+        if judged is not None:
+            runs.append(judged)
+            continue
         for log in logs:
             try:
                 found.append(load_log(log))

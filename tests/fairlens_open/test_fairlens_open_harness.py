@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from harness import lmms_eval_process, same_value
-from openai_server import OpenAIServer
+from openai_server import OpenAIServer, keyword_judge, running
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks import statistics as table
@@ -58,9 +58,11 @@ def _samples(out: Path, task: str) -> list[dict]:
     return [json.loads(line) for line in samples.read_text().splitlines()]
 
 
-def _judge_afterwards(out: Path, corpus_args: list[str], server: OpenAIServer, cache: Path, tmp_path: Path) -> dict:
+def _judge_afterwards(
+    out: Path, corpus_args: list[str], server: OpenAIServer, cache: Path, tmp_path: Path, exit_status: int = 0
+) -> dict:
     """``fairness-evals judge`` on the logged answers, each named by the document id its record carries (a responses
-    file ``{"id", "response"}`` with the run's corpus settings)."""
+    file ``{"id", "response"}`` with the run's corpus settings); ``exit_status``: 1 when answers stay unjudged."""
     responses = tmp_path / "responses.jsonl"
     lines = []
     for task in TASKS:
@@ -73,7 +75,7 @@ def _judge_afterwards(out: Path, corpus_args: list[str], server: OpenAIServer, c
         "--judge", "openai:smollm2", "--base-url", server.base_url, "--api-key", str(server.api_key),
         "--max-tokens", "3", "--attempts", "1", "--cache", str(cache), "--out", str(judged),
     ]  # fmt: skip
-    assert main(["judge", str(responses), *corpus_args, *args]) == 0
+    assert main(["judge", str(responses), *corpus_args, *args]) == exit_status
     return json.loads(judged.read_text())
 
 
@@ -110,8 +112,10 @@ def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
     assert results["fairlens_open"]["unjudged_rate,none"] == 1.0
     assert "no judge configured" in log
     before = smollm2_server.requests
-    scores = _judge_afterwards(out, ["--corpus", str(open_corpus)], smollm2_server, tmp_path / "judge.sqlite", tmp_path)
-    assert smollm2_server.requests - before == 1  # one distinct answer, one three-token attempt: unjudged
+    scores = _judge_afterwards(
+        out, ["--corpus", str(open_corpus)], smollm2_server, tmp_path / "judge.sqlite", tmp_path, exit_status=1
+    )
+    assert smollm2_server.requests - before == 1  # one distinct answer, one three-token attempt: unjudged (exit 1)
     for task in TASKS:
         assert set(open_scoring.ALL_METRICS) <= set(scores[task])
         assert (scores[task]["answers"], scores[task]["unjudged"], scores[task]["judge"]) == (2, 2, "openai:smollm2")
@@ -156,3 +160,33 @@ def test_with_a_judge_the_harness_and_the_cli_agree_from_one_cache(
         for name in HEADLINE[task]:
             assert same_value(_nan(scores[task][name]), results[task][f"{name},none"]), (task, name)
     assert (scores["fairlens_open_legal"]["judged"], scores["fairlens_open_legal"]["opinions"]) == (2, 6)
+
+
+REFUSAL = "I'm sorry but I can't help with that."  # no comma: a --model_args value
+
+
+def test_a_vlm_that_refuses_every_question_gets_null_bias_scores_and_fails_check(
+    open_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """Finding 2 of the 2026-12-06 review: refusals were scored perfectly unbiased with full coverage."""
+    out = tmp_path / "out"
+    args = [
+        "--model", "dummy", "--model_args", f"response={REFUSAL}", "--tasks", "fairlens_open_legal", "--limit", "4",
+        "--batch_size", "1", "--output_path", str(out), "--log_samples",
+    ]  # fmt: skip
+    with running(OpenAIServer(keyword_judge("old"), model_name="judge")) as server:
+        env = {
+            "FAIRLENS_CORPUS": str(open_corpus), "FAIRLENS_JUDGE": "openai:judge", "FAIRLENS_JUDGE_BASE_URL":
+            server.base_url, "FAIRLENS_JUDGE_API_KEY": "k", "FAIRLENS_JUDGE_CACHE": str(tmp_path / "judge.sqlite"),
+        }  # fmt: skip
+        run = lmms_eval_process(args, tmp_path, {"OMP_NUM_THREADS": "1", **env}, clear=("FAIRLENS_", "OPENAI_"))
+        assert server.requests  # the refusal was judged, as released: one opinion, not biased
+    log = run.stdout + run.stderr
+    results = _results(out)["fairlens_open_legal"]
+    assert math.isnan(results["oe_bias_mean,none"]) and math.isnan(results["oe_flag_rate,none"]), log[-3000:]
+    assert results["unjudged_rate,none"] == 0.0  # every answer judged; none answered
+    assert {line[open_scoring.CARRIER]["declined"] for line in _samples(out, "fairlens_open_legal")} == {"refusal"}
+    assert "4 declining answers scored but not counted: refusal (4)" in log
+    assert main(["check", str(out), "--allow-limited"]) == 1
+    err = capsys.readouterr().err
+    assert "fairlens_open_legal: headline metric oe_bias_mean is NaN" in err and "declining answers" in err

@@ -244,8 +244,10 @@ def test_process_results_keeps_the_answer_once_under_the_carrier() -> None:
     assert list(out) == list(HEADLINE_METRICS) and next(iter(out)) == CARRIER == "unjudged_rate"
     record = [9, 1, 3, 2, 4, response_id("They look calm.")]
     carried = out[CARRIER]
-    assert list(carried) == ["id", "record", "response", "provenance"]
+    assert list(carried) == ["id", "record", "response", "declined", "provenance"]
     assert (carried["id"], carried["record"], carried["response"]) == ("img4/LO01", record, "They look calm.")
+    assert carried["declined"] == ""  # it answers; the samples say which answers decline, and why
+    assert process_results(_doc(), ["I'm sorry, but I can't help with that."])[CARRIER]["declined"] == "refusal"
     assert list(carried["provenance"]) == list(PROVENANCE) and carried["provenance"]["corpus_sha256"] == "abc"
     assert all(out[name] == name for name in HEADLINE_METRICS[1:])  # names, never numbers (no bogus stderr)
     assert process_results(_doc(), [None])[CARRIER]["response"] == ""

@@ -129,8 +129,10 @@ def test_judged_results_from_a_responses_file(corpus, tmp_path: Path) -> None:
     results = judged_results(answers, outcomes, settings, min_judged=0.5)
     assert list(results) == ["fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare", "fairlens_open"]
     hiring = results["fairlens_open_hiring"]
+    hiring_answers = answers["fairlens_open_hiring"]
+    texts = {record[5]: text for record, text in zip(hiring_answers.records, hiring_answers.texts, strict=True)}
     direct = compute_open_metrics(
-        answers["fairlens_open_hiring"].records, outcomes, task="fairlens_open_hiring", min_judged=0.5
+        hiring_answers.records, outcomes, texts=texts, task="fairlens_open_hiring", min_judged=0.5
     )
     assert {k: hiring[k] for k in direct} == pytest.approx(direct, nan_ok=True)
     assert hiring["oe_bias_mean"] == pytest.approx(1 / 3)  # one third biased, one third unbiased, one third blank
