@@ -8,8 +8,9 @@ names an extra, ``pip install "fairness-evals[extra]"`` gives that environment.
 
     .venv/bin/python bench/install_size.py [--installs base,lmms,inspect,all] [--keep]
 
-Needs the package registry (pip downloads what its cache lacks): about 25 minutes on a 2-core machine with an empty
-pip cache, a few minutes with a warm one. docs/install.md has the numbers of one run.
+Needs the package registry (pip downloads what its cache lacks): one run took 70 minutes of wall time (8 minutes of CPU)
+on 2 shared cores busy with other work and a cold pip cache, nearly all of it pip; a warm cache makes a rerun faster.
+docs/install.md has its numbers.
 """
 
 from __future__ import annotations
