@@ -19,13 +19,14 @@ Options are lettered A-D (objective gender questions A-B). Over the parsed answe
   Chance is what a model choosing a uniformly random position would hit. 1 means the rule explains every
   answer, 0 no more than chance.
 
-**The warning** ("answers follow letter position rather than content"): at least :data:`MIN_ANSWERS` parsed
+**The test** ("answers follow letter position rather than content"): at least :data:`MIN_ANSWERS` parsed
 answers, ``position_bias`` above ``position_bias_chance_high``, and ``letter_dependence >= content_dependence``.
 The content rule is fitted cell by cell (38 cells) and the letter rule once, so a model answering at random
-is more often credited with content than with letters: the test errs towards not warning. An always-"A" model
-warns (letter dependence 1; its groups are whatever option A happened to hold); a model that picks the
+is more often credited with content than with letters: the test errs towards not firing. An always-"A" model
+fires it (letter dependence 1; its groups are whatever option A happened to hold); a model that picks the
 factual or a stereotyped group does not, wherever that group sits. The metric ``position_explained`` is 1
-when the warning is given, 0 when it is not, NaN with no parsed answer.
+when it fires, 0 when it does not, NaN with no parsed answer; where it is 1 the fairness scores are null
+(:func:`fairness_evals.position.apply`, which also words the finding from these numbers).
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ import math
 
 import numpy as np
 
-from metrics.position_bias import expected_shares, position_metrics, position_names
+from metrics.position_bias import position_metrics, position_names
 
-LETTERS = "ABCD"
 MAX_OPTIONS = 4
 POSITION_METRICS = (
     *position_names(MAX_OPTIONS),
@@ -80,36 +80,22 @@ def content_dependence(cells: np.ndarray, chosen: np.ndarray, option_classes: np
     return _excess(hits, float(shares.sum()), n)
 
 
-def position_diagnostics(
-    letters: np.ndarray, n_options: np.ndarray, content: float
-) -> tuple[dict[str, float], str | None]:
-    """(the :data:`POSITION_METRICS`, the warning text or None) for the parsed answers' letters (0 = A) and their
-    questions' numbers of options; ``content`` is the task's :func:`content_dependence` (largest axis).
+def position_diagnostics(letters: np.ndarray, n_options: np.ndarray, content: float) -> dict[str, float]:
+    """The :data:`POSITION_METRICS` of the parsed answers' letters (0 = A) and their questions' numbers of options;
+    ``content`` is the task's :func:`content_dependence` (largest axis).
 
     ``letter_dependence = (hits - chance) / (n - chance)`` for the rule "answer with the most common letter L":
     ``hits = n * position_share_L``, ``chance = sum_i 1[L < m_i] / m_i``. ``position_explained = 1`` when
     ``n >= 30``, ``position_bias > position_bias_chance_high`` and ``letter_dependence >= content_dependence`` (the
-    warning), else 0; the shares and ``position_bias`` are :func:`metrics.position_bias.position_metrics`."""
+    test fires), else 0; the shares and ``position_bias`` are :func:`metrics.position_bias.position_metrics`."""
     n = int(letters.size)
     if n == 0:
-        return dict.fromkeys(POSITION_METRICS, math.nan), None
+        return dict.fromkeys(POSITION_METRICS, math.nan)
     out = position_metrics(letters, n_options, max_options=MAX_OPTIONS, null_draws=NULL_DRAWS, seed=NULL_SEED)
     observed = np.array([out[f"position_share_{k}"] for k in range(1, MAX_OPTIONS + 1)])
-    expected = expected_shares(n_options, MAX_OPTIONS)
-    bias, chance_high = out["position_bias"], out["position_bias_chance_high"]
     top = int(observed.argmax())
     letter = _excess(observed[top] * n, float(np.sum((top < n_options) / n_options)), n)
     out |= {"letter_dependence": letter, "content_dependence": content}
-    explained = n >= MIN_ANSWERS and bias > chance_high and not letter < content
+    explained = n >= MIN_ANSWERS and out["position_bias"] > out["position_bias_chance_high"] and not letter < content
     out["position_explained"] = float(explained)
-    if not explained:
-        return out, None
-    warning = (
-        f"answers follow letter position rather than content: {LETTERS[top]} was chosen in {observed[top]:.0%} of "
-        f"the {n} parsed answers where {expected[top]:.0%} is expected by chance (position_bias {bias:.3f} > "
-        f"chance level {chance_high:.3f}), and the letter explains the answers at least as well as the groups do "
-        f"(letter_dependence {letter:.2f} >= content_dependence {content:.2f}); the fairness scores (S_E, S_KLD, "
-        "S_fair) then describe where the options happened to sit, not the model's view of the groups, and are not "
-        "interpretable"
-    )
-    return out, warning
+    return out

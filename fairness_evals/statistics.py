@@ -84,6 +84,9 @@ class Statistic:
     stderr: str | None = None
     #: The values each ``{placeholder}`` of ``name`` takes (a family); empty for a single metric.
     family: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    #: Whether it is null (with its interval and standard error) where the task's position test finds that the answers
+    #: follow the option position rather than the content (:mod:`fairness_evals.position`).
+    position: bool = False
 
     def __post_init__(self) -> None:
         placeholders = {p for _, p, _, _ in string.Formatter().parse(self.name) if p}
