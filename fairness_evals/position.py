@@ -21,6 +21,7 @@ Import-light: no numpy, no harness, no benchmark.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -88,14 +89,15 @@ def sensitive(statistics: Iterable[Statistic]) -> list[str]:
     return out
 
 
-def sensitive_of(task: str) -> list[str]:
-    """:func:`sensitive` of the statistics the task (or group) ``task`` declares; [] for a task no table declares."""
+@functools.lru_cache(maxsize=256)
+def sensitive_of(task: str) -> frozenset[str]:
+    """:func:`sensitive` of the statistics the task (or group) ``task`` declares; empty for a task no table declares."""
     from fairness_evals import statistics
 
     try:
-        return sensitive(statistics.task(task).statistics)
+        return frozenset(sensitive(statistics.task(task).statistics))
     except KeyError:
-        return []
+        return frozenset()
 
 
 def apply(out: dict[str, Any], statistics: Iterable[Statistic], notes: Notes, *, keep: bool, setting: str) -> None:
