@@ -737,7 +737,12 @@ def _rates(a: _Axis, axis_i: int, settings: _Settings, notes: Notes) -> dict[str
     return out
 
 
-def _position(rec: np.ndarray) -> dict[str, float]:
+def position_of(records: Iterable[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """The position test of one task's records (:func:`fact_fair_tasks.position_bias.position_diagnostics` over its
+    parsed answers, with the content rule of each axis, the larger counting): what :func:`compute_metrics` reports,
+    and where ``position_explained`` is 1, nulls the fairness scores by (the simulations in ``bench/position.py``
+    call it alone)."""
+    rec = _records_array(records)
     parsed = (rec[:, _F["status"]] == 0) & (rec[:, _F["letter"]] >= 0)
     r = rec[parsed]
     n_options = _n_options(r)
@@ -798,7 +803,7 @@ def compute_metrics(
     out.update(answer_counts(rec))
     if len(rec) == 0:
         notes.null(["unparsed_rate", "refused_rate"], "no documents were evaluated")
-    out.update(_position(rec))
+    out.update(position_of(rec))
     statistics_of = table.OBJECTIVE_STATISTICS if objective else table.SUBJECTIVE_STATISTICS
     position.apply(out, statistics_of, notes, keep=not settings.position_nulls, setting=POSITION_NULLS_KEY)
     notes.warn(log)
