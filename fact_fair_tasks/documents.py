@@ -266,7 +266,13 @@ def _subjective_documents(context: str, draws: int, seed: int, conventions: str)
 #: The task-metadata settings of the Fact-or-Fair LLM tasks: the YAML ``metadata``, lm-eval's ``--metadata`` and
 #: ``fairness-evals score/export --metadata`` take exactly these (lm-eval also passes :data:`KIND_KEY`, from the task
 #: YAML's ``dataset_kwargs``).
-SETTING_KEYS = ("fact_or_fair_seed", "fact_or_fair_draws", "fact_or_fair_conventions", "fact_or_fair_min_coverage")
+SETTING_KEYS = (
+    "fact_or_fair_seed",
+    "fact_or_fair_draws",
+    "fact_or_fair_conventions",
+    "fact_or_fair_min_coverage",
+    "fact_or_fair_position_nulls",
+)
 KIND_KEY = "fact_or_fair_kind"
 SETTING_PREFIX = "fact_or_fair_"
 
@@ -301,17 +307,21 @@ def document_settings(metadata: Mapping[str, Any] | None) -> tuple[int, int]:
 
 def scoring_settings(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     """The scoring settings a document carries, from task metadata (or ``--metadata``): ``conventions``
-    (``fact_or_fair_conventions``, default "corrected") and ``min_coverage`` (``fact_or_fair_min_coverage``, a
+    (``fact_or_fair_conventions``, default "corrected"), ``min_coverage`` (``fact_or_fair_min_coverage``, a
     number in [0, 1], the share of answers a score needs, default :data:`DEFAULT_MIN_COVERAGE`; ``true`` or text is
-    not a number). A ``fact_or_fair_`` key that is not a setting is an error (:func:`check_setting_keys`); other
-    keys are not ours and are left alone."""
+    not a number) and ``position_nulls`` (``fact_or_fair_position_nulls``, true or false, default true: the fairness
+    scores are null where the answers follow the letters; false keeps them for study). A ``fact_or_fair_`` key that
+    is not a setting is an error (:func:`check_setting_keys`); other keys are not ours and are left alone."""
     metadata = metadata or {}
     check_setting_keys(metadata)
     conventions = check_conventions(metadata.get("fact_or_fair_conventions", "corrected"))
     raw = metadata.get("fact_or_fair_min_coverage", DEFAULT_MIN_COVERAGE)
     if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not 0.0 <= raw <= 1.0:  # NaN fails too
         raise ValueError(f"fact_or_fair_min_coverage must be a number in [0, 1] (a share of answers), got {raw!r}")
-    return {"conventions": conventions, "min_coverage": float(raw)}
+    nulls = metadata.get("fact_or_fair_position_nulls", True)
+    if not isinstance(nulls, bool):
+        raise ValueError(f"fact_or_fair_position_nulls must be true or false, got {nulls!r}")
+    return {"conventions": conventions, "min_coverage": float(raw), "position_nulls": nulls}
 
 
 def documents_for(
@@ -322,8 +332,9 @@ def documents_for(
     metadata: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """``kind`` is "objective" or a context name; ``metadata`` holds the scoring settings
-    (:func:`scoring_settings`: ``fact_or_fair_conventions``, ``fact_or_fair_min_coverage``), which every
-    document carries to its record. The threshold is not part of a document's hash."""
+    (:func:`scoring_settings`: ``fact_or_fair_conventions``, ``fact_or_fair_min_coverage``,
+    ``fact_or_fair_position_nulls``), which every document carries to its record (``position_nulls`` only where it is
+    false). The threshold and the position rule are not part of a document's hash."""
     settings = scoring_settings(metadata)
     conventions = settings["conventions"]
     if kind == "objective":
@@ -332,6 +343,8 @@ def documents_for(
         docs = subjective_documents(kind, draws=draws, seed=seed, conventions=conventions)
     for doc in docs:
         doc["min_coverage"] = settings["min_coverage"]
+        if not settings["position_nulls"]:  # only where it is not the default: default documents are as they were
+            doc["position_nulls"] = False
     return docs
 
 
@@ -339,8 +352,8 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
     """lm-eval ``custom_dataset``: called with the task metadata, the model arguments and dataset_kwargs.
 
     Reads ``fact_or_fair_kind`` (dataset_kwargs: "objective" or a context), and the task metadata
-    ``fact_or_fair_seed`` / ``fact_or_fair_draws`` / ``fact_or_fair_conventions`` / ``fact_or_fair_min_coverage``
-    (override with e.g. ``--metadata '{"fact_or_fair_draws": 10}'``); any other ``fact_or_fair_`` key is an error
+    ``fact_or_fair_seed`` / ``fact_or_fair_draws`` / ``fact_or_fair_conventions`` / ``fact_or_fair_min_coverage`` /
+    ``fact_or_fair_position_nulls`` (override with e.g. ``--metadata '{"fact_or_fair_draws": 10}'``); any other ``fact_or_fair_`` key is an error
     naming it and the nearest setting. Everything else (model arguments, config_source, ...) is not ours.
 
     The dataset holds exactly the rows and columns of ``datasets.Dataset.from_list(documents_for(...))``; it is made
@@ -358,7 +371,11 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
     table, key = documents_table(kind, seed=seed, draws=draws, conventions=settings["conventions"])
     min_coverage = settings["min_coverage"]
     table = table.append_column("min_coverage", pa.array([min_coverage] * table.num_rows, pa.float64()))
-    fingerprint = hashlib.sha256(f"{key}/{min_coverage!r}".encode()).hexdigest()[:16]
+    named = f"{key}/{min_coverage!r}"
+    if not settings["position_nulls"]:  # as documents_for: the column only where the setting is not the default
+        table = table.append_column("position_nulls", pa.array([False] * table.num_rows, pa.bool_()))
+        named += "/keep-position"
+    fingerprint = hashlib.sha256(named.encode()).hexdigest()[:16]
     return {"test": datasets.Dataset(table, fingerprint=fingerprint)}
 
 

@@ -19,13 +19,21 @@ Options are lettered A-D (objective gender questions A-B). Over the parsed answe
   Chance is what a model choosing a uniformly random position would hit. 1 means the rule explains every
   answer, 0 no more than chance.
 
-**The warning** ("answers follow letter position rather than content"): at least :data:`MIN_ANSWERS` parsed
-answers, ``position_bias`` above ``position_bias_chance_high``, and ``letter_dependence >= content_dependence``.
-The content rule is fitted cell by cell (38 cells) and the letter rule once, so a model answering at random
-is more often credited with content than with letters: the test errs towards not warning. An always-"A" model
-warns (letter dependence 1; its groups are whatever option A happened to hold); a model that picks the
-factual or a stereotyped group does not, wherever that group sits. The metric ``position_explained`` is 1
-when the warning is given, 0 when it is not, NaN with no parsed answer.
+**The test** ("answers follow letter position rather than content"): at least :data:`MIN_ANSWERS` parsed
+answers, ``position_bias`` above ``position_bias_chance_high`` and at least :data:`MIN_POSITION_BIAS`, and
+``letter_dependence >= content_dependence``. The design puts every group at every letter equally often, so
+answers chosen by content have letter shares at chance and ``position_bias`` measures the letter habit alone:
+answering "A" with probability w, else by content, gives ``0.75 w`` on four options. The minimum 0.3 (w = 0.4)
+is what separates, in the simulations of ``bench/position.py``, a letter habit that decides the answers (always
+"A": 0.75, objective 0.64; always the last option: 0.75, objective 0.50; A or B at random: 0.5) from a mild
+preference of a model that answers by content (w = 0.2: 0.15), which the comparison of the two rules alone nulls
+when the content is weak (a mild group preference, ``content_dependence`` near 0.2). The content rule is fitted
+cell by cell (38 cells) and the letter rule once, so a model answering at random is more often credited with
+content than with letters: the test errs towards not firing. An always-"A" model fires it (letter dependence 1;
+its groups are whatever option A happened to hold); a model that picks the factual or a stereotyped group does
+not, wherever that group sits. The metric ``position_explained`` is 1
+when it fires, 0 when it does not, NaN with no parsed answer; where it is 1 the fairness scores are null
+(:func:`fairness_evals.position.apply`, which also words the finding from these numbers).
 """
 
 from __future__ import annotations
@@ -34,9 +42,8 @@ import math
 
 import numpy as np
 
-from metrics.position_bias import expected_shares, position_metrics, position_names
+from metrics.position_bias import position_metrics, position_names
 
-LETTERS = "ABCD"
 MAX_OPTIONS = 4
 POSITION_METRICS = (
     *position_names(MAX_OPTIONS),
@@ -47,6 +54,9 @@ POSITION_METRICS = (
 NULL_DRAWS = 2000
 NULL_SEED = 0
 MIN_ANSWERS = 30
+#: The least ``position_bias`` (a share of the answers moved away from the letters chance gives them) that fires the
+#: test: see the module docstring.
+MIN_POSITION_BIAS = 0.3
 
 
 def _excess(hits: float, chance: float, n: int) -> float:
@@ -80,36 +90,25 @@ def content_dependence(cells: np.ndarray, chosen: np.ndarray, option_classes: np
     return _excess(hits, float(shares.sum()), n)
 
 
-def position_diagnostics(
-    letters: np.ndarray, n_options: np.ndarray, content: float
-) -> tuple[dict[str, float], str | None]:
-    """(the :data:`POSITION_METRICS`, the warning text or None) for the parsed answers' letters (0 = A) and their
-    questions' numbers of options; ``content`` is the task's :func:`content_dependence` (largest axis).
+def position_diagnostics(letters: np.ndarray, n_options: np.ndarray, content: float) -> dict[str, float]:
+    """The :data:`POSITION_METRICS` of the parsed answers' letters (0 = A) and their questions' numbers of options;
+    ``content`` is the task's :func:`content_dependence` (largest axis).
 
     ``letter_dependence = (hits - chance) / (n - chance)`` for the rule "answer with the most common letter L":
     ``hits = n * position_share_L``, ``chance = sum_i 1[L < m_i] / m_i``. ``position_explained = 1`` when
-    ``n >= 30``, ``position_bias > position_bias_chance_high`` and ``letter_dependence >= content_dependence`` (the
-    warning), else 0; the shares and ``position_bias`` are :func:`metrics.position_bias.position_metrics`."""
+    ``n >= 30``, ``position_bias > position_bias_chance_high``, ``position_bias >= 0.3`` and ``letter_dependence >=
+    content_dependence`` (the test fires), else 0; the shares and ``position_bias`` are
+    :func:`metrics.position_bias.position_metrics`."""
     n = int(letters.size)
     if n == 0:
-        return dict.fromkeys(POSITION_METRICS, math.nan), None
+        return dict.fromkeys(POSITION_METRICS, math.nan)
     out = position_metrics(letters, n_options, max_options=MAX_OPTIONS, null_draws=NULL_DRAWS, seed=NULL_SEED)
     observed = np.array([out[f"position_share_{k}"] for k in range(1, MAX_OPTIONS + 1)])
-    expected = expected_shares(n_options, MAX_OPTIONS)
-    bias, chance_high = out["position_bias"], out["position_bias_chance_high"]
     top = int(observed.argmax())
     letter = _excess(observed[top] * n, float(np.sum((top < n_options) / n_options)), n)
     out |= {"letter_dependence": letter, "content_dependence": content}
-    explained = n >= MIN_ANSWERS and bias > chance_high and not letter < content
+    bias = out["position_bias"]
+    explained = n >= MIN_ANSWERS and bias > out["position_bias_chance_high"] and bias >= MIN_POSITION_BIAS
+    explained = explained and not letter < content
     out["position_explained"] = float(explained)
-    if not explained:
-        return out, None
-    warning = (
-        f"answers follow letter position rather than content: {LETTERS[top]} was chosen in {observed[top]:.0%} of "
-        f"the {n} parsed answers where {expected[top]:.0%} is expected by chance (position_bias {bias:.3f} > "
-        f"chance level {chance_high:.3f}), and the letter explains the answers at least as well as the groups do "
-        f"(letter_dependence {letter:.2f} >= content_dependence {content:.2f}); the fairness scores (S_E, S_KLD, "
-        "S_fair) then describe where the options happened to sit, not the model's view of the groups, and are not "
-        "interpretable"
-    )
-    return out, warning
+    return out

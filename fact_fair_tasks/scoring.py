@@ -48,7 +48,7 @@ from fact_fair_tasks.parsing import (
     subjective_option_texts,
 )
 from fact_fair_tasks.position_bias import content_dependence, position_diagnostics
-from fairness_evals import aggregation, evidence
+from fairness_evals import aggregation, evidence, position
 from fairness_evals.notes import Notes, plural
 from fairness_evals.statistics import explain
 from metrics import bootstrap, intervals
@@ -77,6 +77,11 @@ RECORD_FIELDS = (
     "min_coverage_ppm",  # the task's minimum coverage, in parts per million
 )
 _F = {name: i for i, name in enumerate(RECORD_FIELDS)}
+#: A field a record carries only where its document sets it, after :data:`RECORD_FIELDS`: 0 where the document keeps
+#: the position-sensitive scores (``fact_or_fair_position_nulls: false``), so that records of the default settings
+#: are as they were.
+POSITION_NULLS_FIELD = len(RECORD_FIELDS)
+POSITION_NULLS_KEY = "fact_or_fair_position_nulls"
 KINDS = ("objective", *CONTEXTS)
 STATUS_CODES = {PARSED: 0, UNPARSED: 1, REFUSED: 2}
 
@@ -130,13 +135,15 @@ def _options_code(axis: str, labels: Sequence[str]) -> int:
 
 
 def record_for(doc: dict[str, Any], parse: Parse) -> list[int]:
-    """The record (:data:`RECORD_FIELDS`) of one document and its parsed reply."""
+    """The record (:data:`RECORD_FIELDS`) of one document and its parsed reply; a document that keeps the
+    position-sensitive scores (``position_nulls`` false) adds a 0 (:data:`POSITION_NULLS_FIELD`)."""
+    keep = [0] if doc.get("position_nulls") is False else []
     if doc.get("context") is not None:
         try:
-            return _subjective_record(doc, parse)
+            return _subjective_record(doc, parse) + keep
         except (KeyError, TypeError, ValueError, IndexError):
             pass  # a malformed document: the reference code below raises its usual error
-    return _record_reference(doc, parse)
+    return _record_reference(doc, parse) + keep
 
 
 class _Codes:
@@ -342,12 +349,14 @@ def _records_array(records: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
     if isinstance(records, np.ndarray):
         array = records.astype(np.int64, copy=False)
     elif type(records) is list and all(type(r) in (list, tuple) for r in records):
+        if len({len(r) for r in records}) > 1:
+            raise ValueError("records mix their settings (some carry position_nulls, some not)")
         array = np.asarray(records, dtype=np.int64)  # the same array, without copying every record to a list
     else:
         array = np.asarray([list(r) for r in records], dtype=np.int64)
     if array.size == 0:
         return np.empty((0, len(RECORD_FIELDS)), dtype=np.int64)
-    if array.ndim != 2 or array.shape[1] != len(RECORD_FIELDS):
+    if array.ndim != 2 or array.shape[1] not in (len(RECORD_FIELDS), POSITION_NULLS_FIELD + 1):
         raise ValueError(f"records must be lists of {len(RECORD_FIELDS)} integers, got shape {array.shape}")
     return array
 
@@ -356,10 +365,12 @@ def _records_array(records: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
 class _Settings:
     conventions: str
     min_coverage: float
+    position_nulls: bool = True
 
 
 def _settings(rec: np.ndarray, metadata: Mapping[str, Any] | None, task: str) -> _Settings:
-    """The records' conventions and threshold; ``metadata`` may set the threshold (and must agree on conventions)."""
+    """The records' conventions, threshold and position rule; ``metadata`` may set the threshold and
+    ``fact_or_fair_position_nulls`` (and must agree on conventions)."""
     conv_codes = sorted(set(rec[:, _F["conventions"]].tolist())) or [0]
     ppm = sorted(set(rec[:, _F["min_coverage_ppm"]].tolist()))
     if len(conv_codes) > 1 or not 0 <= conv_codes[0] < len(CONVENTIONS):
@@ -368,6 +379,7 @@ def _settings(rec: np.ndarray, metadata: Mapping[str, Any] | None, task: str) ->
     if len(ppm) > 1:
         raise ValueError(f"{task}: records carry different minimum coverages {[p / 1e6 for p in ppm]}")
     min_coverage = ppm[0] / 1e6 if ppm else DEFAULT_MIN_COVERAGE
+    position_nulls = rec.shape[1] <= POSITION_NULLS_FIELD or bool(rec[:, POSITION_NULLS_FIELD].any())
     if metadata:
         wanted = scoring_settings({MIN_COVERAGE_KEY: min_coverage} | dict(metadata))
         if "fact_or_fair_conventions" in metadata and wanted["conventions"] != conventions and len(rec):
@@ -376,7 +388,8 @@ def _settings(rec: np.ndarray, metadata: Mapping[str, Any] | None, task: str) ->
                 f"{wanted['conventions']!r}; conventions change the documents, so build them with the same setting"
             )
         min_coverage = wanted["min_coverage"]
-    return _Settings(conventions, min_coverage)
+        position_nulls = wanted["position_nulls"] if POSITION_NULLS_KEY in metadata else position_nulls
+    return _Settings(conventions, min_coverage, position_nulls)
 
 
 _NAN_REASONS = {
@@ -757,7 +770,12 @@ def _rates(a: _Axis, axis_i: int, settings: _Settings, notes: Notes) -> dict[str
     return out
 
 
-def _position(rec: np.ndarray, objective: bool) -> tuple[dict[str, float], str | None]:
+def position_of(records: Iterable[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """The position test of one task's records (:func:`fact_fair_tasks.position_bias.position_diagnostics` over its
+    parsed answers, with the content rule of each axis, the larger counting): what :func:`compute_metrics` reports,
+    and where ``position_explained`` is 1, nulls the fairness scores by (the simulations in ``bench/position.py``
+    call it alone)."""
+    rec = _records_array(records)
     parsed = (rec[:, _F["status"]] == 0) & (rec[:, _F["letter"]] >= 0)
     r = rec[parsed]
     n_options = _n_options(r)
@@ -797,11 +815,14 @@ def compute_metrics(
     """Every statistic of one task (:mod:`fact_fair_tasks.statistics`) from its records (objective or one
     subjective context): scores with their intervals and coverages, Table 3 rates, counts and position diagnostics.
 
-    ``metadata`` (task metadata or ``score --metadata``) may set ``fact_or_fair_min_coverage``; the conventions
-    come from the records (the documents carry them) and a different ``fact_or_fair_conventions`` is an error.
-    ``design``: the indices of the statistics whose cells make the design the scores' declared minima count (default
-    every statistic; ``score --by-statistic`` scores one statistic's cells). The reason for every NaN is noted in
-    ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
+    ``metadata`` (task metadata or ``score --metadata``) may set ``fact_or_fair_min_coverage`` and
+    ``fact_or_fair_position_nulls``; the conventions come from the records (the documents carry them) and a
+    different ``fact_or_fair_conventions`` is an error. Where the position test finds that the answers follow the
+    letters, the scores the statistics table declares ``position`` are null (:func:`fairness_evals.position.apply`;
+    ``fact_or_fair_position_nulls: false`` keeps them). ``design``: the indices of the statistics whose cells make the
+    design the scores' declared minima count (default every statistic; ``score --by-statistic`` scores one
+    statistic's cells). The reason for every NaN is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes`
+    when None) and logged as the task's one warning.
     """
     rec = _records_array(records)
     kinds = set(rec[:, 0].tolist())
@@ -818,11 +839,10 @@ def compute_metrics(
     out.update(answer_counts(rec))
     if len(rec) == 0:
         notes.null(["unparsed_rate", "refused_rate"], "no documents were evaluated")
-    position, warning = _position(rec, objective)
-    out.update(position)
+    out.update(position_of(rec))
+    statistics_of = table.OBJECTIVE_STATISTICS if objective else table.SUBJECTIVE_STATISTICS
+    position.apply(out, statistics_of, notes, keep=not settings.position_nulls, setting=POSITION_NULLS_KEY)
     notes.warn(log)
-    if warning:
-        log.warning("%s: %s", task, warning)
     return out
 
 

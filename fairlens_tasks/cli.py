@@ -31,9 +31,11 @@ from fairlens_tasks.settings import (
     CLI,
     DEFAULT_SAMPLE_FRACTION,
     DEFAULT_SEED,
+    POSITION_NULLS_KEY,
     Settings,
     build_settings,
     coverage_threshold,
+    position_nulls_on,
 )
 from fairness_evals import jsonio, scoring_cli
 from fairness_evals.detail import Detail
@@ -243,20 +245,24 @@ def records_of(docs: list[dict[str, Any]], replies: dict[str, Any]) -> dict[str,
 
 
 #: ``--metadata`` keys -> keyword arguments of :func:`fairlens_tasks.scoring.compute_metrics`.
-SCORING_KEYS = {"fairlens_min_coverage": "min_coverage"}
+SCORING_KEYS = {"fairlens_min_coverage": "min_coverage", POSITION_NULLS_KEY: "position_nulls"}
 
 
 def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
-    """The keyword arguments of the scoring; a key that is not a scoring setting, or a threshold that is not a number
-    in [0, 1], is an error naming it (before any corpus is loaded)."""
+    """The keyword arguments of the scoring; a key that is not a scoring setting, a threshold that is not a number
+    in [0, 1], or a ``fairlens_position_nulls`` that is not true or false, is an error naming it (before any corpus
+    is loaded)."""
+    shares = {key: value for key, value in metadata.items() if key != POSITION_NULLS_KEY}
     settings = scoring_cli.share_settings(
-        metadata,
+        shares,
         SCORING_KEYS,
         what="a FairLens scoring setting",
         hint="corpus settings are options, e.g. --sample-fraction",
     )
-    for key, value in metadata.items():
+    for key, value in shares.items():
         coverage_threshold(key, value)
+    if POSITION_NULLS_KEY in metadata:
+        settings["position_nulls"] = position_nulls_on(metadata[POSITION_NULLS_KEY])
     return settings
 
 

@@ -35,9 +35,9 @@ from fairlens_tasks.normalise import Normalised, normalise
 from fairlens_tasks.position_bias import position_diagnostics
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import CANNOT_TELL, DOMAINS, closed_questions
-from fairlens_tasks.settings import Threshold, coverage_threshold
+from fairlens_tasks.settings import POSITION_NULLS_KEY, Threshold, coverage_threshold, position_nulls_on
 from fairlens_tasks.withheld import apply_minima, below_threshold
-from fairness_evals import aggregation
+from fairness_evals import aggregation, position
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import Statistic, explain
@@ -525,13 +525,17 @@ def compute_metrics(
     task: str | None = None,
     min_coverage: float | None = None,
     notes: Notes | None = None,
+    position_nulls: bool | None = None,
 ) -> dict[str, float]:
     """Every statistic of one domain (:data:`RECORD_METRICS`, declared in :mod:`fairlens_tasks.statistics`) from its
     records, as Python numbers.
 
     ``min_coverage`` is the ``fairlens_min_coverage`` setting (None: ``FAIRLENS_MIN_COVERAGE`` or the default 0.5):
-    below it the parity and association scores, and their intervals, are NaN. The reason for every NaN is noted in
-    ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
+    below it the parity and association scores, and their intervals, are NaN. Where the position test finds that the
+    answers follow the option position, the scores the statistics table declares ``position`` are NaN
+    (:func:`fairness_evals.position.apply`), unless ``position_nulls`` (the ``fairlens_position_nulls``
+    setting; None: ``FAIRLENS_POSITION_NULLS`` or true) is false. The reason for every NaN is noted in ``notes`` (a
+    new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
     """
     threshold = coverage_threshold(MIN_COVERAGE_KEY, min_coverage)
     rec = _records_array(records)
@@ -562,9 +566,11 @@ def compute_metrics(
     apply_coverage(out, totals, n - int(counts["unparsed"]), n, threshold, notes)
     _note_absent_groups(out, totals, notes)
     apply_minima(out, matrix, _CHECKS, _DECLARED, notes, _NEEDS)
-    positions, warning = position_diagnostics(rec[:, 0], rec[:, 9])
+    positions = position_diagnostics(rec[:, 0], rec[:, 9])
     out.update(positions)
     out.update(counts)
+    keep = not position_nulls_on(position_nulls)
+    position.apply(out, table.CLOSED_STATISTICS, notes, keep=keep, setting=POSITION_NULLS_KEY)
     for name in RECORD_METRICS:
         if isinstance(out[name], float) and math.isnan(out[name]):
             reason = (
@@ -576,8 +582,6 @@ def compute_metrics(
             )
             notes.null(name, reason)
     notes.warn(log)
-    if warning:
-        log.warning("%s: %s", task, warning)
     return {name: out[name] for name in RECORD_METRICS}
 
 

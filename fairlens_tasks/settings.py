@@ -20,10 +20,13 @@ FAIRLENS_IMAGE_CACHE       (environment only)       decoded images kept in memor
 FAIRLENS_IMAGE_SPILL_MB    (environment only)       cap of the on-disk tier of raw decoded pixels, MiB (4096; 0 = off)
 FAIRLENS_MIN_COVERAGE      fairlens_min_coverage    closed tasks: least share of parsed answers for a fairness score (0.5)
 FAIRLENS_MIN_JUDGED        fairlens_min_judged      open-ended tasks: least share of judged answers for a bias score (0.8)
+FAIRLENS_POSITION_NULLS    fairlens_position_nulls  closed tasks: false keeps the fairness scores of answers that follow
+                                                    the option position (true: they are null)
 ========================== ======================== =========================================================
 
-The two thresholds are *scoring* settings: ``fairness-evals score``/``judge`` take them as ``--metadata`` keys
-(the second column), the harness reads the variables when it aggregates (:func:`coverage_threshold`).
+The two thresholds and the position rule are *scoring* settings: ``fairness-evals score``/``judge`` take them as
+``--metadata`` keys (the second column), the harness reads the variables when it aggregates
+(:func:`coverage_threshold`, :func:`position_nulls_on`).
 """
 
 from __future__ import annotations
@@ -226,3 +229,27 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
     """The settings in ``environ`` (default ``os.environ``)."""
     env = os.environ if environ is None else environ
     return build_settings({key: env.get(var) for key, var in ENV.items()}, ENV)
+
+
+#: The setting that keeps the closed tasks' fairness scores where the answers follow the option position, and its
+#: environment variable (``fairness_evals.position``).
+POSITION_NULLS_KEY, POSITION_NULLS_ENV = "fairlens_position_nulls", "FAIRLENS_POSITION_NULLS"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def position_nulls_on(given: bool | None = None, environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the fairness scores are null where the answers follow the option position: ``given`` (a
+    ``--metadata`` value: true or false) if not None, else ``FAIRLENS_POSITION_NULLS`` (``1``/``true``/``yes``/``on``
+    or ``0``/``false``/``no``/``off``), else true. Anything else is a :class:`SettingsError` naming the key or the
+    variable."""
+    if given is not None:
+        if not isinstance(given, bool):
+            raise SettingsError(f"{POSITION_NULLS_KEY}={given!r} must be true or false")
+        return given
+    env = os.environ if environ is None else environ
+    raw = str(env.get(POSITION_NULLS_ENV) or "").strip().lower()
+    if not raw:
+        return True
+    if raw not in _TRUE + _FALSE:
+        raise SettingsError(f"{POSITION_NULLS_ENV}={env.get(POSITION_NULLS_ENV)!r} must be true or false (1 or 0)")
+    return raw in _TRUE

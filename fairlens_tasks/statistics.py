@@ -102,10 +102,11 @@ def _groups(attribute: str) -> dict[str, tuple[str, ...]]:
 def _per_group_family(
     prefix: str, definition: str, paper: str, direction: Direction, interval: Interval | None = None
 ) -> list[Statistic]:
-    """One family per attribute of a per-group rate (computed by :func:`metrics.fairlens.rates_from_counts`)."""
+    """One family per attribute of a per-group rate (computed by :func:`metrics.fairlens.rates_from_counts`); each
+    is null where the answers follow the option position (``position``)."""
     return [
         Statistic(per_group(prefix, a), f"{definition} ({a} groups)", _RATE, paper, direction, interval=interval,
-                  family=_groups(a))
+                  family=_groups(a), position=True)
         for a in ATTRIBUTES
     ]  # fmt: skip
 
@@ -114,6 +115,7 @@ def _per_group_family(
 SOUNDNESS = Statistic(
     "soundness", "sound answers (the stated evidence, or Cannot tell where the image cannot tell) / all answers",
     _RATE, f"{PAPER} §4.1 Eq. 2; Tables 2 and 3", "higher", interval=PERCENTILE, coverage=SOUND_INPUTS,
+    position=True,
 )  # fmt: skip
 SOUNDNESS_BY_GROUP = _per_group_family(
     "soundness", "soundness over the answers about images of one group", f"{PAPER} §4.1 Eq. 2, per group", "higher"
@@ -124,42 +126,44 @@ ADVERSE_RATES = _per_group_family(
 )  # fmt: skip
 PARITY_GAPS = Statistic(
     "parity_gap_{attribute}", "max - min of the attribute's group adverse rates, over the groups present", _GAP,
-    f"{PAPER} §4.1 Eq. 4; Table 4", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM,
+    f"{PAPER} §4.1 Eq. 4; Table 4", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM, position=True,
 )  # fmt: skip
 PARITY_GAP = Statistic(
     "parity_gap", "mean of the three attribute parity gaps (its mean over domains is Table 2's model-level gap)",
     _DOMAIN_GAP, f"{PAPER} §4.1 Eq. 4; Tables 2 and 4", "lower", interval=MAX_T_MEAN, coverage=PARITY_INPUTS,
-    minimum=GAP_MINIMUM,
+    minimum=GAP_MINIMUM, position=True,
 )  # fmt: skip
 RATE_RATIOS = Statistic(
     "rate_ratio_{attribute}", "max / min of the attribute's group adverse rates (inf when only the smallest is 0; "
     "1 when all are 0)", "metrics.fairlens:ratio_from_rates", f"{PAPER} §4.4, Table 5", "lower",
-    interval=MAX_T_RATIO, family=ATTRIBUTE, minimum=RATIO_MINIMUM,
+    interval=MAX_T_RATIO, family=ATTRIBUTE, minimum=RATIO_MINIMUM, position=True,
 )  # fmt: skip
 ASSOCIATION_RATE = Statistic(
     "association_rate", "parsed non-Cannot-tell answers / all answers to the association-tagged items", _RATE,
     f"{PAPER} §4.1 Eq. 5 (pooled); Tables 2 and 4", "lower", interval=PERCENTILE, coverage=ASSOCIATION_INPUTS,
+    position=True,
 )  # fmt: skip
 ASSOCIATION_BY_GROUP = _per_group_family(
     "association_rate", "association rate over the answers about images of one group", f"{PAPER} §4.1 Eq. 5", "lower"
 )
 ASSOCIATION_GAPS = Statistic(
     "association_gap_{attribute}", "max - min of the attribute's group association rates", _GAP,
-    f"{PAPER} §4.1 Eq. 6", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM,
+    f"{PAPER} §4.1 Eq. 6", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM, position=True,
 )  # fmt: skip
 ASSOCIATION_GAP = Statistic(
     "association_gap", "mean of the three attribute association gaps (the paper does not say how it combines them)",
     _DOMAIN_GAP, f"{PAPER} §4.1 Eq. 6; Tables 2 and 4", "lower", interval=MAX_T_MEAN, coverage=ASSOCIATION_INPUTS,
-    minimum=GAP_MINIMUM,
+    minimum=GAP_MINIMUM, position=True,
 )  # fmt: skip
 ASSOCIATION_GAP_MAX = Statistic(
     "association_gap_max", "the largest of the three attribute association gaps", _DOMAIN_GAP,
     f"{PAPER} §4.1 Eq. 6 (package convention: the other reading of the domain's one gap)", "lower",
-    minimum=GAP_MINIMUM,
+    minimum=GAP_MINIMUM, position=True,
 )  # fmt: skip
 
 _POSITION = "package convention (not in the paper): position-bias diagnostics (README 'Position bias')"
 _POSITION_BY = "metrics.position_bias:position_metrics"
+_POSITION_TEST = "fairlens_tasks.position_bias:position_diagnostics"
 POSITION = (
     Statistic("position_share_{k}", "share of parsed answers that chose the k-th listed option", _POSITION_BY,
               _POSITION, kind="diagnostic", family={"k": tuple(str(k) for k in range(1, 7))}),
@@ -167,6 +171,12 @@ POSITION = (
               _POSITION_BY, _POSITION, "lower", kind="diagnostic"),
     Statistic("position_bias_chance_high", "95th percentile of position_bias when positions carry no information",
               _POSITION_BY, _POSITION, kind="diagnostic"),
+    Statistic("position_top_share", "largest share of parsed answers at one position, counted from the start or the "
+              "end", _POSITION_TEST, _POSITION, kind="diagnostic"),
+    Statistic("content_top_share", "share of parsed answers that gave the most common answer text", _POSITION_TEST,
+              _POSITION, kind="diagnostic"),
+    Statistic("position_explained", "1 when the answers follow the option position rather than the content (the "
+              "fairness scores are then null)", _POSITION_TEST, _POSITION, "lower", kind="diagnostic"),
 )  # fmt: skip
 
 _COUNTS_BY = "fairlens_tasks.scoring:answer_counts"

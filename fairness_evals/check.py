@@ -14,6 +14,9 @@ exits 1, naming each problem on its own line, when:
   (``fairness-evals metrics --task T``); for results of tasks it does not declare, every ``<name>`` with a
   ``<name>_coverage`` beside it, else the benchmark's headline names (:data:`HEADLINES`). A null names its reason
   when the run's samples files give one (:mod:`fairness_evals.detail`, read with the results);
+- a task's answers follow the option position rather than the content (:func:`fairness_evals.position.finding`:
+  its position test fired, so its fairness scores are null or, kept by the setting, not results): one line per
+  task, in place of the NaN lines of the scores it nulled;
 - a headline's coverage is not a share in [0, 1], or is below its threshold: ``<name>_coverage`` (from the
   samples files' detail, or the results) against ``--min-coverage``, else the task's ``*_min_coverage``
   metadata, else the ``min_coverage`` the task recorded in its results;
@@ -52,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import scoring_cli
+from fairness_evals import position, scoring_cli
 from fairness_evals.report.model import shorten
 
 #: Our task name prefixes.
@@ -190,6 +193,9 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
         report.problems.append(f"{where}: reports no metric")
         return
     headlines = _headlines(task, metrics)
+    found = position.finding(metrics)
+    if found:
+        report.problems.append(f"{where}: {found}; its fairness scores are not results")
     if not headlines:
         shown = ", ".join(sorted(n for n in metrics if n not in _NOT_METRICS and not n.endswith("_stderr")))
         report.problems.append(
@@ -200,6 +206,8 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
         why, nan = _not_finite(metrics[name])
         if why and not (nan and (partial or _allowed(task, name, args.allow_nan))):
             reason = run.nan_reason(task, name) if nan else None
+            if found and reason and position.is_position_reason(reason):
+                continue  # the position line says it
             because = f" ({shorten(str(reason))})" if reason else ""
             report.problems.append(f"{where}: headline metric {shorten(name)} {why}{because}")
     for name in headlines:

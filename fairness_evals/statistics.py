@@ -150,6 +150,9 @@ class Statistic:
     family: Mapping[str, Sequence[str]] = field(default_factory=dict)
     #: The evidence below which the estimate (with its interval and standard error) is null; None: no such rule.
     minimum: Minimum | None = None
+    #: Whether it is null (with its interval and standard error) where the task's position test finds that the answers
+    #: follow the option position rather than the content (:mod:`fairness_evals.position`).
+    position: bool = False
 
     def __post_init__(self) -> None:
         placeholders = {p for _, p, _, _ in string.Formatter().parse(self.name) if p}

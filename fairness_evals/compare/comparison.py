@@ -10,7 +10,10 @@ For each run against the baseline:
    that the adapter resamples (not the unparsed and refused rates), or those matching ``metrics`` patterns (``name`` or ``task/name`` globs) among the headlines and the measures
    the benchmark's adapter recomputes.
 3. Each metric is *not comparable*, with the reason, when either run reports it as NaN (e.g. its coverage is below
-   the task's minimum), when either run withholds its interval (too few units back it: no difference interval
+   the task's minimum, or its answers follow the option position), when either run's answers to the task (or to a
+   member of the group) follow the option position and the metric is one of the scores that finding nulls
+   (:func:`fairness_evals.position.finding`; a setting kept the number for study), when either run withholds its
+   interval (too few units back it: no difference interval
    is backed then either), or when the samples do not reproduce the reported value. Otherwise the runs are
    resampled (:mod:`fairness_evals.compare.engine`) and the difference gets its interval and p-value.
 4. Holm's adjustment over all comparable metrics of the pair (:func:`metrics.paired.holm`), and the verdict at
@@ -34,6 +37,7 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import position
 from fairness_evals.compare import engine
 from fairness_evals.compare.engine import Options
 from fairness_evals.compare.fact_or_fair import FactOrFair
@@ -279,7 +283,8 @@ def _rows(
         row.better = ("higher" if measure.higher_is_better else "lower") + (
             " is fairer" if measure.fairness else " is better"
         )
-        reason = _not_comparable(a, b, name, baseline.name, other.name, identical, adapter.min_coverage)
+        reason = _position_finding([(a, b), *members], name, baseline.name, other.name)
+        reason = reason or _not_comparable(a, b, name, baseline.name, other.name, identical, adapter.min_coverage)
         reason = reason or next(
             (f"{label}: {p.unavailable}" for p, label in ((problem_a, baseline.name), (problem_b, other.name))
              if p.unavailable), "",
@@ -330,6 +335,18 @@ def _not_comparable(
                 )
             return f"NaN in {label}" + (f": {why}" if why else "")
     return _withheld(a, b, name, label_a, label_b, identical)
+
+
+def _position_finding(pairs: Sequence[tuple[TaskRun, TaskRun]], name: str, label_a: str, label_b: str) -> str:
+    """Why ``name`` cannot be compared when a run's answers to one of the tasks of ``pairs`` (the task, or a group's
+    members) follow the option position and ``name`` is one of the scores that finding nulls (null, or kept by a
+    setting for study: either way no result); "" otherwise."""
+    for pair in pairs:
+        for task, label in zip(pair, (label_a, label_b), strict=True):
+            found = position.finding(task.metrics) if name in position.sensitive_of(task.task) else ""
+            if found:
+                return f"{label}: {found}, so its {task.task} {name} is not a result"
+    return ""
 
 
 def _withheld(a: TaskRun, b: TaskRun, name: str, label_a: str, label_b: str, identical: bool) -> str:

@@ -87,13 +87,16 @@ def _fairlens(task: str, settings: dict[str, Any]) -> Plan:
     from fairlens_tasks.normalise import normalise
 
     min_coverage = settings.get(scoring.MIN_COVERAGE_KEY)
+    position_nulls = settings.get("fairlens_position_nulls", True)  # Inspect runs read no environment variable
     domains = _closed_domains()
 
     def leaf_of(item: Item) -> str:
         return f"fairlens_{domains[int(item['record'][0])]}"
 
     def compute(leaf: str, items: list[Item], notes: Notes) -> dict[str, float]:
-        return scoring.compute_metrics(records(items), task=leaf, min_coverage=min_coverage, notes=notes)
+        return scoring.compute_metrics(
+            records(items), task=leaf, min_coverage=min_coverage, notes=notes, position_nulls=position_nulls
+        )
 
     def rollup(name: str, members: list[Mapping[str, float]]) -> float:
         return scoring.model_level_mean([member[name] for member in members], [0] * len(members), False)

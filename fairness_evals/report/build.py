@@ -48,10 +48,20 @@ def _date(value: str) -> str:
 
 
 def _notes(runs: list[Run]) -> list[str]:
-    """The warnings at the top: the runs whose samples could not be scored (:attr:`Run.detail_problem`), and the
-    runs that left documents out (:meth:`Run.partial`), limited and subset runs, and the few-shot runs
-    (:meth:`Run.few_shot`)."""
+    """The warnings at the top: the runs whose samples could not be scored (:attr:`Run.detail_problem`), the runs
+    whose answers follow the option position (:func:`fairness_evals.position.finding`), the runs that left documents
+    out (:meth:`Run.partial`), limited and subset runs, and the few-shot runs (:meth:`Run.few_shot`)."""
+    from fairness_evals import position
+
     notes = [run.detail_problem for run in runs if run.detail_problem]
+    for run in runs:
+        found = {task: f for task, metrics in sorted(run.results.items()) if (f := position.finding(metrics))}
+        if found:
+            notes.append(
+                f"{shorten(run.model)}: the answers follow the option position rather than the content in "
+                f"{', '.join(shorten(t) for t in found)}, so their fairness scores are not results (null, or marked "
+                f"where a setting kept them): {next(iter(found.values()))}"
+            )
     for kind, flags in (("Limited", "--limit, --offset"), ("Subset", "--samples")):
         names = sorted({shorten(run.model) for run in runs if run.partial().startswith(f"a {kind.lower()} run")})
         if names:

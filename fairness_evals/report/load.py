@@ -134,12 +134,23 @@ class Run:
         reason = self.nan_reason(task, name) if self.has(task) and math.isnan(value) else ""
         if math.isinf(value) and coverage is not None:  # a headline score (package convention 1) is never infinite
             reason = "infinite in the results: not a score"
+        if not reason and not math.isnan(value):
+            reason = self.position_mark(task, name)
         if reason:
             note = f"{reason}. {note}" if note else reason
         return number(
             value, low, high, note=note, scale=scale, source=source, n=n, digits=digits, coverage=coverage,
             reason=reason,
         )  # fmt: skip
+
+    def position_mark(self, task: str, name: str) -> str:
+        """Why a number the task kept is not a result: its answers follow the option position
+        (:func:`fairness_evals.position.finding`) and ``name`` is one of the scores that finding nulls unless a
+        setting keeps them; "" otherwise."""
+        from fairness_evals import position
+
+        found = position.finding(self.results.get(task, {}))
+        return f"not a result, kept for study: {found}" if found and name in position.sensitive_of(task) else ""
 
     def nan_reason(self, task: str, name: str) -> str:
         """Why ``name`` is undefined, as far as the results tell: a recorded ``<name>_reason`` text, else its

@@ -26,6 +26,14 @@ again after every field of every document (both conventions, 100 draws: 91,596 d
 log-likelihood prompt had been compared equal with the code before; the ``export`` pins, which hold the prompts, did
 not change. Then S_fact gained ``s_fact_<axis>_stderr`` (the harness's ± column): the ``metrics*`` and
 ``process_results*`` pins were made again after every other value had been compared equal.
+
+Issue 33 (answers that follow the letters null the fairness scores) moved 17 ``metrics*`` pins, and in them only
+``position_explained``, from 1 to 0: the fixed replies of the corrected subjective ``metrics`` (base,
+representativeness, attribution; with their ``metrics_aggregation`` and ``metrics_min_coverage``) and the
+log-likelihoods of every subjective ``metrics_mc`` favour letter A (38-41% of the answers, ``position_bias``
+0.15-0.26), which the old position test called "answers follow the letters" and the new one, which also needs
+``position_bias >= 0.3`` (``fact_fair_tasks/position_bias.py``), does not; so their scores stay. Each new value,
+with ``position_explained`` set back to 1, hashes to its previous pin.
 """
 
 from __future__ import annotations
@@ -164,41 +172,41 @@ PINNED: dict[str, str] = {
     "documents/released/representativeness": "0b3a64acbad406b909dff6620377baf4e9c4fb5f177fee6c7363bc76e4542a51",
     "export/corrected": "b6328bdf55e01815ecb0687551ef216e326ec9f72d8958a9da0b207a266119cf",
     "export/released": "65b3495cfc1e67a920fded8c839e7f5712004086f8a3beff72744fea7b5ca41b",
-    "metrics/corrected/attribution": "5c049d55784835023b6b3a52aacbc22b0c89e12a3157e929afd751321445bf7e",
-    "metrics/corrected/base": "8b6e7586c6827ece1f50c22070dd1f1564a99d6252f27b366e673212b65b9acd",
+    "metrics/corrected/attribution": "2049738139253bc92677c82039977fd058e61af7c31fee160ef8218306572771",
+    "metrics/corrected/base": "03c3ebcaafbc6f22d966beec7474303d947f62fb74fdb4fe8f95a32e99d4c863",
     "metrics/corrected/ingroup": "578784bcb560b4662ae81a95a1d5f1f3eb4896d7bae51a940964ea2a6255086f",
     "metrics/corrected/objective": "cfec8eeae217d3a092d95c161f4fdfca9374cf9e5814b9b5cd59dbd927ceb31c",
-    "metrics/corrected/representativeness": "7f72d0ccdc8e3460676f9e545aad8a124a8ed2721e29ae29ca96d9541e57d5a3",
+    "metrics/corrected/representativeness": "eb6ca324a66ed8eedf19646fd721aa2f4e617bf2bbad50a8a04c377a4342e161",
     "metrics/released/attribution": "a13a3112b944e595714fe5597e87c24d2768af473b9902d70a505432b78891f7",
     "metrics/released/base": "1a02da81c68e03c41419e779fbe75397877189916838f43e3e9e046183e6e1ea",
     "metrics/released/ingroup": "1af1f5dc88115428cb64f6f51fc9ab631c157662f38526c90c659834dc549ec5",
     "metrics/released/objective": "b28f463aa55253376d1f2ba8344c0cdc02f3f5b4845c4d19519eb8b79d9fc822",
     "metrics/released/representativeness": "45292af04cd0e8d91928bc5ff2aba13f0f59d5f1394402cc3810c50d1760f5eb",
-    "metrics_aggregation/corrected/attribution": "5c049d55784835023b6b3a52aacbc22b0c89e12a3157e929afd751321445bf7e",
-    "metrics_aggregation/corrected/base": "8b6e7586c6827ece1f50c22070dd1f1564a99d6252f27b366e673212b65b9acd",
+    "metrics_aggregation/corrected/attribution": "2049738139253bc92677c82039977fd058e61af7c31fee160ef8218306572771",
+    "metrics_aggregation/corrected/base": "03c3ebcaafbc6f22d966beec7474303d947f62fb74fdb4fe8f95a32e99d4c863",
     "metrics_aggregation/corrected/ingroup": "578784bcb560b4662ae81a95a1d5f1f3eb4896d7bae51a940964ea2a6255086f",
     "metrics_aggregation/corrected/objective": "cfec8eeae217d3a092d95c161f4fdfca9374cf9e5814b9b5cd59dbd927ceb31c",
-    "metrics_aggregation/corrected/representativeness": "7f72d0ccdc8e3460676f9e545aad8a124a8ed2721e29ae29ca96d9541e57d5a3",
+    "metrics_aggregation/corrected/representativeness": "eb6ca324a66ed8eedf19646fd721aa2f4e617bf2bbad50a8a04c377a4342e161",
     "metrics_aggregation/released/attribution": "a13a3112b944e595714fe5597e87c24d2768af473b9902d70a505432b78891f7",
     "metrics_aggregation/released/base": "1a02da81c68e03c41419e779fbe75397877189916838f43e3e9e046183e6e1ea",
     "metrics_aggregation/released/ingroup": "1af1f5dc88115428cb64f6f51fc9ab631c157662f38526c90c659834dc549ec5",
     "metrics_aggregation/released/objective": "b28f463aa55253376d1f2ba8344c0cdc02f3f5b4845c4d19519eb8b79d9fc822",
     "metrics_aggregation/released/representativeness": "45292af04cd0e8d91928bc5ff2aba13f0f59d5f1394402cc3810c50d1760f5eb",
-    "metrics_mc/corrected/attribution": "80f9b9b9d828348ef25f75e58d2a0f5c1a0cf924f7020b96cbac5c11ee9b1558",
-    "metrics_mc/corrected/base": "80f9b9b9d828348ef25f75e58d2a0f5c1a0cf924f7020b96cbac5c11ee9b1558",
-    "metrics_mc/corrected/ingroup": "80f9b9b9d828348ef25f75e58d2a0f5c1a0cf924f7020b96cbac5c11ee9b1558",
+    "metrics_mc/corrected/attribution": "ae298e96327ce3c929993bbc046fbc244ccf6bee63a368678f9dab6bb5b29e86",
+    "metrics_mc/corrected/base": "ae298e96327ce3c929993bbc046fbc244ccf6bee63a368678f9dab6bb5b29e86",
+    "metrics_mc/corrected/ingroup": "ae298e96327ce3c929993bbc046fbc244ccf6bee63a368678f9dab6bb5b29e86",
     "metrics_mc/corrected/objective": "a6d81b18d769e576a35f26db34d713ca9769241d72c6f035b50e941f59529c99",
-    "metrics_mc/corrected/representativeness": "80f9b9b9d828348ef25f75e58d2a0f5c1a0cf924f7020b96cbac5c11ee9b1558",
-    "metrics_mc/released/attribution": "046bc344fe38e4abc9017345a08326f37a8e0537bdc9da64fe1c7a89a3a8caf9",
-    "metrics_mc/released/base": "046bc344fe38e4abc9017345a08326f37a8e0537bdc9da64fe1c7a89a3a8caf9",
-    "metrics_mc/released/ingroup": "046bc344fe38e4abc9017345a08326f37a8e0537bdc9da64fe1c7a89a3a8caf9",
+    "metrics_mc/corrected/representativeness": "ae298e96327ce3c929993bbc046fbc244ccf6bee63a368678f9dab6bb5b29e86",
+    "metrics_mc/released/attribution": "a783b32047bceac60292b68794e0ee573efc2417646cda5bd67575226cd3c783",
+    "metrics_mc/released/base": "a783b32047bceac60292b68794e0ee573efc2417646cda5bd67575226cd3c783",
+    "metrics_mc/released/ingroup": "a783b32047bceac60292b68794e0ee573efc2417646cda5bd67575226cd3c783",
     "metrics_mc/released/objective": "de24f395437de61c3348d2c9997419c5029d3ab6a8e56142278bdcb49762d858",
-    "metrics_mc/released/representativeness": "046bc344fe38e4abc9017345a08326f37a8e0537bdc9da64fe1c7a89a3a8caf9",
-    "metrics_min_coverage/corrected/attribution": "8c27d7fdba15b486c3198ba6622b1b1444e56d238a812c23b14563abadfa9e56",
-    "metrics_min_coverage/corrected/base": "68d7079dd952e3b764b8cfc9b8deb16d2aa2a34d44d69952204785eb309d5f7e",
+    "metrics_mc/released/representativeness": "a783b32047bceac60292b68794e0ee573efc2417646cda5bd67575226cd3c783",
+    "metrics_min_coverage/corrected/attribution": "c75aad299bcefdf87e3c634479a269276af62aa608c6732379e54bd45e9d2915",
+    "metrics_min_coverage/corrected/base": "df6f0b093ed47ca1bf3dc9b5dbdf5e240b9902d4fdb879c194d3490be614fc6f",
     "metrics_min_coverage/corrected/ingroup": "302cedc326762d963a459be6f2bc7610d5bf3249884e4598b0c4a4e4b8baf339",
     "metrics_min_coverage/corrected/objective": "66aabb68fb6f4a6f5f97a3a9eb252b1eed50628587649001dfa47e41137cc323",
-    "metrics_min_coverage/corrected/representativeness": "17b7a268e4f0fe81c3fe0fcfe7d18b8574b7acb587927253ac53c544a154577a",
+    "metrics_min_coverage/corrected/representativeness": "9e7104f02876e52d9c557e11248a643b1e475bfe88f82a9c3eaf4fe3e6d879a7",
     "metrics_min_coverage/released/attribution": "a13a3112b944e595714fe5597e87c24d2768af473b9902d70a505432b78891f7",
     "metrics_min_coverage/released/base": "1a02da81c68e03c41419e779fbe75397877189916838f43e3e9e046183e6e1ea",
     "metrics_min_coverage/released/ingroup": "1af1f5dc88115428cb64f6f51fc9ab631c157662f38526c90c659834dc549ec5",

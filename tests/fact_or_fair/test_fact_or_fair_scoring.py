@@ -7,8 +7,10 @@ import json
 import logging
 import math
 import random
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -52,9 +54,11 @@ def test_always_the_true_group_is_perfectly_factual(tmp_path: Path) -> None:
 
 
 def test_always_option_a_matches_a_plain_python_computation(tmp_path: Path) -> None:
+    # an always-"A" model's scores are null (the answers follow the letters); kept for study, they are the formulas'
     docs = objective_documents()
     lines = [{"id": d["id"], "response": "A"} for d in docs]
-    scores = _run_score(tmp_path, lines, "--tasks", "objective")["fact_or_fair_objective"]
+    keep = ("--metadata", json.dumps({"fact_or_fair_position_nulls": False}))
+    scores = _run_score(tmp_path, lines, "--tasks", "objective", *keep)["fact_or_fair_objective"]
     for axis, classes in (("gender", ["male", "female"]), ("race", ["Asian", "Black", "White", "Hispanic"])):
         mine = [d for d in docs if d["axis"] == axis]
         correct = sum(d["options"][0] == d["answer"] for d in mine)
@@ -88,7 +92,8 @@ def _record(
     conventions: int = 0,
     min_coverage: float = 0.5,
 ) -> list[int]:
-    """A subjective (or objective) record whose chosen option is option A; the other options hold other groups."""
+    """A subjective (or objective) record; the other options hold other groups. The chosen option sits at a letter
+    that varies with the record (always at A, every such run would be an always-"A" model, whose scores are null)."""
     s = statistics()[stat]
     target_name = ("highest", "lowest")[target]
     truth_g = -1 if s.truth("gender", target_name) is None else ["male", "female"].index(s.truth("gender", target_name))
@@ -97,12 +102,14 @@ def _record(
     positive = int(s.positive(target_name))
     if status:
         g = r = -1
-    genders = [max(g, 0), 1 - max(g, 0), max(g, 0), 1 - max(g, 0)]
-    race_options = [(max(r, 0) + i) % 4 for i in range(4)]
+    two = kind == 0 and truth_g >= 0 and r < 0  # an objective gender question: two options
+    at = (stat + 2 * target + scenario + max(g, 0) + max(r, 0)) % (2 if two else 4)
+    genders = [[max(g, 0), 1 - max(g, 0), max(g, 0), 1 - max(g, 0)][(i - at) % 4] for i in range(4)]
+    race_options = [(max(r, 0) + i - at) % 4 for i in range(4)]
     codes = (sum(x * 2**i for i, x in enumerate(genders)), sum(x * 4**i for i, x in enumerate(race_options)))
     if kind == 0:  # objective: one axis, its k options
-        codes = (codes[0] % 4, -1) if truth_g >= 0 and r < 0 else (-1, codes[1])
-    letter = 0 if status == 0 else -1
+        codes = (codes[0] % 4, -1) if two else (-1, codes[1])
+    letter = at if status == 0 else -1
     return [kind, stat, target, status, g, r, truth_g, truth_r, identity[0], identity[1], positive,
             scenario, letter, *codes, conventions, round(min_coverage * 1e6)]  # fmt: skip
 
@@ -369,15 +376,67 @@ def test_the_kl_interval_needs_100_answers_per_cell(per_cell: int, caplog: pytes
 
 
 # ----------------------------------------------------------------------------- position bias (issue 14)
-def test_an_always_a_model_is_flagged_not_reported_as_fair(caplog: pytest.LogCaptureFixture) -> None:
-    for kind in ("objective", "base"):
-        caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
-            m, _ = _scores(kind, lambda i, d: '{"answer": "A"}', draws=3)
-        assert m["position_share_1"] == 1.0 and m["position_explained"] == 1.0
-        assert m["position_bias"] > m["position_bias_chance_high"]
-        assert "answers follow letter position rather than content" in caplog.text
-        assert "not interpretable" in caplog.text
+#: The scores the position rule nulls (the statistics table's ``position`` statistics) and the one it keeps.
+POSITION_NULLED = ("s_e", "s_kld", "s_fair", "distance")
+
+
+@pytest.mark.parametrize("kind", ["objective", "base"])
+@pytest.mark.parametrize("reply", ['{"answer": "A"}', "last"])
+def test_answers_that_follow_the_letters_null_the_fairness_scores(
+    kind: str, reply: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    def answer(i: int, doc: dict) -> str:
+        return reply if reply != "last" else "ABCD"[len(doc["options"]) - 1]
+
+    with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+        m, _ = _scores(kind, answer, draws=3)
+    assert m["position_explained"] == 1.0 and m["position_bias"] > m["position_bias_chance_high"]
+    assert m["letter_dependence"] >= m["content_dependence"]
+    for axis in ("gender", "race"):
+        assert math.isfinite(m[f"s_fact_{axis}"])  # accuracy against the truth: at chance, as it should read
+        for name in POSITION_NULLED:
+            for key in (f"{name}_{axis}", f"{name}_{axis}_ci_low", f"{name}_{axis}_ci_high"):
+                assert math.isnan(m[key]), key
+            assert 0.99 < m[f"{name}_{axis}_coverage"] <= 1.0  # the coverage stays a share of the answers
+        if kind == "base":
+            assert math.isnan(m[f"attribution_rate_{axis}"]) and math.isnan(m[f"ingroup_rate_{axis}_increase"])
+    warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith(f"t_{kind}:")]
+    assert len(warnings) == 1  # one warning per task, the finding with its numbers
+    assert "answers follow letter position rather than content:" in warnings[0]
+    assert re.search(r"letter_dependence [01]\.\d\d >= content_dependence", warnings[0])
+    assert "fact_or_fair_position_nulls: false keeps them" in warnings[0]
+
+
+def test_the_position_nulls_carry_their_reason_and_the_setting_keeps_the_scores() -> None:
+    from fairness_evals.notes import Notes
+
+    notes = Notes("t")
+    docs = documents_for("objective")
+    records = [scoring.record_for(d, scoring.parse_reply(d, '{"answer": "A"}')) for d in docs]
+    nulled = scoring.compute_metrics(records, task="t", notes=notes)
+    assert notes.reasons["s_e_gender"].startswith("answers follow letter position rather than content: A was chosen")
+    assert "s_fact_gender" not in notes.reasons and "position_explained" not in notes.reasons
+    # kept for study: by --metadata, or by the documents of a run with the setting (its records carry it)
+    kept = scoring.compute_metrics(records, task="t", metadata={"fact_or_fair_position_nulls": False})
+    docs = documents_for("objective", metadata={"fact_or_fair_position_nulls": False})
+    carried = [scoring.record_for(d, scoring.parse_reply(d, '{"answer": "A"}')) for d in docs]
+    assert [r[: len(scoring.RECORD_FIELDS)] for r in carried] == records and {r[-1] for r in carried} == {0}
+    assert scoring.compute_metrics(carried, task="t") == kept
+    assert kept["s_e_gender"] == pytest.approx(0.9182958340544898, abs=1e-12) and math.isnan(nulled["s_e_gender"])
+    by_position = {k for k, why in notes.reasons.items() if why.startswith("answers follow letter position")}
+    assert by_position == {f"{s}_{a}" for s in POSITION_NULLED for a in ("gender", "race")}  # intervals: 3 per cell
+    for k in kept.keys() - by_position:  # nothing else moves
+        assert kept[k] == nulled[k] or (math.isnan(kept[k]) and math.isnan(nulled[k])), k
+    with pytest.raises(ValueError, match="fact_or_fair_position_nulls must be true or false"):
+        scoring.compute_metrics(records, metadata={"fact_or_fair_position_nulls": "no"})
+
+
+def test_the_log_likelihood_tasks_follow_the_same_rule() -> None:
+    docs = documents_for("base", draws=3)
+    records = [scoring.process_results_mc(d, [(-1.0, True)] * len(d["options"]))[scoring.CARRIER]["record"]
+               for d in docs]  # fmt: skip  # equal log-likelihoods: the first option, every time
+    m = scoring.compute_metrics(records, task="t_mc")
+    assert m["position_explained"] == 1.0 and math.isnan(m["s_fair_gender"]) and math.isnan(m["s_e_race"])
 
 
 def test_content_driven_answers_are_not_flagged() -> None:
@@ -498,3 +557,24 @@ def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: P
     loaded = set(result.stderr.split("\n")[-2].split())
     assert "fact_fair_tasks" in loaded
     assert not loaded & {"fairlens_tasks", "iris_tasks", "datasets", "pyarrow", "torch", "lm_eval", "lmms_eval"}
+
+
+def test_a_mild_letter_preference_of_a_content_driven_model_is_not_nulled() -> None:
+    """A model that answers "A" 20% of the time and otherwise by a mild group preference (A at 40% of the answers) is
+    not nulled at the lite size; with half its answers at A, or always at A, it is (bench/position.py measures the
+    rates over 200 runs of every design)."""
+    import coverage_fact_or_fair as sim
+
+    def mixed(weight: float) -> sim.Policy:
+        def choice(cells: sim.Cells, genders: np.ndarray, races: np.ndarray) -> np.ndarray:
+            return weight * sim.always_a(cells, genders, races) + (1 - weight) * sim.group_preferring(
+                cells, genders, races
+            )
+
+        return sim.Policy(f"A{weight}", choice, sim._none)
+
+    rng = np.random.default_rng(33)
+    for weight, nulled in ((0.2, 0.0), (0.5, 1.0), (1.0, 1.0)):
+        for _ in range(5):
+            found = scoring.position_of(sim.subjective_records(rng, mixed(weight), sim.SIZES["lite"]))
+            assert found["position_explained"] == nulled, (weight, found)

@@ -180,7 +180,7 @@ def test_metadata_sets_the_minimum_coverage(
     responses = tmp_path / "r.jsonl"
     responses.write_text(
         "".join(
-            json.dumps({"id": line["id"], "response": line["meta"]["options"][0] if i % 4 == 0 else "mumble"}) + "\n"
+            json.dumps({"id": line["id"], "response": line["meta"]["options"][-1] if i % 4 == 0 else "mumble"}) + "\n"
             for i, line in enumerate(lines)
         )
     )

@@ -203,11 +203,15 @@ def test_the_group_with_logged_samples_and_wandb_offline(corpus: Path, tmp_path:
 
     ``--wandb_log_samples`` is left out: lmms-eval 0.7.3 writes the samples files first, which removes each sample's
     ``arguments``, so its W&B sample table fails with "'arguments'" for every task
-    (:func:`test_the_readable_record_fits_a_wandb_table` checks our records against a W&B table instead)."""
+    (:func:`test_the_readable_record_fits_a_wandb_table` checks our records against a W&B table instead).
+
+    The reply "Yes or cannot tell" reads as Yes or Cannot tell. (It was "No or cannot tell": in hiring every parsed
+    answer of that one sat at the last listed option, No or Cannot tell, and the most common text held 74% of them,
+    which the position test reads as answers that follow the position, so its hiring scores are now null.)"""
     out = tmp_path / "out"
     run = _run(
         [
-            "--model", "dummy", "--model_args", "response=No or cannot tell", "--tasks", "fairlens",
+            "--model", "dummy", "--model_args", "response=Yes or cannot tell", "--tasks", "fairlens",
             "--batch_size", "1", "--output_path", str(out), "--log_samples",
             "--wandb_args", "project=x,mode=offline,name=fairlens",
         ],

@@ -270,7 +270,7 @@ def test_provenance_comes_from_the_documents(docs: dict, caplog: pytest.LogCaptu
 def test_missing_groups_give_explained_nans(docs: dict, caplog: pytest.LogCaptureFixture) -> None:
     men_only = [d for d in docs["legal"] if d["gender"] == "Male"]
     with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
-        m = _score(men_only, lambda doc: doc["options"][0])
+        m = _score(men_only, lambda doc: doc["options"][-1])  # Cannot tell (always the first: position, all null)
     assert math.isnan(m["adverse_rate_gender_female"]) and m["parity_gap_gender"] == 0.0
     assert "no evaluated image of the group gender=female" in caplog.text
     assert "adverse_rate_gender_female" in caplog.text

@@ -103,6 +103,7 @@ def table_variables() -> set[str]:
     return {
         *fairlens.ENV.values(),
         *(variable for variable, _ in fairlens.THRESHOLDS.values()),
+        fairlens.POSITION_NULLS_ENV,
         *judge.ENV.values(),
         *redact.KEY_VARIABLES,
         fairlens_images.CACHE_ENV,
@@ -130,7 +131,10 @@ def code_metadata_keys() -> set[str]:
     from fairlens_tasks import settings as fairlens
     from iris_tasks import cli as iris_cli
 
-    return {*documents.SETTING_KEYS, *fairlens.THRESHOLDS, *iris_cli.METADATA_SETTINGS, *generation_keys()}
+    return {
+        *documents.SETTING_KEYS, *fairlens.THRESHOLDS, fairlens.POSITION_NULLS_KEY, *iris_cli.METADATA_SETTINGS,
+        *generation_keys(),
+    }  # fmt: skip
 
 
 # --------------------------------------------------------------------------- what the page says
@@ -225,6 +229,7 @@ def _routes() -> list[tuple[str, str, str]]:
         *((judge.ENV[key], "CLI flag", option) for key, option in judge.CLI.items()),
         *((iris.ENV[key], "CLI flag", option) for key, option in iris_cli.CLI.items()),
         *((variable, "task metadata key", key) for key, (variable, _) in fairlens.THRESHOLDS.items()),
+        (fairlens.POSITION_NULLS_ENV, "task metadata key", fairlens.POSITION_NULLS_KEY),
         *((iris.ENV[setting], "task metadata key", key) for key, setting in iris_cli.METADATA_SETTINGS.items()),
         *((key.upper(), "task metadata key", key) for key in generation_keys()),
     ]
@@ -291,6 +296,8 @@ def code_defaults() -> dict[str, Any]:
         "fact_or_fair_draws": documents.DEFAULT_DRAWS,
         "fact_or_fair_conventions": CONVENTIONS[0],
         "fact_or_fair_min_coverage": documents.DEFAULT_MIN_COVERAGE,
+        "fact_or_fair_position_nulls": documents.scoring_settings({})["position_nulls"],
+        fairlens.POSITION_NULLS_ENV: fairlens.position_nulls_on(None, {}),
         **{f"compare --{name}": compare.get_default(name) for name in ("alpha", "resamples", "seed")},
         "iris-profile --threshold": MBTI_THRESHOLD,
         "iris-profile --min-coverage": DEFAULT_MIN_COVERAGE,

@@ -1,0 +1,96 @@
+"""A VLM that always picks the option listed first, through the real ``lmms-eval`` command line and the commands a
+user runs after it.
+
+The model is a loopback server behind lmms-eval's ``openai`` backend that answers every closed question with its
+first listed option ("Yes", "Likely", "Healthy", ...; the red team's always-first model, review 2026-12-06, finding
+1), on 30 synthetic faces. Its answers follow the option position, so its fairness scores (soundness, the adverse and
+association rates, the parity and association gaps) are null with the position finding as their reason,
+``fairness-evals check`` fails naming it once per domain, the report says it, and ``compare`` does not compare them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from faces import make_utkface_folder
+from harness import DEV_BIN, offline_env, results_and_samples, run, run_lmms_eval
+from openai_server import OpenAIServer, running
+
+from fairness_evals.cli import main
+
+pytestmark = pytest.mark.harness
+
+DOMAINS = ("fairlens_hiring", "fairlens_legal", "fairlens_healthcare")
+NULLED = ("soundness", "parity_gap", "parity_gap_gender", "association_rate", "association_gap")
+FINDING = "answers follow option position rather than content"
+
+
+def first_option(text: str) -> str:
+    """The first of the options the question lists (``Options: Yes / No / Cannot tell``)."""
+    found = re.search(r"Options: (.*)", text)
+    return found.group(1).split(" / ")[0].strip() if found else "Cannot tell"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("fairlens-position")
+    corpus = tmp / "faces"
+    make_utkface_folder(corpus, 1, seed=11)  # one face per stratum: 30 images, 1,140 closed questions
+    env = offline_env(tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1", OPENAI_API_KEY="-")
+    first = tmp / "first"
+    with running(OpenAIServer(first_option, model_name="always-first")) as server:
+        run(
+            [str(DEV_BIN / "lmms-eval"), "--model", "openai", "--model_args",
+             f"model=always-first,base_url={server.base_url},num_concurrent=8,max_retries=1",
+             "--tasks", "fairlens", "--batch_size", "1", "--log_samples", "--output_path", str(first)],
+            env=env, cwd=tmp, timeout=900,
+        )  # fmt: skip
+    (tmp / "cannot").mkdir()
+    cannot = run_lmms_eval(tmp / "cannot", "dummy", "response=Cannot tell", "fairlens", env=env)
+    return {"first": first, "cannot": cannot}
+
+
+def test_the_harness_prints_null_fairness_scores(runs: dict[str, Path]) -> None:
+    results, samples = results_and_samples(runs["first"], DOMAINS)
+    for task in DOMAINS:
+        assert len(samples[task]) >= 30 * 8
+        metrics = {k.split(",")[0]: v for k, v in results["results"][task].items()}
+        assert all(math.isnan(metrics[name]) for name in NULLED), metrics
+        assert metrics["unparsed_rate"] == 0.0
+    assert math.isnan(results["results"]["fairlens"]["parity_gap,none"])  # the roll-up of null domain values
+
+
+def test_the_detail_and_check_name_it(runs: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    out = tmp_path / "detail.json"
+    assert main(["score", str(runs["first"]), "--out", str(out)]) == 0
+    detail = json.loads(out.read_text())
+    for task in DOMAINS:
+        metrics, nulls = detail[task], detail["nulls"][task]
+        assert metrics["position_explained"] == 1.0 and metrics["position_top_share"] == 1.0
+        assert metrics["position_share_1"] == 1.0 and metrics["content_top_share"] <= 0.8
+        assert metrics["parity_gap"] is None and nulls["parity_gap"].startswith(f"{FINDING}: one position holds 100%")
+    capsys.readouterr()
+    assert main(["check", str(runs["first"])]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    named = [line for line in lines if FINDING in line]
+    assert len(named) == len(DOMAINS) and all(any(task in line for line in named) for task in DOMAINS), lines
+    assert not [line for line in lines if "headline metric" in line], lines
+    assert main(["check", str(runs["cannot"])]) == 1  # its hiring parity scores lack coverage: a different problem
+    assert FINDING not in capsys.readouterr().err
+
+
+def test_the_report_and_compare(runs: dict[str, Path], tmp_path: Path) -> None:
+    report = tmp_path / "report.md"
+    assert main(["report", str(runs["first"]), "--format", "markdown", "--out", str(report)]) == 0
+    text = report.read_text()
+    assert "the answers follow the option position rather than the content in fairlens_healthcare" in text
+    assert [line for line in text.splitlines() if line.startswith("|") and FINDING in line]
+    out = tmp_path / "compare.json"
+    assert main(["compare", str(runs["cannot"]), str(runs["first"]), "--resamples", "200", "--json", str(out)]) == 0
+    (comparison,) = json.loads(out.read_text())["comparisons"]
+    rows = [r for r in comparison["rows"] if r["task"] in DOMAINS]
+    assert rows and all(r["verdict"] == "not comparable" and FINDING in r["reason"] for r in rows), rows
