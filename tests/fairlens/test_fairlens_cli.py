@@ -171,6 +171,12 @@ def test_a_responses_folder_without_samples_is_refused(
     assert code == 2 and "no lmms-eval samples_fairlens_*.jsonl file in this folder" in capsys.readouterr().err
 
 
+def _option(line: dict, i: int) -> str:
+    """One of the document's options, a different position from one document to the next."""
+    options = line["meta"]["options"]
+    return options[(i // 4) % len(options)]
+
+
 def test_metadata_sets_the_minimum_coverage(
     utk_folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -180,7 +186,7 @@ def test_metadata_sets_the_minimum_coverage(
     responses = tmp_path / "r.jsonl"
     responses.write_text(
         "".join(
-            json.dumps({"id": line["id"], "response": line["meta"]["options"][-1] if i % 4 == 0 else "mumble"}) + "\n"
+            json.dumps({"id": line["id"], "response": _option(line, i) if i % 4 == 0 else "mumble"}) + "\n"
             for i, line in enumerate(lines)
         )
     )
@@ -190,7 +196,9 @@ def test_metadata_sets_the_minimum_coverage(
         capsys.readouterr()
         assert main([*argv, "--responses", str(responses), *metadata]) == 0
         scores[name] = json.loads(capsys.readouterr().out)["fairlens_legal"]
-    assert scores["default"]["parity_gap_coverage"] == scores["low"]["parity_gap_coverage"] < 0.5
-    assert scores["default"]["parity_gap"] is None and isinstance(scores["low"]["parity_gap"], float)
+    # the association rate: a pooled share, with no evidence minimum of its own (a gap of this tiny corpus would need
+    # more images per group); the answers vary their position, so the position test leaves it alone
+    assert scores["default"]["association_rate_coverage"] == scores["low"]["association_rate_coverage"] < 0.5
+    assert scores["default"]["association_rate"] is None and isinstance(scores["low"]["association_rate"], float)
     assert main([*argv, "--responses", str(responses), "--metadata", '{"fairlens_min_judged": 0.1}']) == 2
     assert "'fairlens_min_judged': not a FairLens scoring setting" in capsys.readouterr().err
