@@ -317,8 +317,9 @@ def _strip(metrics: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_results_file(path: Path) -> Run:
-    """The :class:`Run` of one results file; an unreadable or malformed file is a :class:`ReportInputError`
+def load_results_file(path: Path, *, detail: bool = True) -> Run:
+    """The :class:`Run` of one results file, completed by its samples' detail (:func:`with_detail`; not with
+    ``detail=False``: the results file alone); an unreadable or malformed file is a :class:`ReportInputError`
     naming the file and what is wrong with it."""
     try:  # the harnesses write NaN as a bare NaN: read it (but strict UTF-8)
         data = json.loads(jsonio.read_text(path, "results file"))
@@ -354,7 +355,8 @@ def load_results_file(path: Path) -> Run:
         n_samples={k: v for k, v in (data.get("n-samples") or {}).items() if isinstance(v, dict)},
         offset=int(offset or 0),
     )
-    with_detail(run)
+    if detail:
+        with_detail(run)
     return run
 
 
