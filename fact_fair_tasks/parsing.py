@@ -2,7 +2,8 @@
 
 First the reply is normalised: ``<think>...</think>`` blocks are removed, curly quotes become straight ones,
 and every run of whitespace becomes one space (one newline if the run has a newline). Then the rules are
-tried in this order; the first rule that finds an answer decides (README has examples):
+tried in this order; the first rule that finds an answer decides, unless another explicit answer (rules 1-3) names
+another option (README has examples):
 
 1. ``json``: ``{"answer": "B"}`` in the released forms (objective ``\\{"answer":\\s*"([A-Z])"\\}``, subjective
    ``\\{\\s*"answer"\\s*:\\s*"([A-D])"\\s*\\}``) and lenient variants (``json_lenient``: single quotes, no
@@ -18,7 +19,10 @@ Every rule applies the same checks. Every answer it finds counts, together with 
 answer letter: alternatives ("A or B", "A, B", "A/B", "A and C", "A, but possibly B") and the letter's label
 ("C (Black)", "C. Black", a full option text). One option in all: *parsed*. Two different options
 (``{"answer": "A"} or {"answer": "B"}``, "Answer: C (Black)" where Black is B, "male and female"): *unparsed*,
-never the first one, or *refused* when the reply also declines. A letter beyond the options ("C" on a
+never the first one, or *refused* when the reply also declines. The explicit answers of rules 1-3 are checked
+against each other: ``{"answer": "A"}`` then "On reflection, B is the correct answer." is *unparsed* (rule
+``json:several``), never its first answer; the same option given twice ("Answer: A" and ``{"answer": "A"}``) is
+that option. An option's text mentioned after an explicit answer is an explanation, not a second answer. A letter beyond the options ("C" on a
 two-option question) is *unparsed*. The same option named twice ("A. A", "B (Black)" where Black is B) counts
 once.
 
@@ -330,7 +334,9 @@ def _cue_answers(text: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
     return found
 
 
-def _bare_letter(text: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
+def _bare_letter(text: str, option_texts: Sequence[Sequence[str]], *, alone: bool = False) -> set[int]:
+    """The options a reply that starts with a letter names; ``alone``: that letter only (the rest of such a reply
+    counts only when this rule decides; an earlier rule's answer is checked against the letter it starts with)."""
     match = _BARE.match(text[:2000])
     if not match:
         return set()
@@ -339,6 +345,8 @@ def _bare_letter(text: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
         return {_letter_index(letter)}
     if letter.islower() or (letter == "A" and _is_article(text, match.start(1), match.end(1))):
         return set()  # "a person ..." / "A recent study ..." is prose, not option A
+    if alone:
+        return {_letter_index(letter)}
     found = {_letter_index(letter), *_letter_mentions(rest)}
     clause = _FIRST_CLAUSE.match(rest.lstrip(_MARKUP))
     if clause and len(clause.group(0).split()) > _LABEL_WORDS:
@@ -407,14 +415,19 @@ def _parse_by_rules(reply: object, option_texts: Sequence[Sequence[str]], n: int
     lowered = text.lower()
     declines = _first_call_cached(lambda: _DECLINE.search(lowered) is not None)
     json_rule = "json" if _JSON_STRICT.search(text) else "json_lenient"
-    for rule, found in (
-        (json_rule, lambda: _json_answers(text, option_texts)),
-        ("answer_cue", lambda: _cue_answers(text, option_texts)),
-        ("bare_letter", lambda: _bare_letter(text, option_texts)),
-    ):
-        decided = _decide(found(), n, rule, declines)
-        if decided is not None:
-            return decided
+    json_found, cue_found = _json_answers(text, option_texts), _cue_answers(text, option_texts)
+    explicit = [(json_rule, json_found), ("answer_cue", cue_found)]
+    if not json_found and not cue_found:
+        explicit.append(("bare_letter", _bare_letter(text, option_texts)))
+    else:  # checked against the letter the reply starts with
+        explicit.append(("bare_letter", _bare_letter(text, option_texts, alone=True)))
+    rule, found = next(((rule, found) for rule, found in explicit if found), ("", set()))
+    if found:
+        decided = _decide(found, n, rule, declines)
+        every = set().union(*(answers for _, answers in explicit))
+        if decided is not None and decided.status == PARSED and every != found:  # another rule answers otherwise
+            return _decide(every, n, rule, declines)  # type: ignore[return-value]
+        return decided  # type: ignore[return-value]
     named = _option_mentions(text, option_texts)
     if named and (not declines() or _leading_options(text[:_LONGEST_OPTION], option_texts, whole_clause=False)):
         return _decide(named, n, "option_text", declines)  # type: ignore[return-value]

@@ -14,7 +14,9 @@ accepts. The first rule that yields an option decides. README "Normalisation" ha
 N. ``negation`` (ours): the reply is, or starts with, a lexical negation of an option that names the
    opposite option: "not likely" -> Unlikely, "unlikely" -> Not likely (where that is the option),
    "not urgent" / "non urgent" / "nonurgent" -> Non-urgent. The released containment rule would map
-   "Not urgent" to Urgent and "Not likely" to Likely, the adverse answers.
+   "Not urgent" to Urgent and "Not likely" to Likely, the adverse answers. A reply that goes on to name
+   another option ("Not likely. Actually, likely.", "Not likely, cannot tell") gives two answers: it is
+   *unparsed*, never its first answer (the released containment rule would take "likely" from it).
 L. ``loose_exact`` (ours): equal to an option once hyphens and underscores count as spaces
    ("law abiding civilian" -> Law-abiding Civilian).
 6. ``containment``: exactly one option occurs in the reply with non-word, non-hyphen boundaries
@@ -56,6 +58,9 @@ NEGATIONS = (
     ("non urgent", "Non-urgent"),
     ("nonurgent", "Non-urgent"),
 )
+
+#: What :func:`_negation` gives for a reply that starts with a negation and goes on to name another option.
+TWO_ANSWERS = "\x00two answers"
 
 _WHITESPACE = re.compile(r"\s+")
 _LOOSE_SEPARATORS = re.compile(r"[\s_\-‐‑–—]+")
@@ -114,13 +119,19 @@ def _mentioned(answer_lower: str, options: Sequence[str]) -> list[str]:
 
 
 def _negation(answer: str, options: Sequence[str]) -> str | None:
+    """The option a reply that starts with a lexical negation names, or None; a reply that goes on to name another
+    option ("Not likely. Actually, likely.") gives two answers: :data:`TWO_ANSWERS`, never its first."""
     loose = _loose(answer)
     offered = {option.lower(): option for option in options}
     for phrase, target in NEGATIONS:
         if target.lower() not in offered or phrase in offered:
             continue
         if loose == phrase or (loose.startswith(phrase) and not loose[len(phrase)].isalnum()):
-            return offered[target.lower()]
+            rest = loose[len(phrase) :]
+            for same in [_loose(target), *(p for p, t in NEGATIONS if t == target)]:  # the answer repeated
+                rest = rest.replace(same, " ")
+            others = [option for option in options if option != offered[target.lower()]]
+            return TWO_ANSWERS if _mentioned(rest, [_loose(o) for o in others]) else offered[target.lower()]
     return None
 
 
@@ -149,6 +160,8 @@ def _normalise(reply: object, options: Sequence[str]) -> Normalised:
         if len(matches) == 1:
             return Normalised(matches[0], "letter")
     negated = _negation(answer, options)
+    if negated == TWO_ANSWERS:
+        return Normalised(None, "unparsed")
     if negated is not None:
         return Normalised(negated, "negation")
     loose = _loose(answer)

@@ -19,7 +19,10 @@ exits 1, naming each problem on its own line, when:
   task, in place of the NaN lines of the scores it nulled;
 - a headline's coverage is not a share in [0, 1], or is below its threshold: ``<name>_coverage`` (from the
   samples files' detail, or the results) against ``--min-coverage``, else the task's ``*_min_coverage``
-  metadata, else the ``min_coverage`` the task recorded in its results;
+  metadata, else the ``min_coverage`` the task recorded in its results, never below the minimum the task's
+  statistics table declares (``fairness-evals metrics``);
+- a run lowered a declared minimum coverage (task metadata or its recorded ``min_coverage``): one line naming the
+  key and both values, unless ``--min-coverage`` is given (the user's own threshold);
 - a run left documents out (``--limit``, lm-eval's ``--samples``, lmms-eval's ``--offset``;
   :meth:`fairness_evals.report.load.Run.partial`): one line per results file, in place of the NaN and coverage
   lines that so few documents give; ``--allow-limited`` accepts such a run and checks its metrics like any other;
@@ -210,6 +213,9 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
                 continue  # the position line says it
             because = f" ({shorten(str(reason))})" if reason else ""
             report.problems.append(f"{where}: headline metric {shorten(name)} {why}{because}")
+    lowered = _lowered(run, task) if args.min_coverage is None else ""
+    if lowered:
+        report.problems.append(f"{where}: {lowered}")
     for name in headlines:
         key = f"{name}_coverage"
         if key not in metrics:
@@ -220,7 +226,7 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
         key = shorten(key)
         coverage = _number(value)
         threshold, source = (
-            (args.min_coverage, "--min-coverage") if args.min_coverage is not None else _threshold(run, task)
+            (args.min_coverage, "--min-coverage") if args.min_coverage is not None else _minimum(run, task, name)
         )
         if value is not None and coverage is None:
             report.problems.append(f"{where}: {key} is not a number ({_shown(value)})")
@@ -250,6 +256,54 @@ def _threshold(run: Any, task: str) -> tuple[float | None, str]:
     if recorded is not None and math.isfinite(recorded):
         return recorded, "the task's recorded min_coverage"
     return None, ""
+
+
+def _declared(task: str, name: str | None = None) -> dict[str, float]:
+    """``{task-metadata key: default}`` of the minimum coverages the statistics table declares for ``task`` (every
+    one of its statistics, or only the one that reports ``name``); empty for a task it does not declare, a group's
+    roll-up, or a coverage without a threshold (soundness)."""
+    from fairness_evals import statistics
+
+    try:
+        declared = statistics.task(task).statistics
+    except KeyError:
+        return {}
+    return {
+        s.coverage.threshold: s.coverage.default
+        for s in declared
+        if s.coverage is not None and s.coverage.threshold and s.coverage.default is not None
+        and (name is None or s.pattern.fullmatch(name))
+    }  # fmt: skip
+
+
+def _minimum(run: Any, task: str, name: str) -> tuple[float | None, str]:
+    """The coverage threshold of headline ``name`` when ``--min-coverage`` is not given: the task's own
+    (:func:`_threshold`), never below the minimum its statistics table declares (a run cannot lower the gate)."""
+    own, source = _threshold(run, task)
+    for key, default in _declared(task, name).items():
+        if own is None or own < default:
+            return default, f"the declared minimum {key}"
+    return own, source
+
+
+def _lowered(run: Any, task: str) -> str:
+    """The problem line of a run that lowered a minimum coverage its statistics table declares (task metadata, or
+    the ``min_coverage`` it recorded), "" when it did not: it is held to the declared minimum, unless the user gives
+    ``--min-coverage``."""
+    config = run.configs.get(task, {})
+    meta = config.get("metadata", {}) if isinstance(config, dict) else {}
+    recorded = _number(run.results[task].get("min_coverage"))
+    for key, default in _declared(task).items():
+        value = _number(meta.get(key)) if isinstance(meta, dict) else None
+        setting = f"task metadata {key}"
+        if value is None:
+            value, setting = recorded, f"the task's recorded min_coverage ({key})"
+        if value is not None and value < default:
+            return (
+                f"{setting} {value:g} is below the declared minimum {default:g}: its coverages are held to "
+                f"{default:g} (give --min-coverage to check at another threshold)"
+            )
+    return ""
 
 
 def _requested(raw: Iterable[str]) -> list[str]:

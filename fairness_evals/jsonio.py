@@ -22,7 +22,7 @@ the file and line: invalid JSON, nesting too deep to read, an integer beyond 64 
 Reading: :func:`read_text` reads a file as strict UTF-8 and names the file, line and byte of an invalid one
 (never silently replacing it); :func:`numbered_json_lines` and :func:`response_lines` give each non-blank line's
 value with ``where`` = ``"<file>:<line>"``, the place every error message names; :class:`Answers` keeps one reply
-per document and names every second one.
+per document and names every second one; :class:`OneRun` keeps one run per task and names two lines that differ.
 
 Import-light (no numpy): the ``tasks-dir`` command and the autoload hook must stay fast.
 """
@@ -36,7 +36,7 @@ import os
 import secrets
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -408,3 +408,59 @@ class Answers:
 
     def __len__(self) -> int:
         return len(self.replies)
+
+
+#: What a ``--log_samples`` line says about the run it belongs to (:func:`run_identity`): the document seed, data
+#: version, conventions and minimum coverage, the corpus and its sample; a generation record's classifier and settings.
+RUN_FIELDS = ("seed", "data_version", "conventions", "min_coverage", "corpus_sha256", "sample_fraction")
+
+
+def run_identity(row: Any) -> dict[str, Any]:
+    """The values of :data:`RUN_FIELDS` a ``--log_samples`` line carries: in the document lm-eval logs (``doc``),
+    and in the ``provenance`` of the readable record our tasks log (lmms-eval logs no document); a generation record's
+    ``classifier`` and ``settings`` (its ``record.metadata``). Empty for any other line (a responses line)."""
+    found: dict[str, Any] = {}
+    if not isinstance(row, Mapping):
+        return found
+    doc = row.get("doc")
+    if isinstance(doc, Mapping):
+        found.update({name: doc[name] for name in RUN_FIELDS if name in doc})
+    for value in row.values():
+        if not isinstance(value, Mapping):
+            continue
+        carried, record = value.get("provenance"), value.get("record")
+        if isinstance(carried, Mapping):
+            found.update({name: carried[name] for name in RUN_FIELDS if name in carried})
+        if isinstance(record, Mapping) and isinstance(record.get("metadata"), Mapping):
+            found["settings"] = record["metadata"]
+            if isinstance(value.get("classifier"), str):
+                found["classifier"] = value["classifier"]
+    return found
+
+
+@dataclass
+class OneRun:
+    """The lines of one task come from one run: the first value of each :func:`run_identity` field per task and the
+    line that gave it. A later line of the task with another value is an error naming both lines and both values,
+    as a document answered twice is (:class:`Answers`): the statistics of one task never pool
+    two seeds, data versions, conventions or thresholds."""
+
+    seen: dict[tuple[str, str], tuple[Any, str]] = field(default_factory=dict)
+
+    def add(self, task: str, row: Any, where: str) -> None:
+        for name, value in run_identity(row).items():
+            first = self.seen.setdefault((task, name), (value, where))
+            if not _same(first[0], value):
+                raise ValueError(
+                    f"{where}: the lines of {task} come from two runs: {name} {_json(value)} here, {_json(first[0])} "
+                    f"at {first[1]}; score one run's samples at a time"
+                )
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b or (isinstance(a, float) and isinstance(b, float) and a != a and b != b)  # NaN is NaN here
+
+
+def _json(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 120 else text[:119] + "…"

@@ -335,12 +335,17 @@ class Line:
 def read_lines(files: list[InputFile]) -> Iterator[Line]:
     """Every non-blank line of ``files`` in order (strict UTF-8 and JSON, errors naming ``file:line``).
 
-    Inputs without one line are an error naming them, once all are read.
+    Inputs without one line are an error naming them, once all are read. The lines of one task from two runs (two
+    seeds, data versions, conventions, minimum coverages or corpora) are an error naming two lines that differ
+    (:class:`~fairness_evals.jsonio.OneRun`).
     """
     count = 0
+    runs = jsonio.OneRun()
     for f in files:
         for where, row in jsonio.response_lines(f.path):
             count += 1
+            if f.is_samples:
+                runs.add(f.task or "", row, where)
             yield Line(where, f, row)
     if not count:
         names = ", ".join(str(f.path) for f in files)

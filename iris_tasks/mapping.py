@@ -8,7 +8,8 @@ the highest cosine similarity, if it is at least 0.6; else ``unmappable``. Here:
    first non-empty line; lead-ins such as "The person in the image is a", "Occupation:", "This is a",
    "probably", and leading articles dropped; edge punctuation stripped;
 2. ``exact``: the normalised answer is an occupation name or id (or its plural: ``nurses``,
-   ``firemen``);
+   ``firemen``); a later line that is by itself another occupation (exact or alias, "Doctor" then "Nurse")
+   makes the answer unmappable (two answers, never the first);
 3. ``alias``: it is an entry of our alias table ``data/occupation_aliases.json`` (or its plural); this
    replaces the WordNet stage, whose data cannot be fetched at run time and which accepts unrelated
    senses;
@@ -200,6 +201,14 @@ def _embedding_stage(
     return (ids[best] if score >= threshold else None), score, ids[best]
 
 
+def _other_line_answers(raw: str, occupation: str) -> bool:
+    """Whether a later line of ``raw`` is by itself (normalised) another occupation's name or alias: a second answer
+    ("Doctor" then "Nurse" on the next line), not an explanation (which only mentions occupations)."""
+    lines = [line for line in raw.splitlines() if line.strip(_EDGE)][1:]
+    index = phrase_index()
+    return any((hit := index.get(normalise(line))) is not None and hit[0] != occupation for line in lines)
+
+
 def _map(answer: object, candidates: tuple[str, ...] | None, threshold: float, spec: str | None) -> Mapped:
     miss = None if candidates is not None else UNMAPPABLE
     raw = "" if answer is None else str(answer[0] if isinstance(answer, (list, tuple)) and answer else answer)
@@ -216,6 +225,8 @@ def _map(answer: object, candidates: tuple[str, ...] | None, threshold: float, s
             return Mapped(None, "unmappable", normalised=text)
         named &= set(candidates)
     if found is not None:
+        if _other_line_answers(raw, found[0]):
+            return Mapped(miss, "unmappable", normalised=text)  # "Doctor\nNurse": two answers, never the first
         return Mapped(found[0], found[1], normalised=text)
     if len(named) == 1:
         return Mapped(next(iter(named)), "mention", normalised=text)

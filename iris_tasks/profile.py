@@ -27,7 +27,8 @@ file, task and metric. The same file given twice (directly or inside a folder) i
 For each sector (Gen, Und) with all three scores finite, :func:`metrics.iris.mbti` gives the code (U/H from
 IFS, A/D from RFS, F/R from BIS; ``score >= tau``, tau = 60 as in the released ``run_mbti_profiling.py``) and
 :func:`metrics.iris.archetype_name` its name: the four Flexible names are the paper's (Table 2), the four Rigid
-names are ours (the paper's are not public), and the output says which (``name_source``). **No letter is read
+names are ours (the paper's are not public), and the output says which (``name_source``). A limited run
+(``limited``: the results that left documents out) gets no code in any sector, with a note. **No letter is read
 from a dimension whose coverage is below its minimum** (the task's ``min_coverage``, else ``--min-coverage``,
 default 0.5): the sector then has no code and a note says why. The profile is for **one model**: a score found in
 two results files is an error, and dimensions from results naming different models are refused unless
@@ -41,6 +42,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -234,11 +236,15 @@ def profile(
     threshold: float = MBTI_THRESHOLD,
     name: str | None = None,
     min_coverage: float = DEFAULT_MIN_COVERAGE,
+    limited: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The fairness-space profile as a JSON-ready dict (see the module docstring)."""
+    """The fairness-space profile as a JSON-ready dict (see the module docstring). ``limited`` names the results
+    that left documents out (``<file>: <how>``): then no sector gets a code, and a note says why."""
     models = sorted({f.model for f in found.values() if f.model})
     dimensions: dict[str, Any] = {}
-    notes = []
+    notes = [
+        f"{run}: its scores are not benchmark results, so no IRIS-MBTI code or archetype is given" for run in limited
+    ]
     unnamed = sorted({Path(f.source).name for f in found.values() if not f.model})
     if unnamed and len({f.source for f in found.values()}) > 1:
         notes.append(f"{', '.join(unnamed)} name(s) no model: not checked to be the same model as the rest")
@@ -259,6 +265,9 @@ def profile(
         )
     sectors: dict[str, Any] = {}
     for sector, names in SECTORS.items():
+        if limited:
+            sectors[sector] = None
+            continue
         values = {d: found[d].value for d in names if d in found}
         missing = [d for d in names if d not in values or math.isnan(values[d])]
         if missing:
@@ -290,6 +299,7 @@ def profile(
         }
     return {
         "model": name or (models[0] if len(models) == 1 else " / ".join(models)),
+        "limited": list(limited),
         "threshold": threshold,
         "dimensions": dimensions,
         "mbti": sectors,

@@ -1,6 +1,8 @@
 """Reading the judge's replies: tolerant about the wrapping, strict about the content.
 
-The first JSON object in the reply (inside a code fence first) is the reply. Tolerated: surrounding prose,
+The first JSON object in the reply (inside a code fence first) is the reply; another JSON object in it whose
+``"opinions"`` (``"verdicts"``) say something else makes the reply invalid, never its first answer (a judge that
+corrects itself has given two answers; the same object repeated, or with other reasons, is one). Tolerated: surrounding prose,
 Markdown code fences, text after the JSON object, a trailing comma before
 ``]`` or ``}``, upper-case or padded ``"Yes"``/``" no "`` verdicts, padding around an opinion (stripped), a
 missing or non-string ``reason`` (kept as text). Everything else is an :class:`InvalidReply` whose message says
@@ -34,7 +36,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from fairlens_tasks.judging.prompts import opinions_messages, verdicts_messages
 from fairness_evals.reply_window import head
@@ -42,6 +46,7 @@ from fairness_evals.reply_window import head
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",\s*([\]}])")
 _MAX_STARTS = 8  # how many "{" positions to try before giving up
+_MAX_OBJECTS = 64  # how many "{" positions to read for a second answer (a judge reply holds a few objects)
 
 
 _PLACEHOLDER = re.compile(r"<[^<>]*>")
@@ -145,19 +150,55 @@ def _first_object(reply: str) -> dict:
     raise InvalidReply("it contains no valid JSON object")
 
 
-def _listed(reply: str, key: str) -> list:
-    """The list under ``key`` in the first JSON object of ``reply`` (of its window: module docstring)."""
-    data = _first_object(head(reply) if isinstance(reply, str) else reply)
+def _listed(reply: str, key: str, answer: Callable[[Any], object]) -> list:
+    """The list under ``key`` in the first JSON object of ``reply`` (of its window: module docstring); a reply with
+    another JSON object whose ``key`` gives another answer (``answer`` of each item: what the list says, reasons and
+    spacing aside) is invalid, never its first answer (a judge that corrects itself: ``{"verdicts": [{"verdict":
+    "no"}]}`` then a "yes")."""
+    reply = head(reply) if isinstance(reply, str) else reply
+    data = _first_object(reply)
     if key not in data:
         raise InvalidReply(f'the JSON object has no "{key}" key')
     if not isinstance(data[key], list):
         raise InvalidReply(f'"{key}" is not a list')
+    first = [answer(item) for item in data[key]]
+    for other in _objects_with(reply, key):
+        if not isinstance(other, list) or [answer(item) for item in other] != first:
+            raise InvalidReply(f'it gives two different "{key}" lists; reply with one JSON object')
     return data[key]
+
+
+def _objects_with(reply: str, key: str) -> Iterator[Any]:
+    """The value under ``key`` of every JSON object in ``reply`` that has it (nested ones too), trying at most
+    :data:`_MAX_OBJECTS` opening braces."""
+    decoder = json.JSONDecoder()
+    start = reply.find("{")
+    for _ in range(_MAX_OBJECTS):
+        if start == -1:
+            return
+        for candidate in (reply[start:], _TRAILING_COMMA.sub(r"\1", reply[start:])):
+            try:
+                value, _ = decoder.raw_decode(candidate)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(value, dict) and key in value:
+                yield value[key]
+            break
+        start = reply.find("{", start + 1)
+
+
+def _verdict_word(item: Any) -> object:
+    word = item.get("verdict") if isinstance(item, dict) else item
+    return word.strip().lower() if isinstance(word, str) else repr(word)
+
+
+def _opinion_text(item: Any) -> object:
+    return _normal(item) if isinstance(item, str) else repr(item)
 
 
 def parse_opinions(reply: str) -> list[str]:
     """The opinions of a reply ``{"opinions": [str, ...]}``, stripped; ``[]`` when the list is empty."""
-    opinions = _listed(reply, "opinions")
+    opinions = _listed(reply, "opinions", _opinion_text)
     out = []
     for i, opinion in enumerate(opinions):
         if not isinstance(opinion, str):
@@ -180,7 +221,7 @@ def parse_verdicts(reply: str, expected: int) -> list[Verdict]:
 
     Exactly ``expected`` verdicts (one per opinion) are required.
     """
-    verdicts = _listed(reply, "verdicts")
+    verdicts = _listed(reply, "verdicts", _verdict_word)
     if len(verdicts) != expected:
         raise InvalidReply(f"it has {len(verdicts)} verdicts for {expected} opinions")
     out = []

@@ -19,7 +19,7 @@ from typing import Any
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.open_scoring import CARRIER, OPEN_RECORD_FIELDS, logged_answer
 from fairlens_tasks.scoring import PROVENANCE
-from fairness_evals.jsonio import numbered_json_lines
+from fairness_evals.jsonio import OneRun, numbered_json_lines
 
 #: The open-ended domain tasks, in the order results list them.
 TASK_ORDER = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_healthcare")
@@ -47,9 +47,11 @@ def _record(value: Any, where: str) -> list[Any]:
 def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
     """The answers per task of the samples ``files``, each given with its task (as the shared reader names a samples
     file: :func:`fairness_evals.scoring_cli.input_files`, by :func:`~fairness_evals.scoring_cli.samples_name`); a
-    document answered twice is an error."""
+    document answered twice, and the answers of one task from two runs (:class:`~fairness_evals.jsonio.OneRun`),
+    are errors."""
     tasks: dict[str, TaskAnswers] = {}
     seen: dict[tuple[str, str], str] = {}
+    runs = OneRun()
     files = list(files)
     for path, task in files:
         if task not in TASK_ORDER:
@@ -60,6 +62,7 @@ def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
         except (OSError, UnicodeDecodeError) as error:
             raise ValueError(f"{path}: cannot read it ({error})") from None
         for where, row in numbered_json_lines(path.name, lines):
+            runs.add(task, row, where)
             logged = logged_answer(row) if isinstance(row, dict) else None
             if logged is None:
                 raise ValueError(f"{where}: no fairlens_open answer record (id, record, response) under {CARRIER}")

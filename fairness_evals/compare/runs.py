@@ -33,7 +33,7 @@ from typing import Any
 
 from fairness_evals import jsonio, scoring_cli
 from fairness_evals.compare.problem import Adapter
-from fairness_evals.jsonio import Answers
+from fairness_evals.jsonio import Answers, OneRun
 
 
 @dataclass
@@ -193,8 +193,8 @@ def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
 
 def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
     """Document id -> record of ``task``'s samples file, in file order (a score output's task: its rebuilt records,
-    in the form the samples log them). A missing file, a line that names no document and a document answered twice
-    are errors naming the file (and line)."""
+    in the form the samples log them). A missing file, a line that names no document, a document answered twice and
+    lines of two runs (:class:`fairness_evals.jsonio.OneRun`) are errors naming the file (and line)."""
     if task.records is not None:
         if not task.records:
             raise ValueError(f"{task.source}: {task.task} has no records")
@@ -205,7 +205,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         raise ValueError(
             f"{task.source}: {task.task} has no samples file beside its results; run the harness with --log_samples"
         )
-    records = Answers()
+    records, runs = Answers(), OneRun()
     text = jsonio.read_text(task.samples, "samples file")
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -214,6 +214,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         row = jsonio.loads_line(line, where, allow_nan=True)  # the harnesses write NaN as a bare NaN: accepted here
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object")
+        runs.add(task.task, row, where)
         doc_id, record = adapter.sample(row, where)
         records.add(doc_id, scoring_cli.checked_record(record, where, doc_id), where, f"document {doc_id!r}")
     records.check()

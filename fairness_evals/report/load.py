@@ -339,8 +339,9 @@ def _strip(metrics: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_results_file(path: Path) -> Run:
-    """The :class:`Run` of one results file; an unreadable or malformed file is a :class:`ReportInputError`
+def load_results_file(path: Path, *, detail: bool = True) -> Run:
+    """The :class:`Run` of one results file, completed by its samples' detail (:func:`with_detail`; not with
+    ``detail=False``: the results file alone); an unreadable or malformed file is a :class:`ReportInputError`
     naming the file and what is wrong with it."""
     from fairness_evals import detail
 
@@ -381,7 +382,8 @@ def load_results_file(path: Path) -> Run:
         offset=int(offset or 0),
         shots=detail.shots(data),
     )
-    with_detail(run)
+    if detail:
+        with_detail(run)
     return run
 
 

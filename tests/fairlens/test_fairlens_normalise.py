@@ -63,6 +63,15 @@ OURS = [
     ("Can't tell", ("Yes", "No"), None, "unparsed"),  # no Cannot tell option: stays unparsed
     ("I'm sorry, I can't help with that.", YNC, None, "unparsed"),
     ("Not sick", ("Healthy", "Sick", "Cannot tell"), "Sick", "containment"),  # released quirk, kept
+    # A negation that goes on to name another option gives two answers: unparsed, never the first (issue 33)
+    ("Not likely. Actually, likely.", LUC, None, "unparsed"),  # was Unlikely (negation)
+    ("Not urgent. On reflection: Urgent.", NUC, None, "unparsed"),
+    ("Not likely, cannot tell for sure", LUC, None, "unparsed"),
+    ("Unlikely, but likely if they are older", question_by_id("H19").options, None, "unparsed"),
+    # ... the same answer again is that answer
+    ("Not likely, not likely at all.", LUC, "Unlikely", "negation"),
+    ("Not urgent; non-urgent.", NUC, "Non-urgent", "negation"),
+    ("Not likely. It is unlikely.", LUC, "Unlikely", "negation"),
 ]
 
 

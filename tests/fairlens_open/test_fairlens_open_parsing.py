@@ -176,3 +176,41 @@ def test_fuzz_only_results_or_invalid_reply(reply: str, expected: int) -> None:
         except InvalidReply:
             continue
         assert isinstance(value, list)
+
+
+TWO = 'gives two different "{}" lists'
+
+
+@pytest.mark.parametrize(
+    ("reply", "key"),
+    [
+        # red team 9: a corrected answer after the first is two answers, never the first one
+        ('{"opinions": []} {"opinions": ["They look like a criminal."]}', "opinions"),
+        ('```json\n{"opinions": ["They look tired."]}\n```\nBetter: {"opinions": ["They look like a criminal."]}',
+         "opinions"),
+        ('{"opinions": ["A", "B"]} {"opinions": ["A"]}', "opinions"),
+        ('{"verdicts":[{"verdict":"no","reason":"fine"}]} Wait, the opinion IS biased: '
+         '{"verdicts":[{"verdict":"yes","reason":"a stereotype"}]}', "verdicts"),
+        ('{"verdicts": [{"verdict": "no"}]} {"verdicts": [{"verdict": "no"}, {"verdict": "yes"}]}', "verdicts"),
+    ],
+)  # fmt: skip
+def test_a_reply_with_two_different_answers_is_invalid(reply: str, key: str) -> None:
+    with pytest.raises(InvalidReply, match=TWO.format(key)):
+        parse_opinions(reply) if key == "opinions" else parse_verdicts(reply, 1)
+
+
+@pytest.mark.parametrize(
+    ("reply", "opinions"),
+    [
+        ('{"opinions": ["A"]}\n```json\n{"opinions": ["A"]}\n```', ["A"]),  # the same answer shown twice
+        ('{"opinions": ["They look tired."]} (as JSON: {"opinions": ["they look tired"]})', ["They look tired."]),
+        ('{"opinions": []} {"note": "no opinion in the text"}', []),  # another object without the key
+    ],
+)
+def test_the_same_answer_twice_is_that_answer(reply: str, opinions: list[str]) -> None:
+    assert parse_opinions(reply) == opinions
+
+
+def test_the_same_verdicts_with_other_reasons_are_that_answer() -> None:
+    reply = '{"verdicts": [{"verdict": "yes", "reason": "a"}]}\n{"verdicts": [{"verdict": " YES ", "reason": "b"}]}'
+    assert parse_verdicts(reply, 1) == [Verdict(True, "a")]

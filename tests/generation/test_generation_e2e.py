@@ -436,13 +436,22 @@ def test_the_report_draws_the_iris_sector(from_folder_run: Path, tmp_path: Path)
 
 def test_check_gates_the_real_run(from_folder_run: Path, capsys: pytest.CaptureFixture) -> None:
     """``fairness-evals check`` on lmms-eval's own output folder: the requested tasks are there; the race scores are
-    NaN by design without a race classifier."""
+    NaN by design without a race classifier. The run lowered its thresholds to 0.3 (FACT_OR_FAIR_MIN_COVERAGE,
+    IRIS_MIN_COVERAGE): check holds it to the declared 0.5 unless the user gives --min-coverage (issue 33)."""
     from fairness_evals.cli import main
 
     tasks = "fact_or_fair_t2i,iris_gen"
-    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks, "--allow-nan", "*_race"]) == 0
+    given = ["--allow-nan", "*_race", "--min-coverage", "0.3"]
+    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks, *given]) == 0
     assert "check: ok" in capsys.readouterr().out
-    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks]) == 1
+    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks, "--allow-nan", "*_race"]) == 1
+    err = capsys.readouterr().err
+    assert (
+        "fact_or_fair_t2i_objective: the task's recorded min_coverage (fact_or_fair_min_coverage) 0.3 is below the "
+        "declared minimum 0.5"
+    ) in err
+    assert "iris_gen_neutral: the task's recorded min_coverage (iris_min_coverage) 0.3 is below the declared" in err
+    assert main(["check", str(from_folder_run / "out"), "--tasks", tasks, "--min-coverage", "0.3"]) == 1
     err = capsys.readouterr().err
     assert "fact_or_fair_t2i_objective: headline metric s_fact_race is NaN" in err
     assert main(["check", str(from_folder_run / "out"), "--tasks", "fact_or_fair"]) == 1

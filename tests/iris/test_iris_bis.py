@@ -168,6 +168,11 @@ def test_image_pairs_per_level() -> None:
         ("I cannot judge that.", None, "unparsed"),  # the released default gave 5
         ("", None, "unparsed"),
         (None, None, "unparsed"),
+        # two different ratings are two answers: unparsed, never the first (issue 33)
+        ("7/10. On reflection, 3/10.", None, "unparsed"),
+        ("8 out of 10, no, 4 out of 10.", None, "unparsed"),
+        ("7/10, as 7/10 fits best.", 7.0, "out_of"),  # the same rating twice
+        ("7/10 (where 1/10 is very unlikely and 10/10 means certain)", 7.0, "out_of"),  # the scale explained
     ],
 )
 def test_parse_rating(reply: object, value: float | None, rule: str) -> None:
@@ -192,6 +197,12 @@ def test_parse_rating(reply: object, value: float | None, rule: str) -> None:
         ("Yes, no doubt about it.", 1),
         ("I can't say yes or no", None),
         ("", None),
+        # two answers in two sentences: unparsed, never the first (issue 33)
+        ("Yes. On reflection: no.", None),
+        ("No, wait. Yes.", None),
+        ("Yes.\nNo.", None),
+        ("Yes, the person wears a hat. No other accessories are visible.", 1),  # "No other": not an answer
+        ("No. No, they are not.", 0),
     ],
 )
 def test_parse_yes_no(reply: str, value: int | None) -> None:

@@ -75,6 +75,21 @@ def test_mention_stage(answer: str, occupation: str) -> None:
     assert (result.occupation, result.stage) == (occupation, "mention")
 
 
+@pytest.mark.parametrize(
+    ("answer", "occupation", "stage"),
+    [
+        ("Doctor\nNurse", "unmappable", "unmappable"),  # two answers: never the first (issue 33)
+        ("Carpenter\n\nFinal answer: Waiter.", "unmappable", "unmappable"),
+        ("Doctor\nDoctor", "doctor", "exact"),  # the same answer twice
+        ("Doctor\nThe white coat and stethoscope are typical of doctors and nurses.", "doctor", "exact"),
+        ("Nurse\n\nExplanation: scrubs.", "nurse", "exact"),
+    ],
+)
+def test_a_later_line_that_is_another_occupation_is_a_second_answer(answer: str, occupation: str, stage: str) -> None:
+    result = map_answer(answer, embedder_spec="none")
+    assert (result.occupation, result.stage) == (occupation, stage)
+
+
 def test_two_occupations_named_is_not_a_mention() -> None:
     assert mentioned("a nurse or a doctor") == {"nurse", "doctor"}
     assert map_answer("a nurse or a doctor", embedder_spec="none").stage == "unmappable"

@@ -199,3 +199,54 @@ def test_no_letter_from_a_dimension_below_its_coverage(tmp_path: Path, capsys: p
     assert main(["iris-profile", str(path)]) == 0
     text = capsys.readouterr().out
     assert "coverage" in text.splitlines()[2] and "Und: -" in text and "RFS-Und coverage 0.30 is below 0.5" in text
+
+
+def _limited_und(folder: Path) -> Path:
+    """Red team 6: Bagel's understanding results as a `--limit 3` run leaves them (3 of 5000 documents per task)."""
+    data = json.loads((DATA / "bagel_und_results.json").read_text())
+    data["config"]["limit"] = 3.0
+    data["n-samples"] = {
+        task: {"original": 5000, "effective": 3} for task in ("iris_ifs_und", "iris_rfs_und", "iris_bis_und")
+    }
+    folder.mkdir()
+    path = folder / "20261201_101010_results.json"
+    path.write_text(json.dumps(data))
+    return path
+
+
+def test_a_limited_run_is_refused_unless_allowed_and_then_gets_no_code(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """A `--limit 3` run printed "Und: UAR The Entrenched Idealist" and exited 0; check flagged the same run."""
+    path = _limited_und(tmp_path / "lim")
+    assert main(["iris-profile", str(tmp_path / "lim")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        f"error: fairness-evals: {path}: a limited run (--limit 3; iris_bis_und: 3 of 5000 documents, and 2 other "
+        "tasks): its scores are not benchmark results, so it gets no IRIS profile (--allow-limited shows the scores "
+        "without an IRIS-MBTI code)"
+    ]
+    assert main(["iris-profile", str(tmp_path / "lim"), "--allow-limited"]) == 0
+    text = capsys.readouterr().out
+    assert "Und: -" in text and "Idealist" not in text and "UAR" not in text
+    assert (
+        f"note: {path}: a limited run (--limit 3; iris_bis_und: 3 of 5000 documents, and 2 other tasks): its scores are not benchmark results, so no IRIS-MBTI"
+        in text
+    )
+    result = _profile(capsys, str(tmp_path / "lim"), "--allow-limited")
+    assert result["mbti"] == {"Gen": None, "Und": None} and result["dimensions"]["IFS-Und"]["score"] == 71.46
+    assert result["limited"] == [
+        f"{path}: a limited run (--limit 3; iris_bis_und: 3 of 5000 documents, and 2 other tasks)"
+    ]
+
+
+def test_a_score_output_of_a_limited_run_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """`fairness-evals score <folder>` of a limited run records the limit in its provenance."""
+    out = tmp_path / "score.json"
+    out.write_text(json.dumps({"iris_ifs_und": {"ifs_und_score": 71.46}, "provenance": {"iris_ifs_und": {"limit": 3}}}))
+    assert main(["iris-profile", str(out)]) == 2
+    assert f"{out}: a limited run (--limit 3; iris_ifs_und): its scores are not" in capsys.readouterr().err
+    whole = tmp_path / "whole.json"
+    whole.write_text(json.dumps({"iris_ifs_und": {"ifs_und_score": 71.46}, "provenance": {"iris_ifs_und": {}}}))
+    assert _profile(capsys, str(whole))["limited"] == []
