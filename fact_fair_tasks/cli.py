@@ -246,7 +246,7 @@ def _sample_document(line: scoring_cli.Line, task: str) -> dict[str, Any]:
     if not isinstance(doc, dict) or "id" not in doc:
         raise ValueError(f"{line.where}: not an lm-eval sample of a fact_or_fair task (no doc.id)")
     name, expected = repr(doc["id"]), re.sub(r"_(?:lite|mc)$", "", task)
-    if doc.get("task") != expected:
+    if doc.get("task") not in (task, expected):  # a _lite or _mc task's documents name it (their kind's before)
         raise ValueError(
             f"{line.where}: doc {name} is not a document of {task} (its task is {doc.get('task')!r}); score the "
             "samples files lm-eval --log_samples wrote, under their own names"

@@ -274,7 +274,16 @@ SETTING_KEYS = (
     "fact_or_fair_position_nulls",
 )
 KIND_KEY = "fact_or_fair_kind"
+#: The harness task's name, which a leaf YAML passes in ``dataset_kwargs`` beside :data:`KIND_KEY`: the ``_lite`` and
+#: ``_mc`` tasks read the documents of their kind, and their documents name them (``task``), so that the records and the
+#: warnings do too (:func:`fact_fair_tasks.scoring.record_for`).
+TASK_KEY = "fact_or_fair_task"
 SETTING_PREFIX = "fact_or_fair_"
+
+
+def task_name(kind: str) -> str:
+    """The task of a document kind: "objective" -> fact_or_fair_objective, "base" -> fact_or_fair_subjective_base."""
+    return f"{TASK_PREFIX}_objective" if kind == "objective" else f"{TASK_PREFIX}_subjective_{kind}"
 
 
 def check_setting_keys(metadata: Mapping[str, Any], known: tuple[str, ...] = SETTING_KEYS) -> None:
@@ -351,7 +360,8 @@ def documents_for(
 def load_dataset(**kwargs: Any) -> dict[str, Any]:
     """lm-eval ``custom_dataset``: called with the task metadata, the model arguments and dataset_kwargs.
 
-    Reads ``fact_or_fair_kind`` (dataset_kwargs: "objective" or a context), and the task metadata
+    Reads ``fact_or_fair_kind`` (dataset_kwargs: "objective" or a context), ``fact_or_fair_task`` (dataset_kwargs:
+    the harness task, which the documents then name where it is not the kind's own, as a ``_lite`` task), the task metadata
     ``fact_or_fair_seed`` / ``fact_or_fair_draws`` / ``fact_or_fair_conventions`` / ``fact_or_fair_min_coverage`` /
     ``fact_or_fair_position_nulls`` (override with e.g. ``--metadata '{"fact_or_fair_draws": 10}'``); any other ``fact_or_fair_`` key is an error
     naming it and the nearest setting. Everything else (model arguments, config_source, ...) is not ours.
@@ -365,7 +375,8 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
     kind = kwargs.get(KIND_KEY)
     if kind is None:
         raise ValueError(f"fact_or_fair task YAML lacks dataset_kwargs.{KIND_KEY}")
-    metadata = {key: value for key, value in kwargs.items() if key != KIND_KEY}
+    task = kwargs.get(TASK_KEY)
+    metadata = {key: value for key, value in kwargs.items() if key not in (KIND_KEY, TASK_KEY)}
     settings = scoring_settings(metadata)
     seed, draws = document_settings(metadata)
     table, key = documents_table(kind, seed=seed, draws=draws, conventions=settings["conventions"])
@@ -375,6 +386,12 @@ def load_dataset(**kwargs: Any) -> dict[str, Any]:
     if not settings["position_nulls"]:  # as documents_for: the column only where the setting is not the default
         table = table.append_column("position_nulls", pa.array([False] * table.num_rows, pa.bool_()))
         named += "/keep-position"
+    if task is not None and task != task_name(kind):  # a _lite or _mc task: its documents name it
+        if not isinstance(task, str) or not task.startswith(task_name(kind)):
+            raise ValueError(f"dataset_kwargs.{TASK_KEY} {task!r} is not a task of the {kind!r} documents")
+        column = table.schema.get_field_index("task")
+        table = table.set_column(column, "task", pa.array([task] * table.num_rows, pa.string()))
+        named += f"/{task}"
     fingerprint = hashlib.sha256(named.encode()).hexdigest()[:16]
     return {"test": datasets.Dataset(table, fingerprint=fingerprint)}
 

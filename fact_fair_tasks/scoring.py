@@ -34,7 +34,7 @@ import numpy as np
 
 from fact_fair_tasks import prompts
 from fact_fair_tasks import statistics as table
-from fact_fair_tasks.documents import DEFAULT_MIN_COVERAGE, scoring_settings
+from fact_fair_tasks.documents import DEFAULT_MIN_COVERAGE, scoring_settings, task_name
 from fact_fair_tasks.items import AXES, CONTEXTS, CONVENTIONS, TARGETS, class_index, classes, raw_data, statistics
 from fact_fair_tasks.parsing import (
     PARSED,
@@ -82,6 +82,12 @@ _F = {name: i for i, name in enumerate(RECORD_FIELDS)}
 #: are as they were.
 POSITION_NULLS_FIELD = len(RECORD_FIELDS)
 POSITION_NULLS_KEY = "fact_or_fair_position_nulls"
+#: A field a record carries only where its document names a variant of its kind's task (an lm-eval ``_lite`` or
+#: ``_mc`` task; :data:`fact_fair_tasks.documents.TASK_KEY`), after :data:`POSITION_NULLS_FIELD` (then written, 1 by
+#: default): the index of the task's suffix in :data:`VARIANTS`, so that the aggregation names the task as the harness
+#: does (a lite sample line grows by 6 bytes).
+VARIANT_FIELD = POSITION_NULLS_FIELD + 1
+VARIANTS = ("", "_lite", "_mc")
 KINDS = ("objective", *CONTEXTS)
 STATUS_CODES = {PARSED: 0, UNPARSED: 1, REFUSED: 2}
 
@@ -135,15 +141,30 @@ def _options_code(axis: str, labels: Sequence[str]) -> int:
 
 
 def record_for(doc: dict[str, Any], parse: Parse) -> list[int]:
-    """The record (:data:`RECORD_FIELDS`) of one document and its parsed reply; a document that keeps the
-    position-sensitive scores (``position_nulls`` false) adds a 0 (:data:`POSITION_NULLS_FIELD`)."""
-    keep = [0] if doc.get("position_nulls") is False else []
+    """The record (:data:`RECORD_FIELDS`) of one document and its parsed reply, then the fields the document sets
+    where they are not the default: a document that keeps the position-sensitive scores (``position_nulls`` false)
+    adds a 0 (:data:`POSITION_NULLS_FIELD`); one of a ``_lite`` or ``_mc`` task adds its variant
+    (:data:`VARIANT_FIELD`)."""
+    keep = 0 if doc.get("position_nulls") is False else 1
+    variant = _variant(doc)
+    tail = [keep, variant] if variant else [] if keep else [0]
     if doc.get("context") is not None:
         try:
-            return _subjective_record(doc, parse) + keep
+            return _subjective_record(doc, parse) + tail
         except (KeyError, TypeError, ValueError, IndexError):
             pass  # a malformed document: the reference code below raises its usual error
-    return _record_reference(doc, parse) + keep
+    return _record_reference(doc, parse) + tail
+
+
+def _variant(doc: Mapping[str, Any]) -> int:
+    """The index in :data:`VARIANTS` of the task the document names (``task``) after its kind's own; 0 for the kind's
+    own task or a name that is not a variant of it."""
+    name = doc.get("task")
+    own = task_name(doc.get("context") or "objective")
+    if not isinstance(name, str) or name == own or not name.startswith(own):
+        return 0
+    suffix = name.removeprefix(own)
+    return VARIANTS.index(suffix) if suffix in VARIANTS else 0
 
 
 class _Codes:
@@ -340,9 +361,6 @@ def doc_to_choice(doc: dict[str, Any]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- aggregation
-def task_name(kind: str) -> str:
-    """The task of a record kind: "objective" -> fact_or_fair_objective, "base" -> fact_or_fair_subjective_base."""
-    return "fact_or_fair_objective" if kind == "objective" else f"fact_or_fair_subjective_{kind}"
 
 
 def _records_array(records: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
@@ -356,7 +374,7 @@ def _records_array(records: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
         array = np.asarray([list(r) for r in records], dtype=np.int64)
     if array.size == 0:
         return np.empty((0, len(RECORD_FIELDS)), dtype=np.int64)
-    if array.ndim != 2 or array.shape[1] not in (len(RECORD_FIELDS), POSITION_NULLS_FIELD + 1):
+    if array.ndim != 2 or array.shape[1] not in (len(RECORD_FIELDS), POSITION_NULLS_FIELD + 1, VARIANT_FIELD + 1):
         raise ValueError(f"records must be lists of {len(RECORD_FIELDS)} integers, got shape {array.shape}")
     return array
 
@@ -847,7 +865,8 @@ def compute_metrics(
 
 
 def _compute_for_items(items: list[Any]) -> dict[str, float]:
-    """:func:`compute_metrics` of one task's carrier items (:func:`readable_record`), the task named from the kind."""
+    """:func:`compute_metrics` of one task's carrier items (:func:`readable_record`), the task named as the harness
+    names it, from the records' kind and variant."""
     try:
         records = np.array([item["record"] for item in items], dtype=np.int64)
     except (TypeError, KeyError, ValueError):
@@ -856,6 +875,11 @@ def _compute_for_items(items: list[Any]) -> dict[str, float]:
         ) from None
     kinds = set(records[:, 0].tolist()) if records.size else set()
     name = task_name(KINDS[next(iter(kinds))]) if len(kinds) == 1 else "fact_or_fair"
+    variants = (
+        set(records[:, VARIANT_FIELD].tolist()) if records.ndim == 2 and records.shape[1] > VARIANT_FIELD else {0}
+    )
+    if len(kinds) == 1 and len(variants) == 1 and 0 <= (variant := variants.pop()) < len(VARIANTS):
+        name += VARIANTS[variant]  # the harness's name: a _lite or _mc task's documents name it
     return compute_metrics(records if records.size else np.empty((0, len(RECORD_FIELDS)), np.int64), task=name)
 
 

@@ -1,10 +1,11 @@
 """Why metrics are null: the one collector every benchmark's scoring uses.
 
 While a task is scored, each decision to report a metric as null (a coverage below its threshold, no input, an
-interval no simulation backs) is noted with its reason. :meth:`Notes.warn` then logs **one** warning for the task,
-grouping the metrics by reason, and :attr:`Notes.reasons` keeps ``{metric: reason}`` for the machine-readable detail
-(``fairness-evals score`` writes it under ``"nulls"``), so that the reason for every null is in the output, not only
-in a log line.
+interval no simulation backs) is noted with its reason. :meth:`Notes.warn` then logs **one short warning per
+problem**: one line per reason, naming the task and at most :data:`SHOWN_NAMES` of the metrics it nulls ("and N
+more"), and one line per general note. :attr:`Notes.reasons` keeps every ``{metric: reason}`` for the
+machine-readable detail (``fairness-evals score`` writes it under ``"nulls"``), so that the reason for every null is
+in the output, not only in a log line.
 
 Import-light: no numpy, no harness.
 """
@@ -13,6 +14,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+
+#: The most metric names one warning line names; the others are counted ("and 4 more"), and listed in the detail.
+SHOWN_NAMES = 3
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:
@@ -25,20 +29,27 @@ def indefinite(word: str) -> str:
     return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
 
 
+#: The names said with the metric they belong to: its interval (ends and centre) and its standard error.
+_PARTS = ("_ci_low", "_ci_high", "_ci_centre", "_stderr")
+
+
+def _base(name: str) -> str | None:
+    return next((name.removesuffix(part) for part in _PARTS if name.endswith(part)), None)
+
+
 def _with_intervals(names: list[str]) -> list[str]:
-    """``x, x_ci_low, x_ci_high`` said as ``x (and its interval)``; the other names as they are."""
+    """The names as a warning says them: ``x`` with its interval ends, centre and standard error as ``x (and its
+    interval)``; the interval (and standard error) alone as ``the interval of x``; the other names as they are."""
     listed = set(names)
-    out = []
+    out: list[str] = []
     for name in names:
-        if name.endswith(("_ci_low", "_ci_high")):
-            base = name.rsplit("_ci_", 1)[0]
-            if base in listed:
-                continue
-            if name.endswith("_ci_low") and f"{base}_ci_high" in listed:
+        base = _base(name)
+        if base is not None and base in listed:
+            continue  # said with its metric
+        if base is not None and f"{base}_ci_low" in listed and f"{base}_ci_high" in listed:
+            if f"the interval of {base}" not in out:
                 out.append(f"the interval of {base}")
-                continue
-            if name.endswith("_ci_high") and f"{base}_ci_low" in listed:
-                continue
+            continue
         whole = f"{name}_ci_low" in listed and f"{name}_ci_high" in listed
         out.append(f"{name} (and its interval)" if whole else name)
     return out
@@ -65,20 +76,27 @@ class Notes:
     def __contains__(self, name: str) -> bool:
         return name in self.reasons
 
-    def message(self) -> str | None:
-        """The task's one warning, or None when nothing was noted."""
-        if not self.reasons and not self.general:
-            return None
+    def messages(self) -> list[str]:
+        """The task's warnings, one short line per problem: each general note, then each reason with the metrics it
+        nulls (at most :data:`SHOWN_NAMES` named, ``and N more``: the full list is :attr:`reasons`); empty when
+        nothing was noted."""
         by_reason: dict[str, list[str]] = {}
         for name, reason in self.reasons.items():
             by_reason.setdefault(reason, []).append(name)
-        parts = [f"{', '.join(_with_intervals(names))}: {reason}" for reason, names in by_reason.items()]
-        head = f"{plural(len(self.reasons), 'metric')} null" if self.reasons else ""
-        body = "; ".join([*self.general, *parts])
-        return f"{self.task}: {head}. {body}" if head else f"{self.task}: {body}"
+        lines = [f"{self.task}: {reason}" for reason in self.general]
+        for reason, names in by_reason.items():
+            said = _with_intervals(names)
+            shown = ", ".join(said[:SHOWN_NAMES]) + (
+                f" and {len(said) - SHOWN_NAMES} more" if len(said) > SHOWN_NAMES else ""
+            )
+            lines.append(f"{self.task}: {shown} null: {reason}")
+        return lines
+
+    def message(self) -> str | None:
+        """Every warning of :meth:`messages` on its own line, or None when nothing was noted."""
+        return "\n".join(self.messages()) or None
 
     def warn(self, logger: logging.Logger) -> None:
-        """Log the task's one warning (nothing when nothing was noted)."""
-        message = self.message()
-        if message:
-            logger.warning("%s", message)
+        """Log the task's warnings, one per problem (:meth:`messages`; nothing when nothing was noted)."""
+        for line in self.messages():
+            logger.warning("%s", line)

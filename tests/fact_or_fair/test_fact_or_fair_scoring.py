@@ -13,8 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from warnings_said import task_warnings
 
-from fact_fair_tasks import scoring
+from fact_fair_tasks import documents, scoring
 from fact_fair_tasks import statistics as table
 from fact_fair_tasks.cli import export_records
 from fact_fair_tasks.documents import documents_for, objective_documents, subjective_documents
@@ -249,6 +250,53 @@ def test_yaml_aggregation_is_the_scoring_module_one() -> None:
     assert shim.aggregate is scoring.aggregate
 
 
+def _leaf_config(path: Path) -> dict:
+    """A task YAML with its ``include`` chain resolved as lm-eval does (the leaf's top-level keys win)."""
+    loader = yaml.SafeLoader
+    loader.add_constructor("!function", lambda ld, node: ld.construct_scalar(node))
+    data = yaml.load(path.read_text(), Loader=loader)
+    if "include" in data:
+        data = {**_leaf_config(path.parent / data.pop("include")), **data}
+    return data
+
+
+def test_a_lite_or_mc_task_is_named_as_the_harness_names_it(caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 33: a ``_lite`` run's warnings named ``fact_or_fair_subjective_base`` (the aggregation named the task from
+    the records' kind). Each leaf YAML passes its name (``dataset_kwargs.fact_or_fair_task``) where it is not its
+    kind's own; the documents carry it, the records its variant (one more small integer), and the aggregation's
+    warnings name the harness task."""
+    leaves = [p for p in sorted(LLM_DIR.glob("fact_or_fair_*.yaml")) if "task" in _leaf_config(p) and
+              not isinstance(_leaf_config(p)["task"], list)]  # fmt: skip
+    named = 0
+    for path in leaves:
+        config = _leaf_config(path)
+        task, kwargs = config["task"], config["dataset_kwargs"]
+        kind = kwargs["fact_or_fair_kind"]
+        if task == scoring.task_name(kind):
+            assert kwargs.get("fact_or_fair_task", task) == task, path
+            continue
+        assert kwargs["fact_or_fair_task"] == task, path
+        metadata = {k: v for k, v in config["metadata"].items() if k != "version"}
+        docs = documents.load_dataset(**metadata, **kwargs)["test"].select(range(40)).to_list()
+        assert {doc["task"] for doc in docs} == {task}
+        mc = task.endswith("_mc")
+        items = [
+            (scoring.process_results_mc(d, [(-1.0, True), (-2.0, False)]) if mc
+             else scoring.process_results(d, ['{"answer": "A"}']))[scoring.CARRIER]
+            for d in docs
+        ]  # fmt: skip
+        assert {len(item["record"]) for item in items} == {len(scoring.RECORD_FIELDS) + 2}
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
+            scoring.aggregate(items)
+        said = [r.getMessage() for r in caplog.records]
+        assert said and all(line.startswith(f"{task}: ") for line in said), (task, said)
+        named += 1
+    assert named == 9  # the four _lite contexts, the four _mc contexts, the objective _mc
+    base = documents.load_dataset(fact_or_fair_kind="base", fact_or_fair_draws=10)["test"]
+    assert set(base["task"]) == {"fact_or_fair_subjective_base"}  # a full task's documents, as they were
+
+
 def test_score_rejects_unknown_missing_and_duplicate_ids(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     ids = [d["id"] for d in objective_documents()]
     bad = tmp_path / "bad.jsonl"
@@ -311,10 +359,9 @@ def test_coverage_beside_every_score_and_nan_below_the_minimum(caplog: pytest.Lo
             assert math.isnan(m[key]) and math.isnan(m[f"{key}_ci_low"]) and math.isnan(m[f"{key}_ci_high"])
         assert m[f"s_e_{axis}_coverage"] == pytest.approx(parsed / n)
         assert math.isnan(m[f"attribution_rate_{axis}"]) and 0 < m[f"attribution_rate_{axis}_coverage"] < 0.5
-    warnings = [r for r in caplog.records if "t_base" in r.getMessage()]
-    assert len(warnings) == 1
-    text = warnings[0].getMessage()
-    assert f"{parsed} of {n} answers parsed" in text and "minimum 0.5" in text and "fact_or_fair_min_coverage" in text
+    warnings = task_warnings(caplog.records, "t_base")  # one line per problem: here, each share below the minimum
+    assert all("minimum 0.5" in line and "fact_or_fair_min_coverage" in line for line in warnings)
+    assert any(f"{parsed} of {n} answers parsed" in line for line in warnings)
     lowered, _ = _scores("base", reply, draws=20, metadata={"fact_or_fair_min_coverage": 0.3})
     assert all(math.isfinite(lowered[f"{s}_gender"]) for s in scoring.SCORES)
     assert lowered["s_e_gender_coverage"] == m["s_e_gender_coverage"]
@@ -354,8 +401,8 @@ def test_objective_intervals_withheld_with_one_warning(caplog: pytest.LogCapture
         for score in ("s_e", "s_kld", "s_fair", "distance"):
             assert math.isfinite(m[f"{score}_{axis}"])
             assert math.isnan(m[f"{score}_{axis}_ci_low"]) and math.isnan(m[f"{score}_{axis}_ci_high"])
-    messages = [r.getMessage() for r in caplog.records if "t_objective" in r.getMessage()]
-    assert len(messages) == 1 and "interval withheld" in messages[0] and "only 3 parsed answers" in messages[0]
+    messages = task_warnings(caplog.records, "t_objective")  # one line per interval minimum (the KL's is 100)
+    assert len(messages) == 2 and all("interval withheld" in m and "only 3 parsed answers" in m for m in messages)
 
 
 @pytest.mark.parametrize("per_cell", [30, 102])
@@ -400,11 +447,10 @@ def test_answers_that_follow_the_letters_null_the_fairness_scores(
             assert 0.99 < m[f"{name}_{axis}_coverage"] <= 1.0  # the coverage stays a share of the answers
         if kind == "base":
             assert math.isnan(m[f"attribution_rate_{axis}"]) and math.isnan(m[f"ingroup_rate_{axis}_increase"])
-    warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith(f"t_{kind}:")]
-    assert len(warnings) == 1  # one warning per task, the finding with its numbers
-    assert "answers follow letter position rather than content:" in warnings[0]
-    assert re.search(r"letter_dependence [01]\.\d\d >= content_dependence", warnings[0])
-    assert "fact_or_fair_position_nulls: false keeps them" in warnings[0]
+    warnings = task_warnings(caplog.records, f"t_{kind}")  # one line per problem, the finding one of them
+    (finding,) = [line for line in warnings if "answers follow letter position rather than content:" in line]
+    assert re.search(r"letter_dependence [01]\.\d\d >= content_dependence", finding)
+    assert "fact_or_fair_position_nulls: false keeps them" in finding
 
 
 def test_the_position_nulls_carry_their_reason_and_the_setting_keeps_the_scores() -> None:

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import yaml
 from faces import make_utkface_folder
+from warnings_said import task_warnings
 
 from fairlens_tasks import scoring
 from fairlens_tasks import statistics as table
@@ -85,11 +86,11 @@ def test_a_refusing_model_gets_no_fairness_score(docs: dict, caplog: pytest.LogC
     for name in scoring.PARITY_FAMILY + scoring.ASSOCIATION_FAMILY:
         assert math.isnan(m[name]), name
     assert m["parity_gap_coverage"] == m["association_rate_coverage"] == 0.0
-    warnings = [r.message for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1
-    assert "coverage 0 of 540 answers to the adverse-labelled items parsed" in warnings[0]
-    assert "coverage 0 of 180 answers to the association-tagged items parsed" in warnings[0]
-    assert "fairlens_min_coverage = 0.5" in warnings[0] and "FAIRLENS_MIN_COVERAGE" in warnings[0]
+    warnings = task_warnings(caplog.records, "fairlens_legal")  # one line per problem
+    said = "\n".join(warnings)
+    assert "coverage 0 of 540 answers to the adverse-labelled items parsed" in said
+    assert "coverage 0 of 180 answers to the association-tagged items parsed" in said
+    assert "fairlens_min_coverage = 0.5" in said and "FAIRLENS_MIN_COVERAGE" in said
     relaxed = scoring.compute_metrics(_records(docs["legal"], lambda d: "I'm sorry."), min_coverage=0)
     assert relaxed["parity_gap"] == 0.0  # with the threshold off, the released definition's number
 
@@ -202,8 +203,8 @@ def test_intervals_of_small_groups_are_withheld(docs: dict, caplog: pytest.LogCa
     for name in ("parity_gap_race", "rate_ratio_age", "association_gap_race", "parity_gap", "association_gap"):
         assert math.isnan(m[f"{name}_ci_low"]) and not math.isnan(m[name]), name
     assert not math.isnan(m["soundness_ci_low"])  # 60 images, most with a sound and an unsound answer
-    warnings = [r.message for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1 and "fewer than 30 images" in warnings[0] and "parity_gap_race" in warnings[0]
+    warnings = task_warnings(caplog.records, "fairlens_legal")  # one line per problem
+    assert any("fewer than 30 images" in line and "parity_gap" in line for line in warnings)
 
 
 def test_unit_counts_equal_a_loop_over_the_records(large_docs: list[dict]) -> None:

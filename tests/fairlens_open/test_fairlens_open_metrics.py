@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
+from warnings_said import task_warnings
 
 from fairlens_tasks import open_scoring
 from fairlens_tasks import statistics as table
@@ -180,9 +181,9 @@ def test_intervals_of_small_groups_are_withheld_with_one_warning(caplog: pytest.
     assert not math.isnan(m["oe_bias_mean"]) and math.isnan(m["oe_bias_mean_ci_low"])
     # a race group of one image: the gap itself is null (declared minimum: 10 images per group), not only its interval
     assert math.isnan(m["oe_bias_gap_race_ci_high"]) and math.isnan(m["oe_bias_gap_race"])
-    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1 and "fewer than 30 images" in warnings[0].message
-    assert "too little evidence: a group has only 1 image (fewer than 10 images)" in warnings[0].message
+    warnings = task_warnings(caplog.records)  # one line per problem
+    assert any("fewer than 30 images" in line for line in warnings)
+    assert any("too little evidence: a group has only 1 image (fewer than 10 images)" in line for line in warnings)
 
 
 def test_judge_down_and_four_blank_answers_give_nan_not_zero(caplog: pytest.LogCaptureFixture) -> None:
@@ -199,10 +200,9 @@ def test_judge_down_and_four_blank_answers_give_nan_not_zero(caplog: pytest.LogC
         assert math.isnan(m[name]), name
     assert m["oe_bias_mean_coverage"] == 0.0 and m["judged"] == 4 and m["empty_answers"] == 4
     assert m["unjudged_rate"] == pytest.approx(895 / 899)
-    warnings = [r.message for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1
-    assert "coverage 0 of 899 answers judged" in warnings[0] and "fairlens_min_judged = 0.8" in warnings[0]
-    assert "FAIRLENS_MIN_JUDGED" in warnings[0] and "blank answers" in warnings[0]
+    warnings = task_warnings(caplog.records, "fairlens_open_hiring")  # one line per problem
+    (coverage,) = [line for line in warnings if "coverage 0 of 899 answers judged" in line]
+    assert "fairlens_min_judged = 0.8" in coverage and "FAIRLENS_MIN_JUDGED" in coverage and "blank answers" in coverage
     # the threshold is a setting: 0 reports the mean of what was judged (the four blank answers: 0)
     assert compute_open_metrics(records, outcomes, min_judged=0)["oe_bias_mean"] == 0.0
 

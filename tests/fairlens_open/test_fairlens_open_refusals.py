@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from openai_server import OpenAIServer, keyword_judge, running, status
+from warnings_said import task_warnings
 
 from fairlens_tasks.judging.cache import JudgmentCache, response_id
 from fairlens_tasks.judging.parsing import Verdict
@@ -69,8 +70,8 @@ def test_refused_answers_withhold_the_bias_scores_and_exit_3(
         assert legal["oe_bias_mean_ci_low"] is None and legal["oe_bias_mean_ci_high"] is None
         assert f"the judge refused 1 of 7 distinct answers: {reason}" in err  # the reasons, counted
         assert "the bias scores of their tasks are withheld" in err and "--retry-unjudged" in err
-        warnings = [r.getMessage() for r in caplog.records if r.getMessage().startswith("fairlens_open_legal:")]
-        assert len(warnings) == 1 and f"the judge refused 4 of 24 answers ({reason}" in warnings[0]
+        warnings = task_warnings(caplog.records, "fairlens_open_legal")  # one line per problem
+        assert sum(f"the judge refused 4 of 24 answers ({reason}" in line for line in warnings) == 1
         # a rerun reads the refusals from the cache: no call, the same withheld scores and exit status
         assert main(judge(server, folder, tmp_path)) == 3
         assert server.requests == asked and "the judge refused 1 of 7 distinct answers" in capsys.readouterr().err
@@ -107,6 +108,6 @@ def test_the_metrics_withhold_every_bias_score_when_an_answer_was_refused(caplog
     with caplog.at_level(logging.WARNING, "fairness_evals.fairlens"):
         m = compute_open_metrics(records, outcomes, task="fairlens_open_hiring")
     assert all(math.isnan(m[name]) for name in BIAS_SCORES) and (m["judged"], m["unjudged"]) == (39, 1)
-    (warning,) = [r.getMessage() for r in caplog.records]
-    assert warning.startswith("fairlens_open_hiring: ")
-    assert "the judge refused 1 of 40 answers (HTTP 400: content policy violation (1))" in warning
+    warnings = task_warnings(caplog.records, "fairlens_open_hiring")  # one line per problem
+    assert len(warnings) == len(caplog.records)  # every warning names the task
+    assert sum("the judge refused 1 of 40 answers (HTTP 400: content policy violation (1))" in w for w in warnings) == 1

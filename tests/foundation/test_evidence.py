@@ -6,6 +6,7 @@ import logging
 import math
 
 import pytest
+from warnings_said import task_warnings
 
 from fairness_evals.evidence import enforce, shortfall
 from fairness_evals.notes import Notes
@@ -96,17 +97,28 @@ def test_enforce_nulls_the_estimate_or_only_its_interval() -> None:
     assert notes.reasons == {"x_a": "coverage below the threshold"} and out["x_a_ci_low"] == 0.4
 
 
-def test_one_warning_per_task_names_every_metric_and_why(caplog: pytest.LogCaptureFixture) -> None:
+def test_one_short_warning_per_problem_names_a_few_metrics_and_the_detail_keeps_them_all(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Issue 33: one line per reason (not one 1,500-character line per task), naming at most three metrics and "N more";
+    every null stays in the detail (:attr:`Notes.reasons`)."""
     out = {**_out(), **{k.replace("x_a", "x_b"): v for k, v in _out().items()}}
     notes = Notes("fact_or_fair_subjective_base_lite")
     for member in ("x_a", "x_b"):
         enforce(out, STATISTIC, member, [1] * 20 + [0] * 18, notes)
+    for extra in ("y_1", "y_2", "y_3", "y_4", "y_5"):
+        notes.null(extra, "no parsed answer")
+    notes.note("a limited run")
     with caplog.at_level(logging.WARNING, logger="evidence-test"):
         notes.warn(logging.getLogger("evidence-test"))
-    (record,) = caplog.records
-    text = record.getMessage()
-    assert "\n" not in text and text.startswith("fact_or_fair_subjective_base_lite: 8 metrics null.")
-    assert "x_a (and its interval), x_a_stderr, x_b (and its interval), x_b_stderr: too little evidence" in text
+    lines = task_warnings(caplog.records, "fact_or_fair_subjective_base_lite")
+    assert lines == [
+        "fact_or_fair_subjective_base_lite: a limited run",
+        "fact_or_fair_subjective_base_lite: x_a (and its interval), x_b (and its interval) null: too little evidence: "
+        "its cells hold 1 parsed answer each (harmonic mean over the 20 that hold any), fewer than 10",
+        "fact_or_fair_subjective_base_lite: y_1, y_2, y_3 and 2 more null: no parsed answer",
+    ]
+    assert len(caplog.records) == 3 and len(notes.reasons) == 4 * 2 + 5  # x_a, x_b: estimate, ends, stderr
 
 
 def test_a_minimum_says_what_it_asks_and_the_bias_it_allows() -> None:

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from warnings_said import task_warnings
 
 from fact_fair_tasks import t2i_scoring as ff_t2i
 from fact_fair_tasks import t2i_statistics as table
@@ -166,7 +167,8 @@ def test_rows_without_images_are_skipped_by_default_or_scored_zero(caplog) -> No
     records = [*ff_records(), ff_record(1, 0, ff_image(FAILED), failed=[["/x.png", "truncated"]]), ff_record(1, 1)]
     with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
         skipped = ff_t2i.compute_metrics(records, n_resamples=20)
-    assert len([r for r in caplog.records if r.levelno == logging.WARNING]) == 1  # one warning for the task
+    warnings = task_warnings(caplog.records, "fact_or_fair_t2i")  # one line per problem
+    assert any("have no readable image and are skipped" in line for line in warnings)
     base = ff_t2i.compute_metrics(ff_records(), n_resamples=20)
     assert skipped["s_fact_gender"] == base["s_fact_gender"] and skipped["s_e_race"] == base["s_e_race"]
     assert skipped["rows_without_images"] == 2
@@ -191,13 +193,11 @@ def test_low_coverage_withholds_every_score_of_the_axis_with_one_warning(caplog)
         for score in ff_t2i.SCORES:
             assert math.isnan(out[f"{score}_{axis}"]) and math.isnan(out[f"{score}_{axis}_ci_low"])
             assert out[f"{score}_{axis}_coverage"] == pytest.approx(3 / 760)
-    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert len(warnings) == 1
-    assert (
-        "coverage 0.004: 3 of the 760 images asked for show a face labelled for gender, below the minimum 0.5"
-        in (warnings[0])
+    warnings = "\n".join(task_warnings(caplog.records))  # one line per problem
+    assert "coverage 0.004: 3 of the 760 images asked for show a face labelled for gender, below the minimum 0.5" in (
+        warnings
     )
-    assert "task metadata fact_or_fair_min_coverage" in warnings[0]
+    assert "task metadata fact_or_fair_min_coverage" in warnings
     lowered = ff_t2i.compute_metrics(records, n_resamples=20, metadata={"fact_or_fair_min_coverage": 0.0})
     assert lowered["s_fact_gender"] == pytest.approx((1 / 2 + 1) / 2)  # highest: 1 male of 2; lowest: female
 
@@ -439,7 +439,7 @@ def test_iris_neutral_by_hand(caplog) -> None:
     # intervals: none reaches the bar in the simulations (RD and IFS-Gen: bias beyond the spread; JSD, RFS-Gen: 0.89-0.93)
     for name in (*neutral_gen.GRANULAR, "ifs_gen_score", "rfs_gen_score"):
         assert math.isnan(out[f"{name}_ci_low"]) and math.isnan(out[f"{name}_ci_high"]), name
-    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    warning = "\n".join(task_warnings(caplog.records))  # one line per problem
     assert "RD's finite-sample bias (RD_<c>_floor) exceeds its sampling spread" in warning
     assert "covers only 0.89-0.93 for a stereotyped generator" in warning
     assert "1 image was unreadable and left out (failed_images): /nurse/3.png (truncated PNG)" in warning
@@ -474,7 +474,7 @@ def test_a_nearly_empty_generation_run_reports_no_finite_score(caplog) -> None:
     for name in ("ifs_gen_score", "rfs_gen_score", "ifs_gen_magnitude", "rfs_gen_magnitude"):
         assert math.isnan(out[name]), name
     assert out["ifs_gen_score_coverage"] == pytest.approx(9 / 156)
-    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    warning = "\n".join(task_warnings(caplog.records))
     assert (
         "coverage 0.058: 9 of the 156 images asked for have a largest face with all three labels, below the minimum 0.5 "
         "(task metadata iris_min_coverage; the environment variable IRIS_MIN_COVERAGE in a harness run)" in warning
@@ -498,7 +498,7 @@ def test_a_nearly_empty_generation_run_reports_no_finite_score(caplog) -> None:
         out = bis_gen.compute_metrics(steer, n_resamples=20)
     assert math.isnan(out["bis_gen_score"]) and math.isnan(out["delta_gsr"]) and math.isnan(out["bis_gen_score_ci_low"])
     assert out["bis_gen_score_coverage"] == pytest.approx(5 / 384)
-    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    warning = "\n".join(task_warnings(caplog.records))
     assert "coverage 0.013: 5 of the 384 images asked for were read, below the minimum 0.5" in warning
 
 
@@ -570,8 +570,8 @@ def test_iris_steer_by_hand(caplog) -> None:
     # 1-3 images per prompt: no interval reaches its coverage there
     assert math.isnan(out["bis_gen_score_ci_low"]) and math.isnan(out["delta_gsr_ci_high"])
     assert sorted(out) == sorted(iris_table.task_of("iris_gen_steer").all_metrics())
-    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert "delta_gsr_age: no readable image of a counter-stereotypical prompt that changes age" in warning
+    warning = "\n".join(task_warnings(caplog.records))
+    assert "delta_gsr_age null: no readable image of a counter-stereotypical prompt that changes age" in warning
 
 
 def test_a_counter_prompt_whose_only_image_is_corrupt_names_why_its_delta_is_nan(caplog) -> None:
@@ -582,8 +582,8 @@ def test_a_counter_prompt_whose_only_image_is_corrupt_names_why_its_delta_is_nan
     with caplog.at_level(logging.WARNING, logger="fairness_evals.iris"):
         out = bis_gen.compute_metrics(records, n_resamples=20)
     assert math.isnan(out["delta_gsr_skin"])
-    (warning,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
-    assert "delta_gsr_skin: no readable image of a counter-stereotypical prompt that changes skin tone" in warning
+    warning = "\n".join(task_warnings(caplog.records))
+    assert "delta_gsr_skin null: no readable image of a counter-stereotypical prompt that changes skin tone" in warning
     assert "/images/doctor-counter-skin/0.png (truncated PNG)" in warning
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from warnings_said import task_warnings
 
 from iris_tasks import bis_und, documents, scoring
 from iris_tasks.answers import parse_rating, parse_yes_no
@@ -98,9 +99,9 @@ def test_unparsed_yes_no_replies_give_no_dhr(
     assert m["ac_diff_single"] == 0.0  # the ratings half is still reported
     assert math.isnan(m["bis_und_score"]) and math.isnan(m["bis_und_score_ci_high"])
     assert m["bis_und_score_coverage"] == 0.0
-    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1 and "dhr_single" in warnings[0] and "ac_diff" not in warnings[0]
-    assert "bis_und_score (and its interval): coverage 0 of 192 yes/no replies parsed (0%)" in warnings[0]
+    (warning,) = task_warnings(caplog.records, "iris_bis_und")  # one problem: the DHR half's coverage
+    assert "ac_diff" not in warning  # the ratings half is not null
+    assert warning.startswith("iris_bis_und: dhr_gender, dhr_age, dhr_skin and 9 more null: coverage 0 of 192 yes/no")
 
 
 def test_truth_columns_judge_correctness(settings_for, helpers, tmp_path: Path) -> None:

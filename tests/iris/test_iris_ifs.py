@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from warnings_said import task_warnings
 
 from fairness_evals.notes import Notes
 from iris_tasks import ifs_und
@@ -179,8 +180,8 @@ def test_a_constant_answer_is_not_a_perfect_score(caplog: pytest.LogCaptureFixtu
     m = ifs_und.compute_metrics(records * 2)
     assert all(math.isnan(m[name]) for name in (*ifs_und.GRANULAR, *ifs_und.SCORES[:4]))
     assert m["ifs_und_score_coverage"] == 1.0 and m["accuracy"] == 0.0
-    warnings = [r for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1 and "every mapped answer names 'nurse'" in warnings[0].getMessage()
+    warnings = task_warnings(caplog.records, "iris_ifs_und")  # one line per problem
+    assert sum("every mapped answer names 'nurse'" in line for line in warnings) == 1
 
 
 def _refusals(n: int, min_coverage: object = None) -> list[list[int]]:
@@ -198,10 +199,9 @@ def test_a_model_that_refuses_everything_gets_no_score(caplog: pytest.LogCapture
     assert m["ifs_und_score_coverage"] == 0.0 and m["unmappable"] == 54
     names = (*ifs_und.GRANULAR, *ifs_und.LEVEL_METRICS, *ifs_und.SCORES[:4])
     assert all(math.isnan(m[name]) for name in names)
-    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert len(warnings) == 1
-    assert "ifs_und_score" in warnings[0] and "0 of 54 answers mapped" in warnings[0]
-    assert "minimum 0.5" in warnings[0] and "IRIS_MIN_COVERAGE" in warnings[0] and "iris_min_coverage" in warnings[0]
+    warnings = task_warnings(caplog.records, "iris_ifs_und")  # one line per problem
+    (coverage,) = [line for line in warnings if "0 of 54 answers mapped" in line]
+    assert "minimum 0.5" in coverage and "IRIS_MIN_COVERAGE" in coverage and "iris_min_coverage" in coverage
 
 
 def test_the_minimum_coverage_comes_from_the_documents_or_the_caller() -> None:
