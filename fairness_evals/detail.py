@@ -113,17 +113,12 @@ def _sample_counts(files: list[InputFile]) -> dict[str, int]:
     return counts
 
 
-def _leaves(name: str) -> list[str]:
-    task = statistics.task(name)
-    return [leaf for member in task.members for leaf in _leaves(member)] if task.group else [name]
-
-
 def add_groups(out: Detail, sizes: Mapping[str, int]) -> None:
     """Every declared group whose leaf tasks are all in ``out``: each of its statistics computed as the harness's
     group aggregation does, over the leaves that list the metric (``computed_by(values, sizes)``), and its coverage
     the same way over the leaves' coverages."""
     for task in statistics.all_tasks():
-        leaves = _leaves(task.name) if task.group else []
+        leaves = statistics.leaves(task.name) if task.group else []
         if not task.group or not leaves or not all(leaf in out.results for leaf in leaves):
             continue
         values: dict[str, Any] = {}

@@ -342,6 +342,13 @@ def task(name: str) -> Task:
     raise KeyError(f"no task {name!r}" + (f" (did you mean {', '.join(near)}?)" if near else ""))
 
 
+def leaves(name: str) -> list[str]:
+    """The leaf tasks of the task or group ``name``: itself, or a group's members, nested groups expanded. A harness
+    averages a group over these, whether its YAML lists them or a nested group (a YAML may list either)."""
+    declared = task(name)
+    return [leaf for member in declared.members for leaf in leaves(member)] if declared.group else [name]
+
+
 def explain(tasks: Sequence[Task] | None = None) -> list[Explanation]:
     """Every metric name of ``tasks`` (default: all), explained once per (benchmark, name, definition, minimum),
     naming every task that reports it (a group's roll-up of a name is its own entry, and so is a name whose tasks

@@ -39,6 +39,7 @@ from typing import Any
 
 from fairness_evals import statistics
 from fairness_evals.notes import Notes
+from fairness_evals.statistics import leaves
 
 #: What the task metadata says about metrics that are absent (``metadata["fairness_evals"]["withheld"]``).
 WITHHELD_RULE = (
@@ -74,14 +75,6 @@ class Plan:
 def headline_names(task: str) -> list[str]:
     """Every metric name of the headline statistics of ``task`` (members and their derived names), in table order."""
     return [name for s in statistics.task(task).headline_statistics() for name in s.names()]
-
-
-def leaves(task: str) -> list[str]:
-    """The leaf tasks of ``task``: itself, or a group's members, groups expanded."""
-    declared = statistics.task(task)
-    if not declared.group:
-        return [task]
-    return [leaf for member in declared.members for leaf in leaves(member)]
 
 
 def interval_names(task: str) -> list[str]:

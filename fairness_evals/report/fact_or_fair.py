@@ -91,20 +91,25 @@ def _mean(values: list[float]) -> float:
 
 
 def subjective_fair(entry: Entry, axis: str) -> float:
-    """Table 2 "Subj." S_fair: the mean over the four contexts (the group's value, recomputed only if absent)."""
-    group = "fact_or_fair_subjective" + entry.variant
-    if _group_has(entry, axis):
+    """Table 2 "Subj." S_fair: the mean over the four contexts (a group's value, recomputed only if absent)."""
+    group = _group_of(entry, axis)
+    if group:
         return entry.model.metric(group, f"s_fair_{axis}")  # the harness group's own mean
     return _mean([entry.value(c, f"s_fair_{axis}") for c in CONTEXTS])
 
 
-def _group_has(entry: Entry, axis: str) -> bool:
-    group = "fact_or_fair_subjective" + entry.variant
-    return entry.model.has(group) and not math.isnan(entry.model.metric(group, f"s_fair_{axis}"))
+def _group_of(entry: Entry, axis: str) -> str:
+    """The harness group whose S_fair is the mean over the four contexts, "" when the results hold none: the
+    subjective group, else the top group (``fact_or_fair``, ``_lite``, ``_mc``: it lists the leaf tasks, and averages
+    S_fair over the four contexts, which alone report it)."""
+    for group in ("fact_or_fair_subjective" + entry.variant, "fact_or_fair" + entry.variant):
+        if entry.model.has(group) and not math.isnan(entry.model.metric(group, f"s_fair_{axis}")):
+            return group
+    return ""
 
 
 def _subjective_cell(entry: Entry, axis: str, value: float):
-    group = "fact_or_fair_subjective" + entry.variant
+    group = _group_of(entry, axis)
     ran = [c for c in CONTEXTS if entry.model.has(entry.task(c))]
     parsed = [count(entry.model.metric(entry.task(c), "parsed")) for c in ran]
     totals = {str(entry.model.n_samples(entry.task(c)).get("effective", "?")) for c in ran}
@@ -117,7 +122,7 @@ def _subjective_cell(entry: Entry, axis: str, value: float):
     if ran and len(ran) < len(CONTEXTS):
         n += f" ({', '.join(SHORT[c] for c in ran)} only)"
     note = "mean S_fair over the four subjective contexts; n: " + "; ".join(entry.denominator(c) for c in ran)
-    if _group_has(entry, axis):
+    if group:
         return number(value, note=note, source=entry.model.source_of(group, f"s_fair_{axis}"), n=n)
     return number(value, note=note, n=n, derived=DERIVED_SUBJ)
 
@@ -148,8 +153,9 @@ def table2(items: list[Entry]) -> Table:
         ["Model", "Obj. S_fact G", "R", "Avg.", "Subj. S_fair G", "R", "Avg.", "Avg. G", "R", "Avg."],
         rows,
         "Obj.: fact_or_fair_objective S_fact with its 95% bootstrap interval; n = answers parsed of documents. "
-        "Subj.: mean S_fair over the four subjective contexts, copied from the fact_or_fair_subjective group when it "
-        "reports one, else computed by the report (italics); n per context. Avg.: plain means computed by the "
+        "Subj.: mean S_fair over the four subjective contexts, copied from the fact_or_fair_subjective group (or the "
+        "fact_or_fair group, the same mean) when the results hold one, else computed by the report (italics); n per "
+        "context. Avg.: plain means computed by the "
         "report (italics), as the paper computes them.",
     )
 

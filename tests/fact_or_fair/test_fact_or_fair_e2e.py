@@ -192,7 +192,10 @@ def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> Non
     _check_task(results, "fact_or_fair_objective", scoring.OBJECTIVE_METRICS, 4)
     for task in [*GENERATION[1:], "fact_or_fair_subjective_base_lite"]:
         _check_task(results, task, scoring.SUBJECTIVE_METRICS, 4)
-    _check_subjective_group(results, "fact_or_fair_subjective", GENERATION[1:])
+    # the top group lists the leaf tasks (issue 33: arrows on every group headline), so its S_fair is the four
+    # contexts' mean, as the nested subjective group's was; that group is not in the run
+    _check_subjective_group(results, "fact_or_fair", GENERATION[1:])
+    assert "fact_or_fair_subjective" not in results["groups"]
     # every reply reaches the samples file, with the record the aggregation used
     samples = sample_lines(results["_out"], "fact_or_fair_subjective_attribution")
     assert len(samples) == 4
@@ -205,17 +208,11 @@ def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> Non
     # the top group prints the paper's Table 2: Obj. S_fact from the objective task, Subj. S_fair from the contexts
     top = _metrics(results["groups"]["fact_or_fair"])
     objective = _metrics(results["results"]["fact_or_fair_objective"])
-    subjective = _metrics(results["groups"]["fact_or_fair_subjective"])
     for axis in AXES:
         assert (
             math.isnan(top[f"s_fact_{axis}"])
             if math.isnan(objective[f"s_fact_{axis}"])
             else (top[f"s_fact_{axis}"] == objective[f"s_fact_{axis}"])
-        )
-        assert (
-            math.isnan(top[f"s_fair_{axis}"])
-            if math.isnan(subjective[f"s_fair_{axis}"])
-            else math.isclose(top[f"s_fair_{axis}"], subjective[f"s_fair_{axis}"], rel_tol=1e-12)
         )
 
 
@@ -228,4 +225,4 @@ def test_loglikelihood_group_with_smollm2(fact_or_fair_loglikelihood_run: Path) 
         assert metrics["parsed"] == 8  # a log-likelihood answer always parses
         # 8 documents pair highest and lowest queries, but hold 8 of the design's 38 cells: no score is estimable
         assert math.isnan(metrics["s_kld_gender"]) and math.isnan(metrics["s_e_gender"])
-    _check_subjective_group(results, "fact_or_fair_subjective_mc", tasks)
+    _check_subjective_group(results, "fact_or_fair_mc", tasks)  # the top group lists the leaves (issue 33)

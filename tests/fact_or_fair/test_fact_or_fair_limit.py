@@ -41,8 +41,8 @@ def limited_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 
 
 def _tasks(name: str) -> list[str]:
-    task = statistics.task(name)
-    return [name, *[t for member in task.members for t in _tasks(member)]] if task.group else [name]
+    """The group and the tasks its YAML lists: its leaf tasks."""
+    return [name, *statistics.leaves(name)] if statistics.task(name).group else [name]
 
 
 def test_a_limit_20_run_prints_no_score_of_too_few_cells(limited_run: tuple[Path, str]) -> None:
@@ -60,11 +60,20 @@ def test_a_limit_20_run_prints_no_score_of_too_few_cells(limited_run: tuple[Path
     assert checked >= 4 * 8 + 6  # each subjective task's S_E, S_KLD, S_fair, distance per axis; the objective's
 
 
-def test_one_line_per_task_says_why(limited_run: tuple[Path, str]) -> None:
+def test_short_lines_one_per_problem_name_each_task_as_the_harness_does(limited_run: tuple[Path, str]) -> None:
+    """Each task says why its scores are null in short lines, one per problem (issue 33: a task's one warning was a
+    900-1,500 character line), under the name the harness prints: ``fact_or_fair_subjective_base_lite``, not the
+    name of its documents' kind (``fact_or_fair_subjective_base``)."""
     _, log = limited_run
     lines = [line for line in log.splitlines() if "too little evidence" in line]
     leaves = [t for t in _tasks(GROUP) if not statistics.task(t).group]
-    assert len(lines) == len(leaves), lines
+    said = {leaf: [line for line in lines if f" {leaf}: " in line] for leaf in leaves}
+    assert all(said.values()) and sum(map(len, said.values())) == len(lines), lines
+    for mine in said.values():
+        reasons = [line.split(" null: ", 1)[1] for line in mine]
+        assert len(set(reasons)) == len(reasons) and all(len(line) < 600 for line in mine), mine
+    for context in ("base", "representativeness", "attribution", "ingroup"):
+        assert f"fact_or_fair_subjective_{context}: " not in log  # every warning names the _lite task
     subjective = [line for line in lines if "parsed answer each (harmonic mean over the 20 that hold any)" in line]
     assert len(subjective) == 4 and all("s_e_gender (and its interval)" in line for line in subjective), lines
     objective = [line for line in lines if "fact_or_fair_objective" in line]

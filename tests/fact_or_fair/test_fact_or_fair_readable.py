@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from harness import DEV_BIN, load_results, offline_env, run
 from openai_server import OpenAIServer, fact_or_fair_reply, running
-from readable import finite, metric_values, printed_rows, sample_bytes, string_values
+from readable import finite, metric_values, printed_arrows, printed_rows, sample_bytes, string_values
 
 from fairness_evals import statistics
 
@@ -43,8 +43,9 @@ def _declared(name: str) -> statistics.Task:
 
 
 def _tasks_of(name: str) -> list[str]:
-    task = _declared(name)
-    return [name, *[t for member in task.members for t in _tasks_of(member)]] if task.group else [name]
+    """What the harness prints for ``--tasks name``: the group and the tasks its YAML lists, its leaf tasks (the
+    nested subjective group is not listed: issue 33, arrows on every group headline)."""
+    return [name, *statistics.leaves(name)] if _declared(name).group else [name]
 
 
 def test_the_table_is_short_and_holds_the_headlines(lite_run: tuple[Path, str, str]) -> None:
@@ -61,6 +62,21 @@ def test_the_table_is_short_and_holds_the_headlines(lite_run: tuple[Path, str, s
             assert rows[("Groups", name)] == rows[("Tasks", name)], name
         assert all(finite(value) for _, value, _ in rows[("Tasks", name)]), (name, rows[("Tasks", name)])
     assert sum(len(r) for r in rows.values()) <= 60
+
+
+def test_every_printed_row_with_a_direction_shows_its_arrow(lite_run: tuple[Path, str, str]) -> None:
+    """Issue 33: the group's s_fair_gender and s_fair_race (the paper's Table 2 "Subj.") printed without an arrow, as
+    lm-eval 0.4.13 gives a group the directions of its direct members only, and the nested subjective group had none
+    yet. Every printed row of a metric with a direction shows it, in both tables."""
+    _, stdout, _ = lite_run
+    arrows = printed_arrows(stdout)
+    shown = {"higher": "↑", "lower": "↓", "neither": ""}
+    for (table, name), rows in arrows.items():
+        directions = dict(_declared(name).harness_metrics())
+        for metric, arrow in rows.items():
+            assert arrow == shown[directions[metric]], (table, name, metric, arrow)
+    expected = {f"s_{score}_{axis}": "↑" for score in ("fact", "fair") for axis in ("gender", "race")}
+    assert arrows[("Groups", GROUP)] == arrows[("Tasks", GROUP)] == expected
 
 
 def test_results_hold_numbers_and_finite_headlines(lite_run: tuple[Path, str, str]) -> None:

@@ -169,7 +169,7 @@ def test_lm_eval_config_sweep_with_an_include_path_list(installed_bin: Path, tmp
         cwd=tmp_path,
     )
     results = load_results(tmp_path / "out")
-    assert "fact_or_fair_objective" in results["results"] and "fact_or_fair_subjective" in results["groups"]
+    assert "fact_or_fair_objective" in results["results"] and "fact_or_fair" in results["groups"]
 
 
 def _fairlens_dummy_eval(bin_: Path, tmp: Path, *extra: str, **env: str) -> dict:

@@ -73,3 +73,23 @@ def test_a_generation_and_a_loglikelihood_task_run_under_0_4_11(lm_eval_0411: Pa
     for axis in ("gender", "race"):
         value = scored[f"s_fact_{axis},none"]
         assert math.isfinite(value) and 0.0 <= value <= 1.0, (axis, value)
+
+
+def test_the_lite_group_headlines_print_their_arrows_under_0_4_11(lm_eval_0411: Path, tmp_path: Path) -> None:
+    """Issue 33: the top groups list their leaf tasks, so lm-eval gives the group rows s_fair_* their direction in
+    0.4.11 as in 0.4.13 (test_fact_or_fair_readable.py runs the whole lite group under the installed version)."""
+    from openai_server import OpenAIServer, fact_or_fair_reply, running
+    from readable import printed_arrows
+
+    with running(OpenAIServer(fact_or_fair_reply, model_name="served")) as server:
+        proc = run(
+            [str(DEV_BIN / "python"), "-m", "lm_eval", "--model", "local-chat-completions", "--model_args",
+             f"model=served,base_url={server.base_url}/chat/completions,num_concurrent=8,max_retries=1",
+             "--tasks", "fact_or_fair_lite", "--limit", "2", "--apply_chat_template", "--output_path",
+             str(tmp_path / "out")],
+            env=_env(tmp_path, lm_eval_0411), cwd=tmp_path, timeout=900,
+        )  # fmt: skip
+    assert load_results(tmp_path / "out")["lm_eval_version"].startswith("0.4.11")
+    arrows = printed_arrows(proc.stdout)
+    expected = {f"s_{score}_{axis}": "↑" for score in ("fact", "fair") for axis in ("gender", "race")}
+    assert arrows[("Groups", "fact_or_fair_lite")] == expected, arrows

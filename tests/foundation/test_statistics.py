@@ -100,7 +100,10 @@ def test_yaml_metric_lists_are_the_declared_headlines(harness: str) -> None:
         if task.group:
             listed = [entry["metric"].split(",")[0] for entry in config.get("aggregate_metric_list") or []]
             assert listed == [metric for metric, _ in expected], name
-            assert sorted(config["task"]) == sorted(task.members), name
+            # a YAML lists the declared members or their leaf tasks (the harness averages over the leaves either way)
+            assert sorted(leaf for t in config["task"] for leaf in statistics.leaves(t)) == sorted(
+                statistics.leaves(name)
+            ), name
         else:
             entries = config.get("metric_list") or []
             listed = [(entry["metric"], entry.get("higher_is_better")) for entry in entries]
@@ -111,6 +114,32 @@ def test_yaml_metric_lists_are_the_declared_headlines(harness: str) -> None:
             assert "fairness-evals metrics" in (inspect.getdoc(function) or ""), name
         checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_every_group_headline_has_a_direction_from_the_groups_own_members(harness: str) -> None:
+    """Issue 33: lm-eval 0.4.13 (``_propagate_higher_is_better``) gives a group the directions of its *direct* members,
+    top group first, so ``fact_or_fair_lite``'s s_fair_* (listed through the nested subjective group) printed without
+    an arrow. Each aggregate metric of a group with a direction must be listed, with it, by a task the group lists."""
+    configs = _configs(harness)
+    checked = 0
+    for name, task in _declared().items():
+        if task.harness != harness or not task.group:
+            continue
+        config = configs[name]
+        for metric, direction in task.harness_metrics():
+            if direction == "neither":
+                continue
+            given = {
+                entry.get("higher_is_better")
+                for member in config["task"]
+                if "metric_list" in configs[member]
+                for entry in configs[member]["metric_list"]
+                if entry["metric"] == metric
+            }
+            assert given == {DIRECTION_YAML[direction]}, (name, metric, given)
+            checked += 1
+    assert checked or harness != "lm-eval"
 
 
 def test_harness_rows_stay_short() -> None:

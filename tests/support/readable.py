@@ -40,6 +40,25 @@ def printed_rows(stdout: str) -> dict[tuple[str, str], list[tuple[str, str, str]
     return rows
 
 
+def printed_arrows(stdout: str) -> dict[tuple[str, str], dict[str, str]]:
+    """The direction column of the harness's printed tables, ``{(table, task or group): {metric: arrow}}`` (``"↑"``,
+    ``"↓"`` or ``""``): the unnamed column after ``Metric``, which lm-eval fills from ``higher_is_better``."""
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    table = current = ""
+    header: list[str] = []
+    for line in stdout.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] in ("Tasks", "Groups"):
+            table, header = cells[0], cells
+            continue
+        current = cells[0].removeprefix("- ").strip() or current
+        metric = header.index("Metric")
+        out.setdefault((table, current), {})[cells[metric]] = cells[metric + 1]
+    return out
+
+
 def metric_values(entry: dict[str, Any]) -> dict[str, Any]:
     """``{metric: value}`` of one results entry, without the harness's bookkeeping and without ``*_stderr*`` (the
     harnesses write ``"N/A"`` there for every metric they cannot bootstrap themselves)."""
