@@ -113,6 +113,15 @@ _DECLARED = {
 }
 #: The scores whose standard error is reported (the ± column): the ones the coverage simulations back.
 WITH_STDERR = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES if s.stderr)
+#: The scores whose interval is centred on a bias-corrected estimate, reported as ``<score>_<axis>_ci_centre``.
+CENTRED = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES if s.interval and s.interval.centre)
+
+
+def _interval_names(name: str, key: str) -> list[str]:
+    """The names of the interval of score ``name`` on one axis (``key``): its ends, and its centre where declared."""
+    return [f"{key}_ci_low", f"{key}_ci_high", *([f"{key}_ci_centre"] if name in CENTRED else [])]
+
+
 RATES = tuple(s.name.removesuffix("_{axis}") for s in table.RATES)
 _RATE_BASELINE_KEY = dict(zip(RATES, ff.TABLE3_COLUMNS, strict=True))
 MIN_COVERAGE_KEY = table.THRESHOLD
@@ -578,7 +587,7 @@ def _axis_scores(
     out: dict[str, float] = {}
     parsed = int(np.sum(a.cell_index >= 0))
     estimates = dict.fromkeys(SCORES, math.nan)
-    bounds_of: dict[str, tuple[float, float]] = {name: (math.nan, math.nan) for name in SCORES}
+    bounds_of: dict[str, Bounds] = dict.fromkeys(SCORES, _NO_INTERVAL)
     errors = dict.fromkeys(SCORES, math.nan)
     if parsed and resampled is not None:
         observed = np.bincount(a.cell_index[a.cell_index >= 0], minlength=n_total).astype(np.float64)
@@ -590,28 +599,30 @@ def _axis_scores(
         errors.update(_standard_errors(a, observed, boot))
         withheld = _withheld(settings)
         for name in withheld:
-            bounds_of[name] = (math.nan, math.nan)
+            bounds_of[name] = _NO_INTERVAL
             errors[name] = math.nan
     else:
         withheld = {}
     for name in SCORES:
         key = f"{name}_{a.axis}"
-        low, high = bounds_of[name]
+        low, high, centre = bounds_of[name]
         out[key], out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(estimates[name]), float(low), float(high)
+        if name in CENTRED:
+            out[f"{key}_ci_centre"] = float(centre)
         if name in WITH_STDERR:
             out[f"{key}_stderr"] = math.nan if math.isnan(estimates[name]) else float(errors[name])
         if math.isnan(estimates[name]):
             notes.null(
-                [key, f"{key}_ci_low", f"{key}_ci_high"],
+                [key, *_interval_names(name, key)],
                 f"{_NAN_REASONS[name]} ({parsed} parsed of {plural(len(a.rec), 'document')} on the axis)",
             )
     apply_coverage(out, a, settings, notes)
     if parsed and resampled is not None:
         _apply_minima(out, a, observed, objective, design, notes)
     for name, reason in withheld.items():  # said only of scores that are still reported
-        if not math.isnan(out[f"{name}_{a.axis}"]):
-            stderr = [f"{name}_{a.axis}_stderr"] if name in WITH_STDERR else []
-            notes.null([f"{name}_{a.axis}_ci_low", f"{name}_{a.axis}_ci_high", *stderr], reason)
+        key = f"{name}_{a.axis}"
+        if not math.isnan(out[key]):
+            notes.null([*_interval_names(name, key), *([f"{key}_stderr"] if name in WITH_STDERR else [])], reason)
     if not objective:
         out.update(_rates(a, AXES.index(a.axis), settings, notes))
     return out
@@ -646,7 +657,7 @@ def _apply_minima(
     for name, parts in (("s_fair", ("s_e", "s_kld")), ("distance", ("s_fact", a.distance_y))):
         key = f"{name}_{a.axis}"
         if nulled & set(parts) and not math.isnan(out[key]):
-            names = [key, *(n for n in _DECLARED[objective][name].derived(key) if not n.endswith("_coverage"))]
+            names = _DECLARED[objective][name].nullable(key)
             for metric in names:
                 out[metric] = math.nan
             notes.null(names, _NAN_REASONS[name])
@@ -658,9 +669,8 @@ def _reflect(values: np.ndarray, estimate: float) -> np.ndarray:
     return 2.0 * estimate - values
 
 
-def _percentile(values: np.ndarray, estimate: float) -> tuple[float, float]:
-    iv = intervals.percentile_interval(values, confidence=CONFIDENCE, estimate=estimate, seed=BOOTSTRAP_SEED)
-    return iv.low, iv.high
+def _percentile(values: np.ndarray, estimate: float) -> intervals.BootstrapInterval:
+    return intervals.percentile_interval(values, confidence=CONFIDENCE, estimate=estimate, seed=BOOTSTRAP_SEED)
 
 
 def _wilson(a: _Axis, observed: np.ndarray) -> tuple[float, float]:
@@ -696,28 +706,35 @@ def _standard_errors(a: _Axis, observed: np.ndarray, boot: dict[str, np.ndarray]
     }
 
 
-def _intervals(
-    a: _Axis, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]
-) -> dict[str, tuple[float, float]]:
-    """Every score's interval by its method (:data:`INTERVAL_METHODS`); NaN where the estimate is NaN."""
+#: An interval's ends and the value it is centred on (:attr:`metrics.intervals.BootstrapInterval.centre`).
+Bounds = tuple[float, float, float]
+_NO_INTERVAL: Bounds = (math.nan, math.nan, math.nan)
 
-    def basic(name: str, bounds: tuple[float, float]) -> tuple[float, float]:
-        iv = intervals.basic_interval(boot[name], estimate=est[name], confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
-                                      bounds=bounds)  # fmt: skip
-        return iv.low, iv.high
 
-    out = {"s_fact": _wilson(a, observed), "s_e": basic("s_e", (0.0, 1.0))}
-    kl_low, kl_high = basic("mean_kl", (0.0, math.inf))
-    out["s_kld"] = (math.exp(-kl_high), math.exp(-kl_low))
+def _intervals(a: _Axis, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]) -> dict[str, Bounds]:
+    """Every score's interval by its method (:data:`INTERVAL_METHODS`), with the value it is centred on: the
+    bias-corrected estimate of the reflected methods (``<score>_ci_centre``; :mod:`metrics.intervals`), NaN for
+    S_fact's Wilson interval, which always holds its estimate; NaN where the estimate is NaN."""
+
+    def basic(name: str, bounds: tuple[float, float]) -> intervals.BootstrapInterval:
+        return intervals.basic_interval(boot[name], estimate=est[name], confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
+                                        bounds=bounds)  # fmt: skip
+
+    def ends(iv: intervals.BootstrapInterval) -> Bounds:
+        return iv.low, iv.high, iv.centre
+
+    out: dict[str, Bounds] = {"s_fact": (*_wilson(a, observed), math.nan), "s_e": ends(basic("s_e", (0.0, 1.0)))}
+    kl = basic("mean_kl", (0.0, math.inf))  # S_KLD = exp(-mean KL): decreasing, so the ends swap
+    out["s_kld"] = (math.exp(-kl.high), math.exp(-kl.low), math.exp(-kl.centre))
     # S_fair = 1 - (1 - S_E)(1 - S_KLD) multiplies two biased terms; reflecting each before combining removes each
     # bias once (reflecting the product would remove their product three times over).
     e = np.clip(_reflect(boot["s_e"], est["s_e"]), 0.0, 1.0)
     kld = np.exp(-np.maximum(_reflect(boot["mean_kl"], est["mean_kl"]), 0.0))
-    out["s_fair"] = _percentile(ff.fair_score_batch(e, kld), est["s_fair"])
-    low, high = _percentile(_reflect(boot["signed_distance"], est["signed_distance"]), est["signed_distance"])
-    out["distance"] = ff.fold_interval(low, high)
+    out["s_fair"] = ends(_percentile(ff.fair_score_batch(e, kld), est["s_fair"]))
+    signed = _percentile(_reflect(boot["signed_distance"], est["signed_distance"]), est["signed_distance"])
+    out["distance"] = (*ff.fold_interval(signed.low, signed.high), abs(signed.centre))
     if math.isnan(est["s_fair"]):
-        out["s_fair"] = (math.nan, math.nan)
+        out["s_fair"] = _NO_INTERVAL
     return out
 
 
@@ -728,8 +745,9 @@ def _coverage(answered: np.ndarray) -> tuple[int, int, float]:
 
 
 def apply_coverage(out: dict[str, float], a: _Axis, settings: _Settings, notes: Notes) -> None:
-    """``<score>_coverage = k / n`` for every score of one axis, ``n`` the documents of its inputs and ``k`` those
-    whose answer was parsed: S_fact's inputs are the documents of the statistics with ground truth on the axis; the
+    """``<score>_coverage = k / n`` for every score of one axis, with ``<score>_counted = k`` (the score's
+    denominator) and ``<score>_inputs = n``: ``n`` the documents of its inputs and ``k`` those whose answer was
+    parsed: S_fact's inputs are the documents of the statistics with ground truth on the axis; the
     distance takes the lower of S_fact's and S_E's coverage; S_E, S_KLD and S_fair take every document on the axis.
     Below the minimum (``fact_or_fair_min_coverage``) the score and its interval become NaN, with the reason noted."""
     answered = a.cell_index >= 0
@@ -739,9 +757,9 @@ def apply_coverage(out: dict[str, float], a: _Axis, settings: _Settings, notes: 
         key = f"{name}_{a.axis}"
         # the distance uses S_fact and S_E: the lower of their coverages
         k, n, share = fact if name == "s_fact" or (name == "distance" and not fact[2] >= every[2]) else every
-        out[f"{key}_coverage"] = share
+        out[f"{key}_coverage"], out[f"{key}_counted"], out[f"{key}_inputs"] = share, float(k), float(n)
         if n and share < settings.min_coverage and not math.isnan(out[key]):
-            nulled = [key, f"{key}_ci_low", f"{key}_ci_high", *([f"{key}_stderr"] if name in WITH_STDERR else [])]
+            nulled = _DECLARED[True][name].nullable(key)
             for metric in nulled:
                 out[metric] = math.nan
             notes.null(nulled, _below(k, n, settings))
@@ -778,7 +796,7 @@ def _rates(a: _Axis, axis_i: int, settings: _Settings, notes: Notes) -> dict[str
         key = f"{name}_{a.axis}"
         k, n, share = _coverage(answered[subset])
         out[key] = rates[column]
-        out[f"{key}_coverage"] = share
+        out[f"{key}_coverage"], out[f"{key}_counted"], out[f"{key}_inputs"] = share, float(k), float(n)
         if math.isnan(out[key]):
             notes.null([key, f"{key}_increase"], f"no parsed answer in the queries it counts (0 parsed of {n})")
         elif n and share < settings.min_coverage:

@@ -65,35 +65,54 @@ WILSON = Interval(
     "metrics.intervals:wilson_interval",
     FACT_INTERVAL,
 )
+#: What each reflected interval is centred on (its ``<name>_ci_centre``): the bias-corrected estimate. The plug-in
+#: entropy of observed shares is biased low and the plug-in KL high (README "Intervals"), so these intervals can lie
+#: beside the estimate the harness prints; the centre is the estimate with the bootstrap's bias removed.
+_REFLECTED = (
+    "the median of the reflected resamples, 2 x estimate - median of the resamples (the bias-corrected estimate)"
+)
 BASIC = Interval(
-    "basic (reflected) bootstrap, clipped to [0, 1]", _STRATA, "metrics.intervals:basic_interval", CELL_INTERVAL
+    "basic (reflected) bootstrap, clipped to [0, 1]",
+    _STRATA,
+    "metrics.intervals:basic_interval",
+    CELL_INTERVAL,
+    centre=_REFLECTED,
 )
 BASIC_KL = Interval(
     "basic (reflected) bootstrap of the mean KL, ends mapped through exp(-x)",
     _STRATA,
     "metrics.intervals:basic_interval",
     KL_INTERVAL,
+    centre="exp(-x) of the mean KL's bias-corrected estimate, 2 x mean KL - the median of its resamples",
 )
 RECOMPOSED = Interval(
     "percentile of S_fair recomposed from the reflected S_E and mean-KL resamples",
     _STRATA,
     "metrics.intervals:percentile_interval",
     CELL_INTERVAL,
+    centre="the median of S_fair recomposed from the reflected S_E and mean-KL resamples (the bias-corrected estimate)",
 )
 FOLDED = Interval(
     "basic (reflected) bootstrap of the signed distance, folded at 0",
     _STRATA,
     "metrics.fact_fair:fold_interval",
     CELL_INTERVAL,
+    centre="|median of the reflected signed-distance resamples| (the bias-corrected estimate)",
 )
 
 _COVERAGE_BY = "fact_fair_tasks.scoring:apply_coverage"
 FACT_INPUTS = Coverage(
-    "documents of the statistics with ground truth on the axis whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5
+    "documents of the statistics with ground truth on the axis whose answer was parsed",
+    _COVERAGE_BY,
+    THRESHOLD,
+    0.5,
+    counts=True,
 )
-AXIS_INPUTS = Coverage("documents on the axis whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5)
-DISTANCE_INPUTS = Coverage("the lower of the S_fact and S_E coverages", _COVERAGE_BY, THRESHOLD, 0.5)
-RATE_INPUTS = Coverage("documents of the queries the rate counts whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5)
+AXIS_INPUTS = Coverage("documents on the axis whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5, counts=True)
+DISTANCE_INPUTS = Coverage("the lower of the S_fact and S_E coverages", _COVERAGE_BY, THRESHOLD, 0.5, counts=True)
+RATE_INPUTS = Coverage(
+    "documents of the queries the rate counts whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5, counts=True
+)
 
 
 def _scores(minima: dict[str, Minimum]) -> tuple[Statistic, ...]:

@@ -13,7 +13,9 @@ parsed again), its provenance the benchmark's own from the documents the log hol
 :func:`add_groups`.
 
 The output (strict JSON) holds one entry per task and group, under the harness's names (``_lite`` tasks included),
-with every metric; ``"nulls"``: ``{task: {metric: reason}}``; ``"provenance"``: ``{task: {...}}``, with ``limit``
+with every metric; ``"nulls"``: ``{task: {metric: reason}}``; ``"intervals"``: ``{task: {metric: why}}``, why each
+interval that excludes its estimate does, with the bias-corrected estimate it is centred on
+(:func:`fairness_evals.centres.beside`); ``"provenance"``: ``{task: {...}}``, with ``limit``
 and ``samples`` where the harness recorded a limited or subset run (an Inspect log: ``limited`` and ``epochs``); and
 ``"score_inputs"``, the files read (see :mod:`fairness_evals.scoring_cli`; an Inspect log's with harness
 ``inspect``).
@@ -39,8 +41,8 @@ FEW_SHOT = (
     "zero-shot by design: README, Zero-shot)"
 )
 #: The keys of a score output that are not tasks.
-NULLS, PROVENANCE = "nulls", "provenance"
-NOT_TASKS = (NULLS, PROVENANCE, SCORE_INPUTS)
+NULLS, PROVENANCE, INTERVALS = "nulls", "provenance", "intervals"
+NOT_TASKS = (NULLS, PROVENANCE, INTERVALS, SCORE_INPUTS)
 
 #: Each benchmark's module with ``detail(files) -> Detail`` for the samples files of its tasks.
 ADAPTERS = {"fact_or_fair": "fact_fair_tasks.cli", "fairlens": "fairlens_tasks.cli", "iris": "iris_tasks.cli"}
@@ -51,19 +53,32 @@ _ANY_TASK = re.compile(r"(?:fact_or_fair|fairlens|iris)_[A-Za-z0-9_]+|fairlens|i
 
 @dataclass
 class Detail:
-    """Every statistic of some tasks (``results``: task -> metric -> value), why each null is null, the provenance."""
+    """Every statistic of some tasks (``results``: task -> metric -> value), why each null is null, the provenance,
+    and why each interval that excludes its estimate does (``intervals``: :meth:`add_centres`)."""
 
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     nulls: dict[str, dict[str, str]] = field(default_factory=dict)
     provenance: dict[str, dict[str, Any]] = field(default_factory=dict)
+    intervals: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def update(self, other: Detail) -> None:
         self.results.update(other.results)
         self.nulls.update(other.nulls)
         self.provenance.update(other.provenance)
+        self.intervals.update(other.intervals)
+
+    def add_centres(self) -> None:
+        """:attr:`intervals`: for each task, why each interval that excludes its estimate does
+        (:func:`fairness_evals.centres.beside`)."""
+        from fairness_evals import centres
+
+        for task, metrics in self.results.items():
+            found = centres.beside(task, metrics)
+            if found:
+                self.intervals[task] = found
 
     def as_json(self) -> dict[str, Any]:
-        return {**self.results, NULLS: self.nulls, PROVENANCE: self.provenance}
+        return {**self.results, NULLS: self.nulls, INTERVALS: self.intervals, PROVENANCE: self.provenance}
 
 
 def samples_files(paths: Iterable[str], *, model: str | None = None, run: str | None = None) -> list[InputFile]:
@@ -102,6 +117,7 @@ def detail(paths: Iterable[str], *, model: str | None = None, run: str | None = 
         out.update(importlib.import_module(ADAPTERS[benchmark]).detail(chosen))
     add_groups(out, _sample_counts(files))
     _add_run_provenance(out, files)
+    out.add_centres()
     return out, files
 
 
@@ -294,6 +310,7 @@ def log_detail(entries: Iterable[Any]) -> Detail:
         out.provenance[entry.name] = log_provenance(entry)
         sizes[entry.name] = len(entry.samples)
     add_groups(out, sizes)
+    out.add_centres()
     return out
 
 
@@ -345,4 +362,5 @@ def read(path: Path) -> Detail:
         {k: v for k, v in data.items() if k not in NOT_TASKS and isinstance(v, dict)},
         data.get(NULLS) or {},
         data.get(PROVENANCE) or {},
+        data.get(INTERVALS) or {},
     )

@@ -105,7 +105,7 @@ def enforce(
     value = out.get(member)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    derived = [name for name in statistic.derived(member) if not name.endswith("_coverage") and name in out]
+    derived = [name for name in statistic.nullable(member)[1:] if name in out]
     cells = list(counts)
     outcome = {"with_outcome": with_outcome, "without_outcome": without_outcome}
     if statistic.minimum is not None:

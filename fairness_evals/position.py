@@ -85,7 +85,7 @@ def sensitive(statistics: Iterable[Statistic]) -> list[str]:
     for s in statistics:
         if s.position:
             for member in s.members:
-                out += [member, *(name for name in s.derived(member) if not name.endswith("_coverage"))]
+                out += s.nullable(member)
     return out
 
 

@@ -11,8 +11,12 @@ A statistic is one metric, or a *family* of metrics that differ by a placeholder
 declared once with the values its placeholders take. Its *derived* metrics follow from what it declares:
 
 - ``<name>_ci_low`` / ``<name>_ci_high``: the ends of its 95% interval, when it declares an :class:`Interval`;
+- ``<name>_ci_centre``: the value that interval is centred on, when its method corrects the estimate's bias (the
+  interval's ``centre`` says how): a reflected interval can lie beside its plug-in estimate, and this is the
+  bias-corrected estimate it stands for;
 - ``<name>_coverage``: the share of its inputs that counted, when it declares a :class:`Coverage` (below the
-  coverage's threshold the statistic and its interval are null);
+  coverage's threshold the statistic and its interval are null); with it, where the coverage declares ``counts``,
+  ``<name>_counted`` (the inputs that counted: the statistic's denominator n) and ``<name>_inputs`` (all its inputs);
 - ``<name>_stderr``: its standard error, shown in the harness's ± column, when it declares ``stderr`` (the function
   that computes it; only where a seeded simulation shows that ``estimate ± 1.96 stderr`` covers at the bar).
 
@@ -50,7 +54,9 @@ TABLE_MODULES = {
     "iris": "iris_tasks.statistics",
 }
 
-DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_coverage", "_stderr")
+DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_ci_centre", "_coverage", "_counted", "_inputs", "_stderr")
+#: The derived names that are counts of a statistic's inputs: they stay when the statistic is null.
+COUNT_SUFFIXES = ("_coverage", "_counted", "_inputs")
 
 
 @dataclass(frozen=True)
@@ -112,24 +118,30 @@ class Minimum:
 class Interval:
     """How a statistic's 95% interval is made: the ``method`` (one line), the unit the bootstrap ``resampled``
     (and within which strata), the function that computes the interval from the resamples, and the ``minimum``
-    evidence below which the interval (and the standard error) is withheld while the estimate stays."""
+    evidence below which the interval (and the standard error) is withheld while the estimate stays. ``centre``,
+    where the method corrects the plug-in estimate's bias (so the interval can lie beside the estimate), says what
+    the interval is centred on, reported as ``<name>_ci_centre`` (:attr:`metrics.intervals.BootstrapInterval.centre`).
+    """
 
     method: str
     resampled: str
     computed_by: str
     minimum: Minimum | None = None
+    centre: str | None = None
 
 
 @dataclass(frozen=True)
 class Coverage:
     """What a statistic's ``<name>_coverage`` counts: the share of ``inputs`` that counted, computed by
     ``computed_by``; below the setting ``threshold`` (a task-metadata key, default ``default``) the statistic and
-    its interval are null, with one warning."""
+    its interval are null, with one warning. With ``counts``, the statistic also reports the two counts of that
+    share: ``<name>_counted`` (its denominator n, the inputs that counted) and ``<name>_inputs``."""
 
     inputs: str
     computed_by: str
     threshold: str | None = None
     default: float | None = None
+    counts: bool = False
 
 
 @dataclass(frozen=True)
@@ -175,11 +187,20 @@ class Statistic:
         out = []
         if self.interval is not None:
             out += [f"{member}_ci_low", f"{member}_ci_high"]
+            if self.interval.centre:
+                out.append(f"{member}_ci_centre")
         if self.coverage is not None:
             out.append(f"{member}_coverage")
+            if self.coverage.counts:
+                out += [f"{member}_counted", f"{member}_inputs"]
         if self.stderr:
             out.append(f"{member}_stderr")
         return out
+
+    def nullable(self, member: str) -> list[str]:
+        """The names that are null with the value of ``member``: it, its interval and its standard error (its
+        coverage stays: that is a true share of its inputs)."""
+        return [member, *(name for name in self.derived(member) if not name.endswith(COUNT_SUFFIXES))]
 
     def names(self) -> list[str]:
         """Every metric name this statistic reports: each member followed by its derived names."""
@@ -302,6 +323,13 @@ def _entries_of(
                 computed_by=interval.computed_by, role="detail", interval=interval.method,
                 resampled=interval.resampled, coverage=None, threshold=None, minimum=interval_minimum, **common,
             )  # fmt: skip
+    if interval is not None and interval.centre:
+        yield Explanation(
+            name=f"{member}_ci_centre", definition=f"the value the 95% interval of {member} is centred on: "
+            f"{interval.centre}; the interval can lie beside {member}, whose plug-in estimate is biased",
+            direction="neither", computed_by=interval.computed_by, role="detail", interval=interval.method,
+            resampled=interval.resampled, coverage=None, threshold=None, minimum=interval_minimum, **common,
+        )  # fmt: skip
     if coverage is not None:
         rule = (
             f"; below {coverage.threshold} (default {coverage.default:g}) {member} is null"
@@ -313,6 +341,14 @@ def _entries_of(
             direction="higher", computed_by=coverage.computed_by, role="detail", interval=None, resampled=None,
             coverage=coverage.inputs, threshold=coverage.threshold, **common,
         )  # fmt: skip
+    if coverage is not None and coverage.counts:
+        for suffix, what in (("counted", "the number of its inputs that counted: the denominator n of"),
+                             ("inputs", "the number of inputs of")):  # fmt: skip
+            yield Explanation(
+                name=f"{member}_{suffix}", definition=f"{what} {member} ({coverage.inputs})", direction="neither",
+                computed_by=coverage.computed_by, role="detail", interval=None, resampled=None,
+                coverage=coverage.inputs, threshold=coverage.threshold, **common,
+            )  # fmt: skip
     if s.stderr:
         yield Explanation(
             name=f"{member}_stderr", definition=f"standard error of {member}, shown in the harness's ± column "
@@ -406,7 +442,9 @@ def markdown(benchmark: str) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for s, headline, _ in rows.values():
-        derived = ", ".join(suffix for suffix, on in (("_ci_low/_ci_high", s.interval), ("_coverage", s.coverage),
+        ends = "_ci_low/_ci_high" + ("/_ci_centre" if s.interval and s.interval.centre else "")
+        shares = "_coverage" + ("/_counted/_inputs" if s.coverage and s.coverage.counts else "")
+        derived = ", ".join(suffix for suffix, on in ((ends, s.interval), (shares, s.coverage),
                                                       ("_stderr", s.stderr)) if on)  # fmt: skip
         where = _task_summary(headline) if headline else "detail"
         lines.append(

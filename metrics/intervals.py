@@ -38,6 +38,14 @@ linear interpolation; ``theta`` the estimate on the observed sample):
 
 Every method clips to the statistic's range (``bounds``), which never lowers coverage of a value
 inside that range. With no variation among resamples the interval is the estimate itself.
+
+Each interval also carries its ``centre``: the median of the distribution whose quantiles are its ends
+(percentile: ``q(1/2)``; basic: ``2 theta - q(1/2)``, the median of the reflected resamples, i.e. the estimate
+with the bootstrap's median bias removed; BCa: the quantile at the bias-corrected level ``Phi(z0 + z0 / (1 - a
+z0))``; max-t: the estimate, the band's centre), clipped like the ends, so it always lies in the interval. Where a
+method corrects a biased plug-in estimate, the interval can lie beside the estimate (an entropy of observed shares
+is too low, so its reflected interval lies above it); the centre is then the bias-corrected estimate the interval
+stands for, and the reports print it with the interval.
 """
 
 from __future__ import annotations
@@ -96,6 +104,8 @@ class BootstrapInterval:
         One of :data:`METHODS`.
     reason : str or None
         Why ``low``/``high`` are NaN, when they are.
+    centre : float
+        The value the interval is centred on (see the module docstring): within ``[low, high]``; NaN with them.
     """
 
     estimate: float
@@ -107,6 +117,7 @@ class BootstrapInterval:
     seed: int | None
     method: str = "percentile"
     reason: str | None = None
+    centre: float = math.nan
 
 
 def check_confidence(confidence: float) -> float:
@@ -127,21 +138,25 @@ _Finish = Callable[..., BootstrapInterval]
 
 
 def _finisher(*, confidence: float, n: int, n_nan: int, seed: int | None, method: str, bounds: Bounds) -> _Finish:
-    """``finish(estimate, low, high, reason=None)``: the :class:`BootstrapInterval` of one method's ends, clipped to
-    ``bounds``; a NaN end makes both NaN, with ``reason`` (or, without one, "every resample was NaN" when all ``n``
-    were, else "the interval is undefined")."""
+    """``finish(estimate, low, high, reason=None, centre=estimate)``: the :class:`BootstrapInterval` of one method's
+    ends and centre, clipped to ``bounds``; a NaN end makes both NaN (and the centre), with ``reason`` (or, without
+    one, "every resample was NaN" when all ``n`` were, else "the interval is undefined")."""
 
-    def finish(estimate: float, low: float, high: float, reason: str | None = None) -> BootstrapInterval:
+    def finish(
+        estimate: float, low: float, high: float, reason: str | None = None, centre: float | None = None
+    ) -> BootstrapInterval:
+        centre = float(estimate) if centre is None else float(centre)
         if math.isnan(low) or math.isnan(high):
-            low = high = math.nan
+            low = high = centre = math.nan
             if reason is None:
                 reason = "every resample was NaN" if n_nan == n else "the interval is undefined"
         else:
             low, high = float(np.clip(low, *bounds)), float(np.clip(high, *bounds))
+            centre = float(np.clip(centre, low, high)) if not math.isnan(centre) else centre
             reason = None
         return BootstrapInterval(
             estimate=float(estimate), low=low, high=high, confidence=confidence,
-            n_resamples=n, n_nan=n_nan, seed=seed, method=method, reason=reason,
+            n_resamples=n, n_nan=n_nan, seed=seed, method=method, reason=reason, centre=centre,
         )  # fmt: skip
 
     return finish
@@ -193,8 +208,8 @@ def percentile_interval(
     finite, tails, finish = _scalar_method(values, confidence, seed, bounds, "percentile")
     if not finite.size:
         return finish(estimate, math.nan, math.nan)
-    low, high = _quantiles(finite, tails)
-    return finish(estimate, low, high)
+    low, middle, high = _quantiles(finite, [tails[0], 0.5, tails[1]])
+    return finish(estimate, low, high, centre=middle)
 
 
 def basic_interval(
@@ -216,8 +231,8 @@ def basic_interval(
     finite, tails, finish = _scalar_method(values, confidence, seed, bounds, "basic")
     if math.isnan(estimate) or not finite.size:
         return finish(estimate, math.nan, math.nan, "the estimate is NaN" if finite.size else None)
-    q_low, q_high = _quantiles(finite, tails)
-    return finish(estimate, 2 * estimate - q_high, 2 * estimate - q_low)
+    q_low, q_middle, q_high = _quantiles(finite, [tails[0], 0.5, tails[1]])
+    return finish(estimate, 2 * estimate - q_high, 2 * estimate - q_low, centre=2 * estimate - q_middle)
 
 
 def jackknife_acceleration(
@@ -275,10 +290,10 @@ def bca_interval(
         reason = "every resample lies on one side of the estimate (BCa bias correction undefined)"
         return finish(estimate, math.nan, math.nan, reason)
     z0 = float(ndtri(share))
-    z = ndtri(tails)
+    z = ndtri([tails[0], 0.5, tails[1]])
     levels = ndtr(z0 + (z0 + z) / (1.0 - acceleration * (z0 + z)))
-    low, high = _quantiles(finite, levels)
-    return finish(estimate, low, high)
+    low, middle, high = _quantiles(finite, levels)
+    return finish(estimate, low, high, centre=middle)
 
 
 def max_t_interval(

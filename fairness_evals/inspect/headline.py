@@ -78,15 +78,8 @@ def headline_names(task: str) -> list[str]:
 
 
 def interval_names(task: str) -> list[str]:
-    """The interval ends and standard errors of every statistic of ``task``."""
-    out = []
-    for s in statistics.task(task).statistics:
-        for member in s.members:
-            if s.interval is not None:
-                out += [f"{member}_ci_low", f"{member}_ci_high"]
-            if s.stderr:
-                out.append(f"{member}_stderr")
-    return out
+    """The interval ends (and centres) and standard errors of every statistic of ``task``."""
+    return [name for s in statistics.task(task).statistics for m in s.members for name in s.nullable(m)[1:]]
 
 
 def withhold_for_epochs(values: dict[str, float], task: str, answers: int, documents: int, notes: Notes) -> None:

@@ -46,11 +46,17 @@ class Entry:
     def value(self, kind: str, name: str) -> float:
         return self.model.metric(self.task(kind), name)
 
-    def cell(self, kind: str, name: str, show_n: bool = True):
-        return self.model.cell(self.task(kind), name, note=self.denominator(kind), n=self.n(kind) if show_n else "")
+    def cell(self, kind: str, name: str):
+        """The metric's cell, its n the score's own denominator (``n = 90 of 90``: the answers it counts, of the
+        documents of its inputs), else, where the results do not carry it, the task's answers parsed (said so)."""
+        task = self.task(kind)
+        n = self.model.denominator(task, name)
+        if not n and self.n(kind) and self.model.raw(task, name, None) is not None:
+            n = f"{self.n(kind)} (the task's answers parsed)"
+        return self.model.cell(task, name, note=self.denominator(kind), n=n)
 
     def n(self, kind: str) -> str:
-        """The short denominator: answers parsed of documents evaluated."""
+        """The task's short count: answers parsed of documents evaluated."""
         task = self.task(kind)
         if not self.model.has(task):
             return ""
@@ -111,14 +117,17 @@ def _group_of(entry: Entry, axis: str) -> str:
 def _subjective_cell(entry: Entry, axis: str, value: float):
     group = _group_of(entry, axis)
     ran = [c for c in CONTEXTS if entry.model.has(entry.task(c))]
-    parsed = [count(entry.model.metric(entry.task(c), "parsed")) for c in ran]
-    totals = {str(entry.model.n_samples(entry.task(c)).get("effective", "?")) for c in ran}
+    own = [entry.model.denominator(entry.task(c), f"s_fair_{axis}").removeprefix("n = ") for c in ran]
+    each = own if all(own) else [entry.n(c).removeprefix("n = ") for c in ran]  # else the tasks' answers parsed
+    counted, inputs = [e.rsplit(" of ", 1)[0] for e in each], {e.rsplit(" of ", 1)[-1] for e in each}
     if not ran:
         n = ""
-    elif len(totals) == 1:
-        n = f"n = {', '.join(parsed)} of {totals.pop()}" + (" each" if len(ran) > 1 else "")
+    elif len(inputs) == 1:
+        n = f"n = {', '.join(counted)} of {inputs.pop()}" + (" each" if len(ran) > 1 else "")
     else:
-        n = "n = " + ", ".join(entry.n(c).removeprefix("n = ") for c in ran)
+        n = "n = " + ", ".join(each)
+    if ran and not all(own):
+        n += " (the tasks' answers parsed)"
     if ran and len(ran) < len(CONTEXTS):
         n += f" ({', '.join(SHORT[c] for c in ran)} only)"
     note = "mean S_fair over the four subjective contexts; n: " + "; ".join(entry.denominator(c) for c in ran)
@@ -152,7 +161,7 @@ def table2(items: list[Entry]) -> Table:
         "Fact-or-Fair summary (paper Table 2, x100)",
         ["Model", "Obj. S_fact G", "R", "Avg.", "Subj. S_fair G", "R", "Avg.", "Avg. G", "R", "Avg."],
         rows,
-        "Obj.: fact_or_fair_objective S_fact with its 95% bootstrap interval; n = answers parsed of documents. "
+        "Obj.: fact_or_fair_objective S_fact with its 95% interval; n = answers counted of the axis's documents. "
         "Subj.: mean S_fair over the four subjective contexts, copied from the fact_or_fair_subjective group (or the "
         "fact_or_fair group, the same mean) when the results hold one, else computed by the report (italics); n per "
         "context. Avg.: plain means computed by the "
@@ -167,16 +176,12 @@ def context_tables(items: list[Entry]) -> list[Table]:
         for e in items:
             for metric, label in SCORES:
                 rows.append(
-                    [
-                        text(e.label),
-                        text(label),
-                        *[e.cell(k, f"{metric}_{axis}", show_n=False) for k in ("objective", *CONTEXTS)],
-                    ]
+                    [text(e.label), text(label), *[e.cell(k, f"{metric}_{axis}") for k in ("objective", *CONTEXTS)]]
                 )
             rows.append(
                 [
                     text(e.label),
-                    text("n"),
+                    text("answers"),
                     *[
                         text(e.n(k).removeprefix("n = ") or "not run", note=e.denominator(k))
                         for k in ("objective", *CONTEXTS)
@@ -189,8 +194,9 @@ def context_tables(items: list[Entry]) -> list[Table]:
                 ["Model", "Score", *[SHORT[k] for k in ("objective", *CONTEXTS)]],
                 rows,
                 "O objective; S-B base scenario; S-R representativeness; S-A attribution; S-G in-group/out-group. "
-                "Brackets: 95% bootstrap intervals (documents resampled). Row n: answers parsed of documents "
-                "evaluated, the denominator of every score in its column.",
+                f"n under each score: its denominator, the answers it counts of the documents on the {axis} axis it "
+                "is computed from (S_fact: those of statistics with ground truth). Row answers: answers parsed of "
+                "documents evaluated in the task.",
             )
         )
     return tables
@@ -208,7 +214,8 @@ def rates_table(items: list[Entry]) -> Table:
         "Cognitive-error rates (paper Table 3, x100)",
         ["Model", "Axis", *[label for _, _, label in RATES], "Avg. increase"],
         rows,
-        "Each rate from the task of its context, n = answers parsed of documents. Avg. increase (computed by the "
+        "Each rate from the task of its context, n = answers counted of the documents of the queries it counts. "
+        "Avg. increase (computed by the "
         "report, italics) = mean over the five of the results' (rate - chance baseline): gender 50; race 25, "
         "out-group 75.",
     )
@@ -289,7 +296,8 @@ def figure(items: list[Entry]) -> list[Figure]:
                 fact_fair_plot(points, ks=ks, highlight=k, title=f"{axis}: factuality vs entropy"),
                 f"The curves are the upper bounds g_k of S_E given S_fact (paper Conclusion 1) for k = 2 and 4; "
                 f"{axis} has k = {k} choices, so g_{k} is the bound that applies ({drawn}). "
-                "Whiskers: 95% bootstrap intervals. Points: one per task (O, S-B, S-R, S-A, S-G).",
+                "Whiskers: 95% intervals (S_fact Wilson, S_E reflected bootstrap). Points: one per task (O, S-B, "
+                "S-R, S-A, S-G).",
             )
         )
     return figures

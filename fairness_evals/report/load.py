@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import jsonio
-from fairness_evals.report.model import Cell, number, share, shorten, text
+from fairness_evals import centres, jsonio
+from fairness_evals.report.model import Cell, number, share, shorten, shown, text
 
 OUR_PREFIXES = ("fact_or_fair", "fairlens", "iris")
 #: The benchmarks' logger, held back while a run's detail is read: each null carries its reason there, and the
@@ -122,8 +122,10 @@ class Run:
         return f"{self.index}|{task}|{name}" if self.has(task) and name in self.results[task] else ""
 
     def cell(self, task: str, name: str, note: str = "", scale: bool = True, n: str = "", digits: int = 2) -> Cell:
-        """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one, its ``_coverage``
-        (package convention 1) when they carry that, and, for an undefined value, why (:meth:`nan_reason`)."""
+        """The metric with its ``_ci_low``/``_ci_high`` interval when the results carry one (with its declared method
+        for the caption, and, where it excludes the estimate, its ``_ci_centre`` and why: :mod:`fairness_evals.centres`),
+        its ``_coverage`` (package convention 1) when they carry that, and, for an undefined value, why
+        (:meth:`nan_reason`)."""
         metrics = self.results.get(task, {})
         has_interval = f"{name}_ci_low" in metrics
         low = self.metric(task, f"{name}_ci_low") if has_interval else None
@@ -138,10 +140,25 @@ class Run:
             reason = self.position_mark(task, name)
         if reason:
             note = f"{reason}. {note}" if note else reason
+        statistic = centres.declared(task, name) if has_interval else None
+        drawn = low is not None and high is not None and not (math.isnan(low) or math.isnan(high))
+        interval = (statistic.name, statistic.interval.method) if statistic and statistic.interval and drawn else None
+        beside = centres.why(task, name, metrics, lambda v: shown(v, scale, digits)) if has_interval else ""
+        if beside:
+            note = f"{beside}. {note}" if note else beside
+        centre = self.metric(task, f"{name}{centres.CENTRE}") if beside else None
         return number(
             value, low, high, note=note, scale=scale, source=source, n=n, digits=digits, coverage=coverage,
-            reason=reason,
+            reason=reason, centre=centre, interval=interval,
         )  # fmt: skip
+
+    def denominator(self, task: str, name: str) -> str:
+        """``n = 90 of 90``: the metric's denominator (``<name>_counted``, the inputs that counted) of its inputs
+        (``<name>_inputs``), where the results carry both; "" otherwise."""
+        counted, inputs = self.metric(task, f"{name}_counted"), self.metric(task, f"{name}_inputs")
+        if math.isnan(counted) or math.isnan(inputs):
+            return ""
+        return f"n = {counted:.0f} of {inputs:.0f}"
 
     def position_mark(self, task: str, name: str) -> str:
         """Why a number the task kept is not a result: its answers follow the option position
@@ -269,6 +286,10 @@ class ModelRuns:
     def source_of(self, task: str, name: str) -> str:
         run = self.run_of(task)
         return run.source_of(task, name) if run else ""
+
+    def denominator(self, task: str, name: str) -> str:
+        run = self.run_of(task)
+        return run.denominator(task, name) if run else ""
 
     def metadata(self, task: str) -> dict[str, Any]:
         run = self.run_of(task)

@@ -45,6 +45,12 @@ class Cell:
     derived: str = ""  # how the report computed the value, when it is not copied
     coverage: float | None = None  # the score's ``<name>_coverage``: share of its inputs that counted
     reason: str = ""  # why an undefined value is undefined, shown with its dash
+    #: The interval's centre where the interval excludes the estimate (``<name>_ci_centre``: the bias-corrected
+    #: estimate), shown under the number; ``note`` then says why (:func:`fairness_evals.centres.why`).
+    centre: str = ""
+    #: ``(statistic, method)`` of the interval the cell shows, as its statistics table declares them: the table's
+    #: caption names each method used (:func:`methods`).
+    interval: tuple[str, str] | None = None
 
     @property
     def coverage_text(self) -> str:
@@ -78,6 +84,23 @@ class Table:
     columns: list[str]
     rows: list[list[Cell]]
     caption: str = ""
+
+    @property
+    def full_caption(self) -> str:
+        """The caption, then the interval methods of the cells that show one (:func:`methods`)."""
+        return " ".join(part for part in (self.caption, methods(self.rows)) if part)
+
+
+def methods(rows: list[list[Cell]]) -> str:
+    """``95% intervals: <method> (<statistic>, ...); ...`` for the intervals the cells show, each method named once
+    with the statistics (as declared: ``s_e_{axis}``) that use it; "" when no cell shows one."""
+    used: dict[str, list[str]] = {}
+    for cell in (c for row in rows for c in row):
+        if cell.interval is not None and cell.interval[0] not in used.setdefault(cell.interval[1], []):
+            used[cell.interval[1]].append(cell.interval[0])
+    if not used:
+        return ""
+    return "95% intervals: " + "; ".join(f"{method} ({', '.join(names)})" for method, names in used.items()) + "."
 
 
 @dataclass
@@ -132,20 +155,29 @@ def number(
     digits: int = 2,
     coverage: float | None = None,
     reason: str = "",
+    centre: float | None = None,
+    interval: tuple[str, str] | None = None,
 ) -> Cell:
-    """A numeric cell with its interval, as ``62.13 [55.10, 68.92]`` (x100 when ``scale``), its coverage and, when
-    undefined, the reason."""
+    """A numeric cell with its interval, as ``62.13 [55.10, 68.92]`` (x100 when ``scale``), its coverage, when
+    undefined the reason, and the interval's ``centre`` where it excludes the estimate (the caller says why in
+    ``note``)."""
 
     def fmt(v: float) -> str:
-        return pct(v, digits) if scale else plain(v, digits)
+        return shown(v, scale, digits)
 
     text = fmt(value)
     if low is not None and high is not None and not (math.isnan(low) or math.isnan(high)):
         text += f" [{fmt(low)}, {fmt(high)}]"
     return Cell(
         text=text, value=value, low=low, high=high, note=note, source=source, n=n, derived=derived,
-        coverage=coverage, reason=reason,
+        coverage=coverage, reason=reason, interval=interval,
+        centre="" if centre is None or math.isnan(centre) else f"centred on {fmt(centre)} (bias-corrected)",
     )  # fmt: skip
+
+
+def shown(value: float, scale: bool = True, digits: int = 2) -> str:
+    """A number as a cell shows it: x100 when ``scale`` (:func:`pct`), else as reported (:func:`plain`)."""
+    return pct(value, digits) if scale else plain(value, digits)
 
 
 def text(value: str, note: str = "") -> Cell:

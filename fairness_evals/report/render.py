@@ -20,7 +20,7 @@ td.missing{color:#999}td.text{text-align:left;white-space:normal}td[title]{curso
 .caption,.intro,.meta{color:#555;font-size:.85rem;max-width:70rem}
 figure{margin:1rem 0}figcaption{color:#555;font-size:.85rem;max-width:560px}
 .sources li{font-size:.8rem;color:#555}
-td .n,td .cov,td .why{display:block;color:#666;font-size:.75rem;white-space:normal}td .why{font-style:italic}td.text:first-child{white-space:nowrap}td.derived{font-style:italic}
+td .ctr,td .n,td .cov,td .why{display:block;color:#666;font-size:.75rem;white-space:normal}td .why{font-style:italic}td.text:first-child{white-space:nowrap}td.derived{font-style:italic}
 .multiples{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 """.strip()
 
@@ -46,7 +46,8 @@ def _cell_html(cell: Cell, header: bool = False) -> str:
         attrs.append(f'title="{escape(hover(title))}"')
     if cell.coverage is not None:
         attrs.append(f'data-coverage="{_raw(cell.coverage)}"')
-    extra = [(cls, t) for cls, t in (("n", cell.n), ("cov", cell.coverage_text), ("why", cell.reason)) if t]
+    extra = [(cls, t) for cls, t in (("ctr", cell.centre), ("n", cell.n), ("cov", cell.coverage_text),
+                                     ("why", cell.reason)) if t]  # fmt: skip
     body = escape(shown) + "".join(f'<span class="{cls}">{escape(shorten(t))}</span>' for cls, t in extra)
     return f"<{tag} {' '.join(attrs)}>{body}</{tag}>" if attrs else f"<{tag}>{body}</{tag}>"
 
@@ -66,7 +67,7 @@ def _prose(text: str) -> str:
 def _table_html(table: Table) -> str:
     head = "".join(f"<th>{escape(shorten(c))}</th>" for c in table.columns)
     body = "".join("<tr>" + "".join(_cell_html(c) for c in row) + "</tr>" for row in table.rows)
-    caption = f'<p class="caption">{_prose(table.caption)}</p>' if table.caption else ""
+    caption = f'<p class="caption">{_prose(table.full_caption)}</p>' if table.full_caption else ""
     return (
         f'<h3>{_prose(table.title)}</h3><div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>{caption}"
@@ -106,7 +107,9 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
 INTRO = (
     "Numbers are copied from the results files; the few the report computes (plain means, in italics, named in "
     "each caption) say so. Fact-or-Fair and FairLens values are x100 as in the papers, IRIS scores as reported; "
-    "brackets are 95% bootstrap intervals; n is the denominator; coverage is the share of a score's inputs that "
+    "brackets are 95% intervals, each table naming its methods (an interval that corrects a biased estimate can lie "
+    "beside it: the cell then shows the bias-corrected estimate it is centred on); n is each score's denominator; "
+    "coverage is the share of a score's inputs that "
     "counted (answers parsed, mapped or judged). A dash means undefined, with the reason where the results tell it "
     "(e.g. a score withheld because its coverage is below the task's minimum)."
 )
@@ -115,7 +118,7 @@ INTRO = (
 def _md_cell(cell: Cell) -> str:
     text = md_escape(shorten(cell.text))
     text = f"_{text}_" if cell.derived and cell.text not in ("", "–") else text
-    extra = [shorten(t) for t in (cell.n, cell.coverage_text, cell.reason) if t]
+    extra = [shorten(t) for t in (cell.centre, cell.n, cell.coverage_text, cell.reason) if t]
     return text + (f" ({md_escape('; '.join(extra))})" if extra else "")
 
 
@@ -148,8 +151,8 @@ def markdown(title: str, sections: list[Section], sources: list[str], notes: lis
             lines.append("|" + "|".join("---" for _ in table.columns) + "|")
             for row in table.rows:
                 lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
-            if table.caption:
-                lines += ["", f"*{md_escape(table.caption)}*"]
+            if table.full_caption:
+                lines += ["", f"*{md_escape(table.full_caption)}*"]
             lines.append("")
     lines += ["## Sources", ""] + [f"- {md_escape(s, brackets=True)}" for s in sources]
     return "\n".join(lines) + "\n"

@@ -102,6 +102,18 @@ def rounded(metrics: dict[str, Any]) -> dict[str, Any]:
     return {name: one(value) for name, value in metrics.items()}
 
 
+#: Metric names added after the ``metrics*`` pins were made, left out of their hashes so that the pins still hold
+#: every value they held (tests/fact_or_fair/test_fact_or_fair_scoring.py checks the additions): issue 33's
+#: ``<score>_<axis>_ci_centre``, the value each reflected interval is centred on, and ``<name>_counted`` /
+#: ``<name>_inputs``, the two counts of each ``<name>_coverage`` (the score's denominator and its inputs).
+ADDED_SUFFIXES = ("_ci_centre", "_counted", "_inputs")
+
+
+def pinned(metrics: dict[str, Any]) -> dict[str, Any]:
+    """``metrics`` without the names added after the pins (:data:`ADDED_SUFFIXES`)."""
+    return {name: value for name, value in metrics.items() if not name.endswith(ADDED_SUFFIXES)}
+
+
 def documents_of(kind: str, conventions: str) -> list[dict[str, Any]]:
     return documents.documents_for(kind, draws=DRAWS, metadata={"fact_or_fair_conventions": conventions})
 
@@ -126,11 +138,13 @@ def score_fingerprints(kind: str, conventions: str) -> dict[str, str]:
         "records": sha(records),
         "process_results": sha(results),
         "process_results_mc": sha(mc),
-        "metrics": sha(rounded(scoring.compute_metrics(records, task=task))),
-        "metrics_aggregation": sha(rounded(scoring._compute_for_items([r[scoring.CARRIER] for r in results]))),
-        "metrics_mc": sha(rounded(scoring.compute_metrics([r[scoring.CARRIER]["record"] for r in mc], task=task))),
+        "metrics": sha(rounded(pinned(scoring.compute_metrics(records, task=task)))),
+        "metrics_aggregation": sha(rounded(pinned(scoring._compute_for_items([r[scoring.CARRIER] for r in results])))),
+        "metrics_mc": sha(
+            rounded(pinned(scoring.compute_metrics([r[scoring.CARRIER]["record"] for r in mc], task=task)))
+        ),
         "metrics_min_coverage": sha(
-            rounded(scoring.compute_metrics(records, task=task, metadata={"fact_or_fair_min_coverage": 0.9}))
+            rounded(pinned(scoring.compute_metrics(records, task=task, metadata={"fact_or_fair_min_coverage": 0.9})))
         ),
     }
 

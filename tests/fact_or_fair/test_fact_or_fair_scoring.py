@@ -405,6 +405,43 @@ def test_objective_intervals_withheld_with_one_warning(caplog: pytest.LogCapture
     assert len(messages) == 2 and all("interval withheld" in m and "only 3 parsed answers" in m for m in messages)
 
 
+def test_reflected_intervals_report_their_centre_and_every_score_its_denominator() -> None:
+    """Issue 33. A random answerer on the lite design: the plug-in S_E is biased low, so its reflected interval lies
+    above it (the review's ``S_E 97.80 [98.53, 100.00]``); ``<score>_ci_centre`` is the bias-corrected estimate it is
+    centred on, inside it. Each score's ``_counted`` and ``_inputs`` are its denominator and its documents (review
+    finding 14: the objective S_fact's is the axis's documents, not every answer parsed)."""
+    rng = random.Random(0)
+    docs = documents_for("base", draws=10)
+    records = [
+        scoring.record_for(d, scoring.parse_reply(d, f'{{"answer": "{"ABCD"[rng.randrange(4)]}"}}')) for d in docs
+    ]
+    m = scoring.compute_metrics(records, task="t_base")
+    beside = []
+    for axis in ("gender", "race"):
+        for name in scoring.CENTRED:
+            key = f"{name}_{axis}"
+            low, high, centre = m[f"{key}_ci_low"], m[f"{key}_ci_high"], m[f"{key}_ci_centre"]
+            if math.isnan(low):  # S_KLD's interval needs 100 answers per cell (withheld, its centre too)
+                assert name == "s_kld" and math.isnan(centre), key
+                continue
+            assert low <= centre <= high, key
+            beside += [key] if not low <= m[key] <= high else []
+        for name in scoring.SCORES:
+            key = f"{name}_{axis}"
+            assert m[f"{key}_coverage"] == m[f"{key}_counted"] / m[f"{key}_inputs"], key
+        assert m[f"s_e_{axis}_inputs"] == len(docs)
+    assert {"s_e_gender", "s_e_race", "s_fair_gender", "s_fair_race"} <= set(beside)
+    assert set(m) == set(table.task_of("base").all_metrics())  # the new names are the declared ones
+    objective = objective_documents()
+    records = [scoring.record_for(d, scoring.parse_reply(d, "I cannot answer that." if i % 4 == 0 else "A"))
+               for i, d in enumerate(objective)]  # fmt: skip
+    m = scoring.compute_metrics(records, task="t_objective")
+    for axis in ("gender", "race"):
+        asked = [i for i, d in enumerate(objective) if d["axis"] == axis]
+        assert m[f"s_fact_{axis}_inputs"] == len(asked) and len(asked) < len(objective)
+        assert m[f"s_fact_{axis}_counted"] == sum(i % 4 != 0 for i in asked) < m["parsed"]
+
+
 @pytest.mark.parametrize("per_cell", [30, 102])
 def test_the_kl_interval_needs_100_answers_per_cell(per_cell: int, caplog: pytest.LogCaptureFixture) -> None:
     # a content-driven pick (gender and race cycling with the document), per_cell answers in every cell

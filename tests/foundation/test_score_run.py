@@ -14,7 +14,7 @@ import pytest
 
 from fairness_evals import statistics
 from fairness_evals.cli import main
-from fairness_evals.detail import NULLS, PROVENANCE, SCORE_INPUTS
+from fairness_evals.detail import NOT_TASKS, NULLS, PROVENANCE, SCORE_INPUTS
 
 pytestmark = pytest.mark.harness
 
@@ -45,7 +45,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _check_detail(detail: dict[str, Any], printed: dict[str, dict[str, Any]]) -> None:
-    tasks = {k: v for k, v in detail.items() if k not in (NULLS, PROVENANCE, SCORE_INPUTS)}
+    tasks = {k: v for k, v in detail.items() if k not in NOT_TASKS}
     ours = {t for t in printed if t.startswith(("fact_or_fair", "fairlens", "iris"))}
     assert ours <= set(tasks), sorted(ours - set(tasks))
     for task in ours:

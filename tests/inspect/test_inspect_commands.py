@@ -45,7 +45,7 @@ def test_score_of_a_log_folder_is_score_of_its_replies(fact_or_fair_run: Served,
     proc = fairness_evals("score", str(logs_of(fact_or_fair_run)), "--out", str(out), cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     detail = json.loads(out.read_text())
-    assert set(detail) == {*LEAVES, "nulls", "provenance", "score_inputs"}
+    assert set(detail) == {*LEAVES, "nulls", "intervals", "provenance", "score_inputs"}
     for task, options in LEAVES.items():
         entry = fact_or_fair_run.tasks[task]
         replies = score_replies(tmp_path, entry, *options)

@@ -52,6 +52,32 @@ def test_bca_by_hand() -> None:
     assert (out.low, out.high) == pytest.approx(tuple(np.quantile(values, levels)))
 
 
+def test_each_interval_carries_the_value_it_is_centred_on() -> None:
+    """Issue 33: a reflected interval can exclude its estimate (S_E 97.80 [98.53, 100.00]); each method says what it is
+    centred on, always inside it: the percentile interval the median of the resamples, the basic one the median of the
+    reflected resamples (2 theta - q(1/2), the bias-corrected estimate), BCa the quantile at the corrected median
+    level, max-t the estimate; NaN with the interval."""
+    values = np.arange(1.0, 102.0)  # median 51
+    assert iv.percentile_interval(values, estimate=7.0).centre == 51.0
+    basic = iv.basic_interval(values, estimate=40.0)
+    assert basic.centre == 2 * 40 - 51 and basic.low <= basic.centre <= basic.high
+    # every resample below the estimate: the reflected interval lies above it, centred on the corrected estimate
+    biased = iv.basic_interval(np.linspace(0.30, 0.40, 101), estimate=0.45, bounds=(0.0, 1.0))
+    assert biased.estimate < biased.low < biased.centre < biased.high and biased.centre == pytest.approx(
+        2 * 0.45 - 0.35
+    )
+    assert iv.basic_interval(np.linspace(0.90, 0.98, 101), estimate=0.99, bounds=(0.0, 1.0)).centre == 1.0  # clipped
+    rng = np.random.default_rng(0)
+    skewed = rng.normal(0.2, 1.0, size=4000)
+    z0, a = scipy.stats.norm.ppf(float(np.mean(skewed < 0.0))), 0.05
+    bca = iv.bca_interval(skewed, estimate=0.0, acceleration=a)
+    assert bca.centre == pytest.approx(np.quantile(skewed, scipy.stats.norm.cdf(z0 + z0 / (1 - a * z0))))
+    assert bca.low < bca.centre < bca.high
+    band = iv.max_t_interval([0.1, 0.3], rng.normal([0.1, 0.3], 0.05, size=(500, 2)))
+    assert band.centre == band.estimate == 0.3
+    assert math.isnan(iv.basic_interval([math.nan, math.nan], estimate=0.5).centre)
+
+
 def test_bca_matches_scipy_for_a_skewed_mean() -> None:
     """Our BCa (count resampling + jackknife of distinct values) agrees with scipy.stats.bootstrap's BCa."""
     rng = np.random.default_rng(1)

@@ -211,8 +211,12 @@ def test_coverage_beside_each_score_and_a_withheld_score_shows_why(tmp_path: Pat
     path.write_text(json.dumps(data))
     markdown = build_report([tmp_path], fmt="markdown")
     row = next(line for line in markdown.splitlines() if line.startswith("| m | 50.00"))
-    assert "50.00 [40.00, 60.00] (n = 110 of 198; coverage 99.6%)" in row
-    assert "– (n = 110 of 198; coverage 30%; withheld: coverage 30% is below the minimum 50% (fact_or_fair_min" in row
+    # these results carry no s_fact_gender_counted/_inputs (a results file alone): n is the task's, and says so
+    assert "50.00 [40.00, 60.00] (n = 110 of 198 (the task's answers parsed); coverage 99.6%)" in row
+    assert (
+        "– (n = 110 of 198 (the task's answers parsed); coverage 30%; withheld: coverage 30% is below the minimum 50% (fact_or_fair_min"
+        in row
+    )
     html = build_report([tmp_path])
     assert 'data-coverage="0.996"' in html and '<span class="cov">coverage 99.6%</span>' in html
     assert (
@@ -299,15 +303,20 @@ def test_infinite_values_are_shown_as_such_never_as_a_share_and_never_drawn(tmp_
     assert not [v for v in _svg_attributes(html) if re.search(r"\b(inf|nan)\b", v)]
     markdown = build_report([tmp_path], fmt="markdown")
     row = next(line for line in markdown.splitlines() if line.startswith("| m | "))
-    assert "| ∞ (n = 198 of 198; coverage ∞ (not a share); infinite in the results: not a score) |" in row
-    assert "| -∞ (n = 198 of 198; coverage 90%; infinite in the results: not a score) |" in row
+    assert (
+        "| ∞ (n = 198 of 198 (the task's answers parsed); coverage ∞ (not a share); infinite in the results: not a score) |"
+        in row
+    )
+    assert (
+        "| -∞ (n = 198 of 198 (the task's answers parsed); coverage 90%; infinite in the results: not a score) |" in row
+    )
 
 
 def test_a_value_that_is_not_a_number_says_so(tmp_path: Path) -> None:
     _results_file(tmp_path, "m", {"s_fact_gender": "N/A", "s_fact_gender_coverage": 0.9, "parsed": 198.0})
     markdown = build_report([tmp_path], fmt="markdown")
     row = next(line for line in markdown.splitlines() if line.startswith("| m | "))
-    assert "| – (n = 198 of 198; coverage 90%; not a number in the results: 'N/A') |" in row
+    assert "| – (n = 198 of 198 (the task's answers parsed); coverage 90%; not a number in the results: 'N/A') |" in row
 
 
 def test_a_huge_name_is_cut_whole_on_hover_up_to_a_limit_and_the_report_stays_small(tmp_path: Path) -> None:
