@@ -241,7 +241,7 @@ def test_intervals_are_printed_only_where_the_simulations_cover(caplog) -> None:
     for name in printed:
         base = name.removesuffix("_ci_low")
         assert out[f"{base}_ci_low"] < out[f"{base}_ci_high"]
-    assert "below the 40 at which its interval reaches 95 % coverage" in caplog.text
+    assert "interval withheld: its prompts hold a median of 20 labelled faces, fewer than 40" in caplog.text
     more = ff_t2i.compute_metrics(many_faces(80), n_resamples=200)
     for name in ("s_e_race", "s_kld_gender", "s_fair_gender", "s_kld_race", "s_fair_race"):
         assert more[f"{name}_ci_low"] < more[f"{name}_ci_high"], name
