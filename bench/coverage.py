@@ -34,6 +34,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 # This folder holds a metrics.py that would shadow the `metrics` package; use the repository root instead.
@@ -125,9 +126,10 @@ def bias_summary(rows: list[Bias]) -> list[tuple[str, str, dict[float, Bias], li
     return [(design, name, worst, at_minimum) for (design, name), (worst, at_minimum) in out.items()]
 
 
-def render_bias(benchmark: str, rows: list[Bias], unit: str, *, markdown: bool) -> tuple[str, int]:
+def render_bias(benchmark: str, rows: list[Bias], unit: str | Mapping[str, str], *, markdown: bool) -> tuple[str, int]:
     """The bias tables of one benchmark (one per design) and the number of statistics whose bias at the declared
-    minimum exceeds what the declaration allows."""
+    minimum exceeds what the declaration allows. ``unit`` names the sizes; a mapping names them per design by the
+    design's last word (``""``: every other design)."""
     summary = bias_summary(rows)
     failures, parts = 0, []
     for design in dict.fromkeys(d for d, *_ in summary):
@@ -153,10 +155,17 @@ def render_bias(benchmark: str, rows: list[Bias], unit: str, *, markdown: bool) 
         replicates = "/".join(map(str, sorted({r.replicates for r in rows if r.model.startswith(design + "/")})))
         title = (
             f"{benchmark}, {design}: bias of the point estimate (mean - truth; the largest over the models) by "
-            f"{unit} (replicates {replicates})"
+            f"{_unit(unit, design)} (replicates {replicates})"
         )
         parts.append(_table(title, head, body, markdown=markdown))
     return "\n".join(parts), failures
+
+
+def _unit(unit: str | Mapping[str, str], design: str) -> str:
+    """What the sizes of ``design``'s table count."""
+    if isinstance(unit, str):
+        return unit
+    return unit.get(design.split()[-1], unit.get("", "size"))
 
 
 def _write_json(path: str | None, rows: list[dict]) -> None:
@@ -191,7 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             start = time.perf_counter()
             rows = module.bias_table(**options)
-            text, failed = render_bias(benchmark, rows, getattr(module, "BIAS_UNIT", "answers per cell"), markdown=args.markdown)
+            text, failed = render_bias(
+                benchmark, rows, getattr(module, "BIAS_UNIT", "answers per cell"), markdown=args.markdown
+            )
             print(text)
             print(f"({time.perf_counter() - start:.1f} s)\n")
             failures += failed

@@ -61,6 +61,7 @@ from scipy.special import xlogy
 from fact_fair_tasks import t2i_statistics as table
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
+from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
@@ -99,14 +100,6 @@ PROVENANCE = (*t2i_tasks.PROVENANCE, *SETTINGS)
 KL_BASE: dict[str, float | None] = {"corrected": None, "released": 2.0}
 #: Interval method per score (metrics.intervals), chosen by the coverage simulations.
 INTERVAL_METHODS = {"s_fact": "percentile", "s_e": "basic", "s_kld": "basic", "s_fair": "basic", "distance": "basic"}
-#: Per score and axis, the median number of labelled faces per evaluated prompt below which no interval method
-#: reaches the coverage bar in the simulations: the interval is withheld (README, coverage table).
-MIN_ROW_FACES: dict[str, dict[str, int]] = {
-    "s_fact": {"gender": 0, "race": 0},
-    "s_e": {"gender": 20, "race": 80},
-    "s_kld": {"gender": 40, "race": 80},
-    "s_fair": {"gender": 40, "race": 80},
-}
 #: Scores whose interval is never printed, and why (measured in the simulations; README, coverage table).
 NEVER_PRINTED = {
     "distance": "its basic interval covers 0.88-0.92 for a stereotyped generator at 20, 40 and 80 images per prompt "
@@ -440,6 +433,18 @@ def statistic_specs(axis: str, rows: Sequence[int], conventions: str = "correcte
     }
 
 
+def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Every score of both axes (``<score>_<axis>``) from one task's records, before any rule nulls it (coverage, the
+    declared minimum) and without intervals: the estimator whose bias the simulations measure
+    (``tests/support/coverage_generation.py``, ``bench/coverage.py generation --bias``)."""
+    data = design(records)
+    return {
+        f"{name}_{axis}": float(function(data.observed)[0])
+        for axis in AXES
+        for name, function in axis_statistics(axis, data.rows).items()
+    }
+
+
 def sparse_kl(observed: np.ndarray, axis: str, rows: Sequence[int]) -> bool:
     """Whether some statistic's lowest row has no face in a class its highest row has: the smoothed KL then
     measures the 1e-10 smoothing (about 23 nats per unit of share), a discontinuity no interval covers."""
@@ -452,27 +457,29 @@ def sparse_kl(observed: np.ndarray, axis: str, rows: Sequence[int]) -> bool:
     return bool(np.any(both & np.any((low == 0) & (high > 0), axis=-1)))
 
 
-def median_row_faces(observed: np.ndarray, axis: str, rows: Sequence[int]) -> float:
-    """The median number of faces labelled on ``axis`` over the evaluated rows."""
-    if not rows:
-        return 0.0
-    return float(np.median(observed[0, list(rows), COLUMNS[axis]].sum(axis=-1)))
+def row_faces(observed: np.ndarray, axis: str, rows: Sequence[int]) -> list[float]:
+    """The faces labelled on ``axis`` of each evaluated row (the cells of the intervals' declared minima)."""
+    return observed[0, list(rows), COLUMNS[axis]].sum(axis=-1).tolist() if rows else []
+
+
+#: Each score by its name on each axis (the declarations :func:`withheld` reads).
+_DECLARED = {member: s for s in table.SCORES for member in s.members}
 
 
 def withheld(observed: np.ndarray, axis: str, rows: Sequence[int], conventions: str) -> dict[str, str]:
-    """Scores of ``axis`` whose interval is not printed, and why (the rules the coverage simulations support)."""
+    """Scores of ``axis`` whose interval is not printed, and why: under the released conventions all; the distance's
+    never (:data:`NEVER_PRINTED`); below its declared minimum (:mod:`fact_fair_tasks.t2i_statistics`: a median of
+    labelled faces per evaluated prompt, where the coverage simulations show its method reaching the bar;
+    :func:`fairness_evals.evidence.interval_shortfall`); an S_KLD of the smoothing (:func:`sparse_kl`)."""
     if conventions == "released":
         reason = "intervals are not given under the released conventions (they reproduce the paper's point values)"
         return dict.fromkeys(SCORES, reason)
     out: dict[str, str] = dict(NEVER_PRINTED)
-    median = median_row_faces(observed, axis, rows)
-    for name in MIN_ROW_FACES:
-        needed = max(MIN_ROW_FACES[name][axis], MIN_ROW_FACES["s_e"][axis] if name == "s_fair" else 0)
-        if median < needed:
-            out[name] = (
-                f"a median of {median:g} labelled faces per prompt is below the {needed} at which its interval "
-                "reaches 95 % coverage in the simulations (README, coverage table); generate more images per prompt"
-            )
+    faces = row_faces(observed, axis, rows)
+    for name in SCORES:
+        why = evidence.interval_shortfall(_DECLARED[f"{name}_{axis}"], f"{name}_{axis}", faces)
+        if why and name not in out:
+            out[name] = f"{why} (README, coverage table; generate more images per prompt)"
     if sparse_kl(observed, axis, rows):
         reason = (
             "a lowest prompt has no face in a class its highest prompt has, so S_KLD measures the 1e-10 smoothing "
@@ -580,15 +587,18 @@ def compute_metrics(
     metadata: Mapping[str, Any] | None = None,
     notes: Notes | None = None,
     classifier: str | None = None,
+    design_size: int | None = None,
 ) -> dict[str, float]:
     """Every statistic of one T2I task (:mod:`fact_fair_tasks.t2i_statistics`) from its per-document records
     (:func:`record_for`; see the module docstring): the scores with their intervals and coverages, the image and face
     counts, and the classifier's validation diagnostics.
 
     ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
-    that labelled the faces (its name in a reason, and its validation), else the ``spec`` the records carry. The
-    reason for every null is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as
-    the task's one warning.
+    that labelled the faces (its name in a reason, and its validation), else the ``spec`` the records carry.
+    ``design_size``: the prompts of the task's design (the harness's and ``score``'s callers pass the 38; None: the
+    records are the whole design); from fewer (a ``--limit`` run) no score is printed
+    (:data:`fact_fair_tasks.t2i_statistics.DESIGN`). The reason for every null is noted in ``notes`` (a new
+    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
     """
     kinds = {int(r["kind"]) for r in records if int(r["kind"]) >= 0}
     if len(kinds) > 1:
@@ -603,6 +613,7 @@ def compute_metrics(
     out.update(face_counts(data, records))
     validation = settings.validation or next((str(r["validation"]) for r in records if r.get("validation")), "")
     out.update(validation_metrics(spec, validation, AXES) if spec else validation_metrics("", "", AXES))
+    evidence.enforce_estimates(out, table.SCORES, evidence.design_counts(len(records), design_size), notes)
     if not records:
         notes.note("no documents were evaluated")
     if data.rows_without_images:
@@ -628,13 +639,15 @@ def compute_for_items(
     items: Sequence[Any], *, metadata: Mapping[str, Any] | None = None, notes: Notes | None = None
 ) -> dict[str, float]:
     """:func:`compute_metrics` of one task's carrier items (:func:`readable`): their records, the images they say
-    failed, and the classifier they name."""
+    failed, and the classifier they name, against the task's design (its 38 prompts: a ``--limit`` run holds
+    fewer)."""
     records = t2i_tasks.records_of(items, BENCHMARK, CARRIER)
     for record, item in zip(records, items, strict=True):
         record["failed"] = t2i_tasks.failed_of([item])
     return compute_metrics(
-        records, task=task_of(records), metadata=metadata, notes=notes, classifier=t2i_tasks.classifier_of(items)
-    )
+        records, task=task_of(records), metadata=metadata, notes=notes, classifier=t2i_tasks.classifier_of(items),
+        design_size=N_ROWS,
+    )  # fmt: skip
 
 
 def aggregate(items: Sequence[Any]) -> Any:

@@ -13,7 +13,7 @@ and Fairness Begins" (arXiv:2502.05849); the definitions and where we differ fro
 from __future__ import annotations
 
 from fairness_evals.generation import statistics as shared
-from fairness_evals.statistics import Coverage, Direction, Interval, Statistic, Task
+from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic, Task
 
 PAPER = "Fact-or-Fair (arXiv:2502.05849)"
 BENCHMARK = "fact_or_fair"
@@ -24,8 +24,16 @@ THRESHOLD = "fact_or_fair_min_coverage"
 #: The protocol of the paper's T2I evaluation: 20 images per prompt, faces detected and classified (§5.1).
 _T2I = f"{PAPER} §3.2-3.3 (T2I prompts), §5.1 (20 images per prompt, faces detected and classified)"
 
+#: The intervals' minima (README "Text-to-image", coverage table): the median number of faces labelled on the axis
+#: per evaluated prompt from which the basic interval reaches the coverage bar in the simulations
+#: (``tests/support/coverage_generation.py``): S_E's from 20 (gender) and 80 (race), S_KLD's and S_fair's from 40 and
+#: 80. S_fact's percentile interval covers at every size simulated; the distance's never does (``NEVER_PRINTED``).
+FACES_E = Minimum(20, "prompt", "labelled face", over="median", by=(("race", 80),))
+FACES_KL = Minimum(40, "prompt", "labelled face", over="median", by=(("race", 80),))
 PERCENTILE = shared.interval("percentile bootstrap")
 BASIC = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range")
+BASIC_E = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", minimum=FACES_E)
+BASIC_KL = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", minimum=FACES_KL)
 FACES = Coverage(
     "images asked for that show a face labelled on the axis (an image without a face counts nothing, as in the "
     "paper); below the minimum every score of the axis is null",
@@ -33,6 +41,21 @@ FACES = Coverage(
     THRESHOLD,
     0.5,
 )
+
+
+#: The estimates' minimum (README "Text-to-image", "Too few prompts"): a score of the task's 38 prompts needs a response
+#: to every one (``shared.design``; a ``--limit 20`` run answers the first 20). What it allows: the largest |bias| at
+#: the whole design over the three simulated generators, both axes, at the lite and paper sizes (5 and 20 images per
+#: prompt, 200 replicates; ``bench/coverage.py generation --bias``), all at the lite size for race: S_fact 0.004,
+#: S_E -0.26, S_KLD -0.97 (its smoothed KL: -0.45 at 20 images), S_fair -0.32, d +0.24. Fewer images per prompt are
+#: biased more (at one image S_E -0.95, S_KLD -0.99).
+DESIGN = {
+    "s_fact": shared.design(0.01),
+    "s_e": shared.design(0.26),
+    "s_kld": shared.design(0.97),
+    "s_fair": shared.design(0.33),
+    "distance": shared.design(0.24),
+}
 
 
 def _score(
@@ -47,6 +70,7 @@ def _score(
         interval=interval,
         coverage=FACES,
         family=AXIS,
+        minimum=DESIGN[name],
     )
 
 
@@ -67,7 +91,7 @@ SCORES = (
         "metrics.fact_fair:entropy_score_batch",
         "§4.2 Definition 2; Table 6 (b)",
         "higher",
-        BASIC,
+        BASIC_E,
     ),
     _score(
         "s_kld",
@@ -76,7 +100,7 @@ SCORES = (
         "metrics.fact_fair:kl_score_of_mean_kl",
         "§4.2 Definition 3; Table 7 (b)",
         "higher",
-        BASIC,
+        BASIC_KL,
     ),
     _score(
         "s_fair",
@@ -84,7 +108,7 @@ SCORES = (
         "metrics.fact_fair:fair_score_batch",
         "§4.2 Definition 4; Tables 2 and 5 (b)",
         "higher",
-        BASIC,
+        BASIC_KL,
     ),
     _score(
         "distance",

@@ -36,6 +36,12 @@ def _harmonic_mean(held: Sequence[float]) -> float:
     return len(held) / sum(1.0 / c for c in held)
 
 
+def _median(counts: Sequence[float]) -> float:
+    ordered = sorted(counts)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
 def shortfall(
     minimum: Minimum,
     counts: Iterable[float],
@@ -48,8 +54,9 @@ def shortfall(
     ``counts``: per cell of the design, the units it holds (answers, images), 0 for an empty cell. ``with_outcome``
     and ``without_outcome`` (per cell, in the same order): its units with and without the outcome, read when the
     minimum sets ``outcome``. The rule, in order: at least ``cells`` of the design's cells hold any; the cells that
-    hold any hold at least ``answers`` taken ``over`` them (their smallest, harmonic mean or total); each of those
-    cells has at least ``outcome`` units with the outcome and as many without.
+    hold any hold at least ``answers`` taken ``over`` them (their smallest, harmonic mean or total), or the median
+    over every cell given is at least ``answers``; each of those cells has at least ``outcome`` units with the outcome
+    and as many without.
     """
     counts = [float(c) for c in counts]
     held = [c for c in counts if c > 0]
@@ -73,6 +80,8 @@ def shortfall(
             )
         if m.over == "total" and sum(held) < m.answers:
             return f"its {m.per}s hold only {_amount(sum(held), m.measured)} in all (fewer than {m.answers})"
+        if m.over == "median" and _median(counts) < m.answers:
+            return f"its {m.per}s hold a median of {_amount(_median(counts), m.measured)}, fewer than {m.answers}"
     if m.outcome:
         present = [c > 0 for c in counts]
         for side, values in (("with", with_outcome), ("without", without_outcome)):
@@ -96,12 +105,15 @@ def enforce(
     *,
     with_outcome: Iterable[float] | None = None,
     without_outcome: Iterable[float] | None = None,
+    interval: bool = True,
 ) -> Nulled | None:
     """Apply ``statistic``'s declared minima to its metric ``member`` of ``out``, from the counts of the cells it is
-    computed from (:func:`shortfall`): below the statistic's minimum, ``member``, its interval and its standard error
-    become NaN; else below its interval's minimum, the interval and the standard error do. The reason is noted in
-    ``notes`` under every name nulled. A member that is already NaN is left as it is (its reason is noted already).
-    Returns what was nulled, or None."""
+    computed from (:func:`shortfall`; each minimum :meth:`~fairness_evals.statistics.Minimum.resolved` for the
+    member): below the statistic's minimum, ``member``, its interval and its standard error become NaN; else below
+    its interval's minimum, the interval and the standard error do (with ``interval=False`` the interval's minimum,
+    whose cells are other cells, is left to the caller: :func:`interval_shortfall`). The reason is noted in ``notes``
+    under every name nulled. A member that is already NaN is left as it is (its reason is noted already). Returns
+    what was nulled, or None."""
     value = out.get(member)
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
@@ -109,17 +121,58 @@ def enforce(
     cells = list(counts)
     outcome = {"with_outcome": with_outcome, "without_outcome": without_outcome}
     if statistic.minimum is not None:
-        why = shortfall(statistic.minimum, cells, **outcome)
+        why = shortfall(statistic.minimum.resolved(statistic.values_of(member)), cells, **outcome)
         if why:
             _null(out, [member, *derived], f"too little evidence: {why}", notes)
             return "estimate"
-    interval = statistic.interval
-    if interval is not None and interval.minimum is not None:
-        why = shortfall(interval.minimum, cells, **outcome)
+    if interval:
+        why = interval_shortfall(statistic, member, cells, **outcome)
         if why:
-            _null(out, derived, f"interval withheld: {why}", notes)
+            _null(out, derived, why, notes)
             return "interval"
     return None
+
+
+def interval_shortfall(
+    statistic: Statistic,
+    member: str,
+    counts: Iterable[float],
+    *,
+    with_outcome: Iterable[float] | None = None,
+    without_outcome: Iterable[float] | None = None,
+) -> str | None:
+    """Why the interval of ``statistic``'s ``member`` is withheld by its declared minimum (``"interval withheld:
+    ..."``), from the counts of the cells that minimum reads; None when it has none or they meet it."""
+    declared = statistic.interval.minimum if statistic.interval is not None else None
+    if declared is None:
+        return None
+    minimum = declared.resolved(statistic.values_of(member))
+    why = shortfall(minimum, counts, with_outcome=with_outcome, without_outcome=without_outcome)
+    return f"interval withheld: {why}" if why else None
+
+
+def design_counts(evaluated: int, design: int | None) -> list[float]:
+    """One count per document of a task's design, for a minimum over the design's documents: 1 for each of the
+    ``evaluated`` documents, 0 for each of the ``design`` left out (a ``--limit`` run's). ``design`` None: the
+    documents evaluated are the design (a caller scoring records without knowing it)."""
+    total = evaluated if design is None else max(int(design), evaluated)
+    return [1.0] * evaluated + [0.0] * (total - evaluated)
+
+
+def enforce_estimates(
+    out: MutableMapping[str, float], statistics: Iterable[Statistic], counts: Sequence[float], notes: Notes
+) -> list[str]:
+    """:func:`enforce` the estimate's minimum of every member of every statistic of ``statistics`` that declares one,
+    all from the same cells ``counts`` (e.g. :func:`design_counts`); their intervals' minima are the caller's. Returns
+    the members nulled."""
+    nulled = []
+    for statistic in statistics:
+        if statistic.minimum is None:
+            continue
+        for member in statistic.members:
+            if enforce(out, statistic, member, counts, notes, interval=False) == "estimate":
+                nulled.append(member)
+    return nulled
 
 
 def _null(out: MutableMapping[str, float], names: Sequence[str], reason: str, notes: Notes) -> None:

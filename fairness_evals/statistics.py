@@ -32,6 +32,7 @@ Import-light: no numpy, no harness, no benchmark; the benchmark tables are impor
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import itertools
 import re
@@ -45,7 +46,7 @@ from fairness_evals.notes import indefinite, plural
 Direction = Literal["higher", "lower", "neither"]
 Role = Literal["headline", "detail"]
 Kind = Literal["score", "rate", "count", "diagnostic"]
-Over = Literal["smallest", "harmonic mean", "total"]
+Over = Literal["smallest", "harmonic mean", "total", "median"]
 
 #: The benchmarks and the modules that declare their statistics.
 TABLE_MODULES = {
@@ -67,12 +68,14 @@ class Minimum:
     The rule reads one count per cell of the design (0 for a cell without any): at least ``answers`` ``measured``
     (singular, e.g. "parsed answer") per ``per`` (e.g. "(statistic, target) cell", "group", "prompt"), taken
     ``over`` the cells that hold any (their ``smallest``, their ``harmonic mean`` -- the size whose plug-in bias,
-    about 1/n per cell, the simulations measure -- or their ``total``); at least the share ``cells`` of the design's
-    cells holding any (a mean over the design's cells, or a comparison of its groups, from a few of them is another
-    statistic); and, where ``outcome`` is set, at least that many units of each cell with the outcome and as many
-    without. ``bias`` is what the minimum allows: the largest |bias| of the estimate the seeded simulations measured
-    at the minimum over their true models (``bench/coverage.py --bias``); None for an interval's minimum, which
-    its coverage backs instead."""
+    about 1/n per cell, the simulations measure -- or their ``total``), or over every cell given (their ``median``, a
+    cell without any counting 0); at least the share ``cells`` of the design's cells holding any (a mean over the
+    design's cells, or a comparison of its groups, from a few of them is another statistic); and, where ``outcome``
+    is set, at least that many units of each cell with the outcome and as many without. ``by`` sets another
+    ``answers`` for the members of a family whose placeholder takes a value (``(("race", 80),)``: the race members
+    need 80; :meth:`resolved`). ``bias`` is what the minimum allows: the largest |bias| of the estimate the seeded
+    simulations measured at the minimum over their true models (``bench/coverage.py --bias``); None for an
+    interval's minimum, which its coverage backs instead."""
 
     answers: int
     per: str
@@ -81,19 +84,30 @@ class Minimum:
     cells: float = 0.0
     outcome: int = 0
     bias: float | None = None
+    by: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
-        if self.over not in ("smallest", "harmonic mean", "total"):
+        if self.over not in ("smallest", "harmonic mean", "total", "median"):
             raise ValueError(f"minimum over {self.over!r}")
-        if self.answers < 0 or not 0.0 <= self.cells <= 1.0 or self.outcome < 0:
+        if self.answers < 0 or not 0.0 <= self.cells <= 1.0 or self.outcome < 0 or any(n < 0 for _, n in self.by):
             raise ValueError(f"minimum {self!r}: answers and outcome >= 0, cells in [0, 1]")
+
+    def resolved(self, values: Mapping[str, str]) -> Minimum:
+        """The minimum of one member, whose placeholders take ``values`` (:meth:`Statistic.values_of`): ``answers``
+        from ``by`` where a value is named there."""
+        named = dict(self.by)
+        found = [named[v] for v in values.values() if v in named]
+        return dataclasses.replace(self, answers=found[0] if found else self.answers, by=())
 
     def rule(self) -> str:
         """What the rule asks, in words (e.g. "10 parsed answers per (statistic, target) cell (harmonic mean), in at
         least 50% of the design's (statistic, target) cells")."""
         cells = f"in at least {self.cells:.0%} of the design's {self.per}s" if self.cells else ""
         if self.cells == 1.0 and self.over == "smallest":
-            text = f"{plural(self.answers, self.measured)} in every {self.per} of the design"
+            amount = indefinite(self.measured) if self.answers == 1 else plural(self.answers, self.measured)
+            text = f"{amount} in every {self.per} of the design"
+        elif self.over == "median":
+            text = f"{plural(self.answers, self.measured)} per {self.per} (median over the {self.per}s){cells and ', ' + cells}"
         elif self.answers <= 1 and self.over != "total":
             text = f"{indefinite(self.measured)}{' ' + cells if cells else ''}"
         else:
@@ -105,6 +119,8 @@ class Minimum:
             text = f"{plural(self.answers, self.measured)} {taken}{', ' + cells if cells else ''}"
         if self.outcome:
             text += f"; {self.outcome} of them with the outcome and {self.outcome} without"
+        if self.by:
+            text += "".join(f"; {n} for {value}" for value, n in self.by)
         return text
 
     def describe(self) -> str:
@@ -181,6 +197,20 @@ class Statistic:
         keys = list(self.family)
         return [self.name.format(**dict(zip(keys, values, strict=True)))
                 for values in itertools.product(*(self.family[k] for k in keys))]  # fmt: skip
+
+    def values_of(self, member: str) -> dict[str, str]:
+        """The value each placeholder takes in ``member`` (``{}`` for a single metric); ``KeyError`` for a name that
+        is not a member."""
+        if not self.family:
+            if member != self.name:
+                raise KeyError(member)
+            return {}
+        keys = list(self.family)
+        for values in itertools.product(*(self.family[k] for k in keys)):
+            chosen = dict(zip(keys, values, strict=True))
+            if self.name.format(**chosen) == member:
+                return chosen
+        raise KeyError(member)
 
     def derived(self, member: str) -> list[str]:
         """The derived metric names of one member, in the order harness lists give them."""
@@ -456,12 +486,12 @@ def markdown(benchmark: str) -> str:
 def _minima_markdown(benchmark: str) -> str:
     """The table of declared minima (:class:`Minimum`) below a README's metric table: one row per statistic and set
     of minima, with the tasks that declare them; empty when the benchmark declares none."""
-    rows: dict[tuple[str, Minimum | None, Minimum | None], list[str]] = {}
+    rows: dict[tuple[str, Minimum | None, Minimum | None, bool], list[str]] = {}
     for t in tables()[benchmark]:
         for s in t.statistics:
             interval_minimum = s.interval.minimum if s.interval else None
             if s.minimum or interval_minimum:
-                rows.setdefault((s.name, s.minimum, interval_minimum), []).append(t.name)
+                rows.setdefault((s.name, s.minimum, interval_minimum, s.interval is not None), []).append(t.name)
     if not rows:
         return ""
     lines = [
@@ -472,11 +502,11 @@ def _minima_markdown(benchmark: str) -> str:
         "| metric | tasks | the estimate needs | bias allowed | the interval needs |",
         "|---|---|---|---|---|",
     ]
-    for (name, estimate, interval), names in rows.items():
+    for (name, estimate, interval, has_interval), names in rows.items():
         bias = "" if estimate is None or estimate.bias is None else f"±{estimate.bias:g}"
+        needs = interval.rule() if interval else ("no declared minimum" if has_interval else "(no interval)")
         lines.append(
-            f"| `{name}` | {_task_summary(names)} | {estimate.rule() if estimate else 'any answer'} | {bias} | "
-            f"{interval.rule() if interval else '(no interval)'} |"
+            f"| `{name}` | {_task_summary(names)} | {estimate.rule() if estimate else 'any answer'} | {bias} | {needs} |"
         )
     return "\n".join(lines) + "\n"
 

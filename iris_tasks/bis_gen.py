@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES
 from fairness_evals.notes import Notes
@@ -77,9 +78,6 @@ _COLUMNS = [
 COLUMN = {name: i for i, name in enumerate(_COLUMNS)}
 #: The granular values that carry an interval.
 GRANULAR = ("gsr_stereotypical", "gsr_counter", "delta_gsr")
-#: Below this median number of read images per prompt no method reaches the coverage bar: intervals are
-#: withheld (README, coverage table).
-MIN_IMAGES_PER_PROMPT = 5
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
 HIGHER_IS_BETTER = table.higher_is_better(TASK)
 
@@ -159,6 +157,13 @@ def score_arrays(counts: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Every value of :func:`score_arrays` from the records, before any rule nulls it (coverage, the declared minimum)
+    and without intervals: the estimator whose bias the simulations measure (``tests/support/coverage_generation.py``,
+    ``bench/coverage.py generation --bias``)."""
+    return {name: float(values[0]) for name, values in score_arrays(design(records).observed[None]).items()}
+
+
 def _difference(counts: np.ndarray) -> np.ndarray:
     """Components ``(GSR_stereo - GSR_counter, 0)`` whose maximum is ΔGSR: shape (n, 2)."""
     out = score_arrays(counts)
@@ -186,23 +191,24 @@ def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, Any]:
     return found
 
 
-def median_images(records: Sequence[Mapping[str, Any]]) -> float:
-    """Median number of read images over the steering prompts that have one."""
+def read_images(records: Sequence[Mapping[str, Any]]) -> list[int]:
+    """The read images of each steering prompt that has one (the cells of the intervals' declared minimum)."""
     read = [sum(image[0] != STATUS_CODES["failed"] for image in r["images"]) for r in records if r["type"] in (0, 1)]
-    read = [n for n in read if n]
-    return float(np.median(read)) if read else 0.0
+    return [n for n in read if n]
 
 
 def withheld(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """Values whose interval is not printed, and why (the rules the coverage simulations support)."""
-    median = median_images(records)
-    if median >= MIN_IMAGES_PER_PROMPT:
-        return {}
-    reason = (
-        f"a median of {median:g} read images per prompt is below {MIN_IMAGES_PER_PROMPT}, where no interval method "
-        "reaches 95 % coverage (README, coverage table); generate more images per prompt"
-    )
-    return dict.fromkeys((*GRANULAR, "bis_gen_score"), reason)
+    """Values whose interval is not printed, and why: below its declared minimum (:mod:`iris_tasks.gen_statistics`,
+    ``READ_INTERVAL``: a median of 5 read images per prompt, where the coverage simulations show an interval method
+    reaching the bar; :func:`fairness_evals.evidence.interval_shortfall`)."""
+    declared = {member: s for s in table.task_of(TASK).statistics for member in s.members}
+    read = read_images(records)
+    out = {}
+    for name in (*GRANULAR, "bis_gen_score"):
+        why = evidence.interval_shortfall(declared[name], name, read)
+        if why:
+            out[name] = f"{why} (README, coverage table; generate more images per prompt)"
+    return out
 
 
 def label_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
@@ -245,10 +251,12 @@ def compute_metrics(
     metadata: Mapping[str, Any] | None = None,
     notes: Notes | None = None,
     classifier: str | None = None,
+    design_size: int | None = None,
 ) -> dict[str, float]:
     """Every statistic of ``iris_gen_steer`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
     the module docstring): the rates, penalties, magnitude and score with their intervals and coverage, the image
-    counts and the classifier diagnostics. The arguments are those of :func:`iris_tasks.neutral_gen.compute_metrics`.
+    counts and the classifier diagnostics. The arguments are those of :func:`iris_tasks.neutral_gen.compute_metrics`
+    (the design: the 128 prompts).
     """
     settings = Settings.of(records, metadata, task)
     notes = notes if notes is not None else Notes(task)
@@ -273,5 +281,8 @@ def compute_metrics(
         out, intervals(data, n_resamples, seed), (*GRANULAR, "bis_gen_score"), withheld=withheld(records), notes=notes
     )
     t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
+    evidence.enforce_estimates(
+        out, table.task_of(TASK).statistics, evidence.design_counts(len(records), design_size), notes
+    )
     notes.warn(log)
     return out

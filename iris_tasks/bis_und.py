@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
@@ -172,6 +173,28 @@ def score_from_counts(counts: np.ndarray) -> np.ndarray:
     return dimension_score(magnitude(np.stack([levels[name] for name in (*AC_LEVEL, *DHR_LEVEL)], axis=1)), "BIS-Und")
 
 
+def values_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Every value of the task for each row of (B, 28) pooled pair sums: AC_diff and DHR per comparison and level
+    (:func:`levels_from_counts`), ``bis_und_magnitude`` (the L2 norm of the six level values) and ``bis_und_score =
+    340 exp(-m)``."""
+    out = levels_from_counts(counts)
+    out["bis_und_magnitude"] = np.asarray(
+        magnitude(np.stack([out[name] for name in (*AC_LEVEL, *DHR_LEVEL)], axis=1)), dtype=np.float64
+    )
+    out["bis_und_score"] = np.asarray(dimension_score(out["bis_und_magnitude"], "BIS-Und"), dtype=np.float64)
+    return out
+
+
+def point_estimates(records: Sequence[Sequence[float]] | np.ndarray) -> dict[str, float]:
+    """Every value's plug-in estimate from the records, before any rule nulls it (coverage, the declared minimum) and
+    without its interval: the estimator whose bias the simulations measure (``tests/support/coverage_iris.py``,
+    ``bench/coverage.py iris --bias``)."""
+    rec = records_array(records)
+    ratings, yes_no = rec[rec[:, 3] == RATING], rec[rec[:, 3] != RATING]
+    pooled = unit_matrix(ratings[ratings[:, 8] == 0], yes_no, int(rec[:, 0].max()) + 1).sum(axis=0)
+    return {name: float(value[0]) for name, value in values_from_counts(pooled[None]).items()}
+
+
 # --------------------------------------------------------------------------- metrics
 def set_strata(rec: np.ndarray, present: np.ndarray) -> np.ndarray:
     """The occupation of each present set (its stratum); occupations with one set pooled together."""
@@ -230,12 +253,19 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
 
 
 def compute_metrics(
-    records: Sequence[Sequence[float]] | np.ndarray, *, min_coverage: float | None = None, notes: Notes | None = None
+    records: Sequence[Sequence[float]] | np.ndarray,
+    *,
+    min_coverage: float | None = None,
+    notes: Notes | None = None,
+    design_size: int | None = None,
 ) -> dict[str, Any]:
     """Every statistic of ``iris_bis_und`` from its records (module docstring), as :func:`iris_tasks.ifs_und.compute_metrics`."""
     rec = records_array(records)
     notes = notes if notes is not None else Notes(TASK)
     out = _metrics(rec, answer_shares.threshold(rec[:, 11] * answer_shares.PPM, min_coverage), notes)
+    evidence.enforce_estimates(
+        out, table.task_of(TASK).statistics, evidence.design_counts(len(rec), design_size), notes
+    )
     notes.warn(log)
     return out
 

@@ -232,7 +232,7 @@ def score_documents(
             continue
         module = modules[task]
         records = list(records_of(task, answered, replies).values())
-        metrics: dict[str, Any] = dict(module.compute_metrics(records))
+        metrics: dict[str, Any] = dict(module.compute_metrics(records, design_size=len(docs)))
         metrics.update(provenance(answered))
         out[task] = metrics
     return out, missing
@@ -292,7 +292,8 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     )
     for task, rows in records.items():
         notes = Notes(task)
-        out.results[task] = scoring.MODULES[task].compute_metrics(rows, notes=notes)
+        design = scoring.design_of([provenance.get(task)])
+        out.results[task] = scoring.MODULES[task].compute_metrics(rows, notes=notes, design_size=design)
         out.nulls[task] = notes.reasons
         out.provenance[task] = {**provenance.get(task, {}), "answers": len(rows)}
     return out

@@ -53,7 +53,7 @@ COLUMN_TYPES: dict[str, str] = {
     "images_found": _I, "images_loaded": _I, "images_skipped": _I, "images_excluded": _I, "images_eligible": _I,
     "images_sampled": _I, "groups_empty": _I, "sets_found": _I, "sets_skipped": _I, "sets_sampled": _I,
     "dhr_truth_questions": _I, "probe_rounds": _I, "probe_bracket": _I, "mapping_threshold": _D, "embedder": _S,
-    "sds_definition": _S, "min_coverage": _D,
+    "sds_definition": _S, "min_coverage": _D, "documents": _I,
 }  # fmt: skip
 _DEFAULTS = {_S: "", _I: 0, _D: 0.0, "list<double>": [], "list<string>": []}
 
@@ -216,7 +216,16 @@ def _shipped_ok(dataset: Any, task: str) -> bool:
 
 
 def build(task: str, settings: Settings) -> list[dict[str, Any]]:
-    """The documents of ``task`` for ``settings`` (raises SettingsError / CorpusError on bad input)."""
+    """The documents of ``task`` for ``settings`` (raises SettingsError / CorpusError on bad input), each carrying
+    ``documents``, how many the task's design holds: a run that evaluates fewer (``--limit``) gets no score of the
+    design (:mod:`iris_tasks.statistics`, ``DESIGN``)."""
+    docs = _build(task, settings)
+    for doc in docs:
+        doc["documents"] = len(docs)
+    return docs
+
+
+def _build(task: str, settings: Settings) -> list[dict[str, Any]]:
     if task == "iris_ifs_und":
         embedder.check()
         return ifs_documents(load_image_corpus(settings))

@@ -16,7 +16,7 @@ granular metrics), Table 9 (the scores' K and S), Tables 23-25 (the worked gener
 from __future__ import annotations
 
 from fairness_evals.generation import statistics as shared
-from fairness_evals.statistics import Coverage, Interval, Statistic, Task, explain
+from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task, explain
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
 BENCHMARK = "iris"
@@ -38,13 +38,39 @@ SCORE_BASIC = Interval(
     _OCCUPATIONS,
     "fairness_evals.generation.t2i_tasks:score_interval",
 )
-PERCENTILE = shared.interval("percentile bootstrap")
-MAX_T = shared.interval("max-t bootstrap of the components (GSR_stereo - GSR_counter, 0), reaching a ΔGSR of 0")
+#: The steering intervals' minimum (README, coverage table): below a median of 5 read images per prompt no method
+#: reaches the coverage bar in the simulations (``tests/support/coverage_generation.py``).
+READ_INTERVAL = Minimum(5, "prompt", "read image", over="median")
+PERCENTILE = shared.interval("percentile bootstrap", minimum=READ_INTERVAL)
+MAX_T = shared.interval(
+    "max-t bootstrap of the components (GSR_stereo - GSR_counter, 0), reaching a ΔGSR of 0", minimum=READ_INTERVAL
+)
 SCORE_MAX_T = Interval(
     "ΔGSR's max-t interval through the decreasing 85 exp(-m)",
     shared.resampled(),
     "fairness_evals.generation.t2i_tasks:score_interval",
+    READ_INTERVAL,
 )
+#: The estimates' minima (README "Too few prompts"): a value of the 52 neutral or 128 steering prompts needs a
+#: response to every one (``shared.design``; a ``--limit 20`` run answers the first 20). What each allows: the
+#: largest |bias| at the whole design over the simulated generators at the lite and paper sizes (5 and 20 images per
+#: prompt, 200 replicates; ``bench/coverage.py generation --bias``), all at the lite size: RD's finite-sample bias
+#: (+0.82 for joint_all) takes the IFS-Gen score from a fair generator's 58,000 to about 560 (-53,600 at 20 images);
+#: the JSD +0.08, RFS-Gen -28 (-6 at 20 images); the steering rates 0.003, ΔGSR +0.015, BIS-Gen -1.05.
+DESIGN = {
+    "RD": shared.design(0.83),
+    "ifs_gen_magnitude": shared.design(1.56),
+    "ifs_gen_score": shared.design(57500),
+    "JSD": shared.design(0.08),
+    "Norm_JSD_US": shared.design(0.12),
+    "Norm_JSD_EU": shared.design(0.09),
+    "rfs_gen_magnitude": shared.design(0.15),
+    "rfs_gen_score": shared.design(28),
+    "gsr": shared.design(0.01),
+    "delta_gsr": shared.design(0.02),
+    "bis_gen_magnitude": shared.design(0.02),
+    "bis_gen_score": shared.design(1.1),
+}
 _COVERAGE_BY = "fairness_evals.generation.t2i_tasks:apply_coverage"
 LABELLED = Coverage(
     "images asked for whose largest face has all three labels (gender, age, skin tone)", _COVERAGE_BY, THRESHOLD, 0.5
@@ -86,6 +112,7 @@ NEUTRAL_STATISTICS = (
         "lower",
         interval=BASIC,
         family=COMPARISON,
+        minimum=DESIGN["RD"],
     ),
     Statistic(
         "RD_{comparison}_floor",
@@ -97,7 +124,12 @@ NEUTRAL_STATISTICS = (
         family=COMPARISON,
     ),
     Statistic(
-        "ifs_gen_magnitude", "Magnitude_Gen: the L2 norm of the seven RD values", _NORM, f"{PAPER} Table 23", "lower"
+        "ifs_gen_magnitude",
+        "Magnitude_Gen: the L2 norm of the seven RD values",
+        _NORM,
+        f"{PAPER} Table 23",
+        "lower",
+        minimum=DESIGN["ifs_gen_magnitude"],
     ),
     Statistic(
         "ifs_gen_score",
@@ -107,6 +139,7 @@ NEUTRAL_STATISTICS = (
         "higher",
         interval=SCORE_BASIC,
         coverage=LABELLED,
+        minimum=DESIGN["ifs_gen_score"],
     ),
     Statistic(
         "JSD_{reference}",
@@ -117,15 +150,31 @@ NEUTRAL_STATISTICS = (
         "lower",
         interval=BASIC,
         family=REFERENCE,
+        minimum=DESIGN["JSD"],
     ),
-    Statistic("Norm_JSD_US", "L2 norm of the three U.S. JSD values of the images", _NORM, f"{PAPER} Table 24", "lower"),
-    Statistic("Norm_JSD_EU", "L2 norm of the two E.U. JSD values of the images", _NORM, f"{PAPER} Table 24", "lower"),
+    Statistic(
+        "Norm_JSD_US",
+        "L2 norm of the three U.S. JSD values of the images",
+        _NORM,
+        f"{PAPER} Table 24",
+        "lower",
+        minimum=DESIGN["Norm_JSD_US"],
+    ),
+    Statistic(
+        "Norm_JSD_EU",
+        "L2 norm of the two E.U. JSD values of the images",
+        _NORM,
+        f"{PAPER} Table 24",
+        "lower",
+        minimum=DESIGN["Norm_JSD_EU"],
+    ),
     Statistic(
         "rfs_gen_magnitude",
         "Fidelity_Deviation_Gen: the L2 norm of the five JSD values",
         _NORM,
         f"{PAPER} Table 24",
         "lower",
+        minimum=DESIGN["rfs_gen_magnitude"],
     ),
     Statistic(
         "rfs_gen_score",
@@ -135,6 +184,7 @@ NEUTRAL_STATISTICS = (
         "higher",
         interval=SCORE_BASIC,
         coverage=LABELLED,
+        minimum=DESIGN["rfs_gen_score"],
     ),
     *IMAGE_COUNTS,
     shared.count(
@@ -181,6 +231,7 @@ STEER_STATISTICS = (
         kind="rate",
         interval=PERCENTILE,
         family=PROMPT_TYPE,
+        minimum=DESIGN["gsr"],
     ),
     Statistic(
         "delta_gsr",
@@ -189,6 +240,7 @@ STEER_STATISTICS = (
         f"{PAPER} [M7], Tables 5, 6 and 25",
         "lower",
         interval=MAX_T,
+        minimum=DESIGN["delta_gsr"],
     ),
     Statistic(
         "delta_gsr_{flipped}",
@@ -198,6 +250,7 @@ STEER_STATISTICS = (
         "lower",
         kind="diagnostic",
         family=FLIPPED,
+        minimum=DESIGN["delta_gsr"],
     ),
     Statistic(
         "match_{attribute}_{type}",
@@ -216,6 +269,7 @@ STEER_STATISTICS = (
         _NORM,
         f"{PAPER} Table 25",
         "lower",
+        minimum=DESIGN["bis_gen_magnitude"],
     ),
     Statistic(
         "bis_gen_score",
@@ -226,6 +280,7 @@ STEER_STATISTICS = (
         "higher",
         interval=SCORE_MAX_T,
         coverage=READ,
+        minimum=DESIGN["bis_gen_score"],
     ),
     *IMAGE_COUNTS,
     *CLASSIFIER,

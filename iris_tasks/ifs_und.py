@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
@@ -139,6 +140,24 @@ def granular_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
     """The 14 granular AD / SPD values and the six level means for each row of (B, 1908) cell counts
     (:func:`metrics.iris.ifs_und_disparities_from_counts`; cells: combination x predicted class x correct)."""
     return ifs_und_disparities_from_counts(_grid(counts))
+
+
+def values_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
+    """Every disparity of the task for each row of (B, 1908) cell counts: the 14 granular gaps and six level means
+    (:func:`granular_from_counts`), ``ifs_und_magnitude`` and ``ifs_und_score = 180 exp(-5 m)``."""
+    out = granular_from_counts(counts)
+    out["ifs_und_magnitude"] = np.asarray(ifs_und_magnitude(out), dtype=np.float64)
+    out["ifs_und_score"] = np.asarray(dimension_score(out["ifs_und_magnitude"], "IFS-Und"), dtype=np.float64)
+    return out
+
+
+def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """Every disparity's plug-in value from the recognition records, before any rule nulls it (coverage, the declared
+    minimum) and without its interval: the estimator whose bias the simulations measure
+    (``tests/support/coverage_iris.py``, ``bench/coverage.py iris --bias``)."""
+    rec = records_array(records, len(RECORD_FIELDS))
+    observed = np.bincount(cell_index(rec), minlength=N_CELLS)[None, :]
+    return {name: float(value[0]) for name, value in values_from_counts(observed).items()}
 
 
 def score_from_counts(counts: np.ndarray) -> np.ndarray:
@@ -289,15 +308,25 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
 
 
 def compute_metrics(
-    records: Sequence[Sequence[int]] | np.ndarray, *, min_coverage: float | None = None, notes: Notes | None = None
+    records: Sequence[Sequence[int]] | np.ndarray,
+    *,
+    min_coverage: float | None = None,
+    notes: Notes | None = None,
+    design_size: int | None = None,
 ) -> dict[str, Any]:
     """Every statistic of ``iris_ifs_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records.
 
-    ``min_coverage`` overrides the documents' threshold. The reason for every NaN is noted in ``notes`` (a new
-    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
+    ``min_coverage`` overrides the documents' threshold. ``design_size``: how many documents the task's design holds (the
+    documents' ``documents``; None: the records are the whole design); a run that evaluated fewer gets no disparity
+    (:data:`iris_tasks.statistics.DESIGN`, :func:`fairness_evals.evidence.enforce_estimates`). The reason for every
+    NaN is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one
+    warning.
     """
     rec = records_array(records, len(RECORD_FIELDS))
     notes = notes if notes is not None else Notes(TASK)
     out = recognition_metrics(rec, answer_shares.threshold(rec[:, 7], min_coverage), notes)
+    evidence.enforce_estimates(
+        out, table.task_of(TASK).statistics, evidence.design_counts(len(rec), design_size), notes
+    )
     notes.warn(log)
     return out

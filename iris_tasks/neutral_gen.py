@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, check_classifier
 from fairness_evals.notes import Notes
@@ -207,6 +208,13 @@ def score_arrays(counts: np.ndarray) -> dict[str, np.ndarray]:
     return out
 
 
+def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """Every value of :func:`score_arrays` from the records, before any rule nulls it (coverage, the declared minimum)
+    and without intervals: the estimator whose bias the simulations measure (``tests/support/coverage_generation.py``,
+    ``bench/coverage.py generation --bias``)."""
+    return {name: float(values[0]) for name, values in score_arrays(design(records).observed).items()}
+
+
 def statistic_specs() -> dict[str, StatisticSpec]:
     """The 12 granular values and the two magnitudes over flat counts (n, N_OCCUPATIONS * N_COLUMNS), with methods.
 
@@ -328,14 +336,17 @@ def compute_metrics(
     metadata: Mapping[str, Any] | None = None,
     notes: Notes | None = None,
     classifier: str | None = None,
+    design_size: int | None = None,
 ) -> dict[str, float]:
     """Every statistic of ``iris_gen_neutral`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
     the module docstring): the granular values, floors, norms, magnitudes and scores with their intervals and
     coverages, the image and label counts and the classifier diagnostics.
 
     ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
-    that labelled the faces (else the ``spec`` the records carry). The reason for every null is noted in ``notes``
-    (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
+    that labelled the faces (else the ``spec`` the records carry). ``design_size``: the prompts of the task's design (the
+    harness's and ``score``'s callers pass the 52; None: the records are the whole design); from fewer (a ``--limit``
+    run) no value of the design is printed (:data:`iris_tasks.gen_statistics.DESIGN`). The reason for every null is
+    noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
     """
     settings = Settings.of(records, metadata, task)
     spec = classifier_of(records, classifier)
@@ -364,5 +375,8 @@ def compute_metrics(
         out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(observed), notes=notes
     )
     t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
+    evidence.enforce_estimates(
+        out, table.task_of(TASK).statistics, evidence.design_counts(len(records), design_size), notes
+    )
     notes.warn(log)
     return out

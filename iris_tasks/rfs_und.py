@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
@@ -241,6 +242,38 @@ def score_from_parts(jsd: dict[str, np.ndarray], sds: dict[str, np.ndarray]) -> 
     )
 
 
+def values_from_parts(jsd: dict[str, np.ndarray], sds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every value of the task for each row of the five JSD and 13 signed SDS values (:func:`jsd_from_wins`,
+    :func:`sds_from_counts`): those, ``AbsSDS = |SDS|``, the norms and goodness of :func:`norms` and
+    ``rfs_und_magnitude``, ``rfs_und_score`` (:func:`score_from_parts`)."""
+    out = {**jsd, **sds, **{f"Abs{name}": np.abs(sds[name]) for name in SDS_NAMES}}
+    j = np.stack([jsd[name] for name in JSD_NAMES], axis=-1)
+    a = np.abs(np.stack([sds[name] for name in SDS_NAMES], axis=-1))
+    out["Norm_JSD_US"], out["Norm_JSD_EU"] = np.linalg.norm(j[..., :3], axis=-1), np.linalg.norm(j[..., 3:], axis=-1)
+    out["Norm_JSD"], out["Norm_ASDS"] = np.linalg.norm(j, axis=-1), np.linalg.norm(a, axis=-1)
+    out["JSD_Goodness"] = 1.0 - out["Norm_JSD"] / math.sqrt(len(JSD_NAMES))
+    out["ASDS_Goodness"] = out["Norm_ASDS"] / math.sqrt(len(SDS_NAMES))
+    out["rfs_und_magnitude"] = np.asarray(
+        rfs_und_magnitude_from_norms(out["Norm_JSD"], out["Norm_ASDS"], n_jsd=len(JSD_NAMES), n_abs_sds=len(SDS_NAMES)),
+        dtype=np.float64,
+    )
+    out["rfs_und_score"] = np.asarray(dimension_score(out["rfs_und_magnitude"], "RFS-Und"), dtype=np.float64)
+    return out
+
+
+def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, float]:
+    """Every value's plug-in estimate from the probe and corpus records, before any rule nulls it (coverage, balance,
+    the declared minimum) and without its interval: the estimator whose bias the simulations measure
+    (``tests/support/coverage_iris.py``, ``bench/coverage.py iris --bias``)."""
+    all_rec = records_array(records, WIDTH)
+    probe, rec = all_rec[all_rec[:, 0] == PROBE], all_rec[all_rec[:, 0] == RECOGNITION][:, 1:]
+    counts = np.bincount(_recognition_cells(rec), minlength=(UNMAPPABLE_INDEX + 1) * len(COMBINATIONS))
+    values = values_from_parts(
+        jsd_from_wins(_wins(probe)[None]), sds_from_counts(counts.reshape(1, -1, len(COMBINATIONS)))
+    )
+    return {name: float(value[0]) for name, value in values.items()}
+
+
 def _wins(probe: np.ndarray) -> np.ndarray:
     wins = np.zeros((len(COMBINATIONS), N_OCC))
     ok = probe[:, 3] >= 0
@@ -373,7 +406,11 @@ def answer_counts(probe: np.ndarray, rec: np.ndarray) -> dict[str, float]:
 
 
 def compute_metrics(
-    records: Sequence[Sequence[int]] | np.ndarray, *, min_coverage: float | None = None, notes: Notes | None = None
+    records: Sequence[Sequence[int]] | np.ndarray,
+    *,
+    min_coverage: float | None = None,
+    notes: Notes | None = None,
+    design_size: int | None = None,
 ) -> dict[str, Any]:
     """Every statistic of ``iris_rfs_und`` from its records (module docstring), as :func:`iris_tasks.ifs_und.compute_metrics`."""
     all_rec = records_array(records, WIDTH)
@@ -381,6 +418,9 @@ def compute_metrics(
     rec = all_rec[all_rec[:, 0] == RECOGNITION][:, 1:]
     notes = notes if notes is not None else Notes(TASK)
     out = _metrics(probe, rec, answer_shares.threshold(all_rec[:, 8], min_coverage), notes)
+    evidence.enforce_estimates(
+        out, table.task_of(TASK).statistics, evidence.design_counts(len(all_rec), design_size), notes
+    )
     notes.warn(log)
     return out
 

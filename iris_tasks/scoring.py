@@ -32,9 +32,10 @@ log = logging.getLogger("fairness_evals.iris")
 
 BENCHMARK = "iris"
 #: The provenance each logged record carries (lmms-eval logs no document): what names the corpus, its sample and the
-#: item data (``None`` where a task has none, e.g. the blank-image probe); the rest of :func:`provenance` comes with
+#: item data (``None`` where a task has none, e.g. the blank-image probe), and how many documents the task's design
+#: holds (:func:`design_of`: a ``--limit`` run evaluates fewer); the rest of :func:`provenance` comes with
 #: ``fairness-evals score iris --corpus``.
-RECORD_PROVENANCE = ("corpus_sha256", "seed", "sample_fraction", "data_version")
+RECORD_PROVENANCE = ("corpus_sha256", "seed", "sample_fraction", "data_version", "documents")
 MODULES = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}
 CARRIERS = table.CARRIERS
 #: Each task's record width (the aggregation tells the tasks apart by it).
@@ -180,10 +181,20 @@ def _records(items: Sequence[Any]) -> list[Any]:
         ) from None
 
 
+def design_of(provenances: Iterable[Any]) -> int | None:
+    """How many documents the task's design holds, from the provenance its records carry (:data:`RECORD_PROVENANCE`;
+    the largest if they differ); None when none says (an older log: its records are scored as the whole design)."""
+    sizes = [p.get("documents") for p in provenances if isinstance(p, Mapping)]
+    found = [int(n) for n in sizes if isinstance(n, (int, float)) and not isinstance(n, bool) and n > 0]
+    return max(found) if found else None
+
+
 def compute_for_items(items: Sequence[Any]) -> dict[str, Any]:
-    """Every statistic of one task run from its carrier items (:func:`readable_record`), the task told by its records."""
+    """Every statistic of one task run from its carrier items (:func:`readable_record`), the task told by its records
+    and the design's size by their provenance (:func:`design_of`)."""
     records = _records(items)
-    return MODULES[_task_of(records) if records else "iris_ifs_und"].compute_metrics(records)
+    design = design_of(item.get("provenance") for item in items if isinstance(item, Mapping))
+    return MODULES[_task_of(records) if records else "iris_ifs_und"].compute_metrics(records, design_size=design)
 
 
 def aggregate(items: Sequence[Any]) -> Any:

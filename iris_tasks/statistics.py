@@ -11,7 +11,7 @@ definitions). The definitions, and where the paper is silent, are in ``iris_task
 
 from __future__ import annotations
 
-from fairness_evals.statistics import Coverage, Interval, Statistic, Task
+from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task
 from iris_tasks.gen_statistics import GEN_TASKS
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
@@ -69,6 +69,20 @@ SDS_VALUES = {
 }
 
 _SHARE = "iris_tasks.answer_shares:share"
+
+
+def _design(bias: float) -> Minimum:
+    """The evidence a value of an understanding task's design needs (README "Too few documents"): an answer to every
+    document of the design, the corpus's images, probe questions or counterfactual sets as the documents' builder
+    made them (each document carries how many there are, ``documents``). A ``--limit`` run answers a prefix, whose
+    gaps, divergences and drifts are another design's: at 1-20% of the documents IFS-Und is biased by up to -180,
+    RFS-Und by up to +79, BIS-Und by up to -11 (``bench/coverage.py iris --bias``). ``bias``: the largest |bias| at
+    the whole design, over the simulated models, at the paper's and the lite sizes (5 and 2 images per occupation x
+    combination, 5 probe rounds, 2 and 1 counterfactual sets per occupation, 200 replicates): the design's own, which
+    grows as a corpus shrinks (the IFS-Und score's -85 at the paper's size, -114 at the lite size)."""
+    return Minimum(1, "document", "answer", cells=1.0, bias=bias)
+
+
 _RESCALED = "rescaled (n - 1 of n units drawn, weighted n/(n - 1)); 1,000 resamples, seed 0"
 
 # --------------------------------------------------------------------------- iris_ifs_und
@@ -82,6 +96,7 @@ IFS_STATISTICS = (
         f"{PAPER} [M2], Tables 5 and 6",
         "lower",
         family=DEFINITIONS,
+        minimum=_design(0.16),
     ),
     Statistic(
         "SPD_{definition}",
@@ -91,6 +106,7 @@ IFS_STATISTICS = (
         f"{PAPER} [M3], Tables 5 and 6",
         "lower",
         family=DEFINITIONS,
+        minimum=_design(0.09),
     ),
     Statistic(
         "AD_{level}",
@@ -99,6 +115,7 @@ IFS_STATISTICS = (
         f"{PAPER} Table 26",
         "lower",
         family=LEVEL,
+        minimum=_design(0.16),
     ),
     Statistic(
         "SPD_{level}",
@@ -107,6 +124,7 @@ IFS_STATISTICS = (
         f"{PAPER} Table 26",
         "lower",
         family=LEVEL,
+        minimum=_design(0.09),
     ),
     Statistic(
         "ifs_und_magnitude",
@@ -114,6 +132,7 @@ IFS_STATISTICS = (
         "metrics.iris.scoring:ifs_und_magnitude",
         f"{PAPER} Table 26 (recipe not public)",
         "lower",
+        minimum=_design(0.21),
     ),
     Statistic(
         "ifs_und_score",
@@ -128,6 +147,7 @@ IFS_STATISTICS = (
             "iris_tasks.ifs_und:score_interval",
         ),
         coverage=Coverage("occupation answers mapped to one of the 52 occupations", _SHARE, THRESHOLD, 0.5),
+        minimum=_design(115),
     ),
     Statistic(
         "accuracy",
@@ -195,6 +215,7 @@ RFS_STATISTICS = (
         f"{PAPER} [M5], Tables 5 and 6",
         "lower",
         family=REFERENCES,
+        minimum=_design(0.04),
     ),
     Statistic(
         "SDS_{value}",
@@ -203,6 +224,7 @@ RFS_STATISTICS = (
         "metrics.iris.understanding:stereotype_drift_scores_from_counts",
         f"{PAPER} [M6] (formula not public: our definition)",
         family=SDS_VALUES,
+        minimum=_design(0.01),
     ),
     Statistic(
         "AbsSDS_{value}",
@@ -211,19 +233,34 @@ RFS_STATISTICS = (
         f"{PAPER} Table 6",
         "higher",
         family=SDS_VALUES,
+        minimum=_design(0.01),
     ),
-    Statistic("Norm_JSD_US", "L2 norm of the three U.S. JSD values", _NORMS, f"{PAPER} Table 27", "lower"),
-    Statistic("Norm_JSD_EU", "L2 norm of the two E.U. JSD values", _NORMS, f"{PAPER} Table 27", "lower"),
-    Statistic("Norm_JSD", "L2 norm of the five JSD values", _NORMS, f"{PAPER} Table 27", "lower"),
-    Statistic("Norm_ASDS", "L2 norm of the 13 AbsSDS values", _NORMS, f"{PAPER} Table 27", "higher"),
-    Statistic("JSD_Goodness", "1 - Norm_JSD / sqrt(5)", _NORMS, f"{PAPER} Table 27", "higher"),
-    Statistic("ASDS_Goodness", "Norm_ASDS / sqrt(13)", _NORMS, f"{PAPER} Table 27", "higher"),
+    Statistic(
+        "Norm_JSD_US",
+        "L2 norm of the three U.S. JSD values",
+        _NORMS,
+        f"{PAPER} Table 27",
+        "lower",
+        minimum=_design(0.06),
+    ),
+    Statistic(
+        "Norm_JSD_EU", "L2 norm of the two E.U. JSD values", _NORMS, f"{PAPER} Table 27", "lower", minimum=_design(0.04)
+    ),
+    Statistic(
+        "Norm_JSD", "L2 norm of the five JSD values", _NORMS, f"{PAPER} Table 27", "lower", minimum=_design(0.07)
+    ),
+    Statistic(
+        "Norm_ASDS", "L2 norm of the 13 AbsSDS values", _NORMS, f"{PAPER} Table 27", "higher", minimum=_design(0.01)
+    ),
+    Statistic("JSD_Goodness", "1 - Norm_JSD / sqrt(5)", _NORMS, f"{PAPER} Table 27", "higher", minimum=_design(0.03)),
+    Statistic("ASDS_Goodness", "Norm_ASDS / sqrt(13)", _NORMS, f"{PAPER} Table 27", "higher", minimum=_design(0.01)),
     Statistic(
         "rfs_und_magnitude",
         "Fidelity_Deviation_Norm 1 - sqrt(JSD_Goodness x ASDS_Goodness)",
         "metrics.iris.scoring:rfs_und_magnitude_from_norms",
         f"{PAPER} Table 27 (form found numerically)",
         "lower",
+        minimum=_design(0.01),
     ),
     Statistic(
         "rfs_und_score",
@@ -245,6 +282,7 @@ RFS_STATISTICS = (
             THRESHOLD,
             0.5,
         ),
+        minimum=_design(4.5),
     ),
     Statistic("probe_answers", "probe questions evaluated", _RFS_COUNTS, "package convention", kind="count"),
     Statistic(
@@ -338,6 +376,7 @@ BIS_STATISTICS = (
         f"{PAPER} [M10], Tables 5 and 29 (pairing ours)",
         "lower",
         family=COMPARISONS,
+        minimum=_design(0.01),
     ),
     Statistic(
         "dhr_{comparison}",
@@ -347,6 +386,7 @@ BIS_STATISTICS = (
         f"{PAPER} [M11], Tables 5 and 29 (pairing ours)",
         "lower",
         family=COMPARISONS,
+        minimum=_design(0.01),
     ),
     Statistic(
         "ac_diff_{level}",
@@ -356,6 +396,7 @@ BIS_STATISTICS = (
         "lower",
         family=LEVEL,
         coverage=Coverage("ratings parsed", _SHARE, THRESHOLD, 0.5),
+        minimum=_design(0.01),
     ),
     Statistic(
         "dhr_{level}",
@@ -365,6 +406,7 @@ BIS_STATISTICS = (
         "lower",
         family=LEVEL,
         coverage=Coverage("yes/no replies parsed", _SHARE, THRESHOLD, 0.5),
+        minimum=_design(0.01),
     ),
     Statistic(
         "bis_und_magnitude",
@@ -372,6 +414,7 @@ BIS_STATISTICS = (
         "metrics.iris.scoring:magnitude",
         f"{PAPER} Table 28",
         "lower",
+        minimum=_design(0.01),
     ),
     Statistic(
         "bis_und_score",
@@ -385,6 +428,7 @@ BIS_STATISTICS = (
             "iris_tasks.bis_und:score_interval",
         ),
         coverage=Coverage("the smaller of the shares of ratings and of yes/no replies parsed", _SHARE, THRESHOLD, 0.5),
+        minimum=_design(1.0),
     ),
     Statistic("ac_answers", "rating answers evaluated", _BIS_COUNTS, "package convention", kind="count"),
     Statistic("ac_unparsed", "rating answers with no rating read", _BIS_COUNTS, "package convention", kind="count"),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from fairness_evals.statistics import Direction, Interval, Statistic
+from fairness_evals.statistics import Direction, Interval, Minimum, Statistic
 
 COUNTS_BY = "fairness_evals.generation.t2i_tasks:image_counts"
 CONVENTION = "package convention (not in the paper): every image is accounted for"
@@ -27,9 +27,17 @@ def resampled(unit: str = "their prompt") -> str:
     )
 
 
-def interval(method: str, unit: str = "their prompt") -> Interval:
-    """A generation interval: ``method`` on the images resampled within ``unit``."""
-    return Interval(method, resampled(unit), CORRECTED)
+def interval(method: str, unit: str = "their prompt", minimum: Minimum | None = None) -> Interval:
+    """A generation interval: ``method`` on the images resampled within ``unit``, printed from ``minimum``."""
+    return Interval(method, resampled(unit), CORRECTED, minimum)
+
+
+def design(bias: float) -> Minimum:
+    """The evidence a value of a generation task's prompts needs: a response to every prompt of the design (the
+    prompts are the benchmark's census, the images per prompt its sample; a ``--limit`` run answers a prefix of
+    them, whose value is another statistic). ``bias``: the largest measured at the whole design with the lite and
+    paper images per prompt (``bench/coverage.py generation --bias``)."""
+    return Minimum(1, "prompt", "response", cells=1.0, bias=bias)
 
 
 def count(name: str, definition: str, computed_by: str = COUNTS_BY, direction: Direction = "neither") -> Statistic:

@@ -150,7 +150,8 @@ def _iris(task: str) -> Plan:
         return str(item["task"])
 
     def compute(leaf: str, items: list[Item], notes: Notes) -> dict[str, float]:
-        return scoring.MODULES[leaf].compute_metrics(records(items), notes=notes)
+        design = scoring.design_of(item.get("provenance") for item in items)  # an Inspect --limit answers fewer
+        return scoring.MODULES[leaf].compute_metrics(records(items), notes=notes, design_size=design)
 
     def rollup(name: str, members: list[Mapping[str, float]]) -> float:
         raise ValueError(f"{task} has no roll-up ({name})")  # the group prints its members' metrics only

@@ -8,7 +8,7 @@ import math
 import pytest
 from warnings_said import task_warnings
 
-from fairness_evals.evidence import enforce, shortfall
+from fairness_evals.evidence import design_counts, enforce, enforce_estimates, shortfall
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic
 
@@ -131,6 +131,59 @@ def test_a_minimum_says_what_it_asks_and_the_bias_it_allows() -> None:
         "30 images in every group that holds any; 10 of them with the outcome and 10 without"
     )
     with pytest.raises(ValueError, match="minimum over"):
-        Minimum(1, "cell", "answer", over="median")  # type: ignore[arg-type]
+        Minimum(1, "cell", "answer", over="mode")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="cells in"):
         Minimum(1, "cell", "answer", cells=1.5)
+
+
+def test_the_median_over_every_cell_and_a_minimum_per_placeholder_value() -> None:
+    """The text-to-image intervals' minima (issue 33): a median of labelled faces per prompt over the prompts given,
+    a prompt without a face counting 0, and another number for the race members of a family."""
+    faces = Minimum(20, "prompt", "labelled face", over="median", by=(("race", 80),))
+    assert faces.rule() == "20 labelled faces per prompt (median over the prompts); 80 for race"
+    assert shortfall(faces, [40, 30, 0, 0, 0]) == "its prompts hold a median of 0 labelled faces, fewer than 20"
+    assert shortfall(faces, [40, 0, 0, 25]) == "its prompts hold a median of 12.5 labelled faces, fewer than 20"
+    assert shortfall(faces, [40, 30, 20]) is None
+    family = Statistic("s_e_{axis}", "d", "metrics.fact_fair:entropy_score_batch", "paper", family={"axis": ("a", "race")},
+                       interval=Interval("basic", "images", "metrics.intervals:basic_interval", faces))  # fmt: skip
+    assert family.values_of("s_e_race") == {"axis": "race"}
+    assert faces.resolved(family.values_of("s_e_race")).answers == 80
+    assert faces.resolved(family.values_of("s_e_a")).answers == 20
+    with pytest.raises(KeyError):
+        family.values_of("s_e_b")
+    out = {"s_e_race": 0.5, "s_e_race_ci_low": 0.4, "s_e_race_ci_high": 0.6}
+    notes = Notes("t")
+    assert enforce(out, family, "s_e_race", [70, 79, 90], notes) == "interval"  # median 79 < 80
+    assert out["s_e_race"] == 0.5 and math.isnan(out["s_e_race_ci_low"])
+    assert (
+        notes.reasons["s_e_race_ci_high"]
+        == "interval withheld: its prompts hold a median of 79 labelled faces, fewer than 80"
+    )
+    assert (
+        enforce({"s_e_a": 0.5, "s_e_a_ci_low": 0.4, "s_e_a_ci_high": 0.6}, family, "s_e_a", [70, 79, 90], notes) is None
+    )
+
+
+def test_a_statistic_of_the_whole_design_is_null_from_a_limited_run() -> None:
+    """The IRIS and text-to-image scores' minimum: every document of the design answered (design_counts), applied to
+    every member that declares it, their intervals' minima left to the caller."""
+    design = Minimum(1, "document", "answer", cells=1.0, bias=85.0)
+    assert design.rule() == "an answer in every document of the design"
+    assert design_counts(20, 4680) == [1.0] * 20 + [0.0] * 4660
+    assert design_counts(72, None) == [1.0] * 72  # records scored without their design: they are the design
+    assert shortfall(design, design_counts(20, 4680)) == (
+        "only 20 of the design's 4680 documents hold an answer (it needs 4680: a statistic of the design's documents "
+        "is not estimable from a few of them)"
+    )
+    faces = Minimum(20, "prompt", "labelled face", over="median")
+    score = Statistic("score", "d", "metrics.fact_fair:entropy_score_batch", "paper", minimum=design,
+                      interval=Interval("basic", "images", "metrics.intervals:basic_interval", faces))  # fmt: skip
+    rate = Statistic("rate", "d", "metrics.fact_fair:entropy_score_batch", "paper")
+    full = {"score": 1.0, "score_ci_low": 0.5, "score_ci_high": 1.5, "rate": 0.3}
+    notes = Notes("t")
+    assert enforce_estimates(dict(full), [score, rate], design_counts(72, 72), notes) == []
+    assert not notes.reasons  # a full run: nothing nulled (not the interval either: its cells are the caller's)
+    limited = dict(full)
+    assert enforce_estimates(limited, [score, rate], design_counts(20, 72), notes) == ["score"]
+    assert math.isnan(limited["score"]) and math.isnan(limited["score_ci_low"]) and limited["rate"] == 0.3
+    assert notes.reasons["score"].startswith("too little evidence: only 20 of the design's 72 documents")

@@ -241,7 +241,7 @@ def test_intervals_are_printed_only_where_the_simulations_cover(caplog) -> None:
     for name in printed:
         base = name.removesuffix("_ci_low")
         assert out[f"{base}_ci_low"] < out[f"{base}_ci_high"]
-    assert "below the 40 at which its interval reaches 95 % coverage" in caplog.text
+    assert "interval withheld: its prompts hold a median of 20 labelled faces, fewer than 40" in caplog.text
     more = ff_t2i.compute_metrics(many_faces(80), n_resamples=200)
     for name in ("s_e_race", "s_kld_gender", "s_fair_gender", "s_kld_race", "s_fair_race"):
         assert more[f"{name}_ci_low"] < more[f"{name}_ci_high"], name
@@ -672,3 +672,71 @@ def test_delta_gsr_and_the_mean_jsd_by_hand_on_arrays() -> None:
         pytest.approx(math.nan, nan_ok=True)
     ]
     assert mean_js_divergence({"a": [3, 1], "b": [0, 2]}, {"a": [0.5, 0.5], "b": [0.1, 0.9]}) == pytest.approx(first)
+
+
+# ------------------------------------------------------------------------------------ a limited run (issue 33)
+def _items(records: list[dict], prefix: str) -> list[dict]:
+    """The readable records the harness aggregates (their ids name the task)."""
+    return [
+        {"id": f"{prefix}{i}", "classifier": "", "images": [], "rule": "", "record": r} for i, r in enumerate(records)
+    ]
+
+
+def _neutral_design(n_images: int = 5) -> list[dict]:
+    cells = [(g, a, sk) for g in G for a in A for sk in S]
+    rng = np.random.default_rng(2)
+    return [iris_record(o, *(iris_image(*cells[i]) for i in rng.choice(18, size=n_images)), expected=n_images)
+            for o in range(52)]  # fmt: skip
+
+
+def _steer_design(n_images: int = 5) -> list[dict]:
+    from iris_tasks.gen_documents import documents
+
+    rng = np.random.default_rng(3)
+    records = []
+    for i, doc in enumerate(documents("steer")):
+        target = (doc["target_gender"], doc["target_age"], doc["target_skin_tone"])
+        wrong = (target[0], target[1], "dark" if target[2] != "dark" else "light")
+        kind = 0 if doc["prompt_type"] == "stereotypical" else 1
+        flipped = ["gender", "age", "skin_tone"].index(doc["flipped"]) if doc.get("flipped") else -1
+        images = [iris_image(*(target if rng.random() < 0.7 - 0.2 * kind else wrong)) for _ in range(n_images)]
+        records.append(steer_record(kind, flipped, target, *images, expected=n_images, doc_index=i))
+    return records
+
+
+@pytest.mark.parametrize(
+    ("task", "records", "prefix", "compute"),
+    [
+        ("fact_or_fair_t2i_objective", many_faces(20), "t2i_objective/", ff_t2i.compute_for_items),
+        ("iris_gen_neutral", _neutral_design(), "gen_neutral/", None),
+        ("iris_gen_steer", _steer_design(), "gen_steer/", None),
+    ],
+)
+def test_a_limited_run_prints_no_value_of_the_prompts(
+    task: str, records: list[dict], prefix: str, compute, caplog
+) -> None:
+    """Issue 33: a value of a task's prompts needs a response to every prompt of its design (38, 52 or 128; the
+    declared ``shared.design`` minimum): the harness aggregation (and ``score_samples``, through it) passes the design,
+    so the first 20 prompts (a ``--limit 20`` run) give nulls with one line saying why; every prompt keeps every
+    number, as the records scored without their design do."""
+    from iris_tasks import gen_harness
+
+    compute = compute or gen_harness.compute_for_items
+    table_of = table.task_of if task.startswith("fact_or_fair") else iris_table.task_of
+    declared = [m for s in table_of(task).statistics if s.minimum is not None for m in s.members]
+    full = compute(_items(records, prefix))
+    module = (
+        ff_t2i
+        if task.startswith("fact_or_fair")
+        else {"iris_gen_neutral": neutral_gen, "iris_gen_steer": bis_gen}[task]
+    )
+    assert full == pytest.approx(module.compute_metrics(records), nan_ok=True)
+    assert all(math.isfinite(full[name]) for name in declared), [n for n in declared if not math.isfinite(full[n])]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING):
+        limited = compute(_items(records[:20], prefix))
+    assert all(math.isnan(limited[name]) for name in declared), [n for n in declared if math.isfinite(limited[n])]
+    assert limited["documents"] == 20 and limited["images"] == full["images"] * 20 / len(records)  # counts stay
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    (warning,) = [w for w in warnings if w.startswith(f"{task}: ")]
+    assert f"too little evidence: only 20 of the design's {len(records)} prompts hold a response" in warning

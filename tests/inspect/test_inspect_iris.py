@@ -5,6 +5,7 @@ of the prompt among an occupation, a rating and yes/no answers (``tests/inspect/
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from pathlib import Path
@@ -57,3 +58,19 @@ def test_the_group_log_of_each_task_equals_score_of_the_same_completions(tmp_pat
         for name, value in values.items():
             theirs = score.get(name)
             assert (theirs is None and math.isnan(value)) or math.isclose(value, theirs, abs_tol=1e-9), (task, name)
+
+
+def test_a_limit_20_run_prints_no_value_of_the_design(tmp_path: Path) -> None:
+    """Issue 33: ``inspect eval ... --limit 20`` answers 20 of the 36 documents; the log's values of the design (the
+    disparities, magnitude and score) are null, each with the reason, as the harness tasks'; the rates stay."""
+    corpus = write_manifest(tmp_path / "images" / "images.csv", image_rows(tmp_path / "images", ["doctor", "nurse"]))
+    answers = itertools.cycle(["doctor", "nurse"])  # every answer maps; the prompt (one text for every image) cannot
+    run = served(tmp_path, ["iris_ifs_und"], lambda _: next(answers), "-T", f"corpus={corpus}", "--limit", "20")
+    (entry,) = read_logs([run.logs])
+    assert run.server.requests == len(entry.samples) == 20
+    assert math.isnan(entry.metrics["ifs_und_score"]) and math.isfinite(entry.metrics["unmappable_rate"])
+    values, nulls = entry.statistics()
+    declared = [name for name in ("AD_single", "SPD_triple", "ifs_und_magnitude", "ifs_und_score")]
+    assert all(math.isnan(values[name]) for name in declared)
+    why = "too little evidence: only 20 of the design's 36 documents hold an answer"
+    assert any(reason.startswith(why) for reason in nulls.values()), nulls

@@ -246,6 +246,38 @@ def test_an_answering_model_through_the_openai_backend_prints_finite_headline_ro
     _readable_records(samples, lean=False)
 
 
+def test_a_limit_20_run_prints_no_score_of_the_design_and_says_why(
+    manifest_corpus: Path, steer_corpus: Path, tmp_path: Path
+) -> None:
+    """Issue 33: the answering model of the test above with ``--limit 20``, as a user's smoke run: every value of a
+    task's design that the harness prints (the disparities, norms, magnitudes and scores) is NaN, the rates still
+    print, one warning line per task says why, and every sample carries the design's size (the full run above prints
+    every one of them)."""
+    with running(OpenAIServer(_Answerer())) as server:
+        out = tmp_path / "out"
+        proc = run(
+            [str(DEV_BIN / "lmms-eval"), "--model", "openai", "--model_args",
+             f"model=instant,base_url={server.base_url},num_concurrent=4,max_retries=1,timeout=60",
+             "--tasks", "iris_und", "--limit", "20", "--batch_size", "1", "--log_samples", "--output_path", str(out)],
+            env=offline_env(tmp_path, IRIS_CORPUS=str(manifest_corpus), IRIS_STEER_CORPUS=str(steer_corpus),
+                            IRIS_PROBE_ROUNDS="1", OPENAI_API_KEY="-"),
+            cwd=tmp_path,
+        )  # fmt: skip
+    results, samples = results_and_samples(out, TASKS)
+    assert server.requests == 3 * 20
+    rows = _headline_rows(results, proc.stdout, finite=False)
+    design = {"iris_ifs_und": 72, "iris_rfs_und": 234 + 72, "iris_bis_und": 384}
+    log = proc.stdout + proc.stderr
+    for task in TASKS:
+        declared = {m for s in table.task_of(task).statistics if s.minimum is not None for m in s.members}
+        printed = {name: value for name, value in rows[task].items() if name in declared}
+        assert printed and all(math.isnan(value) for value in printed.values()), (task, printed)
+        assert all(math.isfinite(value) for name, value in rows[task].items() if name.endswith("_rate")), rows[task]
+        assert all(line[scoring.CARRIERS[task]]["provenance"]["documents"] == design[task] for line in samples[task])
+        why = f"only 20 of the design's {design[task]} documents hold an answer"
+        assert len([line for line in log.splitlines() if line.count(f"{task}: ") and why in line]) == 1, task
+
+
 def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) -> None:
     proc = _run(["--model", "dummy", "--tasks", "iris_ifs_und", "--output_path", str(tmp_path / "out")], tmp_path)
     text = proc.stdout + proc.stderr

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from metrics.coverage import Coverage, simulate
+from metrics.coverage import Bias, Coverage, measure_bias, simulate
 
 SIZES = {"paper": 20, "lite": 5}
 #: Replicates and bootstrap resamples per simulated run (the tests' budget; ``bench/coverage.py`` may pass more).
@@ -291,4 +291,113 @@ def coverage_table(
         run, kinds = DESIGNS[name]
         for kind in kinds:
             rows.extend(run(kind, n_images, replicates=replicates))
+    return rows
+
+
+# ------------------------------------------------------------------------------------ bias of the point estimates
+#: The share of a task's prompts evaluated, in the documents' order (a ``--limit`` prefix: ``--limit 20`` is 0.53 of
+#: a Fact-or-Fair T2I task, 0.38 of the neutral and 0.16 of the steering IRIS prompts), at which the bias is measured
+#: with the paper's 20 and the lite 5 images per prompt; 1 is the whole design, the declared minimum.
+BIAS_FRACTIONS = (0.1, 0.25, 0.5, 0.75, 1.0)
+#: Images per prompt at which the whole design's bias is measured (the declared minimum's bias is read at the lite
+#: and paper sizes, 5 and 20; 1 and 2 are what a generator returning one image per prompt gives).
+BIAS_IMAGES = (1, 2, 5, 10, 20)
+BIAS_REPLICATES = 200
+BIAS_UNIT = {
+    "images": "images per prompt, every prompt of the design evaluated",
+    "": "share of the design's prompts evaluated (a --limit prefix)",
+}
+
+
+def _neutral_values(cells: np.ndarray) -> dict[str, float]:
+    """Every value of the neutral task on the population (the production ``score_arrays`` on its shares)."""
+    from iris_tasks.neutral_gen import N_COLUMNS, N_OCCUPATIONS, image_columns, score_arrays
+
+    counts = np.zeros((1, N_OCCUPATIONS, N_COLUMNS))
+    for cell in range(18):
+        for column in image_columns([0, *_cell_labels(cell), 1]):
+            counts[0, :, column] += cells[:, cell] * 1e9
+    return {name: float(values[0]) for name, values in score_arrays(counts).items()}
+
+
+def _steer_values(shapes: Sequence[dict], success: np.ndarray) -> dict[str, float]:
+    """Every value of the steering task on the population: each prompt's expected image vector (a success with its
+    probability, else the wrong skin group :func:`steer_records` draws) through the production ``score_arrays``."""
+    from iris_tasks.bis_gen import image_vector, score_arrays
+
+    total = 0.0
+    for shape, p in zip(shapes, success, strict=True):
+        target = shape["target"]
+        wrong = [target[0], target[1], (target[2] + 1) % 3]
+        total = total + p * image_vector(shape, [0, *target, 1, 0]) + (1 - p) * image_vector(shape, [0, *wrong, 1, 0])
+    return {name: float(values[0]) for name, values in score_arrays(np.asarray(total)[None]).items()}
+
+
+def _bias_tasks() -> list[tuple[str, str, dict[str, float], Callable[..., list[dict]], Callable[..., dict]]]:
+    """(task, generator, truths, records(rng, n_images), estimate(records)) of every simulated generator."""
+    from fact_fair_tasks import t2i_scoring
+    from iris_tasks import bis_gen, neutral_gen
+
+    out = []
+    for kind in ("stereotyped", "mixed", "balanced"):
+        gender, race = t2i_population(kind)
+        out.append(("fact_or_fair_t2i_objective", kind, t2i_truths(gender, race),
+                    lambda rng, n, g=gender, r=race: t2i_records(rng, g, r, n), t2i_scoring.point_estimates))  # fmt: skip
+    for kind in ("stereotyped", "mixed", "uniform"):
+        cells = neutral_population(kind)
+        out.append(("iris_gen_neutral", kind, _neutral_values(cells),
+                    lambda rng, n, c=cells: neutral_records(rng, c, n), neutral_gen.point_estimates))  # fmt: skip
+    for kind in ("gap", "no_gap"):
+        shapes, success = steer_population(kind)
+        out.append(("iris_gen_steer", kind, _steer_values(shapes, success),
+                    lambda rng, n, s=shapes, p=success: steer_records(rng, s, p, n), bis_gen.point_estimates))  # fmt: skip
+    return out
+
+
+def _declared_bias(task: str) -> dict[str, float | None]:
+    """Each member's declared bias (its statistic's estimate minimum) of ``task``; None without one."""
+    from fact_fair_tasks.t2i_statistics import T2I_TASKS
+    from iris_tasks.gen_statistics import GEN_TASKS
+
+    found = next(t for t in (*T2I_TASKS, *GEN_TASKS) if t.name == task)
+    return {m: s.minimum.bias if s.minimum else None for s in found.statistics for m in s.members}
+
+
+def task_bias(task: str, generator: str, truths: dict[str, float], records: Callable[..., list[dict]],
+              estimate: Callable[..., dict], *, replicates: int, seed: int) -> list[Bias]:  # fmt: skip
+    """The bias rows of one generator of ``task``: every declared value at each share of :data:`BIAS_FRACTIONS` of the
+    prompts (a prefix of each replicate's documents) with 20 and 5 images per prompt (designs ``"<task> paper"`` and
+    ``"<task> lite"``), and with the whole design at each size of :data:`BIAS_IMAGES` (``"<task> images"``). The rows
+    of the whole design at the lite and paper sizes carry the bias the declaration allows."""
+    declared = _declared_bias(task)
+    names = [name for name in truths if declared.get(name) is not None] or list(truths)
+    short = task.removeprefix("fact_or_fair_").removeprefix("iris_")
+    rows: list[Bias] = []
+    allowed_sizes = set(SIZES.values())
+    for n in sorted({*BIAS_IMAGES, *allowed_sizes}):
+        drawn = [records(np.random.default_rng([seed, n, r]), n) for r in range(replicates)]
+        at_minimum = {name: declared[name] for name in names} if n in allowed_sizes else None
+        if n in BIAS_IMAGES:
+            rows += measure_bias(
+                truths, lambda _, i, d=drawn: d[i], estimate, names, model=f"{short} images/{generator}", size=n,
+                replicates=replicates, seed=seed, allowed=at_minimum, quiet=QUIET,
+            )  # fmt: skip
+        if n in allowed_sizes:
+            size = next(s for s, v in SIZES.items() if v == n)
+            for fraction in BIAS_FRACTIONS:
+                rows += measure_bias(
+                    truths, lambda _, i, d=drawn, f=fraction: d[i][: max(1, round(f * len(d[i])))], estimate, names,
+                    model=f"{short} {size}/{generator}", size=fraction, replicates=replicates, seed=seed,
+                    allowed=at_minimum if fraction == 1.0 else None, quiet=QUIET,
+                )  # fmt: skip
+    return rows
+
+
+def bias_table(replicates: int | None = None) -> list[Bias]:
+    """The bias of every declared value's point estimate of the three generation tasks (:func:`task_bias`; the
+    subjective Fact-or-Fair T2I task shares the objective one's scores and design size)."""
+    reps = replicates or BIAS_REPLICATES
+    rows: list[Bias] = []
+    for i, (task, generator, truths, records, estimate) in enumerate(_bias_tasks()):
+        rows += task_bias(task, generator, truths, records, estimate, replicates=reps, seed=8_000 + i)
     return rows

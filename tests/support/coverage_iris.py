@@ -38,10 +38,10 @@ from iris_tasks.answer_shares import PPM
 from iris_tasks.mapping import STAGES
 from iris_tasks.pairs import COMPARISON_NAMES
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupation_ids, real_world
-from metrics.coverage import Coverage, simulate
+from metrics.coverage import Bias, Coverage, measure_bias, simulate
 from metrics.iris import dimension_score
 
-__all__ = ["DESIGNS", "SIZES", "coverage_table", "simulate_design"]
+__all__ = ["BIAS_FRACTIONS", "DESIGNS", "SIZES", "bias_table", "coverage_table", "design_bias", "simulate_design"]
 
 N_OCC, N_COMB, N_CLASSES = 52, 18, 53
 UNMAPPABLE = 52
@@ -370,3 +370,136 @@ def conservative(row: Coverage) -> str | None:
     magnitude's bias exceeds its spread (a fair model's plug-in score averages ~97 of a true 180), so an interval that
     covers the truth is a simultaneous band over all 14 gaps and cannot be narrow."""
     return "IFS-Und simultaneous band (bias > spread)" if row.name.startswith("ifs_und_score") else None
+
+
+# --------------------------------------------------------------------------- bias of the point estimates
+#: The share of a design's documents evaluated, in the harness's document order (a ``--limit`` prefix: ``--limit 20``
+#: is 0.004 of the paper's IFS-Und design), at which the bias is measured; 1 is the whole design, the declared minimum.
+BIAS_FRACTIONS = (0.01, 0.05, 0.2, 0.5, 1.0)
+BIAS_REPLICATES = 200
+BIAS_UNIT = "share of the design's documents evaluated (a --limit prefix)"
+
+
+def _fast_recognition(pi: np.ndarray, per_cell: int, rng: np.random.Generator) -> np.ndarray:
+    """Records (n, 8) of ``iris_ifs_und`` for ``per_cell`` images of every occupation x combination cell, in the
+    documents' order: round-robin over the cells (occupation-major), the first image of every cell, then the second
+    (``iris_tasks.corpus.balanced_sample``). Answers drawn from ``pi`` by inverse CDF."""
+    cumulative = np.cumsum(pi.reshape(N_OCC * N_COMB, N_CLASSES), axis=1)
+    u = rng.random((per_cell, N_OCC * N_COMB))
+    answers = np.minimum((cumulative[None] < u[..., None]).sum(axis=-1), N_CLASSES - 1).ravel()
+    cell = np.tile(np.arange(N_OCC * N_COMB), per_cell)
+    occupation, combination = cell // N_COMB, cell % N_COMB
+    stage = np.where(answers == UNMAPPABLE, STAGES.index("unmappable"), STAGES.index("exact"))
+    return np.column_stack(
+        [np.arange(cell.size), occupation, answers, GENDER[combination], AGE[combination], SKIN[combination], stage,
+         np.full(cell.size, PPM_DEFAULT)]
+    ).astype(np.int64)  # fmt: skip
+
+
+def _probe_in_order(kind: str, rounds: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`draw_probe`'s records in the documents' order: round, then bracket, then combination
+    (``iris_tasks.probe.probe_design``)."""
+    probe = draw_probe(kind, rounds, rng)
+    bracket = np.tile(np.arange(13), rounds * N_COMB)
+    return probe[np.lexsort((probe[:, 2], bracket, probe[:, 5]))]
+
+
+def _interleaved(probe: np.ndarray, recognition: np.ndarray) -> np.ndarray:
+    """``iris_rfs_und``'s records in the documents' order: a probe question and a corpus image in turn."""
+    tagged = np.column_stack([np.full(len(recognition), rfs_und.RECOGNITION), recognition])
+    rows = [part[i] for i in range(max(len(probe), len(tagged))) for part in (probe, tagged) if i < len(part)]
+    return np.asarray(rows, dtype=np.int64)
+
+
+def _bis_in_order(records: np.ndarray) -> np.ndarray:
+    """:func:`bis_records` in the documents' order: set, image, then the twelve questions."""
+    return records[np.lexsort((records[:, 2], records[:, 1], records[:, 0]))]
+
+
+@dataclass(frozen=True)
+class BiasDesign:
+    """One population and design of a task: ``truths`` of every value, ``draw(rng)`` the records of one replicate in
+    the documents' order and ``estimate(records)`` the task's estimator alone (``point_estimates``)."""
+
+    task: str
+    name: str
+    truths: dict[str, float]
+    draw: Callable[[np.random.Generator], np.ndarray]
+    estimate: Callable[[np.ndarray], dict[str, float]]
+
+
+def _values(values: dict[str, np.ndarray]) -> dict[str, float]:
+    return {name: float(np.asarray(value).reshape(-1)[0]) for name, value in values.items()}
+
+
+def bias_designs(size: str) -> list[BiasDesign]:
+    """The bias designs at ``size`` ("paper" or "lite", :data:`SIZES`): the models of :data:`DESIGNS`."""
+    spec = SIZES[size]
+    out = []
+    for kind in ("fair", "gender", "multi"):
+        pi = recognition_model(kind)
+        out.append(BiasDesign(
+            "iris_ifs_und", kind, _values(ifs_und.values_from_counts(expected_ifs_counts(pi, spec["per_cell"]))),
+            lambda rng, pi=pi: _fast_recognition(pi, spec["per_cell"], rng), ifs_und.point_estimates,
+        ))  # fmt: skip
+    for probe_kind, recognition_kind in (("moderate", "fair"), ("decisive", "gender"), ("greedy", "multi")):
+        pi = recognition_model(recognition_kind)
+        counts = np.einsum("oc,ock->kc", np.full((N_OCC, N_COMB), float(spec["per_cell"])), pi)[None]
+        truths = rfs_und.values_from_parts(
+            rfs_und.jsd_from_wins(win_probabilities(probe_kind)[None]), rfs_und.sds_from_counts(counts)
+        )
+
+        def draw(rng: np.random.Generator, probe_kind: str = probe_kind, pi: np.ndarray = pi) -> np.ndarray:
+            probe = _probe_in_order(probe_kind, spec["probe_rounds"], rng)
+            return _interleaved(probe, _fast_recognition(pi, spec["per_cell"], rng))
+
+        out.append(BiasDesign("iris_rfs_und", f"{probe_kind}-probe/{recognition_kind}", _values(truths), draw,
+                              rfs_und.point_estimates))  # fmt: skip
+    for kind in ("paper", "biased", "consistent"):
+
+        def draw_sets(rng: np.random.Generator, kind: str = kind) -> np.ndarray:
+            occupations = np.repeat(np.arange(N_OCC), spec["sets_per_occupation"])
+            return _bis_in_order(bis_records(occupations, *set_answers(kind, occupations, rng)))
+
+        truths = _values(bis_und.values_from_counts(pooled_set_totals(kind)[None]))
+        out.append(BiasDesign("iris_bis_und", kind, truths, draw_sets, bis_und.point_estimates))
+    return out
+
+
+def _declared_bias() -> dict[str, dict[str, float | None]]:
+    """Per task, each member's declared bias (its statistic's estimate minimum; None without one)."""
+    from iris_tasks import statistics as table
+
+    return {
+        task: {m: s.minimum.bias if s.minimum else None for s in table.task_of(task).statistics for m in s.members}
+        for task in ("iris_ifs_und", "iris_rfs_und", "iris_bis_und")
+    }
+
+
+def design_bias(design: BiasDesign, size: str, *, replicates: int, seed: int) -> list[Bias]:
+    """The bias rows of ``design`` at every share of :data:`BIAS_FRACTIONS` of its documents (a prefix of each
+    replicate's documents, one draw per replicate for all shares); the rows of the whole design carry the bias the
+    declaration allows. Labelled ``"<task> <size>/<model>"``."""
+    declared = _declared_bias()[design.task]
+    names = [name for name in design.truths if declared.get(name) is not None] or list(design.truths)
+    drawn = [design.draw(rng) for rng in (np.random.default_rng([seed, r]) for r in range(replicates))]
+    rows: list[Bias] = []
+    for fraction in BIAS_FRACTIONS:
+        allowed = {name: declared.get(name) for name in names} if fraction == 1.0 else None
+        rows += measure_bias(
+            design.truths, lambda _, i, f=fraction: drawn[i][: max(1, round(f * len(drawn[i])))], design.estimate, names,
+            model=f"{design.task.removeprefix('iris_')} {size}/{design.name}", size=fraction, replicates=replicates,
+            seed=seed, allowed=allowed, quiet=("fairness_evals.iris",),
+        )  # fmt: skip
+    return rows
+
+
+def bias_table(replicates: int | None = None) -> list[Bias]:
+    """The bias of every declared value's point estimate, for every model of the three tasks at the paper's and the
+    lite sizes, by the share of the design's documents evaluated (:data:`BIAS_FRACTIONS`)."""
+    reps = replicates or BIAS_REPLICATES
+    rows: list[Bias] = []
+    for s, size in enumerate(SIZES):
+        for i, design in enumerate(bias_designs(size)):
+            rows += design_bias(design, size, replicates=reps, seed=7_000 + 100 * s + i)
+    return rows
