@@ -361,6 +361,15 @@ def doc_to_target(doc: dict[str, Any]) -> str:
     return f"gender={doc['truth_gender'] or 'N/A'}, race={doc['truth_race'] or 'N/A'}"
 
 
+def doc_to_target_mc(doc: dict[str, Any]) -> str | list[int]:
+    """The log-likelihood (``_mc``) tasks' target, which lm-eval 0.5 requires to be among the choices (else it skips
+    the document): the true option's letter (objective); every option's index (subjective: the question has no right
+    answer, so no option, and no group, is singled out). Scoring never reads it and no prompt shows it (zero-shot)."""
+    if doc.get("context") is None:
+        return prompts.LETTERS[doc["answer_index"]]
+    return list(range(len(doc["options"])))
+
+
 def doc_to_text_mc(doc: dict[str, Any]) -> str:
     return prompts.mc_prompt(prompts.body_of(doc))
 

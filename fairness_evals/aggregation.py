@@ -14,6 +14,17 @@ then holds the record once (package convention on compact sample logs). The benc
   (``<name>_stderr`` of a null score) is returned as ``"N/A"``, the harnesses' own spelling of a missing standard
   error, so the ± column says it one way (a NaN prints as ``nan`` there, and as ``NaN`` in a group row).
 
+lm-eval 0.5 also calls every aggregation but ``mean`` on bootstrap resamples of its items (``rnd.choices(items,
+k=len(items))``, 100,000 of them, in a process pool or in-process) to fill the ± column. A resample is answered
+NaN at once, without computing and without touching the kept run:
+
+- carrier items are a resample when one record object appears twice (a real run holds each document's record once),
+  or when they are the kept run's own records in another order (a permutation gives the kept run's value);
+- a metric name is a resample when the run has already reported that metric (each metric is aggregated once per run).
+
+So the printed values are the real run's, and the ± column is ours where the task declares ``<name>_stderr`` (that
+metric overwrites the harness's bootstrap) and ``nan`` elsewhere (0.4 prints ``N/A`` there): no standard error.
+
 Imported by task modules only when a harness runs them; no harness, numpy or torch import here.
 """
 
@@ -21,9 +32,10 @@ from __future__ import annotations
 
 import logging
 import math
+import multiprocessing
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fairness_evals import harness_logging
@@ -34,10 +46,13 @@ harness_logging.attach()  # task modules import this module when a harness loads
 __all__ = ["MEMO", "ContentMemo", "aggregate", "clear", "define_aggregations", "payload", "provenance_value"]
 
 
-@dataclass(frozen=True)
+@dataclass
 class _Run:
     count: int
     values: dict[str, Any]
+    records: tuple[Any, ...]  # the carrier's items, held so that their ids stay theirs
+    ids: frozenset[int]
+    reported: set[str] = field(default_factory=set)  # the metrics aggregated from this run
 
 
 #: How lm-eval and lmms-eval write a standard error they do not have; ours, when null, are written the same way.
@@ -53,6 +68,18 @@ def clear() -> None:
         _latest.clear()
 
 
+def _distinct_ids(items: Sequence[Any]) -> frozenset[int] | None:
+    """The ids of ``items``, or None as soon as one repeats (in a resample the first repeat comes after about
+    sqrt(n) items)."""
+    seen: set[int] = set()
+    for item in items:
+        key = id(item)
+        if key in seen:
+            return None
+        seen.add(key)
+    return frozenset(seen)
+
+
 def aggregate(
     benchmark: str, items: Sequence[Any], compute: Callable[[list[Any]], dict[str, Any]], carrier: str
 ) -> Any:
@@ -60,27 +87,45 @@ def aggregate(
 
     ``compute(records)`` returns every metric of one task run from the carrier's items; ``carrier`` is the metric
     those items belong to. A metric whose run cannot be found (its task's carrier was not aggregated just before it)
-    is NaN, with an error naming it.
+    is NaN, with an error naming it. A bootstrap resample of either kind of items is NaN (module docstring).
     """
-    items = list(items)
+    if not isinstance(items, (list, tuple)):
+        items = list(items)
     if items and isinstance(items[0], str):
         name = items[0]
         with _lock:
             run = _latest.get(benchmark)
-        if run is None or run.count != len(items) or name not in run.values:
+            found = run is not None and run.count == len(items) and name in run.values
+            resample = found and name in run.reported
+            if found:
+                run.reported.add(name)
+        if not found:
+            if multiprocessing.parent_process() is not None:
+                return math.nan  # a resample in a spawned pool worker, which holds no run
             log.error(
                 "%s: cannot report %s: the task's %s items were not aggregated just before it (its %d documents "
                 "have no run); reported as NaN",
                 benchmark, name, carrier, len(items),
             )  # fmt: skip
             return math.nan
+        if resample:
+            return math.nan
         value = run.values[name]
         if name.endswith("_stderr") and (value is None or (isinstance(value, float) and math.isnan(value))):
             return NO_STDERR
         return value
-    values = compute(items)
+    ids = _distinct_ids(items)
+    if ids is None:
+        return math.nan
     with _lock:
-        _latest[benchmark] = _Run(len(items), values)
+        run = _latest.get(benchmark)
+        if run is not None and run.ids == ids:
+            run.reported.clear()
+            return run.values[carrier]
+    records = list(items)
+    values = compute(records)
+    with _lock:
+        _latest[benchmark] = _Run(len(records), values, tuple(records), ids)
     return values[carrier]
 
 

@@ -104,7 +104,7 @@ def build(task_name: str, seed: int, draws: int, conventions: str, min_coverage:
 
 # --------------------------------------------------------------------------- the tasks (`inspect eval fairness_evals/<name>`)
 def define(name: str) -> Callable[..., Task]:
-    """Register the Inspect task ``name`` (a declared Fact-or-Fair task or group), its ``-T`` arguments those of
+    """What the Inspect task ``name`` (a declared Fact-or-Fair task or group) calls, its ``-T`` arguments those of
     :func:`build` (the objective task has no ``draws``; the lite variants default to 10) and its description the
     statistics table's."""
     draws_default = LITE_DRAWS if name.endswith("_lite") else DEFAULT_DRAWS
@@ -125,13 +125,162 @@ def define(name: str) -> Callable[..., Task]:
 
     make.__name__ = make.__qualname__ = name
     make.__doc__ = statistics.task(name).description
-    return task(name=name)(make)
+    return make
 
 
 #: Every Fact-or-Fair Inspect task, by name: each declared language-model task and group but the log-likelihood
-#: ``_mc`` ones.
+#: ``_mc`` ones (what each builds; the ``@task`` functions at the end of this file call them).
 TASKS: dict[str, Callable[..., Task]] = {
     declared.name: define(declared.name)
     for declared in table.TASKS
     if declared.harness == "lm-eval" and not declared.name.endswith("_mc")
 }
+
+
+# --------------------------------------------------------------------------- generated: do not edit
+# `python -m fairness_evals.inspect.task_files` writes one literal @task per entry of TASKS, for Inspect's file scan.
+
+
+@task
+def fact_or_fair_objective(
+    seed: int = 0,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """198 objective queries (which group has the highest/lowest X)"""
+    return TASKS["fact_or_fair_objective"](**locals())
+
+
+@task
+def fact_or_fair_subjective_base(
+    seed: int = 0,
+    draws: int = 100,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """11,400 subjective queries with four random profiles, no context"""
+    return TASKS["fact_or_fair_subjective_base"](**locals())
+
+
+@task
+def fact_or_fair_subjective_representativeness(
+    seed: int = 0,
+    draws: int = 100,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the same after a statistical-prior sentence (representativeness bias)"""
+    return TASKS["fact_or_fair_subjective_representativeness"](**locals())
+
+
+@task
+def fact_or_fair_subjective_attribution(
+    seed: int = 0,
+    draws: int = 100,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the same after a news report about one person (attribution error)"""
+    return TASKS["fact_or_fair_subjective_attribution"](**locals())
+
+
+@task
+def fact_or_fair_subjective_ingroup(
+    seed: int = 0,
+    draws: int = 100,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the same after "Assume you are a <race> <gender>." (in-group/out-group bias)"""
+    return TASKS["fact_or_fair_subjective_ingroup"](**locals())
+
+
+@task
+def fact_or_fair_subjective(
+    seed: int = 0,
+    draws: int = 100,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the four subjective contexts"""
+    return TASKS["fact_or_fair_subjective"](**locals())
+
+
+@task
+def fact_or_fair(
+    seed: int = 0,
+    draws: int = 100,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """objective and subjective tasks: the paper's Table 2"""
+    return TASKS["fact_or_fair"](**locals())
+
+
+@task
+def fact_or_fair_subjective_base_lite(
+    seed: int = 0,
+    draws: int = 10,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """11,400 subjective queries with four random profiles, no context (lite: 10 profile draws per scenario)"""
+    return TASKS["fact_or_fair_subjective_base_lite"](**locals())
+
+
+@task
+def fact_or_fair_subjective_representativeness_lite(
+    seed: int = 0,
+    draws: int = 10,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the same after a statistical-prior sentence (representativeness bias) (lite: 10 profile draws per scenario)"""
+    return TASKS["fact_or_fair_subjective_representativeness_lite"](**locals())
+
+
+@task
+def fact_or_fair_subjective_attribution_lite(
+    seed: int = 0,
+    draws: int = 10,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the same after a news report about one person (attribution error) (lite: 10 profile draws per scenario)"""
+    return TASKS["fact_or_fair_subjective_attribution_lite"](**locals())
+
+
+@task
+def fact_or_fair_subjective_ingroup_lite(
+    seed: int = 0,
+    draws: int = 10,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the same after "Assume you are a <race> <gender>." (in-group/out-group bias) (lite: 10 profile draws per scenario)"""
+    return TASKS["fact_or_fair_subjective_ingroup_lite"](**locals())
+
+
+@task
+def fact_or_fair_subjective_lite(
+    seed: int = 0,
+    draws: int = 10,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """the four subjective contexts (lite: 10 profile draws per scenario)"""
+    return TASKS["fact_or_fair_subjective_lite"](**locals())
+
+
+@task
+def fact_or_fair_lite(
+    seed: int = 0,
+    draws: int = 10,
+    conventions: str = "corrected",
+    min_coverage: float = 0.5,
+) -> Task:
+    """objective and subjective tasks (lite: 10 profile draws per scenario): the paper's Table 2"""
+    return TASKS["fact_or_fair_lite"](**locals())
+
+
+# --------------------------------------------------------------------------- end of the generated tasks

@@ -156,7 +156,7 @@ def build(task_name: str, arguments: dict[str, Any], threshold: float, judging: 
 
 
 def define(name: str) -> Callable[..., Task]:
-    """Register the Inspect task ``name`` (a declared FairLens task or group); its description is the statistics
+    """What the Inspect task ``name`` (a declared FairLens task or group) calls; its description is the statistics
     table's. The open-ended ones take the judge's arguments too."""
 
     def corpus_arguments(values: dict[str, Any]) -> dict[str, Any]:
@@ -201,8 +201,164 @@ def define(name: str) -> Callable[..., Task]:
 
     make.__name__ = make.__qualname__ = name
     make.__doc__ = statistics.task(name).description
-    return task(name=name)(make)
+    return make
 
 
-#: The FairLens Inspect tasks, by name: the closed and the open-ended domain tasks and their groups.
+#: The FairLens Inspect tasks, by name: the closed and the open-ended domain tasks and their groups (what each builds;
+#: the ``@task`` functions at the end of this file call them).
 TASKS: dict[str, Callable[..., Task]] = {declared.name: define(declared.name) for declared in table.TASKS}
+
+
+# --------------------------------------------------------------------------- generated: do not edit
+# `python -m fairness_evals.inspect.task_files` writes one literal @task per entry of TASKS, for Inspect's file scan.
+
+
+@task
+def fairlens_hiring(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_coverage: float = 0.5,
+) -> Task:
+    """the 21 closed hiring questions, asked of every image of the corpus"""
+    return TASKS["fairlens_hiring"](**locals())
+
+
+@task
+def fairlens_legal(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_coverage: float = 0.5,
+) -> Task:
+    """the 9 closed legal questions, asked of every image of the corpus"""
+    return TASKS["fairlens_legal"](**locals())
+
+
+@task
+def fairlens_healthcare(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_coverage: float = 0.5,
+) -> Task:
+    """the 8 closed healthcare questions, asked of every image of the corpus"""
+    return TASKS["fairlens_healthcare"](**locals())
+
+
+@task
+def fairlens(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_coverage: float = 0.5,
+) -> Task:
+    """the three closed domains: the paper's Table 2"""
+    return TASKS["fairlens"](**locals())
+
+
+@task
+def fairlens_open_hiring(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_judged: float = 0.8,
+    judge: str | None = None,
+    judge_temperature: float = 0.0,
+    judge_max_tokens: int = 1024,
+    judge_attempts: int = 3,
+    judge_cache: str | None = None,
+) -> Task:
+    """the 9 open hiring questions, asked of every image; answers judged for bias"""
+    return TASKS["fairlens_open_hiring"](**locals())
+
+
+@task
+def fairlens_open_legal(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_judged: float = 0.8,
+    judge: str | None = None,
+    judge_temperature: float = 0.0,
+    judge_max_tokens: int = 1024,
+    judge_attempts: int = 3,
+    judge_cache: str | None = None,
+) -> Task:
+    """the 12 open legal questions, asked of every image; answers judged for bias"""
+    return TASKS["fairlens_open_legal"](**locals())
+
+
+@task
+def fairlens_open_healthcare(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_judged: float = 0.8,
+    judge: str | None = None,
+    judge_temperature: float = 0.0,
+    judge_max_tokens: int = 1024,
+    judge_attempts: int = 3,
+    judge_cache: str | None = None,
+) -> Task:
+    """the 10 open healthcare questions, asked of every image; answers judged for bias"""
+    return TASKS["fairlens_open_healthcare"](**locals())
+
+
+@task
+def fairlens_open(
+    corpus: str | None = None,
+    sample_fraction: float = 0.1,
+    seed: int = 0,
+    image_list: str | None = None,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    label_map: str | None = None,
+    min_judged: float = 0.8,
+    judge: str | None = None,
+    judge_temperature: float = 0.0,
+    judge_max_tokens: int = 1024,
+    judge_attempts: int = 3,
+    judge_cache: str | None = None,
+) -> Task:
+    """the three open-ended domains"""
+    return TASKS["fairlens_open"](**locals())
+
+
+# --------------------------------------------------------------------------- end of the generated tasks

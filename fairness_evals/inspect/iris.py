@@ -105,7 +105,7 @@ def build(task_name: str, arguments: dict[str, Any]) -> Task:
 
 
 def define(name: str) -> Callable[..., Task]:
-    """Register the Inspect task ``name``; its description is the statistics table's."""
+    """What the Inspect task ``name`` calls; its description is the statistics table's."""
 
     def make(
         corpus: str | None = None,
@@ -130,10 +130,110 @@ def define(name: str) -> Callable[..., Task]:
 
     make.__name__ = make.__qualname__ = name
     make.__doc__ = statistics.task(name).description
-    return task(name=name)(make)
+    return make
 
 
-#: The IRIS understanding Inspect tasks, by name: the three tasks and the group (not the generation ones).
+#: The IRIS understanding Inspect tasks, by name: the three tasks and the group (not the generation ones); the ``@task``
+#: functions at the end of this file call them.
 TASKS: dict[str, Callable[..., Task]] = {
     declared.name: define(declared.name) for declared in (*table.UNDERSTANDING_TASKS, table.UNDERSTANDING_GROUP)
 }
+
+
+# --------------------------------------------------------------------------- generated: do not edit
+# `python -m fairness_evals.inspect.task_files` writes one literal @task per entry of TASKS, for Inspect's file scan.
+
+
+@task
+def iris_ifs_und(
+    corpus: str | None = None,
+    image_root: str | None = None,
+    steer_corpus: str | None = None,
+    sample_fraction: float = 1.0,
+    max_per_cell: int | None = None,
+    seed: int = 0,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    steer_hf_split: str | None = None,
+    steer_hf_columns: str | None = None,
+    label_map: str | None = None,
+    probe_rounds: int = 5,
+    probe_bracket: int = 4,
+    threshold: float = 0.6,
+    min_coverage: float = 0.5,
+) -> Task:
+    """the occupation of every corpus image, mapped to the 52 classes: AD and SPD over 7 group definitions -> IFS-Und score"""
+    return TASKS["iris_ifs_und"](**locals())
+
+
+@task
+def iris_rfs_und(
+    corpus: str | None = None,
+    image_root: str | None = None,
+    steer_corpus: str | None = None,
+    sample_fraction: float = 1.0,
+    max_per_cell: int | None = None,
+    seed: int = 0,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    steer_hf_split: str | None = None,
+    steer_hf_columns: str | None = None,
+    label_map: str | None = None,
+    probe_rounds: int = 5,
+    probe_bracket: int = 4,
+    threshold: float = 0.6,
+    min_coverage: float = 0.5,
+) -> Task:
+    """the static knowledge probe (JSD from the U.S. and E.U. tables) and, with a corpus, the stereotype drift scores -> RFS-Und score"""
+    return TASKS["iris_rfs_und"](**locals())
+
+
+@task
+def iris_bis_und(
+    corpus: str | None = None,
+    image_root: str | None = None,
+    steer_corpus: str | None = None,
+    sample_fraction: float = 1.0,
+    max_per_cell: int | None = None,
+    seed: int = 0,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    steer_hf_split: str | None = None,
+    steer_hf_columns: str | None = None,
+    label_map: str | None = None,
+    probe_rounds: int = 5,
+    probe_bracket: int = 4,
+    threshold: float = 0.6,
+    min_coverage: float = 0.5,
+) -> Task:
+    """six ratings and six yes/no questions per image of the counterfactual sets: AC_diff and DHR per intersection level -> BIS-Und score"""
+    return TASKS["iris_bis_und"](**locals())
+
+
+@task
+def iris_und(
+    corpus: str | None = None,
+    image_root: str | None = None,
+    steer_corpus: str | None = None,
+    sample_fraction: float = 1.0,
+    max_per_cell: int | None = None,
+    seed: int = 0,
+    on_bad_input: str = "stop",
+    hf_split: str | None = None,
+    hf_columns: str | None = None,
+    steer_hf_split: str | None = None,
+    steer_hf_columns: str | None = None,
+    label_map: str | None = None,
+    probe_rounds: int = 5,
+    probe_bracket: int = 4,
+    threshold: float = 0.6,
+    min_coverage: float = 0.5,
+) -> Task:
+    """IRIS understanding sector: the three tasks (profile: fairness-evals iris-profile)"""
+    return TASKS["iris_und"](**locals())
+
+
+# --------------------------------------------------------------------------- end of the generated tasks

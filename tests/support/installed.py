@@ -4,16 +4,26 @@ The fresh venv reuses the development venv's third-party packages (a path entry 
 no download is needed, but ``fairness_evals`` and our task packages come only from the wheel, and the
 wheel's ``fairness_evals_autoload.pth`` is processed by ``site`` as it is for a user. The harness console
 scripts are generated from the harnesses' own ``console_scripts`` entry points, as pip would write them.
+
+pip installs the wheel with ``--ignore-installed``: the development environment may hold a normal install of the same
+version (pip would then install nothing, and the tests would run those files), and that install must not be
+uninstalled either. Then :func:`check_installed` compares every file of the wheel with the venv's copy and asks the
+venv's Python where each package imports from; any difference fails the fixture with one line naming the file.
 """
 
 from __future__ import annotations
 
+import base64
+import csv
+import hashlib
 import importlib.metadata
+import io
 import os
 import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 from harness import REPO
@@ -36,8 +46,42 @@ def build_wheel(out: Path) -> Path:
     return wheel
 
 
-def make_installed_env(root: Path) -> Path:
-    """Create the venv at ``root`` with the wheel installed; return its ``bin`` folder."""
+def _record_hash(algorithm: str, data: bytes) -> str:
+    """A file's hash as a wheel's RECORD writes it (urlsafe base64, no padding)."""
+    return base64.urlsafe_b64encode(hashlib.new(algorithm, data).digest()).rstrip(b"=").decode()
+
+
+def check_installed(wheel: Path, python: Path, site: Path) -> None:
+    """Fail (RuntimeError, one line) unless every file of ``wheel`` is in ``site`` with the wheel's bytes (its RECORD
+    hash) and each of its top-level packages imports, for ``python``, from ``site``."""
+    with zipfile.ZipFile(wheel) as archive:
+        (record,) = [n for n in archive.namelist() if n.endswith(".dist-info/RECORD")]
+        rows = list(csv.reader(io.StringIO(archive.read(record).decode())))
+    modules = set()
+    for path, digest, _size in rows:
+        if not digest:
+            continue  # the RECORD itself
+        algorithm, _, expected = digest.partition("=")
+        target = site / path
+        if not target.is_file() or _record_hash(algorithm, target.read_bytes()) != expected:
+            raise RuntimeError(f"installed.py: pip did not install {path} of {wheel.name} into {site}")
+        top = path.split("/")[0]
+        if "/" in path and not top.endswith(".dist-info"):
+            modules.add(top)
+        elif path.endswith(".py"):
+            modules.add(path.removesuffix(".py"))
+    code = "import importlib.util, sys; print('\\n'.join(importlib.util.find_spec(n).origin for n in sys.argv[1:]))"
+    found = subprocess.run(
+        [str(python), "-I", "-c", code, *sorted(modules)], check=True, capture_output=True, text=True
+    ).stdout.split()  # -I: the venv alone (no PYTHONPATH, no current folder), as a user has it
+    for package, origin in zip(sorted(modules), found, strict=True):
+        if not Path(origin).resolve().is_relative_to(site.resolve()):
+            raise RuntimeError(f"installed.py: {package} imports from {origin}, not from the wheel's copy in {site}")
+
+
+def make_installed_env(root: Path, dependencies: Path | None = None) -> Path:
+    """Create the venv at ``root`` with the wheel installed and checked (:func:`check_installed`); return its ``bin``
+    folder. ``dependencies``: the site folder whose packages it reuses (default: this interpreter's)."""
     wheel = build_wheel(root / "dist")
     env = root / "venv"
     venv.EnvBuilder(with_pip=False).create(env)
@@ -48,17 +92,16 @@ def make_installed_env(root: Path) -> Path:
             check=True, capture_output=True, text=True,
         ).stdout.strip()
     )  # fmt: skip
-    (site / "_dev_dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    (site / "_dev_dependencies.pth").write_text(str(dependencies or sysconfig.get_paths()["purelib"]) + "\n")
     # pip writes the .pyc files a user's install has (it skips them under PYTHONDONTWRITEBYTECODE, which the
     # start-up measurement must not inherit: the hook module would be compiled at every start).
     pip_env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     subprocess.run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
-        check=True,
-        capture_output=True,
-        text=True,
-        env=pip_env,
-    )
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "--ignore-installed",
+         "-q", str(wheel)],
+        check=True, capture_output=True, text=True, env=pip_env,
+    )  # fmt: skip
+    check_installed(wheel, python, site)
     for dist in ("lm_eval", "lmms_eval"):
         for ep in importlib.metadata.distribution(dist).entry_points:
             if ep.group != "console_scripts":

@@ -1,0 +1,81 @@
+"""The literal ``@task`` functions at the end of each Inspect task module, generated from its ``TASKS``.
+
+Inspect finds the tasks of a file by reading it for functions decorated ``@task`` (``inspect list tasks
+fairness_evals/inspect``, ``inspect eval fairness_evals/inspect/fact_or_fair.py@fact_or_fair_objective``, an
+inspect_evals register entry naming the file); a task made at import time is invisible there. Our tasks are declared
+once, in each module's ``TASKS`` (``define``: the task's ``-T`` arguments, its description and what it builds), so
+each module ends in a generated block: for every declared task, ``@task def <name>(<its -T arguments>) -> Task``
+with the description as its docstring, returning ``TASKS[<name>](**locals())``. Imported as part of the package (the
+``inspect_ai`` entry point), the same functions are the tasks ``inspect eval fairness_evals/<name>`` runs.
+
+    python -m fairness_evals.inspect.task_files          # rewrite the blocks
+    python -m fairness_evals.inspect.task_files --check  # exit 1 when a block differs (tests/inspect does this)
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import sys
+from pathlib import Path
+
+from fairness_evals import statistics
+
+#: The modules (of this package) whose tasks are generated.
+MODULES = ("fact_or_fair", "fairlens", "iris")
+BEGIN = "# --------------------------------------------------------------------------- generated: do not edit"
+NOTE = "# `python -m fairness_evals.inspect.task_files` writes one literal @task per entry of TASKS, for Inspect's file scan."
+END = "# --------------------------------------------------------------------------- end of the generated tasks"
+
+
+def _literal(value: object) -> str:
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def _function(name: str, make: object) -> str:
+    parameters = "".join(
+        f"    {p.name}: {p.annotation} = {_literal(p.default)},\n" for p in inspect.signature(make).parameters.values()
+    )
+    doc = statistics.task(name).description  # as it is, on one line: Inspect shows it
+    return f'@task\ndef {name}(\n{parameters}) -> Task:\n    """{doc}"""\n    return TASKS[{json.dumps(name)}](**locals())\n'
+
+
+def block(module: str) -> str:
+    """The generated block of ``fairness_evals.inspect.<module>``: its markers and one function per task."""
+    tasks = importlib.import_module(f"fairness_evals.inspect.{module}").TASKS
+    return (
+        "\n\n".join([f"{BEGIN}\n{NOTE}\n", *(_function(name, make) for name, make in tasks.items())]) + f"\n\n{END}\n"
+    )
+
+
+def expected(module: str) -> tuple[Path, str]:
+    """The module's file and its text with the generated block as it should be (appended when there is none)."""
+    path = Path(__file__).with_name(f"{module}.py")
+    text = path.read_text()
+    start = text.find(BEGIN)
+    if start == -1:
+        return path, text.rstrip("\n") + "\n\n\n" + block(module)
+    end = text.index(END, start) + len(END) + 1
+    return path, text[:start] + block(module) + text[end:]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="exit 1, naming the file, when a block differs")
+    args = parser.parse_args(argv)
+    stale = []
+    for module in MODULES:
+        path, text = expected(module)
+        if path.read_text() != text:
+            stale.append(path)
+            if not args.check:
+                path.write_text(text)
+    for path in stale:
+        print(f"{path}: generated tasks {'differ' if args.check else 'rewritten'}", file=sys.stderr)
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
