@@ -14,6 +14,11 @@ then holds the record once (package convention on compact sample logs). The benc
   (``<name>_stderr`` of a null score) is returned as ``"N/A"``, the harnesses' own spelling of a missing standard
   error, so the ± column says it one way (a NaN prints as ``nan`` there, and as ``NaN`` in a group row).
 
+lm-eval 0.4 writes ``<metric>_stderr`` for every metric a task lists, and ``<name>_stderr`` is listed (it carries our
+standard error into the ± column), so its results file also holds ``<name>_stderr_stderr: "N/A"``: the harness's own
+placeholder for a metric with no standard error, in every 0.4.x release (``evaluator_utils.py``, computed per
+listed metric, no switch). It is never printed, and no command of ours reads it; 0.5 writes it too.
+
 lm-eval 0.5 also calls every aggregation but ``mean`` on bootstrap resamples of its items (``rnd.choices(items,
 k=len(items))``, 100,000 of them, in a process pool or in-process) to fill the ± column. A resample is answered
 NaN at once, without computing and without touching the kept run:

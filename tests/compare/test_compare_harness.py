@@ -1,6 +1,7 @@
 """``compare`` and the differences view on real harness output: two runs of the same model, each a separate harness
 run (lm-eval with the embedded SmolLM2 for Fact-or-Fair, lmms-eval with the weight-free dummy model for FairLens),
-answer identically and show no detectable difference, in ``compare`` and in the report's differences view."""
+answer identically: FairLens shows no detectable difference, in ``compare`` and in the report's differences view;
+the 4-document SmolLM2 runs hold too little evidence for any statistic, and ``compare`` says so on every row."""
 
 from __future__ import annotations
 
@@ -35,14 +36,19 @@ def _check_no_difference(data: dict, prefix: str) -> list[dict]:
     return compared
 
 
-def test_two_lm_eval_runs_of_smollm2_show_no_detectable_difference(
+def test_two_lm_eval_runs_of_smollm2_on_4_documents_are_not_comparable_for_too_little_evidence(
     fact_or_fair_generation_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Issue 33: a ``--limit 4`` run holds a few cells of each design; every statistic is null for too little
+    evidence, so ``compare`` calls nothing a difference (or no difference) and says why on every row."""
     second = _run_lm_eval(tmp_path, "fact_or_fair,fact_or_fair_subjective_base_lite", 4, "--apply_chat_template")
     status, data = _compare(fact_or_fair_generation_run, second, tmp_path)
     assert status == 0, capsys.readouterr().err
-    compared = _check_no_difference(data, "fact_or_fair_")
-    assert {r["task"] for r in compared} >= {"fact_or_fair_objective", "fact_or_fair_subjective_base_lite"}
+    rows = data["comparisons"][0]["rows"]
+    assert {r["task"] for r in rows} >= {"fact_or_fair_objective", "fact_or_fair_subjective_base_lite"}
+    assert all(r["task"].startswith("fact_or_fair_") and r["verdict"] == "not comparable" for r in rows)
+    assert all(r["reason"].startswith("NaN in") for r in rows), rows
+    assert any("too little evidence" in r["reason"] for r in rows if r["task"] == "fact_or_fair_objective")
     html = build_report([fact_or_fair_generation_run, second], baseline=data["baseline"])
     assert "<h2>Differences</h2>" in html and "Fact-or-Fair:" in html
 

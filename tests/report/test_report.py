@@ -212,7 +212,9 @@ def test_iris_understanding_numbers_equal_the_results_json_and_iris_profile(
     parser = _cells(html)
     (run,) = load_runs([iris_und_dummy_run])
     r = _published(run.source)
-    assert main(["iris-profile", str(iris_und_dummy_run), "--format", "json"]) == 0
+    assert main(["iris-profile", str(iris_und_dummy_run), "--format", "json"]) == 2  # a limited run (30 documents)
+    capsys.readouterr()
+    assert main(["iris-profile", str(iris_und_dummy_run), "--allow-limited", "--format", "json"]) == 0
     profile = json.loads(capsys.readouterr().out)
     for dimension, task, metric in (("IFS-Und", "iris_ifs_und", "ifs_und_score"),
                                     ("RFS-Und", "iris_rfs_und", "rfs_und_score"),
@@ -317,9 +319,26 @@ class _Figure(HTMLParser):
             self.figures[-1]["legend"].append(data)
 
 
-def test_fact_or_fair_figure_caption_says_what_is_drawn_and_the_legend_keeps_full_names(folders: list[Path]) -> None:
+def _with_points(run: Path, to: Path) -> Path:
+    """A copy of a SmolLM2 run (4 or 8 documents a task: every S_fact and S_E is null for too little evidence) whose
+    results give each task's S_fact and S_E a value, so that the figure has points to draw."""
+    shutil.copytree(run, to)
+    for path in to.rglob("results_*.json"):
+        data = json.loads(path.read_text())
+        for i, metrics in enumerate(data["results"].values()):
+            for name in [k for k in metrics if k.startswith(("s_fact_", "s_e_")) and k.endswith(",none")]:
+                if "_stderr" not in name:
+                    metrics[name] = 0.5 + 0.01 * i
+        path.write_text(json.dumps(data))
+    return to
+
+
+def test_fact_or_fair_figure_caption_says_what_is_drawn_and_the_legend_keeps_full_names(
+    folders: list[Path], tmp_path: Path
+) -> None:
+    runs = [_with_points(run, tmp_path / str(i)) for i, run in enumerate(folders[:2])]
     parser = _Figure()
-    parser.feed(build_report(folders))
+    parser.feed(build_report([*runs, *folders[2:]]))
     figures = [f for f in parser.figures if f["bounds"]]
     assert len(figures) == 2
     for figure, highlighted in zip(figures, ("g_2", "g_4"), strict=True):
