@@ -104,4 +104,6 @@ def test_a_foreign_log_beside_a_run_is_skipped_without_inspect_ai(tmp_path: Path
         metadata = {"fairness_evals": {"task": "fact_or_fair_objective"}}
         archive.writestr("header.json", json.dumps({"version": 2, "eval": {"task": "x", "metadata": metadata}}))
     own = _fairness_evals(env, tmp_path, "score", "ours.eval")
-    assert own.returncode == 2 and "ours.eval: reading an Inspect log needs the inspect-ai package" in own.stderr, own.stderr
+    assert own.returncode == 2 and "ours.eval: reading an Inspect log needs the inspect-ai package" in own.stderr, (
+        own.stderr
+    )
