@@ -449,12 +449,24 @@ class OneRun:
 
     def add(self, task: str, row: Any, where: str) -> None:
         for name, value in run_identity(row).items():
+            if not _well_formed(name, value):  # left to the reader, whose own check names the line and the value
+                continue
             first = self.seen.setdefault((task, name), (value, where))
             if not _same(first[0], value):
                 raise ValueError(
                     f"{where}: the lines of {task} come from two runs: {name} {_json(value)} here, {_json(first[0])} "
                     f"at {first[1]}; score one run's samples at a time"
                 )
+
+
+def _well_formed(name: str, value: Any) -> bool:
+    """A run field's value of the kind the documents hold: a whole-number seed, a share in [0, 1]; any other field
+    is compared as logged."""
+    if name == "seed":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if name in ("min_coverage", "sample_fraction"):
+        return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+    return True
 
 
 def _same(a: Any, b: Any) -> bool:

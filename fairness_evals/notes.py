@@ -63,10 +63,14 @@ class Notes:
         self.reasons: dict[str, str] = {}
         self.general: list[str] = []
 
-    def null(self, names: str | Iterable[str], reason: str) -> None:
-        """Note that each metric of ``names`` is null because of ``reason`` (the first reason noted stays)."""
+    def null(self, names: str | Iterable[str], reason: str, *, first: bool = False) -> None:
+        """Note that each metric of ``names`` is null because of ``reason``. The first reason noted stays, unless
+        ``first`` puts this one before any other (a finding that no amount of evidence would cure)."""
         for name in [names] if isinstance(names, str) else names:
-            self.reasons.setdefault(name, reason)
+            if first:
+                self.reasons[name] = reason
+            else:
+                self.reasons.setdefault(name, reason)
 
     def note(self, reason: str) -> None:
         """A reason that concerns the task as a whole rather than named metrics (said once in the warning)."""

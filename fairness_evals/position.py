@@ -113,4 +113,5 @@ def apply(out: dict[str, Any], statistics: Iterable[Statistic], notes: Notes, *,
     names = [name for name in sensitive(statistics) if name in out]
     for name in names:
         out[name] = math.nan
-    notes.null(names, f"{found}: {MEANING} ({setting}: false keeps them)")
+    # The finding comes before any other reason (too few answers, say): more answers would not make them meaningful.
+    notes.null(names, f"{found}: {MEANING} ({setting}: false keeps them)", first=True)

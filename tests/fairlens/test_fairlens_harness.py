@@ -196,7 +196,7 @@ def test_tiny_random_vlm_prints_the_short_table(corpus: Path, plumbing_only_vlm:
             assert same_value(_nan(scores[task][name]), r[task][f"{name},none"]), (task, name)
 
 
-def test_the_group_with_logged_samples_and_wandb_offline(corpus: Path, tmp_path: Path) -> None:
+def test_the_group_with_logged_samples_and_wandb_offline(tmp_path: Path) -> None:
     """The ``fairlens`` group with ``--log_samples`` and W&B logging (offline): the rows per task and in all, every
     metric value a number, finite headlines for the tasks and the group, our share of each sample line (the ``doc``,
     where the harness logs it, and our metric values) at most lmms-eval's own, and W&B logging without a failure.
@@ -207,7 +207,12 @@ def test_the_group_with_logged_samples_and_wandb_offline(corpus: Path, tmp_path:
 
     The reply "Yes or cannot tell" reads as Yes or Cannot tell. (It was "No or cannot tell": in hiring every parsed
     answer of that one sat at the last listed option, No or Cannot tell, and the most common text held 74% of them,
-    which the position test reads as answers that follow the position, so its hiring scores are now null.)"""
+    which the position test reads as answers that follow the position, so its hiring scores are now null.)
+
+    Two images per stratum (60): each race group holds 12, above the 10 a gap needs (with one per stratum, 6, the
+    race gaps are null for too little evidence)."""
+    corpus = tmp_path / "faces"
+    make_utkface_folder(corpus, 2, seed=5)
     out = tmp_path / "out"
     run = _run(
         [
@@ -231,7 +236,7 @@ def test_the_group_with_logged_samples_and_wandb_offline(corpus: Path, tmp_path:
             assert math.isfinite(results["results"][task][f"{name},none"]), (task, name)
     _assert_one_record_per_sample(samples)
     for task in TASKS:
-        assert len(samples[task]) == 30 * ITEMS[task]
+        assert len(samples[task]) == 60 * ITEMS[task]
         ours = set(HEADLINE[task]) | {"doc"}
         for sample in samples[task]:
             added = len(json.dumps({k: v for k, v in sample.items() if k in ours}, ensure_ascii=False))

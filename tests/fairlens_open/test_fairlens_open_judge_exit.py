@@ -68,7 +68,7 @@ def test_a_model_that_declines_every_question_fails_check_on_the_judge_output(
     assert "(of 24 answers, 24 decline)" in capsys.readouterr().err
 
 
-def test_check_passes_a_judge_output_judged_and_answered_and_holds_the_recorded_minimum(
+def test_check_passes_a_judge_output_judged_and_answered_and_holds_the_declared_minimum(
     open_corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture
 ) -> None:
     folder = tmp_path / "run"
@@ -82,4 +82,9 @@ def test_check_passes_a_judge_output_judged_and_answered_and_holds_the_recorded_
         assert main(["check", str(tmp_path / "judged.json")]) == 1  # below the default fairlens_min_judged 0.8
         assert "(of 24 answers, 8 decline)" in capsys.readouterr().err
         assert main([*judge(server, folder, tmp_path), "--metadata", '{"fairlens_min_judged": 0.5}']) == 0
-        assert main(["check", str(tmp_path / "judged.json")]) == 0  # the minimum the judge recorded
+        capsys.readouterr()
+        # A lowered minimum recorded by the judge is a problem (issue 33) unless check is given it explicitly.
+        assert main(["check", str(tmp_path / "judged.json")]) == 1
+        err = capsys.readouterr().err
+        assert "fairlens_min_judged" in err and "0.5" in err and "0.8" in err, err
+        assert main(["check", str(tmp_path / "judged.json"), "--min-coverage", "0.5"]) == 0

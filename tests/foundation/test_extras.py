@@ -232,6 +232,8 @@ def test_a_missing_extra_is_told_apart_from_a_broken_install(monkeypatch: pytest
     broken = ModuleNotFoundError("No module named 'httpx'", name="httpx")
     assert extras.explain(broken, "x") is None
     monkeypatch.delitem(sys.modules, "inspect_ai", raising=False)  # another test of this process may have run Inspect
+    monkeypatch.delitem(sys.modules, "lmms_eval", raising=False)
     assert extras.explain(ModuleNotFoundError("No module named 'PIL'", name="PIL"), "x").endswith("[lmms]'")
+    monkeypatch.delitem(sys.modules, "lmms_eval", raising=False)  # nor lmms-eval (both running: the first extra)
     monkeypatch.setitem(sys.modules, "inspect_ai", sys)  # running under Inspect: Pillow comes with [inspect]
     assert extras.message("x", "PIL.Image").endswith("pip install 'fairness-evals[inspect]'")

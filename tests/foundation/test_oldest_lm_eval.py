@@ -70,9 +70,8 @@ def test_a_generation_and_a_loglikelihood_task_run_under_0_4_11(lm_eval_0411: Pa
         assert 0.0 <= metrics["unparsed_rate,none"] + metrics["refused_rate,none"] <= 1.0
     assert generated["unparsed_rate,none"] + generated["refused_rate,none"] < 1.0  # greedy SmolLM2 answers some
     assert scored["unparsed_rate,none"] == 0.0 and scored["refused_rate,none"] == 0.0  # one forward pass per option
-    for axis in ("gender", "race"):
-        value = scored[f"s_fact_{axis},none"]
-        assert math.isfinite(value) and 0.0 <= value <= 1.0, (axis, value)
+    for axis in ("gender", "race"):  # 4 documents hold a few of the design's cells: too little evidence (issue 33)
+        assert math.isnan(scored[f"s_fact_{axis},none"]) and math.isnan(generated[f"s_fact_{axis},none"]), axis
 
 
 def test_the_lite_group_headlines_print_their_arrows_under_0_4_11(lm_eval_0411: Path, tmp_path: Path) -> None:

@@ -68,7 +68,8 @@ def test_fairlens_hiring_log_equals_score_of_the_same_completions(fairlens_run: 
     assert set(entry.metrics) == set(names)
     for name in names:
         assert same(entry.metrics[name], score.get(name)), (name, entry.metrics[name], score.get(name))
-    assert sum(not math.isnan(entry.metrics[name]) for name in names) >= 10
+    # Five faces: a group holds one image, so the gaps are null for too little evidence (issue 33); rates stay.
+    assert sum(not math.isnan(entry.metrics[name]) for name in names) >= 5
     values, reasons = entry.statistics()
     for name, value in values.items():
         assert same(value, score.get(name)), name
@@ -87,7 +88,7 @@ def test_the_group_log_gives_each_domain_and_the_roll_ups_as_score_does(
     score = scored(fairlens_run.folder, list(members.values()), face_corpus, "group")
     for name in headline_names("fairlens"):  # Table 2's roll-ups
         assert same(group.metrics[name], score["fairlens"].get(name)), name
-    assert not any(math.isnan(v) for v in group.metrics.values())
+    assert set(group.metrics) == set(headline_names("fairlens"))  # null here: five faces are too little evidence
     for name, member in members.items():  # the members' headline metrics, <member>/<metric> in the log
         for metric in headline_names(name):
             assert same(member.metrics[metric], score[name].get(metric)), (name, metric)
