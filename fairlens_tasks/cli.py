@@ -22,6 +22,8 @@ coverage. User errors raise ``ValueError`` with one line naming the file and ite
 
 from __future__ import annotations
 
+import math
+
 import argparse
 import re
 import sys
@@ -351,16 +353,40 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     for task, rows in records.items():
         notes = Notes(task)
         if opened(task):
-            notes.note("the answers are judged by `fairness-evals judge <this output folder> --judge ...`, which writes "
-                       "every open-ended statistic")  # fmt: skip
             answered = [record for record, _ in rows]
             texts = {str(record[5]): str(text) for record, text in rows}
-            out.results[task] = open_scoring.compute_open_metrics(answered, {}, texts=texts, task=task, notes=notes)
+            out.results[task] = _unjudged_detail(
+                open_scoring.compute_open_metrics(answered, {}, texts=texts, task=task, notes=Notes(task)), notes
+            )
         else:
             out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes)
         out.nulls[task] = notes.reasons
         out.provenance[task] = {**provenance.get(task, {}), "answers": len(rows)}
     return out
+
+
+#: What the answers of a samples file say by themselves, without the judge's verdicts.
+_ANSWER_COUNTS = ("answers", "empty_answers", "declined", "images_evaluated")
+_NO_VERDICTS = (
+    "a samples file holds the answers, not the judge's verdicts (a judge in the harness keeps them in its cache, and "
+    "its results file holds the headlines): `fairness-evals judge <this output folder> --judge ...` computes them"
+)
+
+
+def _unjudged_detail(metrics: dict[str, Any], notes: Notes) -> dict[str, Any]:
+    """The detail of open-ended answers read from samples files: the answer counts (and the declining answers, read
+    from the texts); every statistic of the judge's verdicts null, with the reason, and no coverage (the samples
+    cannot say what was judged: a harness run's results keep the headlines it judged, and their nulls)."""
+    kept = {
+        name: value
+        for name, value in metrics.items()
+        if name in _ANSWER_COUNTS or name.startswith("declined_rate") or not name.endswith("_coverage")
+    }
+    unknown = [name for name in kept if name not in _ANSWER_COUNTS and not name.startswith("declined_rate")]
+    for name in unknown:
+        kept[name] = math.nan
+    notes.null(unknown, _NO_VERDICTS)
+    return kept
 
 
 def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.harness
 TASK = "fact_or_fair_objective"
 
 
-def test_the_readme_first_command_prints_finite_headlines(tmp_path: Path) -> None:
+def test_the_readme_first_command_prints_the_table_and_a_reason_for_each_null(tmp_path: Path) -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     assert "\nscripts/demo.sh\n" in readme.split("## ", 1)[0]  # the command the front page gives
     out = tmp_path / "demo"
@@ -32,13 +32,18 @@ def test_the_readme_first_command_prints_finite_headlines(tmp_path: Path) -> Non
     assert all(any(re.search(rf"\|{name} *\|", row) for row in rows) for name in headline), printed[-3000:]
     assert "they are not a fairness result" in printed.splitlines()[-1]
     results = load_results(out)["results"][TASK]
-    for name in ("s_fact_gender", "s_fact_gender_stderr", "s_e_gender", "distance_gender", "unparsed_rate"):
+    for name in ("s_fact_gender", "s_fact_gender_stderr", "unparsed_rate"):
         value = results[f"{name},none"]
         assert isinstance(value, float) and math.isfinite(value) and 0.0 <= value <= 1.0, (name, value)
-    # SmolLM2 answers under half the race questions in a form that parses: those scores are withheld, each with the
-    # reason score gives, never lowered to a number
     detail = run([str(DEV_BIN / "fairness-evals"), "score", str(out)], env=offline_env(tmp_path), cwd=REPO)
     nulls = json.loads(detail.stdout)["nulls"][TASK]
+    # Greedy SmolLM2-135M answers "A" to every objective question it answers in a form that parses: the position test
+    # finds it, and the entropy and distance are null with that reason (issue 33), not a near-perfect score.
+    for name in ("s_e_gender", "distance_gender"):
+        assert math.isnan(results[f"{name},none"]), name
+        assert nulls[name].startswith("answers follow letter position rather than content: A was chosen"), nulls[name]
+    # It answers under half the race questions in a form that parses: those scores are withheld, each with the reason
+    # score gives, never lowered to a number
     for name in ("s_fact_race", "s_e_race", "distance_race"):
         value = results[f"{name},none"]
         assert math.isfinite(value) or "below the minimum 0.5" in nulls[name], (name, value)

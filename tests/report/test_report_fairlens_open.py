@@ -24,14 +24,15 @@ def _judge_args(server: OpenAIServer, cache: Path) -> list[str]:
 
 
 def _open_legal_run(tmp: Path) -> Path:
-    """lmms-eval, the ``dummy`` model answering :data:`ANSWER`, ``fairlens_open_legal`` on 30 faces (360 answers),
+    """lmms-eval, the ``dummy`` model answering :data:`ANSWER`, ``fairlens_open_legal`` on 60 faces (720 answers:
+    12 images a race group, above the 10 a gap needs),
     judged in the harness by the loopback keyword judge; then ``fairness-evals judge`` of its samples into
     ``judged.json`` beside the run folder."""
     from faces import make_utkface_folder
     from harness import offline_env, run_lmms_eval
 
     corpus = tmp / "faces"
-    make_utkface_folder(corpus, 1, seed=11)
+    make_utkface_folder(corpus, 2, seed=11)
     with running(OpenAIServer(keyword_judge("old"), model_name="judge")) as server:
         env = offline_env(
             tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_JUDGE="openai:judge", FAIRLENS_JUDGE_BASE_URL=server.base_url,
@@ -55,8 +56,8 @@ def test_a_run_of_fairlens_open_legal_alone_shows_its_scores(open_legal: Path) -
     text = build_report([open_legal], fmt="markdown")
     assert "## FairLens" in text and "### Open-ended bias" in text and "Soundness by domain" not in text
     (row,) = [line for line in text.splitlines() if line.startswith("| dummy | fairlens_open_legal | 50.00")]
-    assert "| 50.00 (n = 360 answers) | 0.00 (n = 360 answers) |" in row  # the harness's headlines, x100
-    (counts,) = [line for line in text.splitlines() if "| fairlens_open_legal | 360 |" in line]
+    assert "| 50.00 (n = 720 answers) | 0.00 (n = 720 answers) |" in row  # the harness's headlines, x100
+    (counts,) = [line for line in text.splitlines() if "| fairlens_open_legal | 720 |" in line]
     assert "| 0.00 | 0 | 0.00 |" in counts  # unjudged 0%, declined 0 (0%)
     assert "Not shown" not in text
 
@@ -67,8 +68,8 @@ def test_the_judge_output_shows_every_open_ended_statistic(open_legal: Path) -> 
     text = build_report([judged], fmt="markdown")
     values = json.loads(judged.read_text())["fairlens_open_legal"]
     (row,) = [line for line in text.splitlines() if line.startswith("| ") and "fairlens_open_legal | 50.00" in line]
-    assert "(n = 360 judged of 360; coverage 100%)" in row and f"{100 * values['oe_bias_gap_race']:.2f}" in row
-    (counts,) = [line for line in text.splitlines() if "| fairlens_open_legal | 360 | 360 |" in line]
+    assert "(n = 720 judged of 720; coverage 100%)" in row and f"{100 * values['oe_bias_gap_race']:.2f}" in row
+    (counts,) = [line for line in text.splitlines() if "| fairlens_open_legal | 720 | 720 |" in line]
     assert "| openai:judge | fairlens-bias-v1 |" in counts and "judged.json" in counts
     assert "(fairness-evals judge," in text  # the source says what it is
 
