@@ -22,12 +22,11 @@ coverage. User errors raise ``ValueError`` with one line naming the file and ite
 
 from __future__ import annotations
 
-import math
-
 import argparse
+import math
 import re
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fairlens_tasks.settings import (
     CLI,
@@ -42,6 +41,9 @@ from fairlens_tasks.settings import (
 from fairness_evals import jsonio, scoring_cli
 from fairness_evals.detail import Detail
 from fairness_evals.jsonio import write_lines
+
+if TYPE_CHECKING:
+    from fairness_evals.notes import Notes
 
 
 def add_corpus_arguments(parser: argparse.ArgumentParser, *, required: bool = True, why: str = "") -> None:
@@ -333,6 +335,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     then, with that reason); the corpus counts come with ``score fairlens --corpus``."""
     from fairlens_tasks import open_scoring, scoring
     from fairness_evals.notes import Notes
+    from metrics.coverage import silenced
 
     def opened(task: str) -> bool:
         return task.startswith("fairlens_open_")
@@ -355,9 +358,10 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
         if opened(task):
             answered = [record for record, _ in rows]
             texts = {str(record[5]): str(text) for record, text in rows}
-            out.results[task] = _unjudged_detail(
-                open_scoring.compute_open_metrics(answered, {}, texts=texts, task=task, notes=Notes(task)), notes
-            )
+            with silenced(("fairness_evals.fairlens",)):  # its nulls are for want of verdicts: said once below
+                unjudged = open_scoring.compute_open_metrics(answered, {}, texts=texts, task=task, notes=Notes(task))
+            out.results[task] = _unjudged_detail(unjudged, notes)
+            notes.warn(open_scoring.log)
         else:
             out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes)
         out.nulls[task] = notes.reasons
@@ -385,7 +389,9 @@ def _unjudged_detail(metrics: dict[str, Any], notes: Notes) -> dict[str, Any]:
     unknown = [name for name in kept if name not in _ANSWER_COUNTS and not name.startswith("declined_rate")]
     for name in unknown:
         kept[name] = math.nan
-    notes.null(unknown, _NO_VERDICTS)
+    declined, empty = int(metrics.get("declined") or 0), int(metrics.get("empty_answers") or 0)
+    never = f"of {metrics['answers']} answers, {declined} declining answers and {empty} blank ones never count; "
+    notes.null(unknown, (never if declined or empty else "") + _NO_VERDICTS)
     return kept
 
 

@@ -42,8 +42,9 @@ def test_the_readme_first_command_prints_the_table_and_a_reason_for_each_null(tm
     for name in ("s_e_gender", "distance_gender"):
         assert math.isnan(results[f"{name},none"]), name
         assert nulls[name].startswith("answers follow letter position rather than content: A was chosen"), nulls[name]
+    position_nulled = [name for name, why in nulls.items() if why.startswith("answers follow letter position")]
     # It answers under half the race questions in a form that parses: those scores are withheld, each with the reason
     # score gives, never lowered to a number
     for name in ("s_fact_race", "s_e_race", "distance_race"):
         value = results[f"{name},none"]
-        assert math.isfinite(value) or "below the minimum 0.5" in nulls[name], (name, value)
+        assert math.isfinite(value) or "below the minimum 0.5" in nulls[name] or name in position_nulled, (name, value)

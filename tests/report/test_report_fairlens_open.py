@@ -35,7 +35,7 @@ def _open_legal_run(tmp: Path) -> Path:
     make_utkface_folder(corpus, 2, seed=11)
     with running(OpenAIServer(keyword_judge("old"), model_name="judge")) as server:
         env = offline_env(
-            tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_JUDGE="openai:judge", FAIRLENS_JUDGE_BASE_URL=server.base_url,
+            tmp, FAIRLENS_CORPUS=str(corpus), FAIRLENS_SAMPLE_FRACTION="1", FAIRLENS_JUDGE="openai:judge", FAIRLENS_JUDGE_BASE_URL=server.base_url,
             FAIRLENS_JUDGE_API_KEY="k", FAIRLENS_JUDGE_CACHE=str(tmp / "judge.sqlite"),
         )  # fmt: skip
         out = run_lmms_eval(tmp, "dummy", f"response={ANSWER}", "fairlens_open_legal", env=env)
