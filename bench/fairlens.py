@@ -142,7 +142,6 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents
     from fairlens_tasks.settings import ENV, build_settings
-    from fairness_evals.aggregation import MEMO
 
     datasets.disable_progress_bars()
     settings = build_settings({"corpus": str(corpus_path), "sample_fraction": 1}, ENV)
@@ -176,16 +175,14 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
         }
     )
 
-    def aggregate() -> None:
+    def aggregate() -> None:  # as lmms-eval calls it: the carrier's records first, then each metric's name items
         for d in docs:
-            for name in scoring.ALL_METRICS:
-                getattr(scoring, f"agg_{name}")([r[name] for r in results[d]])
+            for name in results[d][0]:
+                scoring.aggregate([r[name] for r in results[d]])
 
-    MEMO.clear()
     t_agg, _ = seconds(aggregate)
-    MEMO.clear()
-    t_once, _ = seconds(lambda: [scoring.compute_metrics([r["soundness"] for r in results[d]]) for d in docs])
-    records = {d: [r["soundness"] for r in results[d]] for d in docs}
+    records = {d: [r[scoring.CARRIER]["record"] for r in results[d]] for d in docs}
+    t_once, _ = seconds(lambda: [scoring.compute_metrics(records[d]) for d in docs])
     t_v2 = median_seconds(lambda: [scoring.compute_metrics(records[d]) for d in docs])
     t_v1 = median_seconds(lambda: [version1_intervals(records[d]) for d in docs])
     cache = images.reset_image_cache(0, spill_mb=0)
@@ -212,7 +209,7 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
     print(f"   one rebuild from the spill file (120,000 raw bytes, positioned read) {per_rebuild * 1e6:8.1f} us")
     print(f"   ratio  everything per document / one image decode:                   {total / per_decode:8.2f}")
     print(f"   ratio  aggregation as called / one compute_metrics per task:         {t_agg / t_once:8.2f}"
-          f"   (one computes, 77 find the memo; building the lists is the rest)")  # fmt: skip
+          f"   (the carrier computes, each other metric reads its run; building the lists is the rest)")  # fmt: skip
     print(f"   ratio  one decode / one rebuild from the spill file:                 {per_decode / per_rebuild:8.2f}")
     print(f"   intervals of the {n_docs:,} answers (median of 5): version 2 {t_v2:.3f} s, version 1's method {t_v1:.3f} s;"
           f" ratio v2/v1 {t_v2 / t_v1:.2f}")  # fmt: skip

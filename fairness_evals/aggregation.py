@@ -48,7 +48,7 @@ from fairness_evals import harness_logging
 log = logging.getLogger("fairness_evals")
 harness_logging.attach()  # task modules import this module when a harness loads them: warn in its log format
 
-__all__ = ["MEMO", "ContentMemo", "aggregate", "clear", "define_aggregations", "payload", "provenance_value"]
+__all__ = ["aggregate", "clear", "payload", "provenance_value"]
 
 
 @dataclass
@@ -153,37 +153,6 @@ def payload(carrier: str, record: Any, names: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-# ---- the per-metric glue of the tasks not yet on the carrier design (FairLens, IRIS, text-to-image)
-class ContentMemo:
-    """``compute(items)`` once per distinct (tag, items) pair, items compared by content; the ``size`` most
-    recent results are kept."""
-
-    def __init__(self, size: int = 12) -> None:
-        self.size = size
-        self._entries: list[tuple[str, list[Any], dict[str, Any]]] = []
-        self._lock = threading.Lock()
-
-    def get(self, tag: str, items: Sequence[Any], compute: Callable[[list[Any]], dict[str, Any]]) -> dict[str, Any]:
-        items = list(items)
-        with self._lock:
-            for cached_tag, cached_items, values in self._entries:
-                if cached_tag == tag and len(cached_items) == len(items) and cached_items == items:
-                    return values
-        values = compute(items)
-        with self._lock:
-            self._entries.append((tag, items, values))
-            del self._entries[: -self.size]
-        return values
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-
-
-#: The process-wide memo of every task's aggregations.
-MEMO = ContentMemo()
-
-
 def provenance_value(name: str, items: Sequence[Any], *, task: str) -> Any:
     """One provenance metric from its items (``[value]`` per document; all equal in one run). Documents that
     disagree give NaN with a warning naming the task and the first few values."""
@@ -195,34 +164,3 @@ def provenance_value(name: str, items: Sequence[Any], *, task: str) -> Any:
         return math.nan
     value = next(iter(distinct))
     return math.nan if value is None else value
-
-
-def define_aggregations(
-    namespace: dict[str, Any],
-    task: str,
-    record_metrics: Sequence[str],
-    compute: Callable[[list[Any]], dict[str, Any]],
-    *,
-    provenance: Sequence[str] = (),
-    harness: str = "lmms-eval",
-) -> None:
-    """Put ``agg_<metric>`` into ``namespace`` for every name of ``record_metrics`` (its value from
-    ``compute(items)``, memoised in :data:`MEMO` under ``task``) and of ``provenance`` (:func:`provenance_value`)."""
-
-    def make(name: str) -> Callable[[list[Any]], Any]:
-        if name in provenance:
-
-            def aggregate(items: list[Any]) -> Any:
-                return provenance_value(name, items, task=task)
-
-        else:
-
-            def aggregate(items: list[Any]) -> Any:
-                return MEMO.get(task, items, compute)[name]
-
-        aggregate.__name__ = aggregate.__qualname__ = f"agg_{name}"
-        aggregate.__doc__ = f"{harness} aggregation of ``{name}`` of ``{task}`` (all its metrics computed once)."
-        return aggregate
-
-    for name in (*record_metrics, *provenance):
-        namespace[f"agg_{name}"] = make(name)
