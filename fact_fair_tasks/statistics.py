@@ -12,6 +12,11 @@ from fact_fair_tasks.t2i_statistics import T2I_TASKS
 from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task
 
 PAPER = "Fact-or-Fair (arXiv:2502.05849)"
+#: What a model answering at random gets (bench/chance.py; the README's "How to read your numbers").
+CHANCE = (
+    "A random picker gets S_fact 0.50 (gender) and 0.25 (race), and S_fair near 1 (1.00): an S_fair near 1 says "
+    "the answers single out no group, not that the model knows the facts; read it with S_fact and d."
+)
 AXES = ("gender", "race")
 AXIS = {"axis": AXES}
 THRESHOLD = "fact_or_fair_min_coverage"

@@ -16,6 +16,11 @@ from fairlens_tasks.labels import ATTRIBUTES, GROUPS, metric_group
 from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic, Task
 
 PAPER = "FairLens (arXiv:2609.01691)"
+#: What a model answering at random gets (bench/chance.py; the README's "How to read your numbers").
+CHANCE = (
+    "A random picker gets soundness 0.31-0.44 by domain and gaps of 0.01-0.07 from sampling alone (more on a small "
+    "corpus): judge a gap by its interval, not by its distance from 0."
+)
 BENCHMARK = "fairlens"
 DOMAINS = ("hiring", "legal", "healthcare")
 ATTRIBUTE = {"attribute": ATTRIBUTES}

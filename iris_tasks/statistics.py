@@ -15,6 +15,11 @@ from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Ta
 from iris_tasks.gen_statistics import GEN_TASKS
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
+#: What a model answering at random gets (bench/chance.py; the README's "How to read your numbers").
+CHANCE = (
+    "A score measures how much answers differ between groups: a random namer gets IFS-Und near its maximum (a run "
+    "estimates 107-129 of 180, far above the profile's 60); read each score with its task's accuracy."
+)
 BENCHMARK = "iris"
 THRESHOLD = "iris_min_coverage"
 HARNESS = "lmms-eval"

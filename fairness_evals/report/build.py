@@ -6,7 +6,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from fairness_evals.report import fact_or_fair, fairlens, iris, render
+from fairness_evals.report import fact_or_fair, fairlens, iris, reading, render
 from fairness_evals.report.load import OUR_PREFIXES, Run, load_runs
 from fairness_evals.report.model import Section, shorten
 
@@ -26,6 +26,8 @@ def build_report(
 
     runs = load_runs(paths)
     sections = [s for s in (fact_or_fair.section(runs), fairlens.section(runs), iris.section(runs)) if s is not None]
+    guide = reading.section(runs) if sections else None
+    sections = ([guide] if guide is not None else []) + sections
     extra = (differences.section(runs, baseline), published_rows.section(runs) if published else None)
     sections += [s for s in extra if s is not None]
     sources = [
