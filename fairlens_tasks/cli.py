@@ -371,27 +371,33 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
 
 #: What the answers of a samples file say by themselves, without the judge's verdicts.
 _ANSWER_COUNTS = ("answers", "empty_answers", "declined", "images_evaluated")
-_NO_VERDICTS = (
-    "a samples file holds the answers, not the judge's verdicts (a judge in the harness keeps them in its cache, and "
-    "its results file holds the headlines): `fairness-evals judge <this output folder> --judge ...` computes them"
-)
 
 
 def _unjudged_detail(metrics: dict[str, Any], notes: Notes) -> dict[str, Any]:
-    """The detail of open-ended answers read from samples files: the answer counts (and the declining answers, read
-    from the texts); every statistic of the judge's verdicts null, with the reason, and no coverage (the samples
-    cannot say what was judged: a harness run's results keep the headlines it judged, and their nulls)."""
-    kept = {
-        name: value
-        for name, value in metrics.items()
-        if name in _ANSWER_COUNTS or name.startswith("declined_rate") or not name.endswith("_coverage")
-    }
-    unknown = [name for name in kept if name not in _ANSWER_COUNTS and not name.startswith("declined_rate")]
-    for name in unknown:
-        kept[name] = math.nan
+    """The detail of open-ended answers read from samples files, which hold the answers, not the judge's verdicts:
+    the answer counts (declining and blank answers read from the texts). A statistic of the verdicts is left out (a
+    harness run's results keep the headlines its judge gave, and their coverage), unless the answers alone null it:
+    when so many decline or are blank that fewer than ``fairlens_min_judged`` (its default) could ever count, every
+    bias score is null, with that reason, whatever the judge said."""
+    from fairlens_tasks.settings import DEFAULT_MIN_JUDGED
+
+    kept = {k: v for k, v in metrics.items() if k in _ANSWER_COUNTS or k.startswith("declined_rate")}
+    answers = int(metrics.get("answers") or 0)
     declined, empty = int(metrics.get("declined") or 0), int(metrics.get("empty_answers") or 0)
-    never = f"of {metrics['answers']} answers, {declined} declining answers and {empty} blank ones never count; "
-    notes.null(unknown, (never if declined or empty else "") + _NO_VERDICTS)
+    if answers and (answers - declined - empty) / answers < DEFAULT_MIN_JUDGED:
+        unknown = [k for k in metrics if k not in kept and not k.endswith("_coverage")]
+        kept.update(dict.fromkeys(unknown, math.nan))
+        notes.null(
+            unknown,
+            f"of {answers} answers, {declined} declining answers and {empty} blank ones never count: at most "
+            f"{(answers - declined - empty) / answers:.3f} can be judged and answering, below fairlens_min_judged "
+            f"{DEFAULT_MIN_JUDGED}",
+        )
+    else:
+        notes.note(
+            "a samples file holds the answers, not the judge's verdicts: the results keep the headlines the harness's "
+            "judge gave; `fairness-evals judge <this output folder> --judge ...` writes every open-ended statistic"
+        )
     return kept
 
 

@@ -77,4 +77,6 @@ def test_short_lines_one_per_problem_name_each_task_as_the_harness_does(limited_
     subjective = [line for line in lines if "parsed answer each (harmonic mean over the 20 that hold any)" in line]
     assert len(subjective) == 4 and all("s_e_gender (and its interval)" in line for line in subjective), lines
     objective = [line for line in lines if "fact_or_fair_objective" in line]
-    assert len(objective) == 1 and "of the design's 30 (statistic, target) cells hold a parsed answer" in objective[0]
+    # one line per reason: the gender design has 30 cells, the race design 36
+    assert len(objective) == 2 and "of the design's 30 (statistic, target) cells hold a parsed answer" in objective[0]
+    assert "of the design's 36 (statistic, target) cells hold a parsed answer" in objective[1]

@@ -17,7 +17,12 @@ pytestmark = pytest.mark.harness
 PACKAGES = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks")
 #: The modules of fairness_evals.inspect that import without inspect_ai; the others (the Inspect tasks, the metric,
 #: the judge, the registry) are imported by Inspect alone.
-INSPECT_FREE = ("fairness_evals.inspect.headline", "fairness_evals.inspect.logs", "fairness_evals.inspect.plans")
+INSPECT_FREE = (
+    "fairness_evals.inspect.headline",
+    "fairness_evals.inspect.logs",
+    "fairness_evals.inspect.plans",
+    "fairness_evals.inspect.task_files",  # imports the task modules only when it writes or checks the task files
+)
 
 
 def blocked_env(tmp: Path, **extra: str) -> dict[str, str]:

@@ -52,6 +52,18 @@ def open_legal(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.harness
+def test_check_passes_the_run_the_harness_judged_whole(open_legal: Path, capsys: pytest.CaptureFixture) -> None:
+    """The samples hold the answers, not the verdicts: check holds the harness's judged headlines, not a recount of
+    the samples as unjudged (it failed with oe_bias_mean_coverage 0.000)."""
+    assert main(["check", str(open_legal)]) == 0, capsys.readouterr().err
+    assert main(["score", str(open_legal), "--out", str(open_legal.parent / "detail.json")]) == 0
+    detail = json.loads((open_legal.parent / "detail.json").read_text())
+    assert (
+        detail["fairlens_open_legal"]["answers"] == 720 and "oe_bias_mean_coverage" not in detail["fairlens_open_legal"]
+    )
+
+
+@pytest.mark.harness
 def test_a_run_of_fairlens_open_legal_alone_shows_its_scores(open_legal: Path) -> None:
     text = build_report([open_legal], fmt="markdown")
     assert "## FairLens" in text and "### Open-ended bias" in text and "Soundness by domain" not in text
