@@ -324,8 +324,18 @@ def _json_answers(text: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
     return found
 
 
-def _cue_answers(text: str, option_texts: Sequence[Sequence[str]]) -> set[int]:
+#: A word that every cue (:data:`_CUE`, :data:`_CUE_START`, :data:`_CUE_AFTER`) contains: an ASCII reply without any
+#: of them (lower-cased) has no cue, and is not scanned for one ("go with" contains "with"). Only ASCII: there
+#: lower-casing is exactly the regexes' IGNORECASE (elsewhere "ı" and "İ" match "i" and do not lower to it).
+_CUE_WORDS = ("answer", "choice", "option", "choose", "pick", "select", "with", "correct", "right")
+
+
+def _cue_answers(text: str, option_texts: Sequence[Sequence[str]], lowered: str | None = None) -> set[int]:
     found: set[int] = set()
+    if text.isascii():
+        lowered = text.lower() if lowered is None else lowered
+        if not any(word in lowered for word in _CUE_WORDS):
+            return found
     start = _CUE_START.match(text)
     for match in [start] * (start is not None) + list(_CUE.finditer(text)):
         found |= {_letter_index(match.group(1)), *_attached(text, match.end(), option_texts)}
@@ -415,7 +425,7 @@ def _parse_by_rules(reply: object, option_texts: Sequence[Sequence[str]], n: int
     lowered = text.lower()
     declines = _first_call_cached(lambda: _DECLINE.search(lowered) is not None)
     json_rule = "json" if _JSON_STRICT.search(text) else "json_lenient"
-    json_found, cue_found = _json_answers(text, option_texts), _cue_answers(text, option_texts)
+    json_found, cue_found = _json_answers(text, option_texts), _cue_answers(text, option_texts, lowered)
     explicit = [(json_rule, json_found), ("answer_cue", cue_found)]
     if not json_found and not cue_found:
         explicit.append(("bare_letter", _bare_letter(text, option_texts)))
