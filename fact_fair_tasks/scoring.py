@@ -169,6 +169,8 @@ def _variant(doc: Mapping[str, Any]) -> int:
     """The index in :data:`VARIANTS` of the task the document names (``task``) after its kind's own; 0 for the kind's
     own task or a name that is not a variant of it."""
     name = doc.get("task")
+    if not isinstance(name, str) or not name.endswith(VARIANTS[1:]):  # a full task's document (most): at once
+        return 0
     own = task_name(doc.get("context") or "objective")
     if not isinstance(name, str) or name == own or not name.startswith(own):
         return 0
