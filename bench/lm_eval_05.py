@@ -8,8 +8,8 @@ with a fixed seed, and prints for each: the wall time, the number of times our s
 resample is answered NaN at once), the time of one computation (what each resample cost before, when it recomputed),
 and both as multiples of a fixed pure-Python loop timed in the same run. Needs lm-eval >= 0.5 in this interpreter:
 
-    python -m venv /tmp/lm05 && /tmp/lm05/bin/pip install --pre 'lm_eval==0.5.0.dev1' <checkout>
-    /tmp/lm05/bin/python bench/lm_eval_05.py [--iters 100000] [--draws 100] [--skip-subjective]
+    python -m venv VENV && VENV/bin/pip install --pre 'lm_eval==0.5.0.dev1' <checkout>
+    VENV/bin/python bench/lm_eval_05.py [--iters 100000] [--draws 100] [--skip-subjective]
 """
 
 from __future__ import annotations
