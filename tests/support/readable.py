@@ -6,11 +6,28 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 #: The keys of a results entry that are not metrics (the harnesses' own bookkeeping).
 NOT_METRICS = {"alias", "name", "sample_len", "sample_count", " "}
+
+
+def _table_rows(stdout: str) -> Iterator[tuple[str, str, list[str], list[str]]]:
+    """Each data row of the harness's printed Markdown tables: ``(table, task or group, header, cells)``, with table
+    ``"Tasks"`` or ``"Groups"``; a continued row (empty name) keeps the name above it, a subtask's ``- `` is cut."""
+    table = current = ""
+    header: list[str] = []
+    for line in stdout.splitlines():
+        if not line.startswith("|") or set(line) <= set("|-: "):
+            continue
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells[0] in ("Tasks", "Groups"):
+            table, header = cells[0], cells
+            continue
+        current = cells[0].removeprefix("- ").strip() or current
+        yield table, current, header, cells
 
 
 def printed_rows(stdout: str) -> dict[tuple[str, str], list[tuple[str, str, str]]]:
@@ -21,18 +38,7 @@ def printed_rows(stdout: str) -> dict[tuple[str, str], list[tuple[str, str, str]
     Both harnesses print ``|name|...|Metric|arrow|Value|±|Stderr|...``; a continued row leaves the name empty, a
     subtask is indented with ``- ``."""
     rows: dict[tuple[str, str], list[tuple[str, str, str]]] = {}
-    table = current = ""
-    header: list[str] = []
-    for line in stdout.splitlines():
-        if not line.startswith("|") or set(line) <= set("|-: "):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[0] in ("Tasks", "Groups"):
-            table, header = cells[0], cells
-            continue
-        name = cells[0].removeprefix("- ").strip()
-        if name:
-            current = name
+    for table, current, header, cells in _table_rows(stdout):
         stderr = cells[header.index("Stderr")] if "Stderr" in header else ""
         rows.setdefault((table, current), []).append(
             (cells[header.index("Metric")], cells[header.index("Value")], stderr)
@@ -44,16 +50,7 @@ def printed_arrows(stdout: str) -> dict[tuple[str, str], dict[str, str]]:
     """The direction column of the harness's printed tables, ``{(table, task or group): {metric: arrow}}`` (``"↑"``,
     ``"↓"`` or ``""``): the unnamed column after ``Metric``, which lm-eval fills from ``higher_is_better``."""
     out: dict[tuple[str, str], dict[str, str]] = {}
-    table = current = ""
-    header: list[str] = []
-    for line in stdout.splitlines():
-        if not line.startswith("|") or set(line) <= set("|-: "):
-            continue
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells[0] in ("Tasks", "Groups"):
-            table, header = cells[0], cells
-            continue
-        current = cells[0].removeprefix("- ").strip() or current
+    for table, current, header, cells in _table_rows(stdout):
         metric = header.index("Metric")
         out.setdefault((table, current), {})[cells[metric]] = cells[metric + 1]
     return out
