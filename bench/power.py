@@ -39,9 +39,9 @@ import coverage_fact_or_fair as cff  # noqa: E402
 import numpy as np  # noqa: E402
 from coverage_fairlens import _closed_truth, design  # noqa: E402
 
+from fact_fair_tasks.compare import FactOrFair  # noqa: E402
+from fairlens_tasks.compare import FairLens  # noqa: E402
 from fairness_evals.compare import engine  # noqa: E402
-from fairness_evals.compare.fact_or_fair import FactOrFair  # noqa: E402
-from fairness_evals.compare.fairlens import FairLens  # noqa: E402
 
 SCALES = (1.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.35, 0.2)  # model B's bias as a share of model A's
 

@@ -12,7 +12,7 @@ exits 1, naming each problem on its own line, when:
   e.g. ``'*_race'`` for the text-to-image tasks without a race classifier), infinite, or not a number at all (a
   text such as ``"N/A"``, a list). The headline metrics are those the task's statistics table declares
   (``fairness-evals metrics --task T``); for results of tasks it does not declare, every ``<name>`` with a
-  ``<name>_coverage`` beside it, else the benchmark's headline names (:data:`HEADLINES`). A null names its reason
+  ``<name>_coverage`` beside it, else the benchmark's headline names (``headlines`` (its :class:`~fairness_evals.benchmarks.Benchmark`)). A null names its reason
   when the run's samples files give one (:mod:`fairness_evals.detail`, read with the results);
 - a task's answers follow the option position rather than the content (:func:`fairness_evals.position.finding`:
   its position test fired, so its fairness scores are null or, kept by the setting, not results): one line per
@@ -58,19 +58,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import position, scoring_cli
+from fairness_evals import benchmarks, position, scoring_cli
 from fairness_evals.report.model import shorten
 
-#: Our task name prefixes.
-OURS = ("fact_or_fair", "fairlens", "iris")
-#: Headline metrics per task prefix, checked when a task's results carry no ``<name>_coverage`` key.
-HEADLINES: dict[str, tuple[str, ...]] = {
-    "fact_or_fair": tuple(f"{s}_{a}" for s in ("s_fact", "s_e", "s_kld", "s_fair") for a in ("gender", "race")),
-    "fairlens": ("soundness", "oe_bias_mean"),
-    "iris": ("ifs_und_score", "rfs_und_score", "bis_und_score", "ifs_gen_score", "rfs_gen_score", "bis_gen_score"),
-}
-#: The task-metadata keys of each benchmark's minimum coverage (package convention 2).
-MIN_COVERAGE_KEYS = ("fact_or_fair_min_coverage", "fairlens_min_coverage", "fairlens_min_judged", "iris_min_coverage")
 #: A log line that reports a failure: loguru's ``| ERROR |``, Python logging's ``ERROR``, or a traceback.
 _ERROR_LINE = re.compile(
     r"(\|\s*(ERROR|CRITICAL)\s*\|)|(^|\s)(ERROR|CRITICAL)[:\s\[]|^Traceback \(most recent call last\)"
@@ -110,7 +100,7 @@ class Report:
 
 
 def _ours(task: str) -> bool:
-    return task.startswith(OURS)
+    return benchmarks.ours(task)
 
 
 def _not_finite(value: Any) -> tuple[str, bool]:
@@ -161,7 +151,7 @@ def _headlines(task: str, metrics: dict[str, Any]) -> list[str]:
     """The headline metrics of ``task`` in its results: those its statistics table declares
     (:meth:`fairness_evals.statistics.Task.harness_metrics`, standard errors aside); for a task the tables do not
     declare, or results written before them, every ``<name>`` with a ``<name>_coverage`` beside it, else the
-    benchmark's :data:`HEADLINES`."""
+    benchmark's ``headlines`` (its :class:`~fairness_evals.benchmarks.Benchmark`)."""
     from fairness_evals import statistics
 
     try:
@@ -175,8 +165,8 @@ def _headlines(task: str, metrics: dict[str, Any]) -> list[str]:
     with_coverage = [name for name in with_coverage if name in metrics]
     if with_coverage:
         return sorted(with_coverage)
-    prefix = next((p for p in HEADLINES if task.startswith(p)), None)
-    return [name for name in HEADLINES.get(prefix or "", ()) if name in metrics]
+    owner = benchmarks.of_task(task)
+    return [name for name in (owner.headlines if owner else ()) if name in metrics]
 
 
 def _allowed(task: str, metric: str, patterns: Sequence[str]) -> bool:
@@ -248,7 +238,7 @@ def _threshold(run: Any, task: str) -> tuple[float | None, str]:
     ``min_coverage`` it recorded in its results; ``(None, "")`` when neither."""
     config = run.configs.get(task, {})
     meta = config.get("metadata", {}) if isinstance(config, dict) else {}
-    for key in MIN_COVERAGE_KEYS:
+    for key in benchmarks.coverage_settings():
         value = _number(meta.get(key)) if isinstance(meta, dict) else None
         if value is not None and math.isfinite(value):
             return value, f"task metadata {key}"

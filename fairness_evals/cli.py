@@ -55,25 +55,24 @@ def _cmd_model(args: argparse.Namespace) -> int:
     return 0
 
 
-# Benchmarks with `export` / `score`: name -> module implementing add_export_arguments(parser),
-# export(args) -> int, add_score_arguments(parser), score(args) -> int.
-BENCHMARKS = {
-    "fact_or_fair": "fact_fair_tasks.cli",
-    "fairlens": "fairlens_tasks.cli",
-    "iris": "iris_tasks.cli",
-}
+def _benchmarks() -> dict[str, str]:
+    """The benchmarks with `export` / `score`: name -> module implementing add_export_arguments(parser),
+    export(args) -> int, add_score_arguments(parser), score(args) -> int (each benchmark's ``commands``)."""
+    from fairness_evals import benchmarks
+
+    return {name: b.commands for name, b in benchmarks.registry().items() if b.commands}
 
 
 def _benchmark_module(name: str):
     import importlib
 
-    return importlib.import_module(BENCHMARKS[name])
+    return importlib.import_module(_benchmarks()[name])
 
 
 def _add_benchmark_commands(sub: argparse._SubParsersAction, verb: str, help_text: str, argv: Sequence[str]) -> None:
     command = sub.add_parser(verb, help=help_text, description=help_text)
     benchmarks = command.add_subparsers(dest="benchmark", required=True, parser_class=_Parser)
-    for name in BENCHMARKS:
+    for name in _benchmarks():
         parser = benchmarks.add_parser(name, help=f"{verb} {name}")
         # Import a benchmark (numpy, scipy, ...) only when this very command runs: keeps `tasks-dir` fast.
         if list(argv[:2]) != [verb, name]:
@@ -85,12 +84,10 @@ def _add_benchmark_commands(sub: argparse._SubParsersAction, verb: str, help_tex
 
 Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]
 
-# Commands that live in other packages: name -> (help, module implementing add_arguments(parser) and
-# run(args) -> int). Imported only when that command runs.
+# Commands that live in other modules: name -> (help, module implementing add_arguments(parser) and
+# run(args) -> int). Imported only when that command runs. A benchmark adds its own (its ``more_commands``).
 MODULE_COMMANDS = {
-    "judge": ("judge saved FairLens open-ended answers with an LLM (resumable)", "fairlens_tasks.judging.cli"),
     "report": ("HTML or Markdown report of harness output folders, the papers' views", "fairness_evals.report.cli"),
-    "iris-profile": ("combine IRIS results into the fairness-space profile and IRIS-MBTI", "iris_tasks.profile_cli"),
     "check": ("exit 1 naming every missing task, NaN headline, low coverage or logged failure", "fairness_evals.check"),
     "compare": ("is run B fairer than run A? paired differences, p-values, verdicts", "fairness_evals.compare.cli"),
     "metrics": (
@@ -103,7 +100,10 @@ MODULE_COMMANDS = {
 def _add_module_commands(sub: argparse._SubParsersAction, argv: Sequence[str]) -> None:
     import importlib
 
-    for name, (help_text, module_name) in MODULE_COMMANDS.items():
+    from fairness_evals import benchmarks
+
+    more = {name: command for b in benchmarks.registry().values() for name, command in b.more_commands.items()}
+    for name, (help_text, module_name) in {**MODULE_COMMANDS, **more}.items():
         parser = sub.add_parser(name, help=help_text, description=help_text)
         if argv[:1] != [name]:
             continue
@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             sys.stdout.flush()
             return 0
-        if argv[0] == "score" and len(argv) > 1 and argv[1] not in BENCHMARKS and not argv[1].startswith("-"):
+        if argv[0] == "score" and len(argv) > 1 and argv[1] not in _benchmarks() and not argv[1].startswith("-"):
             argv = [SCORE_RUN, *argv[1:]]  # a run's folder, not a benchmark: every statistic of the run
         args = parser.parse_args(argv)
         jsonio.refuse_overwriting(*_outputs_and_inputs(args))  # before any work: no command destroys its input
@@ -256,7 +256,7 @@ def _import_error(error: ImportError, argv: Sequence[str]) -> str:
     from fairness_evals import extras
 
     words = ["score" if argv[0] == SCORE_RUN else argv[0]] if argv else []
-    if words in (["export"], ["score"]) and argv[1:2] and argv[1] in BENCHMARKS:
+    if words in (["export"], ["score"]) and argv[1:2] and argv[1] in _benchmarks():
         words.append(argv[1])
     command = " ".join(["fairness-evals", *words])
     if isinstance(error, extras.MissingExtraError):

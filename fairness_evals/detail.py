@@ -23,7 +23,6 @@ and ``samples`` where the harness recorded a limited or subset run (an Inspect l
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 import re
@@ -32,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import scoring_cli, statistics
+from fairness_evals import benchmarks, scoring_cli, statistics
 from fairness_evals.scoring_cli import SCORE_INPUTS, InputFile, input_files, score_inputs, select_runs
 
 #: Why a run whose task ran few-shot (:func:`shots`) is no result, in the words of score, check and report.
@@ -43,12 +42,6 @@ FEW_SHOT = (
 #: The keys of a score output that are not tasks.
 NULLS, PROVENANCE, INTERVALS = "nulls", "provenance", "intervals"
 NOT_TASKS = (NULLS, PROVENANCE, INTERVALS, SCORE_INPUTS)
-
-#: Each benchmark's module with ``detail(files) -> Detail`` for the samples files of its tasks.
-ADAPTERS = {"fact_or_fair": "fact_fair_tasks.cli", "fairlens": "fairlens_tasks.cli", "iris": "iris_tasks.cli"}
-#: The module with ``provenance(documents)`` of each benchmark whose documents carry their corpus provenance.
-PROVENANCE_OF = {"fairlens": "fairlens_tasks.scoring", "iris": "iris_tasks.scoring"}
-_ANY_TASK = re.compile(r"(?:fact_or_fair|fairlens|iris)_[A-Za-z0-9_]+|fairlens|iris_und|iris_gen")
 
 
 @dataclass
@@ -84,7 +77,7 @@ class Detail:
 def samples_files(paths: Iterable[str], *, model: str | None = None, run: str | None = None) -> list[InputFile]:
     """The ``--log_samples`` files of our tasks under ``paths`` (folders or files), of one model and one run per task
     (the errors name the files when a folder holds several)."""
-    found = input_files(paths, _ANY_TASK, "--log_samples files of a fairness-evals task")
+    found = input_files(paths, benchmarks.task_pattern(), "--log_samples files of a fairness-evals task")
     unknown = [f for f in found if not f.is_samples]
     if unknown:
         raise ValueError(
@@ -114,7 +107,7 @@ def detail(paths: Iterable[str], *, model: str | None = None, run: str | None = 
         by_benchmark.setdefault(benchmark_of(f.task or ""), []).append(f)
     out = Detail()
     for benchmark, chosen in by_benchmark.items():
-        out.update(importlib.import_module(ADAPTERS[benchmark]).detail(chosen))
+        out.update(benchmarks.get(benchmark).hook("commands").detail(chosen))
     add_groups(out, _sample_counts(files))
     _add_run_provenance(out, files)
     out.add_centres()
@@ -189,7 +182,7 @@ def shots(results: Mapping[str, Any]) -> dict[str, int]:
     configs = configs if isinstance(configs, Mapping) else {}
     groups = {t.name for t in statistics.all_tasks() if t.group}
     found = {}
-    for task in sorted(n for n in {*table, *configs} if isinstance(n, str) and _ANY_TASK.fullmatch(n)):
+    for task in sorted(n for n in {*table, *configs} if isinstance(n, str) and benchmarks.task_pattern().fullmatch(n)):
         if task in groups:
             continue
         config = configs.get(task)
@@ -316,22 +309,12 @@ def log_detail(entries: Iterable[Any]) -> Detail:
 
 def log_provenance(entry: Any) -> dict[str, Any]:
     """The provenance of one Inspect task, as :func:`detail` gives a harness run's from the same documents: the
-    benchmark's own (FairLens and IRIS: ``<benchmark>_tasks.scoring.provenance`` of the documents and the answers
-    counted; Fact-or-Fair: the seed, data version, conventions, minimum coverage, documents and their hash), then
+    benchmark's own (its ``provenance`` hook, of the answered documents, their number and the task's settings), then
     ``limited`` and ``epochs`` where the run left documents out or asked each several times."""
     answered = [s for s in entry.samples if s.error is None]
     docs = list({s.id: s.document for s in answered}.values())
-    if entry.benchmark == "fact_or_fair":
-        from fact_fair_tasks import scoring
-
-        first = docs[0] if docs else {}
-        out: dict[str, Any] = {"seed": entry.settings.get("fact_or_fair_seed", first.get("seed"))}
-        out.update({key: first.get(key) for key in ("data_version", "conventions", "min_coverage")})
-        out["documents"] = len(docs)
-        out["documents_sha256"] = scoring.documents_sha256([doc["doc_sha"] for doc in docs])
-    else:
-        provenance = importlib.import_module(PROVENANCE_OF[entry.benchmark]).provenance
-        out = {**provenance(docs), "answers": len(answered)}
+    make = benchmarks.get(entry.benchmark).hook("provenance")
+    out = make(docs, len(answered), entry.settings) if make is not None else {"answers": len(answered)}
     if entry.limited:
         out["limited"] = entry.limited
     if entry.epochs > 1:

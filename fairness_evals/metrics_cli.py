@@ -15,7 +15,7 @@ import fnmatch
 import json
 import sys
 
-from fairness_evals import statistics
+from fairness_evals import benchmarks, statistics
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--json", action="store_true", help="a JSON list of objects, one per metric")
     parser.add_argument(
-        "--markdown", metavar="BENCHMARK", choices=sorted(statistics.TABLE_MODULES),
+        "--markdown", metavar="BENCHMARK", choices=sorted(benchmarks.names()),
         help="the metric table of a benchmark's README (one row per statistic; families by their pattern)",
     )  # fmt: skip
 

@@ -27,13 +27,6 @@ from fairness_evals.cache import cache_dir, file_lock
 
 HARNESSES = ("lm-eval", "lmms-eval")
 
-_ROOT = Path(__file__).resolve().parent.parent
-
-# (package, sub-folder holding that harness's YAMLs) in index order.
-_TASK_FOLDERS: dict[str, tuple[tuple[str, str], ...]] = {
-    "lm-eval": (("fact_fair_tasks", "llm"),),
-    "lmms-eval": (("fairlens_tasks", ""), ("iris_tasks", ""), ("fact_fair_tasks", "t2i")),
-}
 
 _SKIP_SUFFIXES = (".py", ".pyc", ".pyo")
 
@@ -49,24 +42,30 @@ def _check(harness: str) -> str:
     return normalised
 
 
-def _package_dir(package: str) -> Path:
-    # The task packages are installed beside this one (wheel) or sit beside it in the checkout
-    # (editable install); either way they are siblings of fairness_evals/.
-    return _ROOT / package
+def task_modules(harness: str) -> list[str]:
+    """The modules whose folders hold the task YAMLs of ``harness``: every registered benchmark's ``task_folders``, in
+    registry order."""
+    from fairness_evals import benchmarks
+
+    harness = _check(harness)
+    return [module for b in benchmarks.registry().values() for module in b.task_folders.get(harness, ())]
+
+
+def _labelled_folders(harness: str) -> list[tuple[str, Path]]:
+    """``(label, folder)`` of every task module of ``harness`` whose folder exists; the label (the module's name,
+    dots as underscores) names the folder in a copy."""
+    found: list[tuple[str, Path]] = []
+    for module in task_modules(harness):
+        folder = entry_point_task_dir(module)
+        if folder is not None and folder.is_dir() and all(folder != f for _, f in found):
+            found.append((module.replace(".", "_"), folder))
+    return found
 
 
 def task_paths(harness: str) -> list[str]:
-    """Absolute paths of the folders holding our task YAMLs for ``harness``, in index order.
-
-    Folders that do not exist (a benchmark not shipped in this version) are left out.
-    """
-    harness = _check(harness)
-    folders = []
-    for package, sub in _TASK_FOLDERS[harness]:
-        folder = _package_dir(package) / sub if sub else _package_dir(package)
-        if folder.is_dir():
-            folders.append(str(folder))
-    return folders
+    """Absolute paths of the folders holding the task YAMLs of ``harness`` (:func:`task_modules`, each located by
+    :func:`entry_point_task_dir`), in index order. Folders that do not exist are left out."""
+    return [str(folder) for _, folder in _labelled_folders(harness)]
 
 
 #: The entry-point group in which each harness would read task folders from installed packages: lm-eval PR #4015
@@ -126,9 +125,9 @@ def _task_files(folder: Path) -> list[Path]:
 
 def tasks_dir(harness: str) -> str:
     """One folder with every task of ours for ``harness``: for ``--include_path`` and ``TaskManager``."""
-    folders = [Path(p) for p in task_paths(harness)]
+    folders = _labelled_folders(_check(harness))
     if len(folders) == 1:
-        return str(folders[0])
+        return str(folders[0][1])
     return str(_materialise(_check(harness), folders))
 
 
@@ -193,7 +192,7 @@ def _differs(target: Path, plan: list[tuple[bytes, Path]]) -> str | None:
     return f"{extra[0]} was added" if extra else None
 
 
-def _materialise(harness: str, folders: list[Path]) -> Path:
+def _materialise(harness: str, folders: list[tuple[str, Path]]) -> Path:
     """Copy the task files of ``folders`` into one cache folder named by their content hash.
 
     A copy is reused only while it holds exactly those files with exactly those bytes (checked on every use);
@@ -201,8 +200,7 @@ def _materialise(harness: str, folders: list[Path]) -> Path:
     """
     digest = hashlib.sha256(__version__.encode())
     plan: list[tuple[bytes, Path]] = []
-    for folder in folders:
-        label = folder.name if folder.parent == _ROOT else f"{folder.parent.name}_{folder.name}"
+    for label, folder in folders:
         for source in _task_files(folder):
             relative = Path(label) / source.relative_to(folder)
             data = source.read_bytes()

@@ -1,7 +1,7 @@
 """The vocabulary of the statistics tables: what a benchmark declares once about each statistic it reports.
 
-Each benchmark declares its statistics in one module (``fact_fair_tasks/statistics.py``,
-``fairlens_tasks/statistics.py``, ``iris_tasks/statistics.py``) as :class:`Statistic` entries, grouped into the
+Each benchmark declares its statistics in one module (its :class:`~fairness_evals.benchmarks.Benchmark`'s
+``statistics``) as :class:`Statistic` entries, grouped into the
 :class:`Task` entries of the tasks that report them. Everything else reads those declarations: the harness metric
 lists (the YAMLs are tested equal to :meth:`Task.harness_metrics`), ``fairness-evals score`` (the names it writes),
 ``compare``, ``check`` (its headline list), ``report``, the coverage simulations (which intervals to judge), the
@@ -48,12 +48,6 @@ Role = Literal["headline", "detail"]
 Kind = Literal["score", "rate", "count", "diagnostic"]
 Over = Literal["smallest", "harmonic mean", "total", "median"]
 
-#: The benchmarks and the modules that declare their statistics.
-TABLE_MODULES = {
-    "fact_or_fair": "fact_fair_tasks.statistics",
-    "fairlens": "fairlens_tasks.statistics",
-    "iris": "iris_tasks.statistics",
-}
 
 DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_ci_centre", "_coverage", "_counted", "_inputs", "_stderr")
 #: The derived names that are counts of a statistic's inputs: they stay when the statistic is null.
@@ -390,7 +384,9 @@ def _entries_of(
 
 def tables() -> dict[str, tuple[Task, ...]]:
     """Every benchmark's declared tasks, ``{benchmark: tasks}`` (imports the benchmark tables)."""
-    return {name: tuple(importlib.import_module(module).TASKS) for name, module in TABLE_MODULES.items()}
+    from fairness_evals import benchmarks
+
+    return {name: tuple(importlib.import_module(b.statistics).TASKS) for name, b in benchmarks.registry().items()}
 
 
 def all_tasks() -> list[Task]:

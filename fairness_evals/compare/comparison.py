@@ -2,7 +2,7 @@
 
 For each run against the baseline:
 
-1. The tasks both runs report that a benchmark adapter knows (:data:`ADAPTERS`). Their documents must be the
+1. The tasks both runs report that a benchmark adapter knows (:func:`adapters`). Their documents must be the
    same: the provenance the results record (seed, data version, documents or corpus hash, sample fraction), the
    task version, and the set of document ids in the samples; the first difference is an error naming it, unless
    ``unpaired``.
@@ -40,17 +40,17 @@ import numpy as np
 from fairness_evals import position
 from fairness_evals.compare import engine
 from fairness_evals.compare.engine import Options
-from fairness_evals.compare.fact_or_fair import FactOrFair
-from fairness_evals.compare.fairlens import FairLens
-from fairness_evals.compare.fairlens_open import FairLensOpen
-from fairness_evals.compare.generation import Generation
-from fairness_evals.compare.iris import Iris
 from fairness_evals.compare.problem import Adapter, Problem, finite
 from fairness_evals.compare.runs import RunInput, TaskRun, read_records
 from metrics.paired import holm
 
-#: The benchmarks ``compare`` knows.
-ADAPTERS: tuple[Adapter, ...] = (FactOrFair(), FairLens(), FairLensOpen(), Iris(), Generation())
+
+def adapters() -> tuple[Adapter, ...]:
+    """Every registered benchmark's ``compare`` adapters (its ``compare`` hook), in registry order."""
+    from fairness_evals import benchmarks
+
+    return tuple(adapter for _, found in benchmarks.hooks("compare") for adapter in found)
+
 
 FAIRER = {True: "B fairer", False: "A fairer"}
 HIGHER = {True: "B higher", False: "A higher"}
@@ -85,7 +85,7 @@ class Row:
 
 
 def adapter_of(task: str) -> Adapter | None:
-    return next((a for a in ADAPTERS if a.owns(task)), None)
+    return next((a for a in adapters() if a.owns(task)), None)
 
 
 def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple[list[Row], list[str]]:
@@ -103,7 +103,7 @@ def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple
         if adapter is None:
             continue
         rows.extend(_compare_task(adapter, baseline, other, task, options, records))
-    for adapter in ADAPTERS:
+    for adapter in adapters():
         for group, members in getattr(adapter, "groups", {}).items():
             if group in baseline.tasks and group in other.tasks and all(m in records for m in members):
                 rows.extend(_compare_task(adapter, baseline, other, group, options, records, members))

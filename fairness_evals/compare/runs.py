@@ -21,7 +21,7 @@ An Inspect log (``.eval`` or ``.json``; a folder of one model's logs) is a run t
 A ``fairness-evals judge --out`` output (FairLens open-ended answers judged after the run) is read the same way: its
 ``score_inputs`` (benchmark ``fairlens_judge``) records the samples or responses files it judged and the judgement
 cache it used; its answers are read again by the judge's own path (:func:`fairlens_tasks.judging.cli.
-compare_records`) and each answer's judgement from that cache (:mod:`fairness_evals.compare.fairlens_open`).
+compare_records`) and each answer's judgement from that cache (:mod:`fairlens_tasks.compare_open`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import jsonio, scoring_cli
+from fairness_evals import benchmarks, jsonio, scoring_cli
 from fairness_evals.compare.problem import Adapter
 from fairness_evals.jsonio import Answers, OneRun
 
@@ -90,12 +90,10 @@ def load_run(path: str) -> RunInput:
 
 def from_model(model: Any, path: str) -> RunInput:
     """The :class:`RunInput` of one model of the report's reader (:class:`fairness_evals.report.load.ModelRuns`)."""
-    from fairness_evals.report.load import OUR_PREFIXES
-
     out = RunInput(path=path, model=model.name)
     for run in model.runs:
         for task, metrics in run.results.items():
-            if task.startswith(OUR_PREFIXES):
+            if benchmarks.ours(task):
                 records = logged_records(run, task)
                 out.tasks[task] = TaskRun(
                     task, metrics, run.metadata(task), run.samples_file(task), run.source, run, records
@@ -105,7 +103,7 @@ def from_model(model: Any, path: str) -> RunInput:
 
 def logged_records(run: Any, task: str) -> dict[str, Any] | None:
     """Document id -> record of ``task`` in an Inspect log (the form its harness samples log: the record, an
-    open-ended answer's ``(record, answer text)``); None for a harness run or a group. A log of several epochs is an
+    answer an adapter's ``logged_item`` makes of it); None for a harness run or a group. A log of several epochs is an
     error naming it: ``compare`` pairs one answer per document."""
     entry = run.logged.get(task)
     if entry is None or entry.members:
@@ -115,19 +113,17 @@ def logged_records(run: Any, task: str) -> dict[str, Any] | None:
             f"{entry.path}: {task} ran {entry.epochs} epochs; compare pairs one answer per document: compare runs of "
             "one epoch"
         )
-    if task.startswith("fairlens_open_"):
-        return {doc_id: (list(item["record"]), item["response"]) for doc_id, item in entry.items()}
+    from fairness_evals.compare.comparison import adapter_of
+
+    convert = getattr(adapter_of(task), "logged_item", None)  # an adapter whose records need more than the record
+    if convert is not None:
+        return {doc_id: convert(item) for doc_id, item in entry.items()}
     return dict(run.records(task))
 
 
-#: The benchmark command modules whose score outputs ``compare`` reads (each has ``compare_records``); a
-#: ``fairness-evals judge`` output records the benchmark ``fairlens_judge``.
-SCORE_MODULES = {
-    "fact_or_fair": "fact_fair_tasks.cli",
-    "fairlens": "fairlens_tasks.cli",
-    "iris": "iris_tasks.cli",
-    "fairlens_judge": "fairlens_tasks.judging.cli",
-}
+def score_modules() -> dict[str, str]:
+    """Every benchmark's ``score_outputs``: the benchmark a score output records -> the module that reads it."""
+    return {name: module for b in benchmarks.registry().values() for name, module in b.score_outputs.items()}
 
 
 def _score_output(path: Path) -> dict[str, Any] | None:
@@ -172,9 +168,10 @@ def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
     where = Path(path)
     recorded = data[SCORE_INPUTS]
     benchmark = recorded.get("benchmark") if isinstance(recorded, dict) else None
-    if benchmark not in SCORE_MODULES:
+    modules = score_modules()
+    if benchmark not in modules:
         raise ValueError(f"{where}: {SCORE_INPUTS} names no benchmark compare reads ({benchmark!r})")
-    module = importlib.import_module(SCORE_MODULES[benchmark])
+    module = importlib.import_module(modules[benchmark])
     files = recorded_files(recorded, where)
     try:
         records = module.compare_records(recorded, files)

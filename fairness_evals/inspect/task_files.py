@@ -1,12 +1,11 @@
 """The literal ``@task`` functions at the end of each Inspect task module, generated from its ``TASKS``.
 
 Inspect finds the tasks of a file by reading it for functions decorated ``@task`` (``inspect list tasks
-fairness_evals/inspect``, ``inspect eval fairness_evals/inspect/fact_or_fair.py@fact_or_fair_objective``, an
-inspect_evals register entry naming the file); a task made at import time is invisible there. Our tasks are declared
-once, in each module's ``TASKS`` (``define``: the task's ``-T`` arguments, its description and what it builds), so
+<folder>``, ``inspect eval <module file>@<task>``, an inspect_evals register entry naming the file); a task made at import time is invisible there. A benchmark's tasks are
+declared once, in its Inspect module's ``TASKS`` (its ``inspect_tasks``) (``define``: the task's ``-T`` arguments, its description and what it builds), so
 each module ends in a generated block: for every declared task, ``@task def <name>(<its -T arguments>) -> Task``
-with the description as its docstring, returning ``TASKS[<name>](**locals())``. Imported as part of the package (the
-``inspect_ai`` entry point), the same functions are the tasks ``inspect eval fairness_evals/<name>`` runs.
+with the description as its docstring, returning ``TASKS[<name>](**locals())``. The entry point of fairness-evals registers
+the same ``TASKS`` as ``fairness_evals/<name>`` (:mod:`fairness_evals.inspect._registry`).
 
     python -m fairness_evals.inspect.task_files          # rewrite the blocks
     python -m fairness_evals.inspect.task_files --check  # exit 1 when a block differs (tests/inspect does this)
@@ -23,8 +22,14 @@ from pathlib import Path
 
 from fairness_evals import statistics
 
-#: The modules (of this package) whose tasks are generated.
-MODULES = ("fact_or_fair", "fairlens", "iris")
+
+def modules() -> list[str]:
+    """The modules whose tasks are generated: every benchmark's ``inspect_tasks`` module."""
+    from fairness_evals import benchmarks
+
+    return [b.inspect_tasks.partition(":")[0] for b in benchmarks.registry().values() if b.inspect_tasks]
+
+
 BEGIN = "# --------------------------------------------------------------------------- generated: do not edit"
 NOTE = "# `python -m fairness_evals.inspect.task_files` writes one literal @task per entry of TASKS, for Inspect's file scan."
 END = "# --------------------------------------------------------------------------- end of the generated tasks"
@@ -43,8 +48,8 @@ def _function(name: str, make: object) -> str:
 
 
 def block(module: str) -> str:
-    """The generated block of ``fairness_evals.inspect.<module>``: its markers and one function per task."""
-    tasks = importlib.import_module(f"fairness_evals.inspect.{module}").TASKS
+    """The generated block of ``module``: its markers and one function per task."""
+    tasks = importlib.import_module(module).TASKS
     return (
         "\n\n".join([f"{BEGIN}\n{NOTE}\n", *(_function(name, make) for name, make in tasks.items())]) + f"\n\n{END}\n"
     )
@@ -52,7 +57,7 @@ def block(module: str) -> str:
 
 def expected(module: str) -> tuple[Path, str]:
     """The module's file and its text with the generated block as it should be (appended when there is none)."""
-    path = Path(__file__).with_name(f"{module}.py")
+    path = Path(importlib.import_module(module).__file__ or "")
     text = path.read_text()
     start = text.find(BEGIN)
     if start == -1:
@@ -66,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1, naming the file, when a block differs")
     args = parser.parse_args(argv)
     stale = []
-    for module in MODULES:
+    for module in modules():
         path, text = expected(module)
         if path.read_text() != text:
             stale.append(path)

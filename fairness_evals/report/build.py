@@ -6,8 +6,9 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from fairness_evals.report import fact_or_fair, fairlens, iris, reading, render
-from fairness_evals.report.load import OUR_PREFIXES, Run, load_runs
+from fairness_evals.benchmarks import hooks, ours
+from fairness_evals.report import reading, render
+from fairness_evals.report.load import Run, load_runs
 from fairness_evals.report.model import Section, shorten
 
 
@@ -25,7 +26,7 @@ def build_report(
     from fairness_evals.report import published as published_rows
 
     runs = load_runs(paths)
-    sections = [s for s in (fact_or_fair.section(runs), fairlens.section(runs), iris.section(runs)) if s is not None]
+    sections = [s for _, view in hooks("report") if (s := view(runs)) is not None]
     guide = reading.section(runs) if sections else None
     sections = ([guide] if guide is not None else []) + sections
     extra = (differences.section(runs, baseline), published_rows.section(runs) if published else None)
@@ -96,7 +97,7 @@ def not_shown(runs: list[Run], sections: list[Section]) -> list[str]:
             shown.update(_NAME.findall(cell.text))
     out = []
     for run in runs:
-        for task in sorted(t for t in run.results if t.startswith(OUR_PREFIXES) and t not in shown):
+        for task in sorted(t for t in run.results if ours(t) and t not in shown):
             try:
                 declared = statistics.task(task)
             except KeyError:

@@ -13,6 +13,7 @@ import math
 from html import escape
 from pathlib import Path
 
+from fairness_evals import benchmarks
 from fairness_evals.compare.comparison import NOT_COMPARABLE, Options, Row, compare_pair
 from fairness_evals.compare.engine import NotPaired
 from fairness_evals.compare.runs import from_model
@@ -20,12 +21,6 @@ from fairness_evals.report.load import ModelRuns, ReportInputError, Run, models
 from fairness_evals.report.model import PROSE, Figure, Section, Table, number, shorten, text
 from fairness_evals.report.svg import wrap
 
-#: Benchmarks drawn as separate plots (their differences are on different scales), with the x scale and unit.
-BENCHMARKS = (
-    ("fact_or_fair", "Fact-or-Fair", 100.0, " pp"),
-    ("fairlens", "FairLens", 100.0, " pp"),
-    ("iris", "IRIS", 1.0, ""),
-)
 COLOURS = {"B": "#2e933c", "A": "#d1495b", "none": "#555555"}  # B better, A better, no detectable difference
 
 
@@ -101,7 +96,8 @@ def _table(baseline: str, results: list[tuple[str, list[Row]]]) -> Table:
     rows = []
     for name, found in results:
         for row in found:
-            scale = next((s for prefix, _, s, _ in BENCHMARKS if row.task.startswith(prefix)), 1.0)
+            owner = benchmarks.of_task(row.task)
+            scale = owner.differences[0] if owner is not None else 1.0
             comparable = row.verdict != NOT_COMPARABLE
             diff = (
                 number(row.difference, row.ci_low, row.ci_high, scale=scale == 100.0, note=row.method)
@@ -162,10 +158,11 @@ def section(runs: list[Run], baseline: str | None, options: Options | None = Non
             continue
         notes += [f"{model.name}: {n}" for n in left_out]
         results.append((model.name, found))
-        for prefix, label, scale, unit in BENCHMARKS:
-            mine = [r for r in found if r.task.startswith(prefix)]
+        for benchmark in benchmarks.registry().values():  # one plot each: their differences are on different scales
+            scale, unit = benchmark.differences
+            mine = [r for r in found if benchmarks.of_task(r.task) is benchmark]
             if mine:
-                title = f"{label}: {model.name} (B) - {base.name} (A)"
+                title = f"{benchmark.title}: {model.name} (B) - {base.name} (A)"
                 figures.append(Figure(title, forest_plot(mine, scale=scale, unit=unit, title=title),
                                       "Dots: B - A; whiskers: 95% paired bootstrap intervals; colour: the Holm-adjusted "
                                       "verdict at 0.05 (green: B better or fairer, red: A better or fairer, grey: no "

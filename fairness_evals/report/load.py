@@ -15,16 +15,16 @@ from pathlib import Path
 from typing import Any
 
 from fairness_evals import centres, jsonio
+from fairness_evals.benchmarks import coverage_settings
+from fairness_evals.benchmarks import ours as is_ours
 from fairness_evals.report.model import Cell, number, share, shorten, shown, text
 
-OUR_PREFIXES = ("fact_or_fair", "fairlens", "iris")
 #: The benchmarks' logger, held back while a run's detail is read: each null carries its reason there, and the
 #: warning that said it when the run was scored would repeat it once per task.
 QUIET = ("fairness_evals",)
 #: The provenance tables' caption on the "Limited run" column (:meth:`Run.limited_cell`).
 NOT_A_RESULT = "A limited run (--limit, --offset) or a subset run (--samples) is not a benchmark result."
 #: The task-metadata keys of each benchmark's minimum coverage (package convention 2).
-MIN_COVERAGE_KEYS = ("fact_or_fair_min_coverage", "fairlens_min_coverage", "fairlens_min_judged", "iris_min_coverage")
 
 
 class ReportInputError(ValueError):
@@ -87,7 +87,7 @@ class Run:
         """The run as a whole when it left documents out of a task of ours, "" when it did not: ``a limited run
         (--limit 4; fact_or_fair_objective: 4 of 198 documents, and 5 other tasks)``, or ``a subset run
         (--samples; ...)`` (:meth:`left_out`; only the tasks ``n-samples`` counts where it counts any of ours)."""
-        ours = [task for task in self.results if task.startswith(OUR_PREFIXES)]
+        ours = [task for task in self.results if is_ours(task)]
         counted = [task for task in ours if task in self.n_samples] or ours
         cut = {task: how for task in sorted(counted) if (how := self.left_out(task))}
         if not cut:
@@ -196,7 +196,7 @@ class Run:
     def min_coverage(self, task: str) -> tuple[float | None, str]:
         """The task's minimum coverage and where it was set: task metadata, else a recorded ``min_coverage``."""
         meta = self.metadata(task)
-        for key in MIN_COVERAGE_KEYS:
+        for key in coverage_settings():
             value = meta.get(key)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return float(value), key
@@ -418,7 +418,7 @@ def with_detail(run: Run) -> None:
     from fairness_evals import detail
     from metrics.coverage import silenced
 
-    files = [f for task in run.results if task.startswith(OUR_PREFIXES) and (f := run.samples_file(task)) is not None]
+    files = [f for task in run.results if is_ours(task) and (f := run.samples_file(task)) is not None]
     if not files:
         return
     try:
@@ -627,7 +627,7 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
                 skipped.append(str(error))
         for reason in skipped:
             print(f"fairness-evals report: skipped {reason}", file=sys.stderr)
-        ours = [run for run in found if any(task.startswith(OUR_PREFIXES) for task in run.results)]
+        ours = [run for run in found if any(is_ours(task) for task in run.results)]
         if not ours:
             tasks = sorted({task for run in found for task in run.results})
             shown = ", ".join(shorten(task, 80) for task in tasks[:5]) + (", ..." if len(tasks) > 5 else "")
@@ -639,17 +639,14 @@ def load_runs(paths: list[str | Path]) -> list[Run]:
     return runs
 
 
-#: The IRIS dimension score metrics (``iris_tasks.profile.SCORE_METRICS``; a test keeps them equal). Two runs of
-#: one model that both report one of them are two runs of the same dimension, like two runs of one task.
-IRIS_SCORE_METRICS = (
-    "ifs_gen_score", "rfs_gen_score", "bis_gen_score", "ifs_und_score", "rfs_und_score", "bis_und_score",
-)  # fmt: skip
-
-
 def _keys(run: Run) -> set[str]:
-    """What two runs of one model must not both report: our tasks and groups, and IRIS dimension scores."""
-    keys = {task for task in run.results if task.startswith(OUR_PREFIXES)}
-    keys |= {f"metric {m}" for metrics in run.results.values() for m in IRIS_SCORE_METRICS if m in metrics}
+    """What two runs of one model must not both report: our tasks and groups, and every benchmark's
+    ``one_per_model`` metrics (IRIS's dimension scores: two runs that report one are two runs of one dimension)."""
+    from fairness_evals import benchmarks
+
+    unique = {m for b in benchmarks.registry().values() for m in b.one_per_model}
+    keys = {task for task in run.results if is_ours(task)}
+    keys |= {f"metric {m}" for metrics in run.results.values() for m in unique if m in metrics}
     return keys
 
 

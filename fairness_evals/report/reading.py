@@ -33,7 +33,7 @@ def _directions(tasks: list) -> tuple[list[str], list[str]]:
 
 def section(runs: list[Run]) -> Section | None:
     """The table, one row per benchmark with a task in ``runs``; None when the runs hold none of ours."""
-    from fairness_evals import statistics
+    from fairness_evals import benchmarks, statistics
 
     present = {task for run in runs for task in run.results}
     rows = []
@@ -41,7 +41,7 @@ def section(runs: list[Run]) -> Section | None:
         shown = [task for task in tasks if task.name in present]
         if not shown:
             continue
-        module = importlib.import_module(statistics.TABLE_MODULES[benchmark])
+        module = importlib.import_module(benchmarks.get(benchmark).statistics)
         higher, lower = _directions(shown)
         rows.append([
             Cell(module.PAPER.split(" (")[0]), Cell(", ".join(higher) or "–"), Cell(", ".join(lower) or "–"),

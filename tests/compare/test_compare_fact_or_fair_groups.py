@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from fact_fair_tasks import scoring
+from fact_fair_tasks.compare import CONTEXTS, FactOrFair
 from fairness_evals.cli import main
-from fairness_evals.compare.fact_or_fair import CONTEXTS, FactOrFair
 from metrics.coverage import Coverage
 from tests.compare.synthetic import STAMP, _results_file
 

@@ -42,8 +42,8 @@ def test_ifs_und_differences_combine_the_runs_own_intervals(tmp_path, capsys) ->
     b = iris_run(tmp_path / "b", "fair", {"iris_ifs_und": rec_b})
     row = _compare(a, b, tmp_path, capsys)["iris_ifs_und/ifs_und_score"]
     assert row["method"] == "paired bootstrap, conservative bounds"
-    from fairness_evals.compare.iris import _ifs_interval
     from iris_tasks import ifs_und
+    from iris_tasks.compare import _ifs_interval
 
     own_a, own_b = (ifs_und.compute_metrics(r) for r in (rec_a, rec_b))
     at_a, at_b = _ifs_interval(rec_a), _ifs_interval(rec_b)
@@ -107,8 +107,8 @@ def rfs_run(folder: Path, model: str, rows: np.ndarray) -> Path:
 
 
 def test_a_planted_rfs_und_difference_is_detected_and_its_conservative_interval_covers_it(tmp_path, capsys) -> None:
-    from fairness_evals.compare.iris import _rfs_und
     from iris_tasks import rfs_und
+    from iris_tasks.compare import _rfs_und
 
     rng = np.random.default_rng(11)
     rec_a = _rfs_rows("moderate", ci.recognition_model("fair"), 2, rng)

@@ -13,9 +13,11 @@ import pytest
 from coverage_compare import FAIRLENS_PAIRS, paired_fairlens_records
 from coverage_fairlens import design
 
+from fact_fair_tasks.report import published as fact_or_fair_published
+from fairlens_tasks.report import published as fairlens_published
 from fairness_evals.cli import main
 from fairness_evals.report import build_report
-from fairness_evals.report.published import published
+from iris_tasks.report import published as iris_published
 from tests.compare.synthetic import fairlens_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -76,7 +78,7 @@ def test_published_rows_are_labelled_and_never_compared(two_models, tmp_path) ->
 
 
 def test_published_json_equals_the_transcriptions() -> None:
-    data = published()
+    data = {"fact_or_fair": fact_or_fair_published(), "fairlens": fairlens_published(), "iris": iris_published()}
     ff = json.loads((DATA / "fact_or_fair_paper_results.json").read_text())["table2_summary"]
     for model, row in data["fact_or_fair"]["rows"].items():
         assert row["values"] == [ff[model][c] for c in data["fact_or_fair"]["columns"]]

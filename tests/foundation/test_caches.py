@@ -19,8 +19,8 @@ def task_packages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         (tmp_path / name / f"{name}.yaml").write_text(f"task: {name}\n")
     (tmp_path / "pkg_a" / "data").mkdir()
     (tmp_path / "pkg_a" / "data" / "items.json").write_text("[1, 2]")
-    monkeypatch.setattr(paths, "_ROOT", tmp_path)
-    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_b", "")))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(paths, "task_modules", lambda harness: ["pkg_a", "pkg_b"])
     return tmp_path
 
 

@@ -34,8 +34,8 @@ def test_tasks_dir_lmms_eval_is_one_folder_rebuilt_when_content_changes(
         (folder / f"{folder.name}.yaml").write_text(f"task: {folder.name}\n")
     (a / "data").mkdir()
     (a / "data" / "items.json").write_text("[]")
-    monkeypatch.setattr(paths, "_ROOT", tmp_path)
-    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_b", "")))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(paths, "task_modules", lambda harness: ["pkg_a", "pkg_b"])
     first = Path(paths.tasks_dir("lmms-eval"))
     assert first.parent == tmp_path / "cache" / "task-roots"
     assert sorted(p.relative_to(first).as_posix() for p in first.rglob("*") if p.is_file()) == [
@@ -54,8 +54,8 @@ def test_stale_task_folder_copies_are_pruned_recent_ones_kept(tmp_path: Path, mo
     for folder in (a, b):
         folder.mkdir()
         (folder / f"{folder.name}.yaml").write_text(f"task: {folder.name}\n")
-    monkeypatch.setattr(paths, "_ROOT", tmp_path)
-    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_b", "")))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(paths, "task_modules", lambda harness: ["pkg_a", "pkg_b"])
     first = Path(paths.tasks_dir("lmms-eval"))
     month_ago = time.time() - 30 * 24 * 3600
     os.utime(first, (month_ago, month_ago))
@@ -206,11 +206,11 @@ def test_staging_folders_of_killed_runs_are_removed_live_ones_kept(
     """A killed ``tasks-dir`` left ``.lmms-eval-xxxxxxxx``; the next build (under the lock) removes it, and leaves
     another harness's staging, other names and files alone."""
     monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
-    a = tmp_path / "pkg_a"
-    a.mkdir()
-    (a / "pkg_a.yaml").write_text("task: pkg_a\n")
-    monkeypatch.setattr(paths, "_ROOT", tmp_path)
-    monkeypatch.setitem(paths._TASK_FOLDERS, "lmms-eval", (("pkg_a", ""), ("pkg_a", "")))
+    for name in ("pkg_a", "pkg_b"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.yaml").write_text(f"task: {name}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(paths, "task_modules", lambda harness: ["pkg_a", "pkg_b"])
     root = tmp_path / "cache" / "task-roots"
     leftover = root / ".lmms-eval-k1lled_0"
     (leftover / "pkg_a").mkdir(parents=True)
@@ -445,7 +445,8 @@ def test_metadata_errors_name_the_key(tmp_path: Path, capsys: pytest.CaptureFixt
      ["iris-profile"], ["check"]],
 )  # fmt: skip
 def test_building_the_parser_imports_no_numerical_library_and_no_other_benchmark(argv: list[str]) -> None:
-    """Issue 15: a command imports only the benchmark it runs, and ``--help`` or a usage error stays cheap."""
+    """Issue 15: a command imports only the benchmark it runs, and ``--help`` or a usage error stays cheap. Every
+    benchmark's declaration (``<package>.benchmark``, what the registry loads) is imported, nothing else of it."""
     code = (
         "import sys; from fairness_evals.cli import build_parser; build_parser(sys.argv[1:]); "
         "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {'numpy', 'scipy', 'torch', 'PIL', "
@@ -453,7 +454,8 @@ def test_building_the_parser_imports_no_numerical_library_and_no_other_benchmark
     )
     result = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr[-2000:]
-    loaded = {name.split(".")[0] for name in result.stdout.split()}
+    declarations = {f"{package}.benchmark" for package in ("fact_fair_tasks", "fairlens_tasks", "iris_tasks")}
+    loaded = {name.split(".")[0] for name in result.stdout.split() if name not in declarations and "." in name}
     own = {
         "fact_or_fair": "fact_fair_tasks",
         "fairlens": "fairlens_tasks",

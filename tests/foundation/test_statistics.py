@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fairness_evals import statistics
+from fairness_evals import benchmarks, statistics
 from fairness_evals.index import harness_index
 from fairness_evals.paths import HARNESSES, task_paths
 
@@ -249,7 +249,7 @@ def test_readme_metric_tables_are_the_declared_statistics() -> None:
     """Each benchmark README's metric table is generated from its statistics table (`metrics --markdown`)."""
     readmes = {"fact_or_fair": "fact_fair_tasks", "fairlens": "fairlens_tasks", "iris": "iris_tasks"}
     root = Path(__file__).resolve().parents[2]
-    for benchmark in statistics.TABLE_MODULES:
+    for benchmark in benchmarks.names():
         text = (root / readmes[benchmark] / "README.md").read_text()
         start, end = f"<!-- metrics:{benchmark}:start -->\n", f"<!-- metrics:{benchmark}:end -->"
         assert start in text and end in text, f"{benchmark}: README has no generated metric table"

@@ -299,7 +299,9 @@ def test_inspect_tasks_take_no_fewshot_argument() -> None:
     as the run's setting, though the run is zero-shot)."""
     import inspect
 
-    from fairness_evals.inspect import fact_or_fair, fairlens, iris
+    from fact_fair_tasks import inspect_tasks as fact_or_fair
+    from fairlens_tasks import inspect_tasks as fairlens
+    from iris_tasks import inspect_tasks as iris
 
     for tasks in (fact_or_fair.TASKS, fairlens.TASKS, iris.TASKS):
         for name, make in tasks.items():

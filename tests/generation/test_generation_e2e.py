@@ -397,7 +397,7 @@ def test_diffusers_t2i_through_lmms_eval_plumbing_with_a_tiny_random_pipeline(di
 
 
 def test_the_report_has_the_text_to_image_rows(from_folder_run: Path) -> None:
-    from fairness_evals.report.fact_or_fair import section
+    from fact_fair_tasks.report import section
     from fairness_evals.report.load import load_runs
 
     out = metrics(from_folder_run, "fact_or_fair_t2i_objective")

@@ -78,7 +78,7 @@ def test_groups_and_the_only_yaml_files() -> None:
 
 
 def test_the_report_reads_the_gen_scores_under_these_names() -> None:
-    from fairness_evals.report.iris import DIMENSIONS
+    from iris_tasks.report import DIMENSIONS
 
     assert DIMENSIONS["IFS-Gen"] == ("iris_gen_neutral", "ifs_gen_score")
     assert DIMENSIONS["RFS-Gen"] == ("iris_gen_neutral", "rfs_gen_score")

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from fairness_evals.inspect import fact_or_fair, fairlens, iris, judge
+from fact_fair_tasks import inspect_tasks as fact_or_fair
+from fairlens_tasks import inspect_tasks as fairlens
+from fairlens_tasks.judging import inspect_scorer as judge
+from iris_tasks import inspect_tasks as iris
 
 
 @pytest.mark.parametrize(

@@ -100,7 +100,7 @@ def test_the_report_shows_the_numbers_of_the_log(fact_or_fair_run: Served, tmp_p
 
 
 def test_the_fairlens_report_counts_the_groups_of_the_log(fairlens_run: Served) -> None:
-    from fairness_evals.report.fairlens import GroupCounts, group_counts
+    from fairlens_tasks.report import GroupCounts, group_counts
     from fairness_evals.report.load import models
 
     group = fairlens_run.tasks["fairlens:fairlens_hiring"]  # the group's log (its run of hiring)

@@ -165,7 +165,7 @@ def test_a_bad_task_argument_is_refused_naming_it(tmp_path: Path) -> None:
 
 
 def test_every_declared_task_but_the_log_likelihood_ones_has_an_inspect_form() -> None:
-    from fairness_evals.inspect import fact_or_fair
+    from fact_fair_tasks import inspect_tasks as fact_or_fair
 
     declared = {t.name for t in statistics.tables()["fact_or_fair"] if t.harness == "lm-eval"}
     assert set(fact_or_fair.TASKS) == {name for name in declared if not name.endswith("_mc")}

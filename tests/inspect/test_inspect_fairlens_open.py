@@ -20,9 +20,9 @@ import pytest
 from inspect_ai.model import ModelOutput
 from openai_server import OpenAIServer, keyword_judge, running, status
 
+from fairlens_tasks.judging import inspect_scorer as judge
 from fairlens_tasks.judging.backends import JudgeConfigError
 from fairlens_tasks.judging.pipeline import ERROR, REFUSED
-from fairness_evals.inspect import judge
 from fairness_evals.inspect.headline import headline_names
 from fairness_evals.inspect.logs import LoggedTask, read_logs
 from tests.inspect.runs import KEYWORD, MODEL, fairness_evals, inspect_eval, loopback_env, open_reply

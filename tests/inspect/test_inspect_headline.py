@@ -12,9 +12,10 @@ import pytest
 
 from fact_fair_tasks import prompts, scoring
 from fact_fair_tasks.documents import documents_for
-from fairness_evals import statistics
+from fact_fair_tasks.inspect_plan import fact_or_fair_kind
+from fairness_evals import benchmarks, statistics
 from fairness_evals.inspect import headline
-from fairness_evals.inspect.plans import fact_or_fair_kind, plan
+from fairness_evals.inspect.plans import plan
 from fairness_evals.notes import Notes
 from tests.inspect.runs import mixed_reply
 
@@ -123,8 +124,8 @@ def test_every_task_but_the_log_likelihood_ones_is_registered_with_inspect_under
     from inspect_ai._util.registry import registry_lookup
 
     (point,) = [ep for ep in entry_points(group="inspect_ai") if ep.name == "fairness_evals"]
-    registry = point.load()
-    expected = set(registry.fact_or_fair.TASKS) | set(registry.fairlens.TASKS) | set(registry.iris.TASKS)
+    point.load()
+    expected = {name for _, tasks in benchmarks.hooks("inspect_tasks") for name in tasks}
     tables = statistics.tables()
     language = {t.name for t in tables["fact_or_fair"] if t.harness == "lm-eval" and not t.name.endswith("_mc")}
     understanding = {t.name for t in tables["iris"] if not t.name.startswith("iris_gen")}

@@ -12,12 +12,15 @@ from harness import REPO, offline_env
 from inspect_ai._util.decorator import parse_decorators
 from openai_server import OpenAIServer, running
 
-from fairness_evals.inspect import fact_or_fair, fairlens, iris, task_files
+from fact_fair_tasks import inspect_tasks as fact_or_fair
+from fairlens_tasks import inspect_tasks as fairlens
+from fairness_evals.inspect import task_files
 from fairness_evals.inspect.logs import read_logs
+from iris_tasks import inspect_tasks as iris
 from tests.inspect.runs import INSPECT, MODEL, loopback_env, mixed_reply, served
 
-FOLDER = REPO / "fairness_evals" / "inspect"
-DECLARED = {"fact_or_fair": fact_or_fair.TASKS, "fairlens": fairlens.TASKS, "iris": iris.TASKS}
+FILES = {"fact_fair_tasks": fact_or_fair, "fairlens_tasks": fairlens, "iris_tasks": iris}
+DECLARED = {package: module.TASKS for package, module in FILES.items()}
 
 
 def test_each_module_holds_one_literal_task_per_declared_task() -> None:
@@ -25,22 +28,22 @@ def test_each_module_holds_one_literal_task_per_declared_task() -> None:
     writes them (``python -m fairness_evals.inspect.task_files`` after a change to a declaration)."""
     assert task_files.main(["--check"]) == 0
     for module, tasks in DECLARED.items():
-        assert [name for name, _ in parse_decorators(FOLDER / f"{module}.py", "task")] == list(tasks), module
+        assert [name for name, _ in parse_decorators(REPO / module / "inspect_tasks.py", "task")] == list(tasks), module
 
 
 @pytest.mark.harness
 def test_inspect_list_tasks_lists_every_task_by_file(tmp_path: Path) -> None:
     out = subprocess.run(
-        [str(INSPECT), "list", "tasks", "fairness_evals/inspect"], env=offline_env(tmp_path), cwd=REPO,
-        capture_output=True, text=True, timeout=300, check=True,
+        [str(INSPECT), "list", "tasks", *(f"{package}/inspect_tasks.py" for package in FILES)],
+        env=offline_env(tmp_path), cwd=REPO, capture_output=True, text=True, timeout=300, check=True,
     ).stdout.split()  # fmt: skip
-    expected = [f"fairness_evals/inspect/{module}.py@{name}" for module, tasks in DECLARED.items() for name in tasks]
+    expected = [f"{package}/inspect_tasks.py@{name}" for package, tasks in DECLARED.items() for name in tasks]
     assert sorted(out) == sorted(expected)
 
 
 @pytest.mark.harness
 def test_a_task_by_its_file_runs_as_by_its_registered_name(tmp_path: Path) -> None:
-    """``inspect eval fairness_evals/inspect/fact_or_fair.py@fact_or_fair_objective`` and ``inspect eval
+    """``inspect eval fact_fair_tasks/inspect_tasks.py@fact_or_fair_objective`` and ``inspect eval
     fairness_evals/fact_or_fair_objective``, with the same ``-T`` argument and replies: the same samples and metrics."""
     args = ["--limit", "12", "-T", "seed=3"]
     (tmp_path / "by_name").mkdir()
@@ -48,7 +51,7 @@ def test_a_task_by_its_file_runs_as_by_its_registered_name(tmp_path: Path) -> No
     by_file = tmp_path / "by_file"
     with running(OpenAIServer(mixed_reply, model_name=MODEL)) as server:
         proc = subprocess.run(
-            [str(INSPECT), "eval", f"{FOLDER / 'fact_or_fair.py'}@fact_or_fair_objective", "--model",
+            [str(INSPECT), "eval", f"{REPO / 'fact_fair_tasks' / 'inspect_tasks.py'}@fact_or_fair_objective", "--model",
              f"openai-api/local/{MODEL}", "--log-dir", str(by_file / "logs"), "--display", "plain", *args],
             env=offline_env(tmp_path, **loopback_env(server)), cwd=tmp_path, capture_output=True, text=True,
             timeout=600,

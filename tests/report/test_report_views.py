@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from fairness_evals import benchmarks
 from fairness_evals.cli import main
 from fairness_evals.report import build_report
-from fairness_evals.report.load import IRIS_SCORE_METRICS, load_runs
+from fairness_evals.report.load import load_runs
 from fairness_evals.report.svg import RadarSeries, radar
 
 IRIS_DATA = Path(__file__).resolve().parents[1] / "iris" / "data"
@@ -41,10 +42,10 @@ def _score_rows(markdown: str) -> dict[tuple[str, str], str]:
 
 
 def test_iris_score_metrics_are_the_profiles() -> None:
-    from fairness_evals.report.iris import DIMENSIONS
     from iris_tasks.profile import SCORE_METRICS
+    from iris_tasks.report import DIMENSIONS
 
-    assert sorted(IRIS_SCORE_METRICS) == sorted(SCORE_METRICS.values())
+    assert sorted(benchmarks.get("iris").one_per_model) == sorted(SCORE_METRICS.values())
     assert {d: m for d, (_, m) in DIMENSIONS.items()} == SCORE_METRICS and list(DIMENSIONS) == AXES
 
 
@@ -256,8 +257,8 @@ def test_malformed_results_are_named_and_an_unrelated_summary_is_skipped(
 
 def test_a_malformed_samples_line_is_named_in_the_report(tmp_path: Path) -> None:
     """FairLens per-group counts come from the samples file; a bad line there is named, the report still built."""
+    from fairlens_tasks.report import _counts_from_samples
     from fairlens_tasks.scoring import RECORD_FIELDS
-    from fairness_evals.report.fairlens import _counts_from_samples
 
     folder = tmp_path / "run"
     results = _results_file(folder, "m", {"soundness": 0.5, "answers": 2.0}, task="fairlens_legal")

@@ -55,15 +55,15 @@ from coverage_fairlens import (
 )
 
 from fact_fair_tasks import scoring as fact_or_fair_scoring
+from fact_fair_tasks.compare import FactOrFair
 from fairlens_tasks import scoring as fairlens_scoring
+from fairlens_tasks.compare import FairLens
+from fairlens_tasks.compare_open import problem_from_arrays
 from fairness_evals.compare import engine
-from fairness_evals.compare.fact_or_fair import FactOrFair
-from fairness_evals.compare.fairlens import FairLens
-from fairness_evals.compare.fairlens_open import problem_from_arrays
-from fairness_evals.compare.generation import Generation
-from fairness_evals.compare.iris import Iris
+from fairness_evals.compare.comparison import adapter_of
 from fairness_evals.compare.problem import Problem
 from iris_tasks import bis_und
+from iris_tasks.compare import Iris
 from metrics.coverage import Coverage, Scored, simulate
 
 __all__ = [
@@ -508,7 +508,7 @@ def simulate_generation(
     where both runs print their own interval)."""
     truth_a, metrics, draw_a, compute = _generation_world(pair.task, pair.a)
     truth_b, _, draw_b, _ = _generation_world(pair.task, pair.b)
-    adapter, n_images = Generation(), GENERATION_IMAGES[size]
+    adapter, n_images = adapter_of(pair.task), GENERATION_IMAGES[size]
     return paired_coverage(
         f"{size}/{pair.name}/{pair.task}",
         (truth_a, truth_b),

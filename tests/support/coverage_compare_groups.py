@@ -6,7 +6,7 @@ is ``mean_c S_fair_c(B) - mean_c S_fair_c(A)`` at the population values of each 
 (``coverage_fact_or_fair.true_scores``). A replicate draws a fresh sample of the design (per (statistic, target,
 scenario) stratum, ``draws`` profile draws, each shown in all four contexts, as the benchmark builds them), has both
 models answer every context, and computes the difference with ``compare``'s own code path
-(:meth:`fairness_evals.compare.fact_or_fair.FactOrFair.group_problem` and :func:`fairness_evals.compare.engine.
+(:meth:`fact_fair_tasks.compare.FactOrFair.group_problem` and :func:`fairness_evals.compare.engine.
 differences`: 2,000 joint resamples of the draws within their strata). A difference is *printed* only where every
 context of both runs prints its own S_fair interval (``compare`` reports the others as not comparable).
 
@@ -35,7 +35,7 @@ import numpy as np
 from coverage_compare import paired_coverage
 
 from fact_fair_tasks import scoring
-from fairness_evals.compare.fact_or_fair import FactOrFair
+from fact_fair_tasks.compare import FactOrFair
 from metrics.coverage import Coverage
 
 __all__ = [

@@ -382,3 +382,34 @@ def section(runs: list[Run]) -> Section | None:
         [*llm, *t2i],
         figure(items) if items else [],
     )
+
+
+# --------------------------------------------------------------------------- the paper's rows (report --published)
+def published() -> dict:
+    """This package's ``published.json``: the paper's rows as printed, with their provenance."""
+    from pathlib import Path
+
+    from fairness_evals.report.published import read
+
+    return read(str(Path(__file__).with_name("published.json")))
+
+
+def published_table(runs: list[Run]) -> Table | None:
+    from fairness_evals.report.published import WARNING, published_row
+
+    items = [e for e in entries(runs) if not e.variant]
+    if not items:
+        return None
+    base = table2(items)
+    data = published()
+    rows = [row for row in base.rows]
+    for model, row in data["rows"].items():
+        rows.append(published_row(model, row["values"], f"{data['source']} ({row['kind'].upper()})"))
+    notes = "; ".join(data.get("known_inconsistencies", {}).values())
+    return Table(
+        "Fact-or-Fair: your models and the published Table 2 (x100)",
+        base.columns,
+        rows,
+        f"{base.caption} Published rows: {data['source']}; protocol: {data['protocol']}. {WARNING}"
+        + (f" Known inconsistency of the paper: {notes}" if notes else ""),
+    )

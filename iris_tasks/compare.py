@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals.compare.generation import Generation, images_problem
 from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
 
@@ -148,3 +149,47 @@ def _rfs_interval(probe: np.ndarray, corpus: np.ndarray) -> Callable[[float], tu
         return low, high
 
     return at
+
+
+# --------------------------------------------------------------------------- the generation tasks
+def _neutral_problem(records: Sequence[Any]) -> Problem:
+    from iris_tasks import neutral_gen
+
+    data = neutral_gen.design(records)
+    measures = {
+        name: Measure(spec, neutral_gen.HIGHER_IS_BETTER[name]) for name, spec in neutral_gen.statistic_specs().items()
+    }
+    shape = (neutral_gen.N_OCCUPATIONS, neutral_gen.N_COLUMNS)
+    for score in ("ifs_gen_score", "rfs_gen_score"):
+        spec = StatisticSpec(lambda c, s=score: neutral_gen.score_arrays(c.reshape(len(c), *shape))[s], "basic")
+        measures[score] = Measure(spec, True)
+    return images_problem(np.asarray(data.units.toarray(), dtype=np.float64), data.strata, measures)
+
+
+def _steer_problem(records: Sequence[Any]) -> Problem:
+    from iris_tasks import bis_gen
+
+    data = bis_gen.design(records)
+    measures = {
+        name: Measure(
+            StatisticSpec(lambda c, n=name: bis_gen.score_arrays(c)[n], "basic"), bis_gen.HIGHER_IS_BETTER[name]
+        )
+        for name in ("gsr_stereotypical", "gsr_counter", "bis_gen_score")
+    }
+    measures["delta_gsr"] = Measure(StatisticSpec(bis_gen._difference, "max_t", (0.0, 1.0)), False)
+    return images_problem(data.units, data.strata, measures)
+
+
+def _generation_problem(task: str, records: Sequence[Any]) -> Problem:
+    return _neutral_problem(records) if task == "iris_gen_neutral" else _steer_problem(records)
+
+
+#: The ``compare`` adapter of the generation tasks.
+GENERATION = Generation(
+    re.compile(r"iris_gen_(?:neutral|steer)"),
+    _generation_problem,
+    {"iris_gen_neutral": "ifs_gen_score", "iris_gen_steer": "bis_gen_score"},
+    "iris_min_coverage, default 0.5",
+)
+#: Every ``compare`` adapter of IRIS.
+ADAPTERS = (Iris(), GENERATION)

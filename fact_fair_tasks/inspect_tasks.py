@@ -31,10 +31,10 @@ from fact_fair_tasks import prompts, scoring
 from fact_fair_tasks import statistics as table
 from fact_fair_tasks.documents import DEFAULT_DRAWS, DEFAULT_SEED, LITE_DRAWS, document_settings, documents_for
 from fact_fair_tasks.documents import DEFAULT_MIN_COVERAGE as MIN_COVERAGE
+from fact_fair_tasks.inspect_plan import fact_or_fair_kind
 from fairness_evals import statistics
 from fairness_evals.inspect.headline import leaves
 from fairness_evals.inspect.metric import benchmark_task
-from fairness_evals.inspect.plans import fact_or_fair_kind
 
 BENCHMARK = "fact_or_fair"
 #: The Inspect tasks' version (their sample and metric format).

@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
 
@@ -328,3 +329,31 @@ class _GroupStatistics:
                 # np.mean of a NaN is NaN: a context without a score leaves the group without its mean
                 out[name].append(np.mean(np.column_stack([s[name] for s in per_context]), axis=1))
         return out
+
+
+# --------------------------------------------------------------------------- the text-to-image tasks
+def _t2i_problem(task: str, records: Sequence[Any]) -> Problem:
+    from fact_fair_tasks import t2i_scoring as t2i
+    from fact_fair_tasks.items import AXES
+    from fairness_evals.compare.generation import images_problem
+    from fairness_evals.generation import t2i_tasks
+
+    settings = t2i.Settings.from_metadata(t2i_tasks.record_metadata(records, "compare", t2i.log))
+    data = t2i.design(records, settings.rows_without_images)
+    measures = {}
+    for axis in AXES:
+        for name, spec in t2i.statistic_specs(axis, data.rows, settings.conventions).items():
+            metric = f"{name}_{axis}"
+            measures[metric] = Measure(spec, t2i.HIGHER_IS_BETTER[metric], name not in ("s_fact", "distance"))
+    return images_problem(data.units, data.strata, measures)
+
+
+#: The ``compare`` adapter of the text-to-image tasks (S_fact and the distance are not fairness measures).
+T2I = Generation(
+    re.compile(r"fact_or_fair_t2i_(?:objective|subjective)"),
+    _t2i_problem,
+    {"fact_or_fair_t2i": "s_fact_gender"},
+    "fact_or_fair_min_coverage, default 0.5",
+)
+#: Every ``compare`` adapter of Fact-or-Fair (its :class:`~fairness_evals.benchmarks.Benchmark` names this).
+ADAPTERS = (FactOrFair(), T2I)

@@ -34,6 +34,7 @@ from fairlens_tasks import scoring
 from fairlens_tasks import statistics as table
 from fairlens_tasks.corpus import load_corpus
 from fairlens_tasks.documents import PROVENANCE_COLUMN_TYPES, iter_documents
+from fairlens_tasks.judging.inspect_scorer import JUDGE_ARGUMENTS, check_arguments, fairlens_judge
 from fairlens_tasks.normalise import normalise
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.settings import (
@@ -46,7 +47,6 @@ from fairlens_tasks.settings import (
 from fairlens_tasks.settings import coverage_threshold as threshold_of
 from fairness_evals import statistics
 from fairness_evals.inspect.headline import leaves
-from fairness_evals.inspect.judge import JUDGE_ARGUMENTS, check_arguments, fairlens_judge
 from fairness_evals.inspect.metric import benchmark_task
 
 BENCHMARK = "fairlens"
@@ -119,7 +119,7 @@ def domain_of(leaf: str) -> str:
 def build(task_name: str, arguments: dict[str, Any], threshold: float, judging: dict[str, Any] | None = None) -> Task:
     """The Inspect task ``task_name`` (a declared FairLens task or group) for the corpus the ``arguments`` name:
     ``threshold`` is ``fairlens_min_coverage`` (closed questions) or ``fairlens_min_judged`` (open-ended ones, judged
-    with the ``judging`` arguments: :data:`fairness_evals.inspect.judge.JUDGE_ARGUMENTS`)."""
+    with the ``judging`` arguments: :data:`fairlens_tasks.judging.inspect_scorer.JUDGE_ARGUMENTS`)."""
     if not str(arguments.get("corpus") or "").strip():
         raise ValueError(
             f"{task_name}: no face corpus: give -T corpus=<UTKFace folder, CSV or JSON-lines manifest, or hf:NAME>"

@@ -20,7 +20,7 @@ from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
 from metrics.paired import MeanOfMaxima, Spec
 
-#: The closed-ended domain tasks (the open-ended ones: :mod:`fairness_evals.compare.fairlens_open`).
+#: The closed-ended domain tasks (the open-ended ones: :mod:`fairlens_tasks.compare_open`).
 TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
 #: Metrics that do not measure fairness: their verdicts say "higher", not "fairer".
 NOT_FAIRNESS = frozenset({"soundness"})
@@ -114,3 +114,13 @@ def _mean_over_domains(spec: Spec, n: int, width: int) -> Spec:
         return np.mean(np.column_stack([np.asarray(spec.function(c[:, part])) for part in parts]), axis=1)
 
     return StatisticSpec(mean, "basic", spec.bounds)
+
+
+def _adapters() -> tuple:
+    from fairlens_tasks.compare_open import FairLensOpen
+
+    return (FairLens(), FairLensOpen())
+
+
+#: Every ``compare`` adapter of FairLens: the closed-ended tasks and the open-ended ones.
+ADAPTERS = _adapters()

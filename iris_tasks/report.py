@@ -226,3 +226,42 @@ def section(runs: list[Run]) -> Section | None:
             )
         ],
     )
+
+
+# --------------------------------------------------------------------------- the paper's rows (report --published)
+def published() -> dict:
+    """This package's ``published.json``: the paper's rows as printed, with their provenance."""
+    from pathlib import Path
+
+    from fairness_evals.report.published import read
+
+    return read(str(Path(__file__).with_name("published.json")))
+
+
+def published_table(runs: list[Run]) -> Table | None:
+    from fairness_evals.report.model import number
+    from fairness_evals.report.published import WARNING, published_row
+
+    data = published()
+    dims = data["columns"]
+    rows = []
+    for item in profiles(runs):
+        cells = [text(item.model.name, note=item.model.sources)]
+        for name in dims:
+            dim = item.dimensions.get(name)
+            cells.append(number(dim.run.metric(dim.task, dim.metric), scale=False) if dim else text("–"))
+        rows.append([*cells, text("–"), text("–"), text("–")])
+    if not rows:
+        return None
+    for model, row in data["rows"].items():
+        total = row.get("total")
+        extra = ["–" if total is None else str(total), row.get("gen_profile") or "–", row.get("und_profile") or "–"]
+        rows.append(published_row(model, row["values"], data["source"], extra))
+    return Table(
+        "IRIS: your models and the published dimension scores and leaderboard",
+        ["Model", *dims, "Total (leaderboard)", "Gen profile", "Und profile"],
+        rows,
+        "Your models: the dimension scores the tasks report (no total is computed: the released total does not "
+        f"reproduce the leaderboard). Published rows: {data['source']}; protocol: {data['protocol']}. "
+        f"{data['warning']} {WARNING}",
+    )

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fairness_evals import jsonio
 from fairness_evals.report.load import NOT_A_RESULT, ModelRuns, Run, models
-from fairness_evals.report.model import Figure, Section, Table, count, text
+from fairness_evals.report.model import Cell, Figure, Section, Table, count, text
 from fairness_evals.report.svg import interval_bars
 
 DOMAINS = ("hiring", "legal", "healthcare")
@@ -285,7 +285,7 @@ def figures(items: list[ModelRuns]) -> list[Figure]:
 
 
 def section(runs: list[Run]) -> Section | None:
-    from fairness_evals.report import fairlens_open
+    from fairlens_tasks import report_open as fairlens_open
 
     mine = _models(runs)
     opened = fairlens_open.tables(runs)
@@ -299,3 +299,46 @@ def section(runs: list[Run]) -> Section | None:
         [*(closed if mine else []), *opened],
         figures(mine),
     )
+
+
+# --------------------------------------------------------------------------- the paper's rows (report --published)
+def published() -> dict:
+    """This package's ``published.json``: the paper's rows as printed, with their provenance."""
+    from pathlib import Path
+
+    from fairness_evals.report.published import read
+
+    return read(str(Path(__file__).with_name("published.json")))
+
+
+def published_table(runs: list[Run]) -> Table | None:
+    from fairness_evals.report.published import WARNING, published_row
+
+    data = published()
+    rows = []
+    for model in models(runs):
+        if not model.has("fairlens"):
+            continue
+        values = [
+            model.metric("fairlens", "soundness"), model.metric("fairlens", "parity_gap"),
+            model.metric("fairlens", "association_rate"), model.metric("fairlens", "association_gap"),
+            model.metric("fairlens_open", "oe_bias_mean") if model.has("fairlens_open") else math.nan,
+        ]  # fmt: skip
+        rows.append([text(model.name, note=model.sources), *[_percent(v) for v in values]])
+    if not rows:
+        return None
+    for model, row in data["rows"].items():
+        rows.append(published_row(model, row["values"], data["source"]))
+    return Table(
+        "FairLens: your models and the published model-level Table 2 (percent; gaps in percentage points)",
+        ["Model", "Soundness", "Parity gap", "Association rate", "Association gap", "OE bias"],
+        rows,
+        "Your models: the fairlens group's means over the three domains (and fairlens_open's oe_bias_mean), x100. "
+        f"Published rows: {data['source']}; protocol: {data['protocol']}. {WARNING}",
+    )
+
+
+def _percent(value: float) -> Cell:
+    from fairness_evals.report.model import number
+
+    return number(value, digits=1)

@@ -117,6 +117,11 @@ class FairLensOpen:
             raise ValueError(f"{where}: the answer record of {doc_id!r} does not match its answer text")
         return doc_id, (tuple(record), text)
 
+    @staticmethod
+    def logged_item(item: Mapping[str, Any]) -> tuple[list[Any], str]:
+        """An Inspect log's item as the harness samples log it: ``(record, answer text)``."""
+        return list(item["record"]), item["response"]
+
     def complete_records(self, task: Any, records: dict[str, Any]) -> dict[str, Answer]:
         """Each answer of ``task`` (a :class:`fairness_evals.compare.runs.TaskRun`) with its judgement from the
         cache the run used (module docstring)."""
