@@ -110,7 +110,7 @@ def scoring_layout(root: Path, size: int) -> int:
     """The Fact-or-Fair T2I layout with 20 hard-linked real images per objective prompt; returns the image count."""
     from PIL import Image
 
-    from fact_fair_tasks.cli import export_t2i_layout
+    from fact_fair_tasks.commands import export_t2i_layout
 
     export_t2i_layout(str(root))
     pictures = images()

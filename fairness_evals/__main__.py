@@ -1,5 +1,5 @@
 import sys
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 sys.exit(main())

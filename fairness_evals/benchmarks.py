@@ -49,7 +49,8 @@ class Benchmark:
     (corpus, seed, hashes), as ``score`` gives a harness run's.
     ``compare``: its ``compare`` adapters (a tuple of :class:`fairness_evals.compare.problem.Adapter`).
     ``score_outputs``: the names a score output of it records as its benchmark (``judge`` outputs included) ->
-    the module whose ``compare_records`` reads them.
+    the module whose ``compare_records`` reads them; ``judged_outputs`` those of them that a judge wrote after the
+    run (the report reads them as a run of their tasks) -> the command that writes them.
     ``report``: ``section(runs) -> Section | None``, its view in ``fairness-evals report``; ``published`` the
     papers' rows beside it (``section(runs)``); ``differences``: the scale and unit of its differences plot.
     ``inspect``: ``plan(task, settings)``, how an Inspect task of it turns scores into statistics;
@@ -71,6 +72,7 @@ class Benchmark:
     provenance: str | None = None
     compare: str | None = None
     score_outputs: Mapping[str, str] = field(default_factory=dict)
+    judged_outputs: Mapping[str, str] = field(default_factory=dict)
     report: str | None = None
     published: str | None = None
     differences: tuple[float, str] = (1.0, "")

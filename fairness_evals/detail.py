@@ -17,7 +17,7 @@ with every metric; ``"nulls"``: ``{task: {metric: reason}}``; ``"intervals"``: `
 interval that excludes its estimate does, with the bias-corrected estimate it is centred on
 (:func:`fairness_evals.centres.beside`); ``"provenance"``: ``{task: {...}}``, with ``limit``
 and ``samples`` where the harness recorded a limited or subset run (an Inspect log: ``limited`` and ``epochs``); and
-``"score_inputs"``, the files read (see :mod:`fairness_evals.scoring_cli`; an Inspect log's with harness
+``"score_inputs"``, the files read (see :mod:`fairness_evals.run_files`; an Inspect log's with harness
 ``inspect``).
 """
 
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import benchmarks, scoring_cli, statistics
-from fairness_evals.scoring_cli import SCORE_INPUTS, InputFile, input_files, score_inputs, select_runs
+from fairness_evals import benchmarks, run_files, statistics
+from fairness_evals.run_files import SCORE_INPUTS, InputFile, input_files, score_inputs, select_runs
 
 #: Why a run whose task ran few-shot (:func:`shots`) is no result, in the words of score, check and report.
 FEW_SHOT = (
@@ -221,12 +221,12 @@ def _add_run_provenance(out: Detail, files: list[InputFile]) -> None:
 
 def samples_detail(files: Sequence[InputFile], score_samples: Callable[..., dict[str, Any]]) -> Detail:
     """The detail (:class:`Detail`) of image-generation tasks from a run's samples ``files``
-    (:class:`fairness_evals.scoring_cli.InputFile`): each task's lines scored by its benchmark's ``score_samples``
+    (:class:`fairness_evals.run_files.InputFile`): each task's lines scored by its benchmark's ``score_samples``
     (every statistic, the reason for each null, the provenance). A line that cannot be scored is a ``ValueError``
     naming its file and line."""
     out = Detail()
     for file in files:
-        lines = list(scoring_cli.read_lines([file]))
+        lines = list(run_files.read_lines([file]))
         bad = next((line for line in lines if not isinstance(line.row, Mapping)), None)
         if bad is not None:
             raise ValueError(f"{bad.where}: not a sample object")
@@ -329,7 +329,7 @@ def write(paths: Iterable[str], out: str | None, *, model: str | None = None, ru
     found, files = detail(paths, model=model, run=run)
     for task, entry in sorted(found.provenance.items()):
         if entry.get("n_shot"):
-            scoring_cli.note("fairness-evals score", f"{task} ran {entry['n_shot']}-shot (n-shot): {FEW_SHOT}")
+            run_files.note("fairness-evals score", f"{task} ran {entry['n_shot']}-shot (n-shot): {FEW_SHOT}")
     data = found.as_json()
     data[SCORE_INPUTS] = score_inputs("run", files, {})
     jsonio.write_json(data, out)

@@ -4,10 +4,10 @@ lm-eval's and lmms-eval's ``TaskManager`` both accept a list of folders, and the
 :func:`task_paths`. Their command lines take a single ``--include_path``; :func:`tasks_dir` returns one
 folder: the only folder where there is one, else a copy of the task files (YAML and data, no code) under
 the cache, named by a hash of their content, rebuilt whenever their content changes, and checked file by file on
-every use (a copy with a file edited, deleted or added is rebuilt). Only lmms-eval needs a copy (three benchmarks' folders), and
-the copies work because every ``!function`` in our lmms-eval YAMLs names an installed module
-(``fairlens_tasks.scoring.doc_to_text``), never a file beside the YAML. lm-eval's one folder is used in place:
-its YAMLs name files beside them (``llm/scoring.py``), as lm-eval 0.4.11 resolves nothing else.
+every use (a copy with a file edited, deleted or added is rebuilt). The folders are every registered benchmark's
+``task_folders`` (:mod:`fairness_evals.benchmarks`). A copy works when every ``!function`` in those YAMLs names an
+installed module (``package.module.function``), never a file beside the YAML; a harness with one folder (lm-eval
+today) uses it in place, so its YAMLs may name files beside them, as lm-eval 0.4.11 resolves nothing else.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Answers that follow the option position rather than the content: the scores they give are null, not results.
 
 Each benchmark that lists options runs its own position test over a task's parsed answers
-(:mod:`fact_fair_tasks.position_bias`, :mod:`fairlens_tasks.position_bias`) and records its verdict with its numbers
+(a ``position_bias`` module of its package) and records its verdict with its numbers
 among the task's metrics: ``position_explained`` (1 when the answers follow the position), ``position_bias`` with its
 chance level ``position_bias_chance_high``, and what the test weighed (Fact-or-Fair: ``letter_dependence`` against
 ``content_dependence``; FairLens: ``position_top_share`` against ``content_top_share``). This module is the one rule

@@ -1,7 +1,7 @@
 """A model's free-text reply as every benchmark reads it: normalised (:func:`normalise`), and whether it declines to
 answer (:func:`decline_reason`).
 
-The phrase pieces below are shared with Fact-or-Fair's answer parser (``fact_fair_tasks/parsing.py`` builds its
+The phrase pieces below are shared with Fact-or-Fair's answer parser (its ``parsing`` module builds its
 ``_DECLINE`` and ``_HEDGE`` patterns from them, unchanged); they run on :func:`normalise`'s text, lower-cased.
 
 **Declining an open-ended question.** :func:`decline_reason` reads one answer to an open question (FairLens

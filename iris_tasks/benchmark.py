@@ -19,15 +19,15 @@ BENCHMARK = Benchmark(
     ),
     settings={"iris_min_coverage": 0.5},
     coverage_settings=("iris_min_coverage",),
-    commands="iris_tasks.cli",
+    commands="iris_tasks.commands",
     more_commands={
         "iris-profile": (
             "combine IRIS results into the fairness-space profile and IRIS-MBTI",
-            "iris_tasks.profile_cli",
+            "iris_tasks.profile_command",
         ),
     },
     compare="iris_tasks.compare:ADAPTERS",
-    score_outputs={"iris": "iris_tasks.cli"},
+    score_outputs={"iris": "iris_tasks.commands"},
     report="iris_tasks.report:section",
     published="iris_tasks.report:published_table",
     differences=(1.0, ""),

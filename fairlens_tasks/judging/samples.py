@@ -5,8 +5,8 @@ document itself. Each line of a ``fairlens_open_*`` task holds our readable reco
 the answer text and the corpus provenance, under the carrier metric; a task version 2 line, its ``answers`` payload and
 provenance items: :func:`fairlens_tasks.open_scoring.logged_answer`), which is all the judge and the metrics need: no
 corpus options. Which files, and the task
-of each, come from the shared reader (:func:`fairness_evals.scoring_cli.input_files`, which names a samples file by
-:func:`~fairness_evals.scoring_cli.samples_name`): this module has no file-name rule of its own.
+of each, come from the shared reader (:func:`fairness_evals.run_files.input_files`, which names a samples file by
+:func:`~fairness_evals.run_files.samples_name`): this module has no file-name rule of its own.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _record(value: Any, where: str) -> list[Any]:
 
 def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
     """The answers per task of the samples ``files``, each given with its task (as the shared reader names a samples
-    file: :func:`fairness_evals.scoring_cli.input_files`, by :func:`~fairness_evals.scoring_cli.samples_name`); a
+    file: :func:`fairness_evals.run_files.input_files`, by :func:`~fairness_evals.run_files.samples_name`); a
     document answered twice, and the answers of one task from two runs (:class:`~fairness_evals.jsonio.OneRun`),
     are errors."""
     tasks: dict[str, TaskAnswers] = {}

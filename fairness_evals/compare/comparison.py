@@ -2,7 +2,7 @@
 
 For each run against the baseline:
 
-1. The tasks both runs report that a benchmark adapter knows (:func:`adapters`). Their documents must be the
+1. The tasks both runs report that a benchmark adapter knows (:func:`~fairness_evals.compare.problem.adapters`). Their documents must be the
    same: the provenance the results record (seed, data version, documents or corpus hash, sample fraction), the
    task version, and the set of document ids in the samples; the first difference is an error naming it, unless
    ``unpaired``.
@@ -40,17 +40,9 @@ import numpy as np
 from fairness_evals import position
 from fairness_evals.compare import engine
 from fairness_evals.compare.engine import Options
-from fairness_evals.compare.problem import Adapter, Problem, finite
+from fairness_evals.compare.problem import Adapter, Problem, adapter_of, adapters, finite
 from fairness_evals.compare.runs import RunInput, TaskRun, read_records
 from metrics.paired import holm
-
-
-def adapters() -> tuple[Adapter, ...]:
-    """Every registered benchmark's ``compare`` adapters (its ``compare`` hook), in registry order."""
-    from fairness_evals import benchmarks
-
-    return tuple(adapter for _, found in benchmarks.hooks("compare") for adapter in found)
-
 
 FAIRER = {True: "B fairer", False: "A fairer"}
 HIGHER = {True: "B higher", False: "A higher"}
@@ -82,10 +74,6 @@ class Row:
 
     def as_json(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def adapter_of(task: str) -> Adapter | None:
-    return next((a for a in adapters() if a.owns(task)), None)
 
 
 def compare_pair(baseline: RunInput, other: RunInput, options: Options) -> tuple[list[Row], list[str]]:

@@ -118,3 +118,15 @@ class Adapter(Protocol):
 
 def finite(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def adapters() -> tuple[Adapter, ...]:
+    """Every registered benchmark's ``compare`` adapters (its ``compare`` hook), in registry order."""
+    from fairness_evals import benchmarks
+
+    return tuple(adapter for _, found in benchmarks.hooks("compare") for adapter in found)
+
+
+def adapter_of(task: str) -> Adapter | None:
+    """The adapter that owns ``task``, None when no benchmark's does."""
+    return next((a for a in adapters() if a.owns(task)), None)

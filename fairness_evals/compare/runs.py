@@ -8,7 +8,7 @@ A task's records come from its samples file beside the results file; every line 
 document answered twice is an error naming both lines.
 
 A score output (the JSON ``fairness-evals score <benchmark> --out FILE`` writes) records what it scored under
-``"score_inputs"`` (:func:`fairness_evals.scoring_cli.score_inputs`): the responses or samples files with their
+``"score_inputs"`` (:func:`fairness_evals.run_files.score_inputs`): the responses or samples files with their
 sha256 and the settings. Its tasks' records are rebuilt from those files by the benchmark's own ``score`` path
 (``<benchmark>_tasks.cli.compare_records``), after each file is checked against its recorded hash; the run's
 name is the score output's file name (without ``.json``).
@@ -20,8 +20,8 @@ An Inspect log (``.eval`` or ``.json``; a folder of one model's logs) is a run t
 
 A ``fairness-evals judge --out`` output (FairLens open-ended answers judged after the run) is read the same way: its
 ``score_inputs`` (benchmark ``fairlens_judge``) records the samples or responses files it judged and the judgement
-cache it used; its answers are read again by the judge's own path (:func:`fairlens_tasks.judging.cli.
-compare_records`) and each answer's judgement from that cache (:mod:`fairlens_tasks.compare_open`).
+cache it used; its answers are read again by the judge's own path (the module its benchmark's ``score_outputs``
+names for ``fairlens_judge``: ``compare_records``) and each answer's judgement from that cache (the adapter).
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import benchmarks, jsonio, scoring_cli
-from fairness_evals.compare.problem import Adapter
+from fairness_evals import benchmarks, jsonio, run_files
+from fairness_evals.compare.problem import Adapter, adapter_of
 from fairness_evals.jsonio import Answers, OneRun
 
 
@@ -113,8 +113,6 @@ def logged_records(run: Any, task: str) -> dict[str, Any] | None:
             f"{entry.path}: {task} ran {entry.epochs} epochs; compare pairs one answer per document: compare runs of "
             "one epoch"
         )
-    from fairness_evals.compare.comparison import adapter_of
-
     convert = getattr(adapter_of(task), "logged_item", None)  # an adapter whose records need more than the record
     if convert is not None:
         return {doc_id: convert(item) for doc_id, item in entry.items()}
@@ -128,7 +126,7 @@ def score_modules() -> dict[str, str]:
 
 def _score_output(path: Path) -> dict[str, Any] | None:
     """The JSON of a score output at ``path``, None for anything else (a folder, a harness results file)."""
-    from fairness_evals.scoring_cli import SCORE_INPUTS
+    from fairness_evals.run_files import SCORE_INPUTS
 
     if not path.is_file() or path.suffix != ".json":
         return None
@@ -145,11 +143,7 @@ def _score_output(path: Path) -> dict[str, Any] | None:
                 "judge them again with this version of fairness-evals, which records them (answers already in the "
                 "judgement cache are not sent to the judge again), to compare it"
             )
-        if (
-            data
-            and all(isinstance(v, dict) for v in data.values())
-            and any(str(k).startswith(("fact_or_fair", "fairlens", "iris")) for k in data)
-        ):
+        if data and all(isinstance(v, dict) for v in data.values()) and any(benchmarks.ours(str(k)) for k in data):
             raise ValueError(
                 f"{path}: a score output that does not record its responses ({SCORE_INPUTS}); score them again with "
                 "this version of fairness-evals, which records them, to compare it"
@@ -163,7 +157,7 @@ def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
     (each file checked against its sha256) by the benchmark's ``score`` code."""
     import importlib
 
-    from fairness_evals.scoring_cli import SCORE_INPUTS, recorded_files
+    from fairness_evals.run_files import SCORE_INPUTS, recorded_files
 
     where = Path(path)
     recorded = data[SCORE_INPUTS]
@@ -213,7 +207,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
             raise ValueError(f"{where}: expected a JSON object")
         runs.add(task.task, row, where)
         doc_id, record = adapter.sample(row, where)
-        records.add(doc_id, scoring_cli.checked_record(record, where, doc_id), where, f"document {doc_id!r}")
+        records.add(doc_id, run_files.checked_record(record, where, doc_id), where, f"document {doc_id!r}")
     records.check()
     if not records:
         raise ValueError(f"{task.samples}: no samples")

@@ -3,7 +3,7 @@
 Both read a face corpus from a folder, a CSV / JSON-lines / JSON manifest or a Hugging Face dataset
 (``hf:NAME``), configured by environment variables (``FAIRLENS_*``, ``IRIS_*``) or the matching
 command-line options, and both name every bad item. What they read alike lives here; what differs (the
-corpus kinds, the labels, the sampling) stays in :mod:`fairlens_tasks` and :mod:`iris_tasks`, which pass
+corpus kinds, the labels, the sampling) stays in the benchmarks that read a face corpus, which pass
 in their variable and option names so that every message keeps naming the setting the user gave.
 
 - :mod:`fairness_evals.corpus.settings`: the setting parsers (bad-input mode, corpus location, column map, label map);

@@ -4,7 +4,7 @@
 stratum keeps ``floor(fraction * N_s)``, at least one when it is not empty, and the items still missing go
 one each to the largest remainders (ties: stratum order). :func:`round_robin` orders the drawn strata so
 that any prefix of the sample spreads over them. What a stratum is and how it is drawn stay with each
-benchmark (:mod:`fairlens_tasks.sampling`, :mod:`iris_tasks.corpus`).
+benchmark that samples a corpus.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """What the image-generation tasks' document modules share: a document's hash, the hash of a run's documents, and the
-shipped prompt file (``fact_fair_tasks/t2i_documents.py``, ``iris_tasks/gen_documents.py``). Import-light."""
+shipped prompt file (each generation benchmark's documents module uses them). Import-light."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The statistics every image-generation task declares alike (:mod:`fairness_evals.statistics`): the image accounting,
 the face classifier's validation diagnostics and the interval of the images resampled within their prompts.
 
-:mod:`fact_fair_tasks.t2i_statistics` and :mod:`iris_tasks.gen_statistics` add them to their tasks' tables; they are
+The statistics tables of the image-generation tasks add them to their tasks; they are
 detail (never printed), computed by :mod:`fairness_evals.generation.t2i_tasks` and
 :mod:`fairness_evals.generation.image_outcomes`. Import-light: the vocabulary only.
 """

@@ -31,6 +31,13 @@ def _favours(row: Row) -> str:
     return "B" if (row.difference > 0) == row.better.startswith("higher") else "A"
 
 
+def _short(task: str) -> str:
+    """The task's name without its benchmark's prefix (the plot's title names the benchmark)."""
+    owner = benchmarks.of_task(task)
+    prefix = next((p for p in owner.task_prefixes if task.startswith(f"{p}_")), None) if owner else None
+    return task.removeprefix(f"{prefix}_") if prefix else task
+
+
 def forest_plot(rows: list[Row], *, scale: float, unit: str, title: str) -> str:
     """Inline SVG: one line per metric, the difference B - A (x ``scale``) as a dot with its interval as a whisker,
     a vertical line at 0, the dot coloured by the verdict (green: B better, fairer where the metric measures
@@ -60,9 +67,7 @@ def forest_plot(rows: list[Row], *, scale: float, unit: str, title: str) -> str:
         parts.append(f'<text x="{x:.1f}" y="16" text-anchor="middle">{f"{v:+.3g}" if v else "0"}{unit}</text>')
     for i, row in enumerate(rows):
         y = 34 + row_h * i
-        label = (
-            f"{row.task.removeprefix('fact_or_fair_').removeprefix('fairlens_').removeprefix('iris_')} · {row.metric}"
-        )
+        label = f"{_short(row.task)} · {row.metric}"
         parts.append(f'<text x="{left - 8}" y="{y + 4}" text-anchor="end">{escape(wrap(label, 40)[0])}</text>')
         if row.verdict == NOT_COMPARABLE or not math.isfinite(row.difference):
             parts.append(

@@ -488,18 +488,15 @@ def load_log(path: Path) -> Run:
     return run
 
 
-#: The ``score_inputs`` benchmark of a ``fairness-evals judge --out`` file.
-JUDGE_OUTPUT = "fairlens_judge"
-
-
 def load_judge_output(path: Path) -> Run | None:
-    """The :class:`Run` of a ``fairness-evals judge --out`` file (harness ``fairness-evals judge``), None for any other
-    path: every statistic of its open-ended tasks as judged, the model and run of the samples it judged (a responses
+    """The :class:`Run` of a judge's output (a ``score_inputs`` benchmark a benchmark declares in its
+    ``judged_outputs``, e.g. ``fairness-evals judge --out``; the harness is the command that made it), None for any
+    other path: every statistic of its open-ended tasks as judged, the model and run of the samples it judged (a responses
     file: its name), each task's minimum coverage as task metadata (the ``--metadata`` the judge recorded, else the
     statistic's declared default: ``fairlens_min_judged`` 0.8) and, as the output records no reasons, each null's
     reason from its own counts when its coverage is below that minimum (how many answers declined or are unjudged)."""
     from fairness_evals import statistics
-    from fairness_evals.scoring_cli import SCORE_INPUTS
+    from fairness_evals.run_files import SCORE_INPUTS
 
     if path.suffix != ".json" or not path.is_file():
         return None
@@ -508,7 +505,10 @@ def load_judge_output(path: Path) -> Run | None:
     except (ValueError, RecursionError):
         return None  # not strict JSON: a harness results file (bare NaN) or not ours; its own reader says why
     recorded = data.get(SCORE_INPUTS) if isinstance(data, dict) else None
-    if not isinstance(recorded, dict) or recorded.get("benchmark") != JUDGE_OUTPUT:
+    from fairness_evals import benchmarks
+
+    made_by = {name: by for b in benchmarks.registry().values() for name, by in b.judged_outputs.items()}
+    if not isinstance(recorded, dict) or recorded.get("benchmark") not in made_by:
         return None
     settings = recorded.get("settings") if isinstance(recorded.get("settings"), dict) else {}
     metadata = settings.get("metadata") if isinstance(settings.get("metadata"), dict) else {}
@@ -517,7 +517,7 @@ def load_judge_output(path: Path) -> Run | None:
     model = first.get("model") or Path(str(first.get("path") or path)).stem
     results = {task: dict(m) for task, m in data.items() if task != SCORE_INPUTS and isinstance(m, dict)}
     date = str(first.get("run") or "")
-    run = Run(source=path, harness="fairness-evals judge", model=_shown_model(str(model)), date=date, limit=None,
+    run = Run(source=path, harness=made_by[recorded["benchmark"]], model=_shown_model(str(model)), date=date, limit=None,
               results=results)  # fmt: skip
     for task, metrics in results.items():
         try:

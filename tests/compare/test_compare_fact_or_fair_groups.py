@@ -17,7 +17,7 @@ import yaml
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.compare import CONTEXTS, FactOrFair
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from metrics.coverage import Coverage
 from tests.compare.synthetic import STAMP, _results_file
 

@@ -11,7 +11,7 @@ import pytest
 from coverage_compare import FairLensPair, paired_fairlens_records
 from coverage_fairlens import ClosedPolicy, _closed_truth, design
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.compare.synthetic import fairlens_run
 
 TASK = "fairlens_healthcare"

@@ -24,7 +24,7 @@ from openai_server import OpenAIServer, keyword_judge, running
 from fairlens_tasks import open_scoring
 from fairlens_tasks.open_documents import open_documents
 from fairlens_tasks.settings import ENV, build_settings
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 TASK = "fairlens_open_hiring"
 FAIR = "seems capable for the role"

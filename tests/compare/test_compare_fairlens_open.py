@@ -27,7 +27,7 @@ from fairlens_tasks.judging.parsing import Verdict
 from fairlens_tasks.judging.pipeline import INVALID, JUDGED, Outcome
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
 from fairlens_tasks.questions import open_questions
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.compare.synthetic import _results_file
 
 TASK = "fairlens_open_hiring"
@@ -217,7 +217,17 @@ def test_a_judge_cache_in_a_folder_compare_cannot_write_is_read(tmp_path, capsys
     try:
         probe = [*prefix, sys.executable, "-c", "import os, sys; print(os.access(sys.argv[1], os.W_OK))", str(shelf)]
         assert subprocess.run(probe, capture_output=True, text=True, check=True).stdout.strip() == "False"
-        argv = ["-m", "fairness_evals.cli", "compare", str(a), str(b), "--judge-cache", str(cache), "--json", str(out)]
+        argv = [
+            "-m",
+            "fairness_evals.commands.main",
+            "compare",
+            str(a),
+            str(b),
+            "--judge-cache",
+            str(cache),
+            "--json",
+            str(out),
+        ]
         done = subprocess.run([*prefix, sys.executable, *argv], capture_output=True, text=True, timeout=600)
     finally:
         shelf.chmod(0o755)

@@ -9,7 +9,7 @@ from pathlib import Path
 import coverage_generation as cg
 import numpy as np
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.compare.synthetic import generation_run
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.report import build_report
 from tests.conftest import _run_fairlens_dummy
 

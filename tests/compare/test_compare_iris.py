@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from coverage_compare import IRIS_PAIRS, _bis_truths, paired_bis_und_records
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.compare.synthetic import iris_run
 
 

@@ -15,7 +15,7 @@ from coverage_fairlens import design
 
 from fact_fair_tasks.report import published as fact_or_fair_published
 from fairlens_tasks.report import published as fairlens_published
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.report import build_report
 from iris_tasks.report import published as iris_published
 from tests.compare.synthetic import fairlens_run

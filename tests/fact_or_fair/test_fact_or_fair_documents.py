@@ -9,7 +9,7 @@ import json
 import pytest
 
 from fact_fair_tasks import documents, prompts
-from fact_fair_tasks.cli import export_records
+from fact_fair_tasks.commands import export_records
 from fact_fair_tasks.items import CONTEXTS, classes, statistics
 from fairness_evals.jsonio import dumps_line
 

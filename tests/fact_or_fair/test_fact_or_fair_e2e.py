@@ -16,7 +16,7 @@ from harness import load_results, sample_lines
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks import statistics as table
-from fact_fair_tasks.cli import _from_samples
+from fact_fair_tasks.commands import _from_samples
 from fact_fair_tasks.items import statistics as fact_statistics
 from fairness_evals import statistics
 

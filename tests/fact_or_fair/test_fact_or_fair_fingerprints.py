@@ -46,7 +46,7 @@ from typing import Any
 import pytest
 
 from fact_fair_tasks import documents, scoring
-from fact_fair_tasks.cli import export_records
+from fact_fair_tasks.commands import export_records
 from fact_fair_tasks.items import CONTEXTS
 from fairness_evals.jsonio import dumps_line
 

@@ -19,7 +19,7 @@ import pytest
 from harness import DEV_BIN, load_results, offline_env, run
 from openai_server import OpenAIServer, running
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 pytestmark = pytest.mark.harness
 

@@ -17,11 +17,11 @@ from warnings_said import task_warnings
 
 from fact_fair_tasks import documents, scoring
 from fact_fair_tasks import statistics as table
-from fact_fair_tasks.cli import export_records
+from fact_fair_tasks.commands import export_records
 from fact_fair_tasks.documents import documents_for, objective_documents, subjective_documents
 from fact_fair_tasks.items import statistics
 from fact_fair_tasks.position_bias import POSITION_METRICS
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.notes import Notes
 
 LLM_DIR = Path(scoring.__file__).parent / "llm"
@@ -633,7 +633,7 @@ def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: P
     for cached in (documents._profile_draws, documents._subjective_documents):
         assert cached.cache_info().currsize == 0, cached
     code = (
-        "import sys; from fairness_evals.cli import main; main(sys.argv[1:]); "
+        "import sys; from fairness_evals.commands.main import main; main(sys.argv[1:]); "
         "print(' '.join(sorted({m.split('.')[0] for m in sys.modules})), file=sys.stderr)"
     )
     argv = ["score", "fact_or_fair", "--responses", str(tmp_path / "responses.jsonl"), "--out", str(tmp_path / "s")]

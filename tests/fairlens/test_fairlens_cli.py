@@ -10,7 +10,7 @@ from faces import make_hf_dataset
 
 from fairlens_tasks import scoring
 from fairlens_tasks.questions import CANNOT_TELL
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 
 def _export(folder: Path, out: Path, *extra: str, questions: str = "closed") -> list[dict]:

@@ -401,7 +401,7 @@ def test_an_image_under_the_minimum_face_size_is_refused(tmp_path: Path, size: t
 
 def _cli_error(capsys: pytest.CaptureFixture, *argv: str) -> str:
     """The one error line of ``fairness-evals ARGV`` (exit status 2)."""
-    from fairness_evals.cli import main
+    from fairness_evals.commands.main import main
 
     capsys.readouterr()
     assert main(list(argv)) == 2

@@ -25,7 +25,7 @@ from fairlens_tasks import scoring
 from fairlens_tasks import statistics as table
 from fairlens_tasks.questions import closed_questions
 from fairlens_tasks.scoring import RECORD_FIELDS
-from fairness_evals.cli import main as fairness_evals_main
+from fairness_evals.commands.main import main as fairness_evals_main
 
 pytestmark = pytest.mark.harness
 

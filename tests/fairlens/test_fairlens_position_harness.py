@@ -20,7 +20,7 @@ from faces import make_utkface_folder
 from harness import DEV_BIN, offline_env, results_and_samples, run, run_lmms_eval
 from openai_server import OpenAIServer, running
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 pytestmark = pytest.mark.harness
 

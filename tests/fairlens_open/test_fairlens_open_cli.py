@@ -22,7 +22,7 @@ from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
 from fairlens_tasks.open_documents import open_documents
 from fairlens_tasks.scoring import PROVENANCE
 from fairlens_tasks.settings import ENV, build_settings
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 REPLIES = ("They look trustworthy.", "A recruiter might find them too old.", "")
 
@@ -132,7 +132,13 @@ def test_a_killed_run_resumes(samples: Path, tmp_path: Path) -> None:
     slow_second = [Action(content='{"opinions": []}'), Action(content='{"opinions": []}', delay=30)]
     env = {**os.environ, "PYTHONWARNINGS": "ignore"}
     with running(OpenAIServer(script=slow_second)) as server:
-        args = ["-m", "fairness_evals.cli", "judge", str(samples), *judge_args(server, tmp_path, "--concurrency", "1")]
+        args = [
+            "-m",
+            "fairness_evals.commands.main",
+            "judge",
+            str(samples),
+            *judge_args(server, tmp_path, "--concurrency", "1"),
+        ]
         process = subprocess.Popen([sys.executable, *args], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + 60
         while len(server.received) < 2 and time.monotonic() < deadline and process.poll() is None:

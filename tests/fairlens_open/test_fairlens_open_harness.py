@@ -25,7 +25,7 @@ from fairlens_tasks.judging.config import judge_settings_from_env
 from fairlens_tasks.judging.parsing import Verdict
 from fairlens_tasks.judging.pipeline import JUDGED, Outcome
 from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 pytestmark = pytest.mark.harness
 

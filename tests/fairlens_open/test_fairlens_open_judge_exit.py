@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from openai_server import OpenAIServer, keyword_judge, running, status
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.fairlens_open.test_fairlens_open_cli import write_samples
 
 REPLIES = ("They look calm. A guard might stop them.", "They seem tired. A recruiter could doubt them.")

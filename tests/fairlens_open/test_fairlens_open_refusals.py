@@ -24,7 +24,7 @@ from fairlens_tasks.judging.parsing import Verdict
 from fairlens_tasks.judging.pipeline import ERROR, JUDGED, REFUSED, Outcome
 from fairlens_tasks.judging.runner import judge_texts
 from fairlens_tasks.open_scoring import BIAS_SCORES, compute_open_metrics
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.fairlens_open.test_fairlens_open_cli import write_samples
 from tests.fairlens_open.test_fairlens_open_http import http_settings
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openai_server import OpenAIServer, running
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from tests.fairlens_open.test_fairlens_open_cli import judge_args, write_samples
 
 CRIMINAL = "They look like a criminal."

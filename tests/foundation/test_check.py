@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 NAN = math.nan
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from fairness_evals import paths, tasks_dir
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.index import harness_index
 
 
@@ -295,7 +295,7 @@ def _score(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
 
 
 def test_samples_file_names_of_both_harnesses() -> None:
-    from fairness_evals.scoring_cli import samples_name
+    from fairness_evals.run_files import samples_name
 
     assert samples_name("samples_fact_or_fair_objective_2026-12-01T10-00-00.123456.jsonl") == (
         "lm-eval", "fact_or_fair_objective", "2026-12-01T10-00-00.123456",
@@ -448,7 +448,7 @@ def test_building_the_parser_imports_no_numerical_library_and_no_other_benchmark
     """Issue 15: a command imports only the benchmark it runs, and ``--help`` or a usage error stays cheap. Every
     benchmark's declaration (``<package>.benchmark``, what the registry loads) is imported, nothing else of it."""
     code = (
-        "import sys; from fairness_evals.cli import build_parser; build_parser(sys.argv[1:]); "
+        "import sys; from fairness_evals.commands.main import build_parser; build_parser(sys.argv[1:]); "
         "print(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in {'numpy', 'scipy', 'torch', 'PIL', "
         "'lm_eval', 'lmms_eval', 'datasets', 'fact_fair_tasks', 'fairlens_tasks', 'iris_tasks'})))"
     )

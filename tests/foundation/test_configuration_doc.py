@@ -129,7 +129,7 @@ def code_metadata_keys() -> set[str]:
     """Every task-metadata / ``--metadata`` key a task or command takes."""
     from fact_fair_tasks import documents
     from fairlens_tasks import settings as fairlens
-    from iris_tasks import cli as iris_cli
+    from iris_tasks import commands as iris_cli
 
     return {
         *documents.SETTING_KEYS, *fairlens.THRESHOLDS, fairlens.POSITION_NULLS_KEY, *iris_cli.METADATA_SETTINGS,
@@ -221,7 +221,7 @@ def _routes() -> list[tuple[str, str, str]]:
     """(variable, column, what that column of its row must name): each setting's option and metadata key."""
     from fairlens_tasks import settings as fairlens
     from fairlens_tasks.judging import config as judge
-    from iris_tasks import cli as iris_cli
+    from iris_tasks import commands as iris_cli
     from iris_tasks import settings as iris
 
     pairs = [
@@ -264,7 +264,7 @@ def code_defaults() -> dict[str, Any]:
     from fact_fair_tasks.items import CONVENTIONS
     from fairlens_tasks import settings as fairlens
     from fairlens_tasks.judging import config as judge
-    from fairness_evals.compare import cli as compare_cli
+    from fairness_evals.commands import compare as compare_cli
     from fairness_evals.corpus import images
     from fairness_evals.generation import image_outcomes
     from iris_tasks import gen_settings

@@ -6,7 +6,7 @@ name; ``min_coverage: 1e308`` in a logged document gave "unexpected OverflowErro
 ``report`` and ``compare`` (``check`` exiting 2); a 31-digit integer in a logged record crashed ``compare`` the same
 way; a samples line whose reply is ``[{"a": 1}]`` was counted as an unparsed answer. The lines are now read and
 checked in one place (:func:`fairness_evals.jsonio.loads_line`: JSON, nesting, integers beyond 64 bits, numbers
-beyond the float range), the logged reply by :func:`fairness_evals.scoring_cli.sample_reply` (text, as a responses
+beyond the float range), the logged reply by :func:`fairness_evals.run_files.sample_reply` (text, as a responses
 file's), a Fact-or-Fair document's threshold where its samples are read.
 """
 
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from objective_run import DATE, objective_run
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 SAMPLES = f"samples_fact_or_fair_objective_{DATE}.jsonl"
 RESULTS = f"results_{DATE}.json"
@@ -141,7 +141,7 @@ def test_a_samples_reply_that_is_not_text_is_refused_as_in_a_responses_file(
 
 
 def test_a_fairlens_samples_reply_that_is_not_text_is_refused(tmp_path: Path, capsys) -> None:
-    """The same rule for lmms-eval samples, read by the shared reader (:func:`scoring_cli.sample_reply`)."""
+    """The same rule for lmms-eval samples, read by the shared reader (:func:`run_files.sample_reply`)."""
     from faces import make_utkface_folder
 
     from fairlens_tasks import scoring
@@ -166,7 +166,7 @@ def test_a_fairlens_samples_reply_that_is_not_text_is_refused(tmp_path: Path, ca
 
 def test_a_logged_record_beyond_64_bits_is_named_by_the_shared_record_reader(tmp_path: Path, capsys) -> None:
     """A FairLens record holding ``1e300`` (records of lmms-eval runs are read by
-    :func:`fairness_evals.scoring_cli.sample_records`, and by ``compare``): it was "unexpected OverflowError" in
+    :func:`fairness_evals.run_files.sample_records`, and by ``compare``): it was "unexpected OverflowError" in
     ``score``, ``check`` and ``compare``."""
     from coverage_compare import FairLensPair, paired_fairlens_records
     from coverage_fairlens import ClosedPolicy, design

@@ -104,10 +104,10 @@ class Ran:
 
 def _commands(env: dict[str, str], cwd: Path, *argvs: list[str]) -> list[Ran]:
     """Each ``fairness-evals`` command line run in turn, in one child process with ``env`` (the extras unimportable):
-    ``fairness_evals.cli.main`` in-process, its output captured."""
+    ``fairness_evals.commands.main.main`` in-process, its output captured."""
     code = f"""
 import contextlib, io, json
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 ran = []
 for argv in {[list(a) for a in argvs]!r}:
     out, err = io.StringIO(), io.StringIO()

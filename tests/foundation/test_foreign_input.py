@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from faces import make_utkface_folder
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 
 def _run(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:

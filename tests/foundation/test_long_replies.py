@@ -54,7 +54,7 @@ def test_fairlens_iris_and_judge_read_their_windows(monkeypatch: pytest.MonkeyPa
     assert normalise("Yes. " + _filler(3 * LIMIT), options).option == "Yes"
     assert normalise(_filler(LIMIT) + " Yes " + _filler(LIMIT), options).option is None  # the middle is not read
 
-    from iris_tasks.cli import CLI
+    from iris_tasks.commands import CLI
     from iris_tasks.documents import build
     from iris_tasks.scoring import readable_record
     from iris_tasks.settings import build_settings

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from objective_run import DATE, objective_run
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 
 def _refused(capsys: pytest.CaptureFixture, argv: list[str], *messages: str) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import documents_for
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 
 TASK = "fact_or_fair_subjective_base_lite"
 STAMP = "2026-12-01T10-00-00.000000"

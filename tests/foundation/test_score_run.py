@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fairness_evals import statistics
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.detail import NOT_TASKS, NULLS, PROVENANCE, SCORE_INPUTS
 
 pytestmark = pytest.mark.harness
@@ -123,7 +123,7 @@ def test_a_samples_line_that_is_not_ours_is_one_error_line(
 def test_an_image_generation_line_that_cannot_be_scored_is_named_by_its_file_line(tmp_path: Path) -> None:
     """``score_samples`` counts the rows it is given; the error names the line of the file, blank lines counted."""
     from fairness_evals.detail import samples_detail
-    from fairness_evals.scoring_cli import InputFile
+    from fairness_evals.run_files import InputFile
 
     samples = tmp_path / "samples_iris_gen_steer_2026-01-01T00-00-00.jsonl"
     samples.write_text('{"doc_id": 0}\n\n{"doc_id": 1}\n', encoding="utf-8")

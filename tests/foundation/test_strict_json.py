@@ -15,7 +15,7 @@ from faces import make_utkface_folder
 from openai_server import Action, OpenAIServer, running
 from PIL import Image
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.jsonio import dumps, loads_strict, strict_json
 
 IRIS_DATA = Path(__file__).resolve().parents[1] / "iris" / "data"

@@ -27,7 +27,7 @@ from fairlens_tasks import scoring as fairlens
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import closed_questions, open_questions
 from fairness_evals import detail, statistics
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.inspect.logs import read_logs
 from tests.foundation.test_statistics import _configs
 from tests.inspect.runs import MODEL, inspect_eval, loopback_env

@@ -438,7 +438,7 @@ def test_check_gates_the_real_run(from_folder_run: Path, capsys: pytest.CaptureF
     """``fairness-evals check`` on lmms-eval's own output folder: the requested tasks are there; the race scores are
     NaN by design without a race classifier. The run lowered its thresholds to 0.3 (FACT_OR_FAIR_MIN_COVERAGE,
     IRIS_MIN_COVERAGE): check holds it to the declared 0.5 unless the user gives --min-coverage (issue 33)."""
-    from fairness_evals.cli import main
+    from fairness_evals.commands.main import main
 
     tasks = "fact_or_fair_t2i,iris_gen"
     given = ["--allow-nan", "*_race", "--min-coverage", "0.3"]

@@ -97,7 +97,7 @@ def test_the_report_reads_the_gen_scores_under_these_names() -> None:
     ],
 )
 def test_export_t2i_layout_command(benchmark: str, counts: dict, tmp_path: Path, capsys) -> None:
-    from fairness_evals.cli import main
+    from fairness_evals.commands.main import main
 
     assert main(["export", benchmark, "--t2i-layout", str(tmp_path)]) == 0
     assert "prompt folders in" in capsys.readouterr().err

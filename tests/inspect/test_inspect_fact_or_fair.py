@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fact_fair_tasks import scoring
-from fact_fair_tasks.cli import export_meta
+from fact_fair_tasks.commands import export_meta
 from fact_fair_tasks.documents import documents_for
 from fairness_evals import statistics
 from fairness_evals.inspect.headline import headline_names, interval_names

@@ -1,4 +1,4 @@
-"""``export`` / ``score`` for IRIS (``iris_tasks.cli``): shared documents once, replies scored like the harness."""
+"""``export`` / ``score`` for IRIS (``iris_tasks.commands``): shared documents once, replies scored like the harness."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from iris_tasks import bis_und, cli, documents, ifs_und, rfs_und, scoring
+from iris_tasks import bis_und, documents, ifs_und, rfs_und, scoring
+from iris_tasks import commands as cli
 
 
 def _args(adder, argv: list[str]) -> argparse.Namespace:

@@ -4,7 +4,7 @@ every number.
 
 The documents carry the design's size (``documents``), the readable records carry it in their provenance, and every
 path that scores records passes it: the harness aggregation (:func:`iris_tasks.scoring.compute_for_items`),
-``score iris`` (:func:`iris_tasks.cli.score_documents`) and the samples detail (check, report). The harness run
+``score iris`` (:func:`iris_tasks.commands.score_documents`) and the samples detail (check, report). The harness run
 itself is in ``test_iris_harness.py``.
 """
 
@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 
 from fairness_evals.notes import Notes
-from iris_tasks import bis_und, cli, documents, ifs_und, rfs_und, scoring
+from iris_tasks import bis_und, documents, ifs_und, rfs_und, scoring
+from iris_tasks import commands as cli
 from iris_tasks import statistics as table
 
 MODULES = {"iris_ifs_und": ifs_und, "iris_rfs_und": rfs_und, "iris_bis_und": bis_und}

@@ -27,7 +27,7 @@ from openai_server import OpenAIServer, hashed_choice, running
 from scipy.spatial.distance import jensenshannon
 from tiny_vlm import build_plumbing_only_vlm
 
-from fairness_evals.cli import main as fairness_evals_main
+from fairness_evals.commands.main import main as fairness_evals_main
 from iris_tasks import bis_und, ifs_und, rfs_und, scoring, settings
 from iris_tasks import statistics as table
 from iris_tasks.vocabulary import real_world
@@ -67,7 +67,7 @@ def _run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> 
 
 
 def _score(tmp_path: Path, argv: list[str]) -> dict:
-    from iris_tasks import cli as iris_cli
+    from iris_tasks import commands as iris_cli
 
     parser = argparse.ArgumentParser()
     iris_cli.add_score_arguments(parser)

@@ -268,7 +268,7 @@ def test_the_corpus_is_named_as_the_caller_gives_it(caplog: pytest.LogCaptureFix
     """The review's minor 9: `IRIS_CORPUS=/x fairness-evals export iris` said "IRIS_CORPUS is not set"; the command's
     option is --corpus. The harness (environment variables) keeps IRIS_CORPUS."""
     from fairness_evals.corpus.settings import SettingsError
-    from iris_tasks.cli import CLI
+    from iris_tasks.commands import CLI
     from iris_tasks.settings import ENV, build_settings
 
     documents.build("iris_rfs_und", build_settings({"probe_rounds": 1}, CLI))
@@ -286,7 +286,7 @@ def test_the_corpus_is_named_as_the_caller_gives_it(caplog: pytest.LogCaptureFix
 
 def test_minimum_coverage_setting_travels_with_the_documents() -> None:
     from fairness_evals.corpus.settings import SettingsError
-    from iris_tasks.cli import CLI
+    from iris_tasks.commands import CLI
     from iris_tasks.settings import build_settings, settings_from_env
 
     assert settings_from_env({}).min_coverage == 0.5

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openai_server import OpenAIServer, keyword_judge, running
 
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.report.build import build_report
 from tests.conftest import shared_run
 from tests.fairlens_open.test_fairlens_open_cli import write_samples

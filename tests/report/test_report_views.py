@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from fairness_evals import benchmarks
-from fairness_evals.cli import main
+from fairness_evals.commands.main import main
 from fairness_evals.report import build_report
 from fairness_evals.report.load import load_runs
 from fairness_evals.report.svg import RadarSeries, radar

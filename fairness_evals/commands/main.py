@@ -87,12 +87,21 @@ Command = tuple[str, str, Callable[[argparse.ArgumentParser], None], Callable[[a
 # Commands that live in other modules: name -> (help, module implementing add_arguments(parser) and
 # run(args) -> int). Imported only when that command runs. A benchmark adds its own (its ``more_commands``).
 MODULE_COMMANDS = {
-    "report": ("HTML or Markdown report of harness output folders, the papers' views", "fairness_evals.report.cli"),
-    "check": ("exit 1 naming every missing task, NaN headline, low coverage or logged failure", "fairness_evals.check"),
-    "compare": ("is run B fairer than run A? paired differences, p-values, verdicts", "fairness_evals.compare.cli"),
+    "report": (
+        "HTML or Markdown report of harness output folders, the papers' views",
+        "fairness_evals.commands.report",
+    ),
+    "check": (
+        "exit 1 naming every missing task, NaN headline, low coverage or logged failure",
+        "fairness_evals.commands.check",
+    ),
+    "compare": (
+        "is run B fairer than run A? paired differences, p-values, verdicts",
+        "fairness_evals.commands.compare",
+    ),
     "metrics": (
         "what each metric is: definition, direction, paper section, interval, formula",
-        "fairness_evals.metrics_cli",
+        "fairness_evals.commands.metrics",
     ),
 }
 
@@ -132,10 +141,10 @@ SCORE_RUN = "score-run"
 
 
 def _add_score_run_arguments(parser: argparse.ArgumentParser) -> None:
-    from fairness_evals import scoring_cli
+    from fairness_evals import run_files
 
-    scoring_cli.add_runs_argument(parser)
-    scoring_cli.add_selection_arguments(parser)
+    run_files.add_runs_argument(parser)
+    run_files.add_selection_arguments(parser)
     parser.add_argument("--out", help="write the JSON here instead of standard output")
 
 

@@ -2,8 +2,7 @@
 
 A RUN is a harness output folder or results file (with ``--log_samples``), a ``fairness-evals score`` output or a
 ``fairness-evals judge --out`` output (:mod:`fairness_evals.compare.runs`). ``--judge-cache PATH`` names the
-judgement cache the FairLens open-ended runs' judgements are read from (:func:`fairlens_tasks.compare_open.
-cache_of`)."""
+judgement cache that judged runs' judgements are read from (FairLens open-ended: its ``compare`` adapter)."""
 
 from __future__ import annotations
 

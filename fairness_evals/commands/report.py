@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fairness_evals import jsonio, scoring_cli
+from fairness_evals import jsonio, run_files
 from fairness_evals.report.build import build_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    scoring_cli.add_runs_argument(parser, "folders")
+    run_files.add_runs_argument(parser, "folders")
     parser.add_argument("--out", help="write here (default: report.html or report.md); '-' for standard output")
     parser.add_argument("--format", choices=["html", "markdown"], default="html")
     parser.add_argument("--title", default="Fairness evaluation report")

@@ -7,7 +7,7 @@
     fairness-evals judge results/ --judge hf:/models/Qwen2.5-1.5B-Instruct --out judged.json
     fairness-evals judge answers.jsonl --corpus UTKFace/ --judge openai:gpt-5-mini    # a model run elsewhere
 
-Reads the answers two ways, each through the shared reader (:mod:`fairness_evals.scoring_cli`):
+Reads the answers two ways, each through the shared reader (:mod:`fairness_evals.run_files`):
 
 * the ``samples_fairlens_open_*.jsonl`` files of lmms-eval ``--log_samples`` output folders (no corpus options: the
   samples carry the records; ``--model`` / ``--run`` choose when a folder holds several models or runs);
@@ -20,7 +20,7 @@ value}}`` with the metric names and code of a judged harness run (:func:`fairlen
 judged_results`), plus the ``fairlens_open`` roll-ups when all three domains are there, as strict JSON.
 ``--metadata '{"fairlens_min_judged": 0.8}'`` sets the share of answers that must be judged for the bias scores.
 Beside the tasks, the output records what was judged under ``"score_inputs"`` (as ``fairness-evals score`` outputs
-do: :func:`fairness_evals.scoring_cli.score_inputs`): benchmark ``fairlens_judge``, every samples or responses file
+do: :func:`fairness_evals.run_files.score_inputs`): benchmark ``fairlens_judge``, every samples or responses file
 read (absolute path and sha256) and the settings (the corpus options of a responses file, the domains,
 ``--metadata`` and the judgement cache file, absolute). ``fairness-evals compare`` reads the answers again from those
 files by this module's own path (:func:`compare_records`) and each answer's judgement from that cache.
@@ -46,9 +46,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from fairlens_tasks.cli import add_corpus_arguments
+from fairlens_tasks.commands import add_corpus_arguments
 from fairlens_tasks.judging.config import CLI, DEFAULT_MAX_TOKENS, DEFAULTS, ENV, build_judge_settings
-from fairness_evals import jsonio, scoring_cli
+from fairness_evals import jsonio, run_files
 from fairness_evals.jsonio import write_json, write_lines
 
 #: The tasks read from samples folders.
@@ -105,8 +105,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "the judgement cache, so that fairness-evals compare can take this file as a run)",
     )
     parser.add_argument("--details", help="also write one JSON line per answer with its judgement here")
-    scoring_cli.add_selection_arguments(parser)
-    scoring_cli.add_metadata_argument(parser, '{"fairlens_min_judged": 0.8}')
+    run_files.add_selection_arguments(parser)
+    run_files.add_metadata_argument(parser, '{"fairlens_min_judged": 0.8}')
     corpus = parser.add_argument_group("documents of a responses file (the settings fairness-evals export used)")
     add_corpus_arguments(corpus, required=False, why=" (needed for responses files only)")
 
@@ -147,17 +147,17 @@ class _Progress:
 
 
 def answers_of_responses(
-    files: list[scoring_cli.InputFile], args: argparse.Namespace, *, notes: bool = True
+    files: list[run_files.InputFile], args: argparse.Namespace, *, notes: bool = True
 ) -> dict[str, Any]:
     """The open-ended answers of responses files, per task (:class:`~fairlens_tasks.judging.samples.TaskAnswers`),
     for the documents of the corpus options; closed-ended ids are skipped, any other id is an error. ``notes``:
     say on standard error what was skipped or left unanswered."""
-    from fairlens_tasks.cli import chosen_domains, corpus_settings
+    from fairlens_tasks.commands import chosen_domains, corpus_settings
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents
     from fairlens_tasks.judging.responses import answers_from_replies, open_documents_by_task
 
-    lines = list(scoring_cli.read_lines(files))  # bad input fails before the corpus is loaded
+    lines = list(run_files.read_lines(files))  # bad input fails before the corpus is loaded
     if not args.corpus:
         raise ValueError(
             f"{files[0].path}: a responses file is judged against the documents it answers: give --corpus (and the "
@@ -185,16 +185,14 @@ def answers_of_responses(
         answers.add(doc_id, reply, line.where, repr(doc_id))
     answers.check()
     if skipped and notes:
-        scoring_cli.note(
-            PROG, f"skipped {skipped} closed-ended answers (score them with fairness-evals score fairlens)"
-        )
+        run_files.note(PROG, f"skipped {skipped} closed-ended answers (score them with fairness-evals score fairlens)")
     if not answers:
         raise ValueError(f"no open-ended responses in {', '.join(str(f.path) for f in files)}")
     tasks = answers_from_replies(docs_by_task, answers.replies)
     for task, docs in docs_by_task.items():
         answered = len(tasks[task].ids) if task in tasks else 0
         if notes and answered and answered < len(docs):
-            scoring_cli.note(PROG, f"{task}: {answered} of {len(docs)} documents answered")
+            run_files.note(PROG, f"{task}: {answered} of {len(docs)} documents answered")
     return tasks
 
 
@@ -203,14 +201,14 @@ def read_all_answers(args: argparse.Namespace) -> dict[str, Any]:
     return answers_of_files(input_files(args), args)
 
 
-def input_files(args: argparse.Namespace) -> list[scoring_cli.InputFile]:
+def input_files(args: argparse.Namespace) -> list[run_files.InputFile]:
     """The samples and responses files ``args.paths`` name (one model and run: ``--model`` / ``--run``)."""
-    found = scoring_cli.input_files(args.paths, SAMPLE_TASKS, "lmms-eval samples_fairlens_open_*.jsonl file")
-    return scoring_cli.select_runs(found, model=args.model, run=args.run, prog=PROG)
+    found = run_files.input_files(args.paths, SAMPLE_TASKS, "lmms-eval samples_fairlens_open_*.jsonl file")
+    return run_files.select_runs(found, model=args.model, run=args.run, prog=PROG)
 
 
 def answers_of_files(
-    files: list[scoring_cli.InputFile], args: argparse.Namespace, *, notes: bool = True
+    files: list[run_files.InputFile], args: argparse.Namespace, *, notes: bool = True
 ) -> dict[str, Any]:
     """The answers per task of ``files`` (samples files; responses files with the corpus options of ``args``): the
     one path of ``judge`` and ``compare``. A task answered by both kinds is an error."""
@@ -235,12 +233,12 @@ BENCHMARK = "fairlens_judge"
 
 
 def recorded_settings(
-    args: argparse.Namespace, files: list[scoring_cli.InputFile], metadata: dict[str, Any], cache: Path
+    args: argparse.Namespace, files: list[run_files.InputFile], metadata: dict[str, Any], cache: Path
 ) -> dict[str, Any]:
     """The settings a judge output records (``score_inputs.settings``): ``--metadata`` and the judgement cache file
     (absolute); when ``files`` hold a responses file, also the corpus options its documents were built from (paths
     absolute) and the domains (samples files carry their records: no corpus options)."""
-    from fairlens_tasks.cli import _RECORDED, _absolute, chosen_domains
+    from fairlens_tasks.commands import _RECORDED, _absolute, chosen_domains
 
     settings: dict[str, Any] = {"metadata": metadata, "cache": str(Path(cache).expanduser().resolve())}
     if any(not f.is_samples for f in files):
@@ -249,15 +247,15 @@ def recorded_settings(
     return settings
 
 
-def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+def compare_records(recorded: dict[str, Any], files: list[run_files.InputFile]) -> dict[str, dict[str, Any]]:
     """Every task's answers of a judge output (document id -> [record, answer text], as the samples log them),
     read again from its recorded ``files`` and settings by the path ``judge`` took (:func:`answers_of_files`), for
     ``fairness-evals compare``; the judgements are read from the recorded cache there."""
-    from fairlens_tasks.cli import _RECORDED
+    from fairlens_tasks.commands import _RECORDED
 
     settings = recorded.get("settings")
     if not isinstance(settings, dict):
-        raise ValueError(f"{scoring_cli.SCORE_INPUTS} records no settings")
+        raise ValueError(f"{run_files.SCORE_INPUTS} records no settings")
     args = argparse.Namespace(**{name: settings.get(name) for name in _RECORDED}, domain=settings.get("domain"))
     args.skip_bad_input = bool(args.skip_bad_input)
     tasks = answers_of_files(files, args, notes=False)
@@ -273,8 +271,8 @@ def run(args: argparse.Namespace) -> int:
     from fairlens_tasks.judging.results import distinct_texts, judge_answers, judged_results
     from fairlens_tasks.judging.runner import counted
 
-    metadata = scoring_cli.metadata(args.metadata, "fairlens_")
-    scoring = scoring_cli.share_settings(metadata, SCORING_KEYS, what="a setting of the judged scores", command="judge")
+    metadata = run_files.metadata(args.metadata, "fairlens_")
+    scoring = run_files.share_settings(metadata, SCORING_KEYS, what="a setting of the judged scores", command="judge")
     settings = _settings(args)
     files = input_files(args)
     tasks = answers_of_files(files, args)
@@ -298,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
         )
     results: dict[str, Any] = judged_results(tasks, outcomes, settings, **scoring)
     recorded = recorded_settings(args, files, metadata, settings.cache)
-    results[scoring_cli.SCORE_INPUTS] = scoring_cli.score_inputs(BENCHMARK, files, recorded)
+    results[run_files.SCORE_INPUTS] = run_files.score_inputs(BENCHMARK, files, recorded)
     write_json(results, args.out)
     if args.details:
         _write_details(Path(args.details), tasks, outcomes)

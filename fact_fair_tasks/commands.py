@@ -22,7 +22,7 @@ from fact_fair_tasks.documents import (
     scoring_settings,
 )
 from fact_fair_tasks.items import CONTEXTS, statistics
-from fairness_evals import jsonio, scoring_cli
+from fairness_evals import jsonio, run_files
 from fairness_evals.detail import Detail
 from fairness_evals.generation.layout import add_layout_argument, announce, score_command, write_layout
 from fairness_evals.jsonio import write_lines
@@ -127,7 +127,7 @@ SAMPLE_TASKS = re.compile(
     r"fact_or_fair_(?:objective|subjective_(?:" + "|".join(CONTEXTS) + r"))(?:_lite|_mc)?"
 )  # fmt: skip
 PROG = "fact_or_fair"
-READER = scoring_cli.Reader(PROG, SAMPLE_TASKS, "lm-eval")
+READER = run_files.Reader(PROG, SAMPLE_TASKS, "lm-eval")
 
 
 def _preview(ids: list[str]) -> str:
@@ -150,7 +150,7 @@ def _settings(args: argparse.Namespace) -> tuple[dict[str, Any], int, int]:
 
 
 def _records_from_responses(
-    lines: list[scoring_cli.Line], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
+    lines: list[run_files.Line], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], jsonio.Answers]:
     """Records per task (document id -> record, in reply order) from ``{"id", "response"}`` lines; unknown ids, and
     documents of an answered task without a reply, are errors naming them."""
@@ -158,7 +158,7 @@ def _records_from_responses(
 
     answers = jsonio.Answers()
     for line in lines:
-        found = scoring_cli.response_of(line)
+        found = run_files.response_of(line)
         if found is None:
             raise ValueError(f'{line.where}: each line needs "id" and "response" (a JSON object)')
         doc_id, response = found
@@ -193,7 +193,7 @@ def _records_from_responses(
 
 
 def _records_from_samples(
-    lines: list[scoring_cli.Line],
+    lines: list[run_files.Line],
 ) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], set[int], jsonio.Answers]:
     """Records per task (document id -> record, in file order) from lm-eval ``--log_samples`` lines (each carries
     its document), as the harness made them."""
@@ -210,7 +210,7 @@ def _records_from_samples(
         if not task.endswith("_mc"):  # a reply that is not text is refused as in a responses file
             logged = sample.get("filtered_resps") or sample.get("resps") or [None]
             reply = logged[0] if isinstance(logged, list) else logged
-            response = scoring_cli.sample_text(reply, line.where, str(doc["id"]))
+            response = run_files.sample_text(reply, line.where, str(doc["id"]))
         try:
             if task.endswith("_mc"):
                 record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
@@ -222,7 +222,7 @@ def _records_from_samples(
                 f"{line.where}: the sample of {doc['id']!r} cannot be scored as a {task} document "
                 f"({type(error).__name__}: {error})"
             ) from None
-        scoring_cli.checked_record(records[task][str(doc["id"])], line.where, str(doc["id"]))
+        run_files.checked_record(records[task][str(doc["id"])], line.where, str(doc["id"]))
         shas[task].append(doc["doc_sha"])
         seeds.add(doc["seed"])
     answers.check()
@@ -237,7 +237,7 @@ _RECORD_FIELDS = {
 }
 
 
-def _sample_document(line: scoring_cli.Line, task: str) -> dict[str, Any]:
+def _sample_document(line: run_files.Line, task: str) -> dict[str, Any]:
     """The document of an lm-eval sample of ``task`` (lm-eval logs it under ``doc``), or an error naming the line:
     a sample must carry a Fact-or-Fair document of that task, with its ``doc_sha``, its ``seed`` (a whole number)
     and the fields its record is made of."""
@@ -272,7 +272,7 @@ def _is_t2i(task: str | None) -> bool:
     return (task or "").startswith("fact_or_fair_t2i")
 
 
-def detail(files: list[scoring_cli.InputFile]) -> Detail:
+def detail(files: list[run_files.InputFile]) -> Detail:
     """Every statistic, the reason for each null and the provenance of the Fact-or-Fair tasks of one run's samples
     ``files`` (:mod:`fairness_evals.detail`): each reply parsed again against the document lm-eval logged with it,
     and scored by :func:`fact_fair_tasks.scoring.compute_metrics`, as the harness did; the text-to-image tasks'
@@ -285,7 +285,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     files = [f for f in files if not _is_t2i(f.task)]
     if not files:
         return out
-    lines = list(scoring_cli.read_lines(files))
+    lines = list(run_files.read_lines(files))
     records, shas, _, _ = _records_from_samples(lines)
     docs = {}
     for line in lines:
@@ -306,7 +306,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
 def _from_samples(folder: Path, keep: dict[str, list[Any]] | None = None) -> dict[str, dict[str, Any]]:
     """The scores of the one run of lm-eval samples under ``folder``, as ``score`` computes them."""
     files = READER.files([str(folder)])
-    records, shas, seeds, _ = _records_from_samples(list(scoring_cli.read_lines(files)))
+    records, shas, seeds, _ = _records_from_samples(list(run_files.read_lines(files)))
     if keep is not None:
         keep.update({task: list(by_id.values()) for task, by_id in records.items()})
     return _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1, {})
@@ -346,11 +346,11 @@ def by_statistic(records: dict[str, list[Any]], metadata: dict[str, Any] | None 
 
 
 def _collect(
-    files: list[scoring_cli.InputFile], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
+    files: list[run_files.InputFile], kinds: list[str], seed: int, draws: int, metadata: dict[str, Any]
 ) -> tuple[dict[str, dict[str, Any]], dict[str, list[str]], int]:
     """Every task's records (document id -> record), its documents' hashes and the documents' seed (-1 when
     several), from responses and samples ``files`` with these settings: the one path of ``score`` and ``compare``."""
-    lines = list(scoring_cli.read_lines(files))
+    lines = list(run_files.read_lines(files))
     plain = [line for line in lines if not line.file.is_samples]
     harness = [line for line in lines if line.file.is_samples]
     records: dict[str, dict[str, Any]] = {}
@@ -386,16 +386,16 @@ def score(args: argparse.Namespace) -> int:
     return 0
 
 
-def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+def compare_records(recorded: dict[str, Any], files: list[run_files.InputFile]) -> dict[str, dict[str, Any]]:
     """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and
     settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``."""
-    settings = scoring_cli.recorded_settings(recorded)
+    settings = run_files.recorded_settings(recorded)
     metadata = settings.get("metadata") or {}
     seed, draws, kinds = settings.get("seed", DEFAULT_SEED), settings.get("draws", DEFAULT_DRAWS), settings.get("tasks")
     whole = all(isinstance(v, int) and not isinstance(v, bool) for v in (seed, draws))
     listed = kinds is None or (isinstance(kinds, list) and all(isinstance(k, str) for k in kinds))
     if not isinstance(metadata, dict) or not whole or not listed:
-        raise ValueError(f"{scoring_cli.SCORE_INPUTS}: malformed settings {settings!r}")
+        raise ValueError(f"{run_files.SCORE_INPUTS}: malformed settings {settings!r}")
     kinds = _kinds(",".join(kinds)) if kinds is not None else list(KINDS)
     records, _, _ = _collect(files, kinds, seed, draws, metadata)
     return records

@@ -58,7 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import benchmarks, position, scoring_cli
+from fairness_evals import benchmarks, position, run_files
 from fairness_evals.report.model import shorten
 
 #: A log line that reports a failure: loguru's ``| ERROR |``, Python logging's ``ERROR``, or a traceback.
@@ -70,7 +70,7 @@ _SHOWN = 60
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    scoring_cli.add_runs_argument(parser)
+    run_files.add_runs_argument(parser)
     parser.add_argument("--tasks", action="append", default=[], metavar="TASKS",
                         help="tasks or groups that must be in the results (comma-separated; repeatable)")  # fmt: skip
     parser.add_argument("--allow-nan", action="append", default=[], metavar="PATTERN",
@@ -141,7 +141,7 @@ def _number(value: Any) -> float | None:
 
 def _sample_tasks(folder: Path) -> set[str]:
     """Tasks of ours whose samples file lies in ``folder`` (started, so they should have results)."""
-    from fairness_evals.scoring_cli import samples_name
+    from fairness_evals.run_files import samples_name
 
     named = (samples_name(file.name) for file in folder.rglob("*.jsonl"))
     return {found[1] for found in named if found and _ours(found[1])}

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import jsonio, scoring_cli
+from fairness_evals import jsonio, run_files
 from fairness_evals.detail import Detail
 from fairness_evals.generation.layout import add_layout_argument, announce, score_command, write_layout
 from fairness_evals.jsonio import write_lines
@@ -71,7 +71,7 @@ METADATA_SETTINGS = {"iris_min_coverage": "min_coverage"}
 def _settings(args: argparse.Namespace, metadata: dict[str, Any] | None = None) -> Settings:
     values = {key: getattr(args, ATTRIBUTES[key]) for key in CLI}
     values["on_bad_input"] = bool(args.skip_bad_input)
-    values |= scoring_cli.share_settings(
+    values |= run_files.share_settings(
         metadata or {}, METADATA_SETTINGS, what="an IRIS scoring setting",
         hint="corpus and mapping settings are options, e.g. --mapping-threshold",
     )  # fmt: skip
@@ -172,10 +172,10 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 #: The tasks ``score`` reads from samples folders: the understanding tasks (generation is scored by lmms-eval).
 SAMPLE_TASKS = re.compile(r"iris_[a-z]+_und")
 PROG = "iris"
-READER = scoring_cli.Reader(PROG, SAMPLE_TASKS, "lmms-eval")
+READER = run_files.Reader(PROG, SAMPLE_TASKS, "lmms-eval")
 
 
-def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, str, Any]]:
+def read_replies(lines: list[run_files.Line]) -> list[tuple[str, str | None, str, Any]]:
     """(where, task or None, document id, reply) per line: lmms-eval samples name their task (from the file
     name) and their document (the id of the record our ``process_results`` logs:
     :func:`iris_tasks.scoring.sample_answer`), a plain ``{"id", "response"}`` line does not name its task (it
@@ -185,12 +185,12 @@ def read_replies(lines: list[scoring_cli.Line]) -> list[tuple[str, str | None, s
     out = []
     for line in lines:
         row = line.row
-        response = scoring_cli.response_of(line)
+        response = run_files.response_of(line)
         logged = sample_answer(row, line.file.task) if isinstance(row, dict) and line.file.task else None
         if response is not None:
             out.append((line.where, None, *response))
         elif logged is not None:
-            out.append((line.where, line.file.task, logged[0], scoring_cli.sample_reply(row, line.where, logged[0])))
+            out.append((line.where, line.file.task, logged[0], run_files.sample_reply(row, line.where, logged[0])))
         else:
             raise ValueError(f'{line.where}: neither {{"id", "response"}} nor an lmms-eval IRIS sample')
     return out
@@ -247,11 +247,11 @@ def records_of(task: str, docs: list[dict[str, Any]], replies: dict[tuple[str, s
 
 
 def _collect(
-    args: argparse.Namespace, metadata: dict[str, Any], files: list[scoring_cli.InputFile]
+    args: argparse.Namespace, metadata: dict[str, Any], files: list[run_files.InputFile]
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[tuple[str, str], Any]]:
     """The documents per task and the replies ((task, document id) -> reply) of ``files`` with the settings of
     ``args``: the one path of ``score`` and ``compare``."""
-    lines = read_replies(list(scoring_cli.read_lines(files)))  # bad input fails before the corpus is loaded
+    lines = read_replies(list(run_files.read_lines(files)))  # bad input fails before the corpus is loaded
     _, docs_by_task = _documents(args, metadata)
     return docs_by_task, assign(lines, docs_by_task)
 
@@ -264,13 +264,13 @@ def score(args: argparse.Namespace) -> int:
     docs_by_task, replies = _collect(args, metadata, files)
     results, missing = score_documents(docs_by_task, replies)
     READER.note_unanswered({task: len(docs) for task, docs in docs_by_task.items()}, missing)
-    settings = scoring_cli.record_options(args, ATTRIBUTES)
+    settings = run_files.record_options(args, ATTRIBUTES)
     settings.update(task=list(docs_by_task), metadata=metadata, embedder=configured())
     READER.write(results, files, settings, args.out)
     return 0
 
 
-def detail(files: list[scoring_cli.InputFile]) -> Detail:
+def detail(files: list[run_files.InputFile]) -> Detail:
     """Every statistic, the reason for each null and the provenance of the IRIS tasks of one run's samples ``files``
     (:mod:`fairness_evals.detail`), from the records the run logged (lmms-eval logs no document: each line's readable
     record carries its record and the corpus it came from), scored by the harness's code (the generation tasks' by
@@ -284,7 +284,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     files = [f for f in files if not (f.task or "").startswith("iris_gen")]
     if not files:
         return out
-    records, provenance = scoring_cli.sample_records(
+    records, provenance = run_files.sample_records(
         files,
         lambda task, row: scoring.sample_answer(row, task) if task in scoring.MODULES else None,
         scoring.CARRIERS.__getitem__,
@@ -299,20 +299,20 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
     return out
 
 
-def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+def compare_records(recorded: dict[str, Any], files: list[run_files.InputFile]) -> dict[str, dict[str, Any]]:
     """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and
     settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``. The corpora must still be
     where they were scored from, and the answer mapper's embedder (``IRIS_EMBEDDER``) the same."""
     from iris_tasks.embedder import EMBEDDER_ENV, configured
 
-    settings = scoring_cli.recorded_settings(recorded)
+    settings = run_files.recorded_settings(recorded)
     embedder = str(settings.get("embedder") or "")
     if embedder != configured():
         raise ValueError(
             f"scored with {EMBEDDER_ENV}={embedder!r}, now {configured()!r}: the answers would map differently; set "
             f"{EMBEDDER_ENV} as it was scored"
         )
-    args = scoring_cli.recorded_options(settings, ATTRIBUTES, task=settings.get("task"))
+    args = run_files.recorded_options(settings, ATTRIBUTES, task=settings.get("task"))
     metadata = settings.get("metadata") or {}
     docs_by_task, replies = _collect(args, metadata, files)
     return {task: found for task, docs in docs_by_task.items() if (found := records_of(task, docs, replies))}

@@ -9,7 +9,7 @@ documents of every domain, then the open-ended ones (``--questions`` chooses)::
      "gender", "race", "age", "age_band"[, "attributes"]}}
 
 ``score`` reads replies (lines ``{"id", "response"}``, or lmms-eval ``--log_samples`` files or folders, through
-:mod:`fairness_evals.scoring_cli`) and prints ``{task: {metric: value}}`` with exactly the metrics, names and
+:mod:`fairness_evals.run_files`) and prints ``{task: {metric: value}}`` with exactly the metrics, names and
 numbers the harness reports (the same :func:`fairlens_tasks.scoring.compute_metrics`), plus the ``fairlens`` group
 roll-ups when all three domains were answered. Answers to the open-ended documents in the same responses file are
 skipped and counted (``fairness-evals judge`` judges them). A samples line must name a closed-ended document of this
@@ -38,7 +38,7 @@ from fairlens_tasks.settings import (
     coverage_threshold,
     position_nulls_on,
 )
-from fairness_evals import jsonio, scoring_cli
+from fairness_evals import jsonio, run_files
 from fairness_evals.detail import Detail
 from fairness_evals.jsonio import write_lines
 
@@ -139,10 +139,10 @@ def add_score_arguments(parser: argparse.ArgumentParser) -> None:
 #: The tasks ``score`` reads from samples folders (the open-ended ones are for ``fairness-evals judge``).
 SAMPLE_TASKS = re.compile(r"fairlens_(?:hiring|legal|healthcare)")
 PROG = "fairlens"
-READER = scoring_cli.Reader(PROG, SAMPLE_TASKS, "lmms-eval")
+READER = run_files.Reader(PROG, SAMPLE_TASKS, "lmms-eval")
 
 
-def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:
+def _answer(line: run_files.Line) -> tuple[str, Any, dict[str, Any] | None]:
     """(document id, reply, the document the line logs or None) of one line: ours ``{"id", "response"}`` or an
     lmms-eval FairLens sample, which names its document by the id of the record our ``process_results`` logs
     (:func:`fairlens_tasks.scoring.logged_record`) or by ``doc.id`` (lmms-eval logs the document), never by its
@@ -152,7 +152,7 @@ def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:
     row = line.row
     if not isinstance(row, dict):
         raise ValueError(f"{line.where}: expected a JSON object")
-    response = scoring_cli.response_of(line)
+    response = run_files.response_of(line)
     if response is not None:
         return *response, None
     logged, doc = logged_record(row), row.get("doc")
@@ -166,7 +166,7 @@ def _answer(line: scoring_cli.Line) -> tuple[str, Any, dict[str, Any] | None]:
         )
     if len(set(named)) > 1:
         raise ValueError(f"{line.where}: its record answers {named[0]!r} and its doc.id is {named[1]!r}")
-    return named[0], scoring_cli.sample_reply(row, line.where, named[0]), doc
+    return named[0], run_files.sample_reply(row, line.where, named[0]), doc
 
 
 #: The fields a sample's logged ``doc`` must share with the document of this corpus and these settings it names.
@@ -174,7 +174,7 @@ _IDENTITY = ("task", "question_id", "corpus_sha256", "seed", "sample_fraction", 
 
 
 def read_replies(
-    lines: list[scoring_cli.Line], docs_by_task: dict[str, list[dict[str, Any]]], open_ids: Any = None
+    lines: list[run_files.Line], docs_by_task: dict[str, list[dict[str, Any]]], open_ids: Any = None
 ) -> tuple[dict[str, Any], int]:
     """Document id -> reply, and how many open-ended answers (``open_ids``: a callable giving their ids, built
     only when an id is not a closed document) were skipped. Unknown ids, a sample of a document of another task
@@ -257,7 +257,7 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     in [0, 1], or a ``fairlens_position_nulls`` that is not true or false, is an error naming it (before any corpus
     is loaded)."""
     shares = {key: value for key, value in metadata.items() if key != POSITION_NULLS_KEY}
-    settings = scoring_cli.share_settings(
+    settings = run_files.share_settings(
         shares,
         SCORING_KEYS,
         what="a FairLens scoring setting",
@@ -271,14 +271,14 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
 
 
 def _collect(
-    args: argparse.Namespace, files: list[scoring_cli.InputFile]
+    args: argparse.Namespace, files: list[run_files.InputFile]
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any], int]:
     """The documents per task, the replies (document id -> reply) and the number of open-ended answers skipped, from
     ``files`` with the corpus settings of ``args``: the one path of ``score`` and ``compare``."""
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents, task_name
 
-    lines = list(scoring_cli.read_lines(files))  # bad input fails before the corpus is loaded
+    lines = list(run_files.read_lines(files))  # bad input fails before the corpus is loaded
     corpus = load_corpus(corpus_settings(args))
     domains = chosen_domains(args)
     docs_by_task = {task_name(d): list(iter_documents(corpus, d)) for d in domains}
@@ -296,20 +296,20 @@ def _collect(
 #: name -> option attribute: the same).
 _RECORDED = ("corpus", "sample_fraction", "seed", "image_list", "skip_bad_input", "hf_split", "hf_columns", "label_map")
 RECORDED_OPTIONS = {name: name for name in _RECORDED}
-#: ``fairlens_tasks.judging.cli`` still imports it (until it calls :func:`recorded_corpus`).
-_absolute = scoring_cli.absolute
+#: ``fairlens_tasks.judging.command`` still imports it (until it calls :func:`recorded_corpus`).
+_absolute = run_files.absolute
 
 
 def recorded_corpus(args: argparse.Namespace) -> dict[str, Any]:
     """The corpus settings a score (or judge) output records: the corpus options of ``args`` (local paths absolute)
     and the domains."""
-    return {**scoring_cli.record_options(args, RECORDED_OPTIONS), "domain": chosen_domains(args)}
+    return {**run_files.record_options(args, RECORDED_OPTIONS), "domain": chosen_domains(args)}
 
 
 def corpus_options(settings: dict[str, Any]) -> argparse.Namespace:
     """The corpus options :func:`recorded_corpus` recorded in ``settings``, as the command read them (for
     ``compare``)."""
-    return scoring_cli.recorded_options(settings, RECORDED_OPTIONS, domain=settings.get("domain"))
+    return run_files.recorded_options(settings, RECORDED_OPTIONS, domain=settings.get("domain"))
 
 
 def score(args: argparse.Namespace) -> int:
@@ -327,7 +327,7 @@ def score(args: argparse.Namespace) -> int:
     return 0
 
 
-def detail(files: list[scoring_cli.InputFile]) -> Detail:
+def detail(files: list[run_files.InputFile]) -> Detail:
     """Every statistic, the reason for each null and the provenance of the FairLens tasks of one run's samples
     ``files`` (:mod:`fairness_evals.detail`), from the records the run logged (lmms-eval logs no document: each line's
     readable record carries its integer record and the corpus it came from), scored by the harness's code. The
@@ -346,7 +346,7 @@ def detail(files: list[scoring_cli.InputFile]) -> Detail:
         found = open_scoring.logged_answer(row)  # (id, record, answer, provenance): the record with its answer
         return None if found is None else (found[0], (found[1], found[2]))
 
-    records, provenance = scoring_cli.sample_records(
+    records, provenance = run_files.sample_records(
         files,
         logged,
         lambda task: open_scoring.CARRIER if opened(task) else scoring.CARRIER,
@@ -401,9 +401,9 @@ def _unjudged_detail(metrics: dict[str, Any], notes: Notes) -> dict[str, Any]:
     return kept
 
 
-def compare_records(recorded: dict[str, Any], files: list[scoring_cli.InputFile]) -> dict[str, dict[str, Any]]:
+def compare_records(recorded: dict[str, Any], files: list[run_files.InputFile]) -> dict[str, dict[str, Any]]:
     """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and corpus
     settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``. The corpus must still be
     where it was scored from (its fingerprint is checked by ``compare``: ``corpus_sha256``)."""
-    docs_by_task, replies, _ = _collect(corpus_options(scoring_cli.recorded_settings(recorded, "corpus")), files)
+    docs_by_task, replies, _ = _collect(corpus_options(run_files.recorded_settings(recorded, "corpus")), files)
     return {task: found for task, docs in docs_by_task.items() if (found := records_of(docs, replies))}
