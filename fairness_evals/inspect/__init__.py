@@ -1,14 +1,14 @@
 """Our benchmarks as tasks of UK AISI's Inspect (``inspect-ai``; the ``fairness-evals[inspect]`` extra).
 
 ``inspect eval fairness_evals/<task>`` runs a task with no flag: the ``inspect_ai`` entry point of this package names
-:mod:`fairness_evals.inspect._registry`, which imports the task modules. The tasks are built from the same
-documents, prompts, parsing and statistics tables as the lm-eval and lmms-eval tasks (nothing is copied):
+:mod:`fairness_evals.inspect._registry`, which registers every benchmark's Inspect tasks (each benchmark builds them
+in its own package, from the same documents, prompts, parsing and statistics tables as its lm-eval and lmms-eval
+tasks: its ``inspect_tasks`` and ``inspect`` hooks). What is shared lives here:
 
-* :mod:`fairness_evals.inspect.fact_or_fair`: ``fact_or_fair`` and each of its tasks, with the lite variants;
-* :mod:`fairness_evals.inspect.fairlens`: ``fairlens``, ``fairlens_<domain>`` and ``fairlens_open_<domain>``;
+* :mod:`fairness_evals.inspect.plans`: a task's plan (the benchmark's own), for the metric and the log reader;
+* :mod:`fairness_evals.inspect.metric`: ``benchmark_task``, the metric and the hook every task uses;
 * :mod:`fairness_evals.inspect.headline`: the one ``@metric`` of every task (its headline statistics over all
   samples, with their coverages and intervals), the rules for values Inspect cannot hold and for epochs;
-* :mod:`fairness_evals.inspect.judge`: the open-ended bias judge as an Inspect scorer through a grader model;
 * :mod:`fairness_evals.inspect.logs`: an Inspect log (``.eval`` or ``.json``) read back as per-task runs, for
   ``fairness-evals check``, ``report``, ``compare`` and ``score``.
 

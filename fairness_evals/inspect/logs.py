@@ -45,7 +45,7 @@ from fairness_evals.inspect.plans import plan
 _JSON_LOG = re.compile(rb'\A\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 #: The sample fields the reader never needs (the transcript): not loaded from ``.eval`` logs.
 _UNREAD = {"messages", "events", "store", "attachments", "timelines"}
-#: How the task metadata names our part (:mod:`fairness_evals.inspect.fact_or_fair`, ``...fairlens``).
+#: How the task metadata of our tasks names our part (:func:`fairness_evals.inspect.metric.benchmark_task`).
 METADATA_KEY = "fairness_evals"
 NEEDS_INSPECT = extras.message("reading an Inspect log", "inspect_ai")
 
