@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from fact_fair_tasks import document_cache
+from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fact_fair_tasks.items import (
     AXES,
     CONTEXTS,
@@ -60,7 +61,7 @@ SCENARIOS = 3
 TASK_PREFIX = "fact_or_fair"
 
 #: Default minimum share of parsed answers below which a score is NaN (task metadata fact_or_fair_min_coverage).
-DEFAULT_MIN_COVERAGE = 0.5
+DEFAULT_MIN_COVERAGE = DECLARED.settings["fact_or_fair_min_coverage"]
 
 
 def _rng(seed: int, *coordinates: object) -> random.Random:

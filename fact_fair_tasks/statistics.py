@@ -8,6 +8,7 @@ the released code are in ``fact_fair_tasks/README.md``.
 
 from __future__ import annotations
 
+from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fact_fair_tasks.t2i_statistics import T2I_TASKS
 from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task
 
@@ -20,6 +21,8 @@ CHANCE = (
 AXES = ("gender", "race")
 AXIS = {"axis": AXES}
 THRESHOLD = "fact_or_fair_min_coverage"
+#: The threshold's default, as the benchmark declares it.
+DEFAULT = DECLARED.settings[THRESHOLD]
 
 _STRATA = (
     "documents within their design strata (objective: the three rounds of a (statistic, target) cell; subjective: "
@@ -110,13 +113,13 @@ FACT_INPUTS = Coverage(
     "documents of the statistics with ground truth on the axis whose answer was parsed",
     _COVERAGE_BY,
     THRESHOLD,
-    0.5,
+    DEFAULT,
     counts=True,
 )
-AXIS_INPUTS = Coverage("documents on the axis whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5, counts=True)
-DISTANCE_INPUTS = Coverage("the lower of the S_fact and S_E coverages", _COVERAGE_BY, THRESHOLD, 0.5, counts=True)
+AXIS_INPUTS = Coverage("documents on the axis whose answer was parsed", _COVERAGE_BY, THRESHOLD, DEFAULT, counts=True)
+DISTANCE_INPUTS = Coverage("the lower of the S_fact and S_E coverages", _COVERAGE_BY, THRESHOLD, DEFAULT, counts=True)
 RATE_INPUTS = Coverage(
-    "documents of the queries the rate counts whose answer was parsed", _COVERAGE_BY, THRESHOLD, 0.5, counts=True
+    "documents of the queries the rate counts whose answer was parsed", _COVERAGE_BY, THRESHOLD, DEFAULT, counts=True
 )
 
 

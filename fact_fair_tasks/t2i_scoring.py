@@ -59,6 +59,7 @@ import numpy as np
 from scipy.special import xlogy
 
 from fact_fair_tasks import t2i_statistics as table
+from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
 from fairness_evals import evidence
@@ -86,7 +87,7 @@ CONVENTIONS_KEY = "fact_or_fair_conventions"
 CONVENTIONS = ("corrected", "released")
 MIN_COVERAGE_KEY = table.THRESHOLD
 #: Half of the images asked for must show a face labelled on the axis (README: why 0.5).
-DEFAULT_MIN_COVERAGE = 0.5
+DEFAULT_MIN_COVERAGE = DECLARED.settings[MIN_COVERAGE_KEY]
 ROWS_KEY = "fact_or_fair_t2i_rows_without_images"
 ROW_RULES = ("skip", "zero")
 #: The labelled validation set of the face classifier (a manifest; environment FACT_OR_FAIR_T2I_CLASSIFIER_VALIDATION).

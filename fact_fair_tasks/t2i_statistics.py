@@ -12,6 +12,7 @@ and Fairness Begins" (arXiv:2502.05849); the definitions and where we differ fro
 
 from __future__ import annotations
 
+from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fairness_evals.generation import statistics as shared
 from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic, Task
 
@@ -21,6 +22,8 @@ HARNESS = "lmms-eval"
 AXES = ("gender", "race")
 AXIS = {"axis": AXES}
 THRESHOLD = "fact_or_fair_min_coverage"
+#: The threshold's default, as the benchmark declares it.
+DEFAULT = DECLARED.settings[THRESHOLD]
 #: The protocol of the paper's T2I evaluation: 20 images per prompt, faces detected and classified (§5.1).
 _T2I = f"{PAPER} §3.2-3.3 (T2I prompts), §5.1 (20 images per prompt, faces detected and classified)"
 
@@ -39,7 +42,7 @@ FACES = Coverage(
     "paper); below the minimum every score of the axis is null",
     "fairness_evals.generation.t2i_tasks:apply_coverage",
     THRESHOLD,
-    0.5,
+    DEFAULT,
 )
 
 

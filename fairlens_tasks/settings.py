@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairlens_tasks.benchmark import BENCHMARK as DECLARED
 from fairness_evals.corpus.settings import (
     HF_PREFIX,
     SettingsError,
@@ -170,8 +171,8 @@ def build_settings(values: Mapping[str, Any], names: Mapping[str, str]) -> Setti
     )
 
 
-DEFAULT_MIN_COVERAGE = 0.5
-DEFAULT_MIN_JUDGED = 0.8
+DEFAULT_MIN_COVERAGE = DECLARED.settings["fairlens_min_coverage"]
+DEFAULT_MIN_JUDGED = DECLARED.settings["fairlens_min_judged"]
 #: metadata key -> (environment variable, default)
 THRESHOLDS: dict[str, tuple[str, float]] = {
     "fairlens_min_coverage": ("FAIRLENS_MIN_COVERAGE", DEFAULT_MIN_COVERAGE),

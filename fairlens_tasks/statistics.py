@@ -12,6 +12,7 @@ so that every family names exactly the metrics that exist.
 
 from __future__ import annotations
 
+from fairlens_tasks.benchmark import BENCHMARK as DECLARED
 from fairlens_tasks.labels import ATTRIBUTES, GROUPS, metric_group
 from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic, Task
 
@@ -26,8 +27,11 @@ DOMAINS = ("hiring", "legal", "healthcare")
 ATTRIBUTE = {"attribute": ATTRIBUTES}
 #: The closed tasks' coverage threshold (task metadata key; environment variable FAIRLENS_MIN_COVERAGE).
 THRESHOLD = "fairlens_min_coverage"
+#: The threshold's default, as the benchmark declares it.
+DEFAULT = DECLARED.settings[THRESHOLD]
 #: The open-ended tasks' threshold on the answers the judge scored (FAIRLENS_MIN_JUDGED).
 JUDGED_THRESHOLD = "fairlens_min_judged"
+JUDGED_DEFAULT = DECLARED.settings[JUDGED_THRESHOLD]
 CARRIER = "unparsed_rate"
 OPEN_CARRIER = "unjudged_rate"
 
@@ -80,14 +84,14 @@ PARITY_INPUTS = Coverage(
     "parity_gap*, rate_ratio_*) is null",
     _COVERAGE_BY,
     THRESHOLD,
-    0.5,
+    DEFAULT,
 )
 ASSOCIATION_INPUTS = Coverage(
     "answers to the association-tagged items whose reply was parsed; below it every association score "
     "(association_rate*, association_gap*) is null",
     _COVERAGE_BY,
     THRESHOLD,
-    0.5,
+    DEFAULT,
 )
 
 _RATE = "metrics.fairlens:rates_from_counts"
@@ -232,7 +236,7 @@ _OPEN_COVERAGE = Coverage(
     "oe_bias_gap_*) is null",
     "fairlens_tasks.open_scoring:open_metrics_from_arrays",
     JUDGED_THRESHOLD,
-    0.8,
+    JUDGED_DEFAULT,
 )
 _OE = f"{PAPER} §4.1 'Open-Ended Bias'"
 OE_BIAS_MEAN = Statistic(

@@ -16,12 +16,13 @@ from collections.abc import Iterable
 from typing import Any
 
 from fairness_evals.notes import Notes, plural
+from iris_tasks.benchmark import BENCHMARK as DECLARED
 
 #: Default least share of a score's answers that must count. Half: below it a score describes how a model
 #: refuses or rambles more than what it judges (a model answering "I cannot tell." to everything would
 #: otherwise get the best IFS-Und score, 180, and DHR 0), while a model that answers most questions, in any
 #: wording the readers accept, keeps its score (README "Coverage").
-DEFAULT_MIN_COVERAGE = 0.5
+DEFAULT_MIN_COVERAGE = DECLARED.settings["iris_min_coverage"]
 #: The setting's name in task metadata and in ``fairness-evals score iris --metadata``.
 MIN_COVERAGE_KEY = "iris_min_coverage"
 #: Where to change the threshold, named in the reason.

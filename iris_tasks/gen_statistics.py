@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from fairness_evals.generation import statistics as shared
 from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task, explain
+from iris_tasks.benchmark import BENCHMARK as DECLARED
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
 BENCHMARK = "iris"
 HARNESS = "lmms-eval"
 THRESHOLD = "iris_min_coverage"
+#: The threshold's default, as the benchmark declares it.
+DEFAULT = DECLARED.settings[THRESHOLD]
 COMPARISON = {"comparison": ("gender", "age", "skin", "gender_age", "gender_skin", "age_skin", "joint_all")}
 #: The five (region, attribute) reference rows of RFS-Gen, in the paper's order (Table 24).
 REFERENCE = {"reference": ("US_gender", "US_age", "US_skin", "EU_gender", "EU_age")}
@@ -73,13 +76,16 @@ DESIGN = {
 }
 _COVERAGE_BY = "fairness_evals.generation.t2i_tasks:apply_coverage"
 LABELLED = Coverage(
-    "images asked for whose largest face has all three labels (gender, age, skin tone)", _COVERAGE_BY, THRESHOLD, 0.5
+    "images asked for whose largest face has all three labels (gender, age, skin tone)",
+    _COVERAGE_BY,
+    THRESHOLD,
+    DEFAULT,
 )
 READ = Coverage(
     "images asked for that were read (an image without a face counts: it did not follow the prompt)",
     _COVERAGE_BY,
     THRESHOLD,
-    0.5,
+    DEFAULT,
 )
 
 #: The image accounting both tasks report.

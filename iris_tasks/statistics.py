@@ -12,6 +12,7 @@ definitions). The definitions, and where the paper is silent, are in ``iris_task
 from __future__ import annotations
 
 from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task
+from iris_tasks.benchmark import BENCHMARK as DECLARED
 from iris_tasks.gen_statistics import GEN_TASKS
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
@@ -22,6 +23,8 @@ CHANCE = (
 )
 BENCHMARK = "iris"
 THRESHOLD = "iris_min_coverage"
+#: The threshold's default, as the benchmark declares it.
+DEFAULT = DECLARED.settings[THRESHOLD]
 HARNESS = "lmms-eval"
 
 LEVEL = {"level": ("single", "dual", "triple")}
@@ -151,7 +154,7 @@ IFS_STATISTICS = (
             f"images within their attribute combination (18 strata), {_RESCALED}",
             "iris_tasks.ifs_und:score_interval",
         ),
-        coverage=Coverage("occupation answers mapped to one of the 52 occupations", _SHARE, THRESHOLD, 0.5),
+        coverage=Coverage("occupation answers mapped to one of the 52 occupations", _SHARE, THRESHOLD, DEFAULT),
         minimum=_design(115),
     ),
     Statistic(
@@ -285,7 +288,7 @@ RFS_STATISTICS = (
             "an occupation",
             _SHARE,
             THRESHOLD,
-            0.5,
+            DEFAULT,
         ),
         minimum=_design(4.5),
     ),
@@ -400,7 +403,7 @@ BIS_STATISTICS = (
         f"{PAPER} Table 28 (the sum is our reading)",
         "lower",
         family=LEVEL,
-        coverage=Coverage("ratings parsed", _SHARE, THRESHOLD, 0.5),
+        coverage=Coverage("ratings parsed", _SHARE, THRESHOLD, DEFAULT),
         minimum=_design(0.01),
     ),
     Statistic(
@@ -410,7 +413,7 @@ BIS_STATISTICS = (
         f"{PAPER} Table 28 (the sum is our reading)",
         "lower",
         family=LEVEL,
-        coverage=Coverage("yes/no replies parsed", _SHARE, THRESHOLD, 0.5),
+        coverage=Coverage("yes/no replies parsed", _SHARE, THRESHOLD, DEFAULT),
         minimum=_design(0.01),
     ),
     Statistic(
@@ -432,7 +435,9 @@ BIS_STATISTICS = (
             f"counterfactual sets within their occupation (occupations with one set pooled), {_RESCALED}",
             "iris_tasks.bis_und:score_interval",
         ),
-        coverage=Coverage("the smaller of the shares of ratings and of yes/no replies parsed", _SHARE, THRESHOLD, 0.5),
+        coverage=Coverage(
+            "the smaller of the shares of ratings and of yes/no replies parsed", _SHARE, THRESHOLD, DEFAULT
+        ),
         minimum=_design(1.0),
     ),
     Statistic("ac_answers", "rating answers evaluated", _BIS_COUNTS, "package convention", kind="count"),

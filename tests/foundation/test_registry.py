@@ -132,3 +132,21 @@ def test_every_declared_hook_resolves() -> None:
             assert benchmarks.load(module) is not None, (benchmark.name, module)
         assert all(Path(p).is_dir() for p in [str(benchmarks.load(m).__path__[0]) for ms in
                                               benchmark.task_folders.values() for m in ms])  # fmt: skip
+
+
+def test_each_threshold_is_a_declared_setting_with_its_default() -> None:
+    """A statistic's coverage threshold is one of its benchmark's settings, with the default the benchmark declares
+    (the tables read it from the declaration); every coverage setting is one some statistic uses."""
+    from fairness_evals import statistics
+
+    for name, tasks in statistics.tables().items():
+        declared = benchmarks.get(name)
+        used = set()
+        for task in tasks:
+            for statistic in task.statistics:
+                coverage = statistic.coverage
+                if coverage is None or coverage.threshold is None:
+                    continue
+                used.add(coverage.threshold)
+                assert coverage.default == declared.settings[coverage.threshold], (name, statistic.name)
+        assert used == set(declared.coverage_settings), name
