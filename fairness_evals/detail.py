@@ -107,7 +107,10 @@ def detail(paths: Iterable[str], *, model: str | None = None, run: str | None = 
         by_benchmark.setdefault(benchmark_of(f.task or ""), []).append(f)
     out = Detail()
     for benchmark, chosen in by_benchmark.items():
-        out.update(benchmarks.get(benchmark).hook("commands").detail(chosen))
+        commands = benchmarks.get(benchmark).hook("commands")
+        if commands is None or not hasattr(commands, "detail"):
+            raise ValueError(f"{chosen[0].path}: {benchmark} declares no commands module with detail(files)")
+        out.update(commands.detail(chosen))
     add_groups(out, _sample_counts(files))
     _add_run_provenance(out, files)
     out.add_centres()

@@ -2,12 +2,13 @@
 
 lm-eval's and lmms-eval's ``TaskManager`` both accept a list of folders, and the autoload hook passes
 :func:`task_paths`. Their command lines take a single ``--include_path``; :func:`tasks_dir` returns one
-folder: the only folder where there is one, else a copy of the task files (YAML and data, no code) under
-the cache, named by a hash of their content, rebuilt whenever their content changes, and checked file by file on
-every use (a copy with a file edited, deleted or added is rebuilt). The folders are every registered benchmark's
-``task_folders`` (:mod:`fairness_evals.benchmarks`). A copy works when every ``!function`` in those YAMLs names an
-installed module (``package.module.function``), never a file beside the YAML; a harness with one folder (lm-eval
-today) uses it in place, so its YAMLs may name files beside them, as lm-eval 0.4.11 resolves nothing else.
+folder: the only folder where there is one, else a copy of the task files (YAML and data, no code but the
+modules a YAML's ``!function`` names beside it) under the cache, named by a hash of their content, rebuilt whenever
+their content changes, and checked file by file on every use (a copy with a file edited, deleted or added is
+rebuilt). The folders are every registered benchmark's ``task_folders`` (:mod:`fairness_evals.benchmarks`). A YAML
+may name a function as an installed module (``package.module.function``) or as a file beside it
+(``module.function``: ``module.py`` next to the YAML, the only form lm-eval 0.4.11 resolves); the copy holds those
+files (:func:`_task_files`), so it works whichever form a benchmark uses.
 """
 
 from __future__ import annotations
@@ -114,13 +115,25 @@ def declared_task_dirs(harness: str) -> list[Path | None]:
     return found
 
 
+#: A task file's ``!function <module>.<name>``: the harnesses load ``<module>.py`` beside that file.
+_FUNCTION = re.compile(r"!function\s+([\w.]+)\.\w+")
+
+
 def _task_files(folder: Path) -> list[Path]:
+    """The files of a copy of ``folder``: every file but code, and the modules its YAMLs (``*.yaml`` and included
+    templates such as ``_default_template_yaml``) name beside them with ``!function``."""
     files = []
     for path in sorted(folder.rglob("*")):
         if not path.is_file() or "__pycache__" in path.parts or path.suffix in _SKIP_SUFFIXES:
             continue
         files.append(path)
-    return files
+    named = {
+        path.parent / f"{module}.py"
+        for path in files
+        if path.name.endswith("yaml")
+        for module in _FUNCTION.findall(path.read_text(encoding="utf-8", errors="replace"))
+    }
+    return sorted([*files, *(path for path in named if path.is_file())])
 
 
 def tasks_dir(harness: str) -> str:

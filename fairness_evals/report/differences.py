@@ -31,6 +31,16 @@ def _favours(row: Row) -> str:
     return "B" if (row.difference > 0) == row.better.startswith("higher") else "A"
 
 
+def _scales() -> str:
+    """Which benchmarks' differences are x100 (percentage points) and which as reported."""
+    hundred = [b.title for b in benchmarks.registry().values() if b.differences[0] == 100.0]
+    reported = [b.title for b in benchmarks.registry().values() if b.differences[0] != 100.0]
+    return ", ".join(
+        ([f"{' and '.join(hundred)} x100 (differences in percentage points)"] if hundred else [])
+        + ([f"{' and '.join(reported)} as reported"] if reported else [])
+    )
+
+
 def _short(task: str) -> str:
     """The task's name without its benchmark's prefix (the plot's title names the benchmark)."""
     owner = benchmarks.of_task(task)
@@ -121,8 +131,8 @@ def _table(baseline: str, results: list[tuple[str, list[Row]]]) -> Table:
         "B - A with its 95% paired bootstrap interval (the same documents and images resampled jointly within the "
         "design strata); p (Holm): adjusted over the metrics compared for that model; verdicts at 0.05: 'B fairer' / "
         "'A fairer' for fairness metrics (by each metric's fairer direction), 'B higher' / 'A higher' for the others, "
-        "'no detectable difference' otherwise (not evidence of equality). Fact-or-Fair and FairLens x100 "
-        "(differences in percentage points), IRIS as reported. docs/compare.md explains how to read a verdict.",
+        "'no detectable difference' otherwise (not evidence of equality). "
+        f"{_scales()}. docs/compare.md explains how to read a verdict.",
     )
 
 

@@ -84,7 +84,7 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_prose(title)}</title><style>{CSS}</style></head><body>",
         f"<h1>{_prose(title)}</h1>",
-        f'<p class="meta">fairness-evals {__version__}. {INTRO} Hover a cell for the details of its denominator.</p>',
+        f'<p class="meta">fairness-evals {__version__}. {intro()} Hover a cell for the details of its denominator.</p>',
     ]
     parts += [f'<p class="meta">{_prose(n)}</p>' for n in notes]
     for section in sections:
@@ -104,9 +104,29 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
     return "\n".join(parts) + "\n"
 
 
+def scales() -> str:
+    """Which benchmarks' values are shown x100 (their ``differences`` scale) and which as reported."""
+    from fairness_evals import benchmarks
+
+    def names(titles: list[str]) -> str:
+        return " and ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
+
+    registered = benchmarks.registry().values()
+    hundred = [b.title for b in registered if b.differences[0] == 100.0]
+    reported = [b.title for b in registered if b.differences[0] != 100.0]
+    parts = ([f"{names(hundred)} values are x100 as in the papers"] if hundred else []) + (
+        [f"{names(reported)} scores as reported"] if reported else []
+    )
+    return ", ".join(parts)
+
+
+def intro() -> str:
+    return INTRO.format(scales=scales())
+
+
 INTRO = (
     "Numbers are copied from the results files; the few the report computes (plain means, in italics, named in "
-    "each caption) say so. Fact-or-Fair and FairLens values are x100 as in the papers, IRIS scores as reported; "
+    "each caption) say so. {scales}; "
     "brackets are 95% intervals, each table naming its methods (an interval that corrects a biased estimate can lie "
     "beside it: the cell then shows the bias-corrected estimate it is centred on); n is each score's denominator; "
     "coverage is the share of a score's inputs that "
@@ -137,7 +157,7 @@ def markdown(title: str, sections: list[Section], sources: list[str], notes: lis
     lines = [
         f"# {md_escape(title)}",
         "",
-        f"fairness-evals {__version__}. {INTRO} Figures are in the HTML report (`--format html`).",
+        f"fairness-evals {__version__}. {intro()} Figures are in the HTML report (`--format html`).",
         "",
     ]
     lines += [f"> {md_escape(n)}" for n in notes]
