@@ -33,6 +33,10 @@ HARNESS_ONLY = (
     "fairness_evals.generation.diffusers_t2i",
     "fairness_evals.generation.from_folder",
     "fairness_evals.inspect.",
+    "fact_fair_tasks.inspect_tasks",
+    "fairlens_tasks.inspect_tasks",
+    "fairlens_tasks.judging.inspect_scorer",
+    "iris_tasks.inspect_tasks",
 )
 PACKAGES = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks")
 

@@ -78,7 +78,7 @@ def test_score_refuses_a_task_whose_samples_mix_two_runs(
 
 
 def test_check_and_compare_name_the_two_lines(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    from fairness_evals.compare.comparison import ADAPTERS
+    from fairness_evals.compare.problem import adapters
     from fairness_evals.compare.runs import TaskRun, read_records
 
     docs, _, _ = mixed("seed")
@@ -87,7 +87,7 @@ def test_check_and_compare_name_the_two_lines(tmp_path: Path, capsys: pytest.Cap
     assert main(["check", str(tmp_path / "run")]) == 1
     shown = line.split(" 0 at ")[0]  # check cuts a long line: on a long temporary path, within the second path
     assert f"its samples cannot be scored, so only its headlines show: {shown}" in capsys.readouterr().err
-    adapter = next(a for a in ADAPTERS if a.owns(TASK))
+    adapter = next(a for a in adapters() if a.owns(TASK))
     with pytest.raises(ValueError, match="come from two runs") as error:
         read_records(TaskRun(TASK, {}, {}, samples, samples.with_name(f"results_{STAMP}.json")), adapter)
     assert str(error.value).startswith(line)

@@ -15,14 +15,16 @@ from harness import DEV_BIN, REPO, offline_env
 pytestmark = pytest.mark.harness
 
 PACKAGES = ("fairness_evals", "metrics", "fact_fair_tasks", "fairlens_tasks", "iris_tasks")
-#: The modules of fairness_evals.inspect that import without inspect_ai; the others (the Inspect tasks, the metric,
-#: the judge, the registry) are imported by Inspect alone.
+#: The modules of fairness_evals.inspect that import without inspect_ai; the others (the metric, the registry), and
+#: each benchmark's Inspect tasks and the FairLens judge's scorer (:data:`INSPECT_ONLY`), are imported by Inspect alone.
 INSPECT_FREE = (
     "fairness_evals.inspect.headline",
     "fairness_evals.inspect.logs",
     "fairness_evals.inspect.plans",
     "fairness_evals.inspect.task_files",  # imports the task modules only when it writes or checks the task files
 )
+INSPECT_ONLY = ("fact_fair_tasks.inspect_tasks", "fairlens_tasks.inspect_tasks", "fairlens_tasks.judging.inspect_scorer",
+                "iris_tasks.inspect_tasks")  # fmt: skip
 
 
 def blocked_env(tmp: Path, **extra: str) -> dict[str, str]:
@@ -51,7 +53,7 @@ for package in {PACKAGES!r}:
     module = importlib.import_module(package)
     names += [m.name for m in pkgutil.walk_packages(module.__path__, package + ".")]
 free = {INSPECT_FREE!r}
-skipped = [n for n in names if n.startswith("fairness_evals.inspect.") and n not in free]
+skipped = [n for n in names if n.startswith("fairness_evals.inspect.") and n not in free or n in {INSPECT_ONLY!r}]
 for name in names:
     if name not in skipped and not name.endswith(".__main__"):  # __main__ runs the command line
         importlib.import_module(name)
