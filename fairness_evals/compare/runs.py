@@ -119,6 +119,10 @@ def logged_records(run: Any, task: str) -> dict[str, Any] | None:
     return dict(run.records(task))
 
 
+#: What ``fairness-evals score <run folder>`` records as its benchmark (:func:`fairness_evals.detail.write`).
+RUN_SCORE = "run"
+
+
 def score_modules() -> dict[str, str]:
     """Every benchmark's ``score_outputs``: the benchmark a score output records -> the module that reads it."""
     return {name: module for b in benchmarks.registry().values() for name, module in b.score_outputs.items()}
@@ -163,6 +167,11 @@ def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
     recorded = data[SCORE_INPUTS]
     benchmark = recorded.get("benchmark") if isinstance(recorded, dict) else None
     modules = score_modules()
+    if benchmark == RUN_SCORE:
+        raise ValueError(
+            f"{where}: the score of a harness run folder, which records no responses to score again; compare the run "
+            "folder itself, or the output of `fairness-evals score <benchmark> --responses <run folder>`"
+        )
     if benchmark not in modules:
         raise ValueError(f"{where}: {SCORE_INPUTS} names no benchmark compare reads ({benchmark!r})")
     module = importlib.import_module(modules[benchmark])

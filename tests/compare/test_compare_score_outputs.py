@@ -231,6 +231,11 @@ def test_a_score_output_and_a_harness_run_of_the_same_documents_are_compared(
     assert sorted(e["task"] for e in entries) == sorted(tasks)
     rows = _rows(_compare(tmp_path, resc, a))
     assert all(r["difference"] == 0 for r in rows if not r["verdict"].startswith("not comparable"))
+    # the score of the run folder itself records no responses: refused in one line saying what to compare instead
+    folder_score = tmp_path / "folder_score.json"
+    assert main(["score", str(harness), "--out", str(folder_score)]) == 0
+    said = _refused(capsys, str(folder_score), str(a))
+    assert "the score of a harness run folder" in said and "--responses <run folder>" in said
     # a harness run on other documents (another seed) is refused naming the difference
     other = _score(_responses(tmp_path / "seeded.jsonl", base), tmp_path / "seeded.json", "--seed", "3")
     assert re.search("seed differs", _refused(capsys, str(harness), str(other)))
