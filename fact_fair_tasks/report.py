@@ -385,23 +385,14 @@ def section(runs: list[Run]) -> Section | None:
 
 
 # --------------------------------------------------------------------------- the paper's rows (report --published)
-def published() -> dict:
-    """This package's ``published.json``: the paper's rows as printed, with their provenance."""
-    from pathlib import Path
-
-    from fairness_evals.report.published import read
-
-    return read(str(Path(__file__).with_name("published.json")))
-
-
 def published_table(runs: list[Run]) -> Table | None:
-    from fairness_evals.report.published import WARNING, published_row
+    from fairness_evals.report.published import WARNING, beside, published_row
 
     items = [e for e in entries(runs) if not e.variant]
     if not items:
         return None
     base = table2(items)
-    data = published()
+    data = beside(__file__)
     rows = [row for row in base.rows]
     for model, row in data["rows"].items():
         rows.append(published_row(model, row["values"], f"{data['source']} ({row['kind'].upper()})"))

@@ -229,20 +229,11 @@ def section(runs: list[Run]) -> Section | None:
 
 
 # --------------------------------------------------------------------------- the paper's rows (report --published)
-def published() -> dict:
-    """This package's ``published.json``: the paper's rows as printed, with their provenance."""
-    from pathlib import Path
-
-    from fairness_evals.report.published import read
-
-    return read(str(Path(__file__).with_name("published.json")))
-
-
 def published_table(runs: list[Run]) -> Table | None:
     from fairness_evals.report.model import number
-    from fairness_evals.report.published import WARNING, published_row
+    from fairness_evals.report.published import WARNING, beside, published_row
 
-    data = published()
+    data = beside(__file__)
     dims = data["columns"]
     rows = []
     for item in profiles(runs):

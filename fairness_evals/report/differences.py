@@ -19,6 +19,7 @@ from fairness_evals.compare.engine import NotPaired
 from fairness_evals.compare.runs import from_model
 from fairness_evals.report.load import ModelRuns, ReportInputError, Run, models
 from fairness_evals.report.model import PROSE, Figure, Section, Table, number, shorten, text
+from fairness_evals.report.render import scales
 from fairness_evals.report.svg import wrap
 
 COLOURS = {"B": "#2e933c", "A": "#d1495b", "none": "#555555"}  # B better, A better, no detectable difference
@@ -29,16 +30,6 @@ def _favours(row: Row) -> str:
     if row.verdict == NOT_COMPARABLE or not row.verdict.startswith(("A ", "B ")):
         return "none"
     return "B" if (row.difference > 0) == row.better.startswith("higher") else "A"
-
-
-def _scales() -> str:
-    """Which benchmarks' differences are x100 (percentage points) and which as reported."""
-    hundred = [b.title for b in benchmarks.registry().values() if b.differences[0] == 100.0]
-    reported = [b.title for b in benchmarks.registry().values() if b.differences[0] != 100.0]
-    return ", ".join(
-        ([f"{' and '.join(hundred)} x100 (differences in percentage points)"] if hundred else [])
-        + ([f"{' and '.join(reported)} as reported"] if reported else [])
-    )
 
 
 def _short(task: str) -> str:
@@ -132,7 +123,7 @@ def _table(baseline: str, results: list[tuple[str, list[Row]]]) -> Table:
         "design strata); p (Holm): adjusted over the metrics compared for that model; verdicts at 0.05: 'B fairer' / "
         "'A fairer' for fairness metrics (by each metric's fairer direction), 'B higher' / 'A higher' for the others, "
         "'no detectable difference' otherwise (not evidence of equality). "
-        f"{_scales()}. docs/compare.md explains how to read a verdict.",
+        f"{scales('x100 (differences in percentage points)', 'as reported')}. docs/compare.md explains how to read a verdict.",
     )
 
 

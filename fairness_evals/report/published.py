@@ -26,9 +26,10 @@ WARNING = (
 
 
 @cache
-def read(path: str) -> dict[str, Any]:
-    """A benchmark's ``published.json``."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+def beside(module_file: str) -> dict[str, Any]:
+    """The ``published.json`` beside a benchmark's module (its ``__file__``): the paper's rows as printed, with their
+    provenance."""
+    return json.loads(Path(module_file).with_name("published.json").read_text(encoding="utf-8"))
 
 
 def published_row(model: str, values: list[Any], source: str, extra: list[str] = ()) -> list[Cell]:

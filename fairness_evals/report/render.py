@@ -104,24 +104,27 @@ def html(title: str, sections: list[Section], sources: list[str], notes: list[st
     return "\n".join(parts) + "\n"
 
 
-def scales() -> str:
-    """Which benchmarks' values are shown x100 (their ``differences`` scale) and which as reported."""
+def scales(hundred: str, reported: str) -> str:
+    """The titles of the benchmarks shown x100 (their ``differences`` scale) followed by ``hundred``, then those of the
+    others followed by ``reported``: "Fact-or-Fair and FairLens values are x100 ..., IRIS scores as reported"."""
     from fairness_evals import benchmarks
 
     def names(titles: list[str]) -> str:
         return " and ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
 
     registered = benchmarks.registry().values()
-    hundred = [b.title for b in registered if b.differences[0] == 100.0]
-    reported = [b.title for b in registered if b.differences[0] != 100.0]
-    parts = ([f"{names(hundred)} values are x100 as in the papers"] if hundred else []) + (
-        [f"{names(reported)} scores as reported"] if reported else []
-    )
+    x100 = [b.title for b in registered if b.differences[0] == 100.0]
+    others = [b.title for b in registered if b.differences[0] != 100.0]
+    parts = []
+    if x100:
+        parts.append(f"{names(x100)} {hundred}")
+    if others:
+        parts.append(f"{names(others)} {reported}")
     return ", ".join(parts)
 
 
 def intro() -> str:
-    return INTRO.format(scales=scales())
+    return INTRO.format(scales=scales("values are x100 as in the papers", "scores as reported"))
 
 
 INTRO = (

@@ -13,11 +13,12 @@ import pytest
 from coverage_compare import FAIRLENS_PAIRS, paired_fairlens_records
 from coverage_fairlens import design
 
-from fact_fair_tasks.report import published as fact_or_fair_published
-from fairlens_tasks.report import published as fairlens_published
+from fact_fair_tasks import report as fact_or_fair_report
+from fairlens_tasks import report as fairlens_report
 from fairness_evals.commands.main import main
 from fairness_evals.report import build_report
-from iris_tasks.report import published as iris_published
+from fairness_evals.report.published import beside
+from iris_tasks import report as iris_report
 from tests.compare.synthetic import fairlens_run
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -78,7 +79,8 @@ def test_published_rows_are_labelled_and_never_compared(two_models, tmp_path) ->
 
 
 def test_published_json_equals_the_transcriptions() -> None:
-    data = {"fact_or_fair": fact_or_fair_published(), "fairlens": fairlens_published(), "iris": iris_published()}
+    views = {"fact_or_fair": fact_or_fair_report, "fairlens": fairlens_report, "iris": iris_report}
+    data = {name: beside(view.__file__) for name, view in views.items()}
     ff = json.loads((DATA / "fact_or_fair_paper_results.json").read_text())["table2_summary"]
     for model, row in data["fact_or_fair"]["rows"].items():
         assert row["values"] == [ff[model][c] for c in data["fact_or_fair"]["columns"]]
