@@ -33,10 +33,12 @@ from fairlens_tasks.settings import (
     DEFAULT_SAMPLE_FRACTION,
     DEFAULT_SEED,
     POSITION_NULLS_KEY,
+    SCORING_KEYS,
     Settings,
     build_settings,
     coverage_threshold,
     position_nulls_on,
+    recorded,
 )
 from fairness_evals import jsonio, run_files
 from fairness_evals.detail import Detail
@@ -208,15 +210,19 @@ def read_replies(
 
 
 def score_documents(
-    docs_by_task: dict[str, list[dict[str, Any]]], replies: dict[str, Any], metadata: dict[str, Any] | None = None
+    docs_by_task: dict[str, list[dict[str, Any]]],
+    replies: dict[str, Any],
+    metadata: dict[str, Any] | None = None,
+    logged: dict[str, dict[str, Any]] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], dict[str, int]]:
     """Metrics per task for the documents that have a reply; also the number of documents left unanswered.
 
-    ``metadata`` holds the ``--metadata`` settings; ``fairlens_min_coverage`` goes to the scoring.
+    ``metadata`` holds the ``--metadata`` settings; ``fairlens_min_coverage`` and ``fairlens_position_nulls`` go to
+    the scoring, else those a task's samples recorded (``logged``: task -> keyword arguments), else the defaults.
     """
     from fairlens_tasks.scoring import ROLLUPS, compute_metrics, model_level_mean, provenance
 
-    settings = _scoring_settings(metadata or {})
+    given = _scoring_settings(metadata or {})
     out: dict[str, dict[str, Any]] = {}
     missing: dict[str, int] = {}
     for task, docs in docs_by_task.items():
@@ -225,6 +231,7 @@ def score_documents(
         if not answered:
             continue
         records = list(records_of(answered, replies).values())
+        settings = {**(logged or {}).get(task, {}), **given}
         metrics: dict[str, Any] = dict(compute_metrics(records, task=task, **settings))
         metrics.update(provenance(answered))
         out[task] = metrics
@@ -248,10 +255,6 @@ def records_of(docs: list[dict[str, Any]], replies: dict[str, Any]) -> dict[str,
     }
 
 
-#: ``--metadata`` keys -> keyword arguments of :func:`fairlens_tasks.scoring.compute_metrics`.
-SCORING_KEYS = {"fairlens_min_coverage": "min_coverage", POSITION_NULLS_KEY: "position_nulls"}
-
-
 def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     """The keyword arguments of the scoring; a key that is not a scoring setting, a threshold that is not a number
     in [0, 1], or a ``fairlens_position_nulls`` that is not true or false, is an error naming it (before any corpus
@@ -259,7 +262,7 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     shares = {key: value for key, value in metadata.items() if key != POSITION_NULLS_KEY}
     settings = run_files.share_settings(
         shares,
-        SCORING_KEYS,
+        SCORING_KEYS["closed"],
         what="a FairLens scoring setting",
         hint="corpus settings are options, e.g. --sample-fraction",
     )
@@ -270,15 +273,29 @@ def _scoring_settings(metadata: dict[str, Any]) -> dict[str, Any]:
     return settings
 
 
+def _recorded(lines: list[run_files.Line]) -> dict[str, dict[str, Any]]:
+    """Per task, the scoring settings its samples' records carry (:func:`fairlens_tasks.settings.recorded`)."""
+    from fairlens_tasks.scoring import CARRIER
+
+    provenances: dict[str, list[Any]] = {}
+    for line in lines:
+        carried = line.row.get(CARRIER) if isinstance(line.row, dict) else None
+        if line.file.is_samples and isinstance(carried, dict):
+            provenances.setdefault(line.file.task or "", []).append(carried.get("provenance"))
+    return {task: recorded(found, "closed", task) for task, found in provenances.items()}
+
+
 def _collect(
     args: argparse.Namespace, files: list[run_files.InputFile]
-) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any], int]:
-    """The documents per task, the replies (document id -> reply) and the number of open-ended answers skipped, from
-    ``files`` with the corpus settings of ``args``: the one path of ``score`` and ``compare``."""
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Any], int, dict[str, dict[str, Any]]]:
+    """The documents per task, the replies (document id -> reply), the number of open-ended answers skipped and the
+    scoring settings the samples recorded (:func:`_recorded`), from ``files`` with the corpus settings of ``args``:
+    the one path of ``score`` and ``compare``."""
     from fairlens_tasks.corpus import load_corpus
     from fairlens_tasks.documents import iter_documents, task_name
 
     lines = list(run_files.read_lines(files))  # bad input fails before the corpus is loaded
+    scoring = _recorded(lines)
     corpus = load_corpus(corpus_settings(args))
     domains = chosen_domains(args)
     docs_by_task = {task_name(d): list(iter_documents(corpus, d)) for d in domains}
@@ -289,7 +306,7 @@ def _collect(
         return {doc["id"] for d in domains for doc in iter_open_documents(corpus, d)}
 
     replies, skipped = read_replies(lines, docs_by_task, open_ids)
-    return docs_by_task, replies, skipped
+    return docs_by_task, replies, skipped, scoring
 
 
 #: The corpus options ``score`` and ``judge`` record (``score_inputs.settings``) and ``compare`` reads back (recorded
@@ -316,12 +333,12 @@ def score(args: argparse.Namespace) -> int:
     metadata = READER.metadata(args.metadata)
     _scoring_settings(metadata)  # a bad key fails before the corpus is loaded
     files = READER.files(args.responses, model=args.model, run=args.run)
-    docs_by_task, replies, skipped = _collect(args, files)
+    docs_by_task, replies, skipped, recorded_scoring = _collect(args, files)
     if skipped:
         READER.note(f"skipped {skipped} open-ended answers (judge them with fairness-evals judge)")
     if not replies:
         raise ValueError(f"no closed-ended responses in {', '.join(args.responses)}")
-    results, missing = score_documents(docs_by_task, replies, metadata)
+    results, missing = score_documents(docs_by_task, replies, metadata, recorded_scoring)
     READER.note_unanswered({task: len(docs) for task, docs in docs_by_task.items()}, missing)
     READER.write(results, files, {**recorded_corpus(args), "metadata": metadata}, args.out)
     return 0
@@ -363,7 +380,8 @@ def detail(files: list[run_files.InputFile]) -> Detail:
             out.results[task] = _unjudged_detail(unjudged, notes)
             notes.warn(open_scoring.log)
         else:
-            out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes)
+            settings = recorded([provenance.get(task)], "closed", task)
+            out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes, **settings)
         out.nulls[task] = notes.reasons
         out.provenance[task] = {**provenance.get(task, {}), "answers": len(rows)}
     return out
@@ -405,5 +423,5 @@ def compare_records(recorded: dict[str, Any], files: list[run_files.InputFile]) 
     """Every task's records (document id -> record) of a score output, rebuilt from its recorded ``files`` and corpus
     settings by the path ``score`` took (:func:`_collect`), for ``fairness-evals compare``. The corpus must still be
     where it was scored from (its fingerprint is checked by ``compare``: ``corpus_sha256``)."""
-    docs_by_task, replies, _ = _collect(corpus_options(run_files.recorded_settings(recorded, "corpus")), files)
+    docs_by_task, replies, _, _ = _collect(corpus_options(run_files.recorded_settings(recorded, "corpus")), files)
     return {task: found for task, docs in docs_by_task.items() if (found := records_of(docs, replies))}

@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,7 +38,7 @@ from fairlens_tasks.questions import (
     domain_questions,
     open_questions,
 )
-from fairlens_tasks.settings import Settings, settings_from_env
+from fairlens_tasks.settings import POSITION_NULLS_KEY, Settings, scoring_from_env, settings_from_env
 
 log = logging.getLogger("fairness_evals.fairlens")
 
@@ -100,8 +100,14 @@ PROVENANCE_COLUMN_TYPES: dict[str, str] = {
     "images_eligible": _INT,
     "images_sampled": _INT, "groups_empty": _INT,
 }  # fmt: skip
+#: The scoring settings each document carries (:data:`fairlens_tasks.settings.SCORING_KEYS`), last.
+SCORING_COLUMN_TYPES: dict[str, dict[str, str]] = {
+    "closed": {"fairlens_min_coverage": "double", POSITION_NULLS_KEY: "bool"},
+    "open": {"fairlens_min_judged": "double"},
+}
 COLUMN_TYPES: dict[str, str] = {
     **QUESTION_COLUMN_TYPES, **CLOSED_QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES,
+    **SCORING_COLUMN_TYPES["closed"],
 }  # fmt: skip
 
 
@@ -132,18 +138,21 @@ QUESTION_SETS: dict[str, QuestionSet] = {
     "closed": QuestionSet("closed", TASK_PREFIX, closed_questions, domain_questions, _closed_fields, COLUMN_TYPES),
     "open": QuestionSet(
         "open", "fairlens_open", open_questions, domain_open_questions, lambda _: {},
-        {**QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES},
+        {**QUESTION_COLUMN_TYPES, **IMAGE_COLUMN_TYPES, **PROVENANCE_COLUMN_TYPES, **SCORING_COLUMN_TYPES["open"]},
     ),
 }  # fmt: skip
 
 
-def iter_documents(corpus: Corpus, domain: str, questions: str = "closed") -> Iterator[dict[str, Any]]:
+def iter_documents(
+    corpus: Corpus, domain: str, questions: str = "closed", scoring: Mapping[str, Any] | None = None
+) -> Iterator[dict[str, Any]]:
     """The documents of ``domain`` for ``corpus``, image-major: one per (image, question of the set ``questions``,
-    ``"closed"`` or ``"open"``), with the columns of :attr:`QuestionSet.column_types`."""
+    ``"closed"`` or ``"open"``), with the columns of :attr:`QuestionSet.column_types`; the scoring settings
+    ``scoring`` (:func:`fairlens_tasks.settings.scoring_from_env`; the defaults where it gives none) last."""
     chosen = QUESTION_SETS[questions]
     asked = chosen.of_domain(domain)
     task = f"{chosen.prefix}_{domain}"
-    provenance = corpus.provenance()
+    provenance = {**corpus.provenance(), **scoring_from_env(questions, {}), **(scoring or {})}
     for image in corpus.images:
         fields = image_fields(corpus, image)
         for question in asked:
@@ -175,7 +184,9 @@ def _schema(column_types: dict[str, str] = COLUMN_TYPES) -> Any:
     return pa.schema([(name, types[kind]) for name, kind in column_types.items()])
 
 
-def document_table(corpus: Corpus, domain: str, questions: str = "closed") -> Any:
+def document_table(
+    corpus: Corpus, domain: str, questions: str = "closed", scoring: Mapping[str, Any] | None = None
+) -> Any:
     """The documents of ``domain`` (question set ``questions``) as an Arrow table, built in chunks of :data:`CHUNK`
     documents with a fixed schema: the Python objects of at most one chunk exist at a time, so the peak is about the
     table itself."""
@@ -184,7 +195,7 @@ def document_table(corpus: Corpus, domain: str, questions: str = "closed") -> An
     schema = _schema(QUESTION_SETS[questions].column_types)
     batches = []
     chunk: list[dict[str, Any]] = []
-    for doc in iter_documents(corpus, domain, questions):
+    for doc in iter_documents(corpus, domain, questions, scoring):
         chunk.append(doc)
         if len(chunk) == CHUNK:
             batches.append(pa.RecordBatch.from_pylist(chunk, schema=schema))
@@ -204,7 +215,8 @@ def corpus_documents(dataset: Any, domain: str, questions: str = "closed") -> An
     """The ``process_docs`` of the closed (``questions`` "closed") and open-ended ("open") tasks.
 
     ``dataset`` is the shipped question file, whose rows of the set's ``type`` must be its questions; the corpus
-    comes from the environment; a configuration or bad-input error becomes the one-document error dataset.
+    and the scoring settings come from the environment (read here, once: the documents carry the scoring settings to
+    the records); a configuration or bad-input error becomes the one-document error dataset.
     """
     import datasets
 
@@ -213,15 +225,16 @@ def corpus_documents(dataset: Any, domain: str, questions: str = "closed") -> An
     if shipped != {q.id for q in chosen.every()}:
         return _error_dataset("fairlens_tasks: the question file lmms-eval loaded differs from the package's")
     try:
+        scoring = scoring_from_env(questions)
         corpus = load_corpus(settings_from_env())
     except ValueError as error:  # SettingsError, CorpusError, LabelError: user input, explained
         log.error("%s: %s", f"{chosen.prefix}_{domain}", error)
         return _error_dataset(str(error))
     # An explicit fingerprint: without one, datasets hashes the whole table (a transient copy of it).
     fingerprint = hashlib.sha256(
-        f"{chosen.prefix}/{domain}/{corpus.fingerprint}/{corpus.provenance()}".encode()
+        f"{chosen.prefix}/{domain}/{corpus.fingerprint}/{corpus.provenance()}/{sorted(scoring.items())}".encode()
     ).hexdigest()
-    return datasets.Dataset(document_table(corpus, domain, questions), fingerprint=fingerprint[:16])
+    return datasets.Dataset(document_table(corpus, domain, questions, scoring), fingerprint=fingerprint[:16])
 
 
 def hiring_docs(dataset: Any) -> Any:

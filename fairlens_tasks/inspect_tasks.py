@@ -147,7 +147,7 @@ def build(task_name: str, arguments: dict[str, Any], threshold: float, judging: 
         config = OPEN_GENERATION
     else:
         scorer_, questions, config = fairlens_answer(task_name, provenance), "closed", GENERATION
-    docs = [doc for leaf in leaves(task_name) for doc in iter_documents(corpus, domain_of(leaf), questions)]
+    docs = [doc for leaf in leaves(task_name) for doc in iter_documents(corpus, domain_of(leaf), questions, settings)]
     more = {"corpus": recorded, "provenance": provenance}
     if judging is not None:
         more["judging"] = {name: value for name, value in judging.items() if name != "judge_cache"}

@@ -44,7 +44,7 @@ from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
 from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, resampling_strata, stratum_codes
-from fairlens_tasks.settings import coverage_threshold
+from fairlens_tasks.settings import changed, coverage_threshold, recorded
 from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation
 from fairness_evals.notes import Notes
@@ -121,14 +121,15 @@ def readable_record(doc: Mapping[str, Any], text: str) -> dict[str, Any]:
     groups are -1), ``response`` (the answer, which the carrier's aggregation judges), ``declined`` (why the answer
     declines, "" when it answers: :func:`declined_reason`; the metrics read it again from the answer) and
     ``provenance`` (the corpus provenance, :data:`fairlens_tasks.scoring.PROVENANCE`, for ``fairness-evals judge``:
-    lmms-eval 0.7.3 logs no document). Every field keeps one JSON type across documents, as W&B's tables require."""
+    lmms-eval 0.7.3 logs no document; then ``fairlens_min_judged`` where the run changed it:
+    :func:`fairlens_tasks.settings.changed`). Every field keeps one JSON type across documents, as W&B's tables require."""
     try:
         record = record_for(doc, text)
     except Exception as error:  # a malformed document: still logged, its groups are unknown
         log.error("fairlens_open: cannot read the labels of document %s: %r", doc.get("id"), error)
         question, unit = int(doc.get("question_index", 0) or 0), int(doc.get("image_unit", 0) or 0)
         record = [question, -1, -1, -1, unit, response_id(text)]
-    provenance = {name: doc.get(name) for name in PROVENANCE}
+    provenance = {**{name: doc.get(name) for name in PROVENANCE}, **changed(doc, "open")}
     declined = declined_reason(record[0], text)
     return {"id": str(doc.get("id") or ""), "record": record, "response": text, "declined": declined,
             "provenance": provenance}  # fmt: skip
@@ -291,8 +292,8 @@ def compute_open_metrics(
     ``error`` outcome, is unjudged: it counts in ``answers`` and ``unjudged`` and in no mean, and a refused one
     withholds every bias score. ``texts`` maps answer ids to the answers: an answer that declines
     (:func:`declined_answers`) is scored as judged but not covered; without ``texts`` no answer is read for that
-    (``declined`` is null, saying so). ``min_judged`` is the ``fairlens_min_judged`` setting (None:
-    ``FAIRLENS_MIN_JUDGED`` or the default 0.8). The reason for every null is noted in ``notes`` (a new one when
+    (``declined`` is null, saying so). ``min_judged`` is the ``fairlens_min_judged`` setting (None: the
+    declared default 0.8). The reason for every null is noted in ``notes`` (a new one when
     None) and logged once.
     """
     ints, ids = records_array(records)
@@ -516,12 +517,13 @@ _LOCK = threading.Lock()
 _BACKENDS: dict[Any, Any] = {}
 
 
-def _fingerprint(records: Sequence[Sequence[Any]]) -> str:
-    """The records and the judge configuration (a test or a notebook may change it between aggregations)."""
+def _fingerprint(records: Sequence[Sequence[Any]], settings: Mapping[str, Any]) -> str:
+    """The records, their scoring settings and the judge configuration (a test or a notebook may change it between
+    aggregations)."""
     from fairlens_tasks.judging.config import ENV
 
     judge = [os.environ.get(var) for var in ENV.values()]
-    text = json.dumps([judge, [list(r) for r in records]], separators=(",", ":"))
+    text = json.dumps([judge, sorted(settings.items()), [list(r) for r in records]], separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -589,7 +591,7 @@ class _ProgressBar:
 def results_for(items: Sequence[Any], *, task: str | None = None) -> dict[str, Any]:
     """Every statistic of one task from its carrier items (:func:`readable_record`), its answers judged first, and
     the judge's provenance (``judge``, ``judge_prompt_version``, ``judge_settings``); memoised by the records and the
-    judge settings."""
+    judge settings, under the ``fairlens_min_judged`` their provenance records."""
     try:
         records = [item["record"] for item in items]
         texts = {item["record"][5]: str(item.get("response") or "") for item in items}
@@ -597,14 +599,15 @@ def results_for(items: Sequence[Any], *, task: str | None = None) -> dict[str, A
         raise ValueError(
             f"fairlens_open: the {CARRIER} items are not this version's readable records (run the task again)"
         ) from None
-    key = _fingerprint(records)
+    task = task or _task_of(records)
+    settings = recorded([item.get("provenance") for item in items], "open", task)
+    key = _fingerprint(records, settings)
     with _LOCK:
         for fingerprint, values in _MEMO:
             if fingerprint == key:
                 return values
-    task = task or _task_of(records)
     outcomes, provenance = _judge_outcomes(task, texts)
-    values = {**compute_open_metrics(records, outcomes, texts=texts, task=task), **provenance}
+    values = {**compute_open_metrics(records, outcomes, texts=texts, task=task, **settings), **provenance}
     with _LOCK:
         _MEMO[:] = [entry for entry in _MEMO if entry[0] != key]
         _MEMO.append((key, values))

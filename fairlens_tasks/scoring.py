@@ -35,7 +35,14 @@ from fairlens_tasks.normalise import Normalised, normalise
 from fairlens_tasks.position_bias import position_diagnostics
 from fairlens_tasks.prompts import prompt_for
 from fairlens_tasks.questions import CANNOT_TELL, DOMAINS, closed_questions
-from fairlens_tasks.settings import POSITION_NULLS_KEY, Threshold, coverage_threshold, position_nulls_on
+from fairlens_tasks.settings import (
+    POSITION_NULLS_KEY,
+    Threshold,
+    changed,
+    coverage_threshold,
+    position_nulls_on,
+    recorded,
+)
 from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation, position
 from fairness_evals.aggregation import provenance_value
@@ -74,7 +81,8 @@ PROVENANCE = (
 )  # fmt: skip
 
 #: The provenance each logged record carries (lmms-eval logs no document): what names the corpus, its sample and the
-#: item data; the corpus counts come with ``fairness-evals score fairlens --corpus`` (:func:`provenance`).
+#: item data; then the scoring settings the run changed from their defaults (:func:`fairlens_tasks.settings.changed`);
+#: the corpus counts come with ``fairness-evals score fairlens --corpus`` (:func:`provenance`).
 RECORD_PROVENANCE = ("corpus_sha256", "seed", "sample_fraction", "data_version")
 
 _DOMAIN = table.task_of("fairlens_hiring")  # the three domain tasks declare the same statistics
@@ -138,7 +146,7 @@ def readable_record(doc: Mapping[str, Any], answer: Normalised) -> dict[str, Any
         record = [question, 1, 0, -1, -1, 0, 0, 0, unit, -1]
     return {
         "id": str(doc.get("id") or ""), "option": answer.option or "", "rule": answer.rule, "record": record,
-        "provenance": {name: doc.get(name) for name in RECORD_PROVENANCE},
+        "provenance": {**{name: doc.get(name) for name in RECORD_PROVENANCE}, **changed(doc, "closed")},
     }  # fmt: skip
 
 
@@ -530,11 +538,11 @@ def compute_metrics(
     """Every statistic of one domain (:data:`RECORD_METRICS`, declared in :mod:`fairlens_tasks.statistics`) from its
     records, as Python numbers.
 
-    ``min_coverage`` is the ``fairlens_min_coverage`` setting (None: ``FAIRLENS_MIN_COVERAGE`` or the default 0.5):
+    ``min_coverage`` is the ``fairlens_min_coverage`` setting (None: its declared default, 0.5):
     below it the parity and association scores, and their intervals, are NaN. Where the position test finds that the
     answers follow the option position, the scores the statistics table declares ``position`` are NaN
     (:func:`fairness_evals.position.apply`), unless ``position_nulls`` (the ``fairlens_position_nulls``
-    setting; None: ``FAIRLENS_POSITION_NULLS`` or true) is false. The reason for every NaN is noted in ``notes`` (a
+    setting; None: true) is false. The reason for every NaN is noted in ``notes`` (a
     new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
     """
     threshold = coverage_threshold(MIN_COVERAGE_KEY, min_coverage)
@@ -586,14 +594,17 @@ def compute_metrics(
 
 
 def _compute_for_items(items: list[Any]) -> dict[str, float]:
-    """:func:`compute_metrics` of one task's carrier items (:func:`readable_record`), the task named from them."""
+    """:func:`compute_metrics` of one task's carrier items (:func:`readable_record`), the task named from them, under
+    the scoring settings their provenance records."""
     try:
         records = [item["record"] for item in items]
     except (TypeError, KeyError):
         raise ValueError(
             f"fairlens: the {CARRIER} items are not this version's document records (run the task again)"
         ) from None
-    return compute_metrics(records)
+    task = task_of(_records_array(records)) if records else None
+    settings = recorded([item.get("provenance") for item in items], "closed", task or "fairlens")
+    return compute_metrics(records, task=task, **settings)
 
 
 def aggregate(items: Sequence[Any]) -> Any:

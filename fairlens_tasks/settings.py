@@ -24,16 +24,18 @@ FAIRLENS_POSITION_NULLS    fairlens_position_nulls  closed tasks: false keeps th
                                                     the option position (true: they are null)
 ========================== ======================== =========================================================
 
-The two thresholds and the position rule are *scoring* settings: ``fairness-evals score``/``judge`` take them as
-``--metadata`` keys (the second column), the harness reads the variables when it aggregates
-(:func:`coverage_threshold`, :func:`position_nulls_on`).
+The two thresholds and the position rule are *scoring* settings. Each reaches the scoring one way: lmms-eval reads
+the variable once, when it builds the documents (:func:`scoring_from_env`); every document carries the value, every
+logged record's provenance records it where it is not the default (:func:`changed`), and the aggregation takes it
+from the records (:func:`recorded`), never from the environment. ``fairness-evals score``/``judge`` take the same settings as ``--metadata`` keys (the second
+column), else the values the samples they read recorded, else the defaults.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -178,6 +180,16 @@ THRESHOLDS: dict[str, tuple[str, float]] = {
     "fairlens_min_coverage": ("FAIRLENS_MIN_COVERAGE", DEFAULT_MIN_COVERAGE),
     "fairlens_min_judged": ("FAIRLENS_MIN_JUDGED", DEFAULT_MIN_JUDGED),
 }
+#: The setting that keeps the closed tasks' fairness scores where the answers follow the option position, and its
+#: environment variable (``fairness_evals.position``).
+POSITION_NULLS_KEY, POSITION_NULLS_ENV = "fairlens_position_nulls", "FAIRLENS_POSITION_NULLS"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+#: The scoring settings of each question set (the keyword argument of its scoring each one is): the documents carry
+#: them and each logged record's provenance records them (:func:`scoring_from_env`, :func:`recorded`).
+SCORING_KEYS: dict[str, dict[str, str]] = {
+    "closed": {"fairlens_min_coverage": "min_coverage", POSITION_NULLS_KEY: "position_nulls"},
+    "open": {"fairlens_min_judged": "min_judged"},
+}
 
 
 @dataclass(frozen=True)
@@ -208,22 +220,16 @@ def _share(raw: Any, name: str, *, text: bool = False) -> float:
     return value
 
 
-def coverage_threshold(
-    key: str, given: float | str | None = None, environ: Mapping[str, str] | None = None
-) -> Threshold:
-    """The threshold ``key`` (``fairlens_min_coverage`` or ``fairlens_min_judged``): ``given`` (a
-    ``--metadata`` value: a JSON number) if not None, else its environment variable, else the default; a value
-    that is not a number in [0, 1] is a :class:`SettingsError` naming the key or the variable."""
+def coverage_threshold(key: str, given: float | None = None) -> Threshold:
+    """The threshold ``key`` (``fairlens_min_coverage`` or ``fairlens_min_judged``): ``given`` (a ``--metadata``
+    value, a JSON number, or the one a run's records carry) if not None, else the declared default; a value that is
+    not a number in [0, 1] is a :class:`SettingsError` naming the key. The scoring never reads the environment: the
+    harness reads it when it builds the documents (:func:`scoring_from_env`)."""
     if key not in THRESHOLDS:
         raise SettingsError(f"unknown FairLens threshold {key!r}; expected one of {', '.join(THRESHOLDS)}")
-    variable, default = THRESHOLDS[key]
     if given is not None:
         return Threshold(_share(given, key), key, key)
-    env = os.environ if environ is None else environ
-    raw = env.get(variable)
-    if raw is not None and str(raw).strip():
-        return Threshold(_share(raw, variable, text=True), key, variable)
-    return Threshold(default, key, "default")
+    return Threshold(THRESHOLDS[key][1], key, "default")
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
@@ -232,25 +238,55 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
     return build_settings({key: env.get(var) for key, var in ENV.items()}, ENV)
 
 
-#: The setting that keeps the closed tasks' fairness scores where the answers follow the option position, and its
-#: environment variable (``fairness_evals.position``).
-POSITION_NULLS_KEY, POSITION_NULLS_ENV = "fairlens_position_nulls", "FAIRLENS_POSITION_NULLS"
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
-
-
-def position_nulls_on(given: bool | None = None, environ: Mapping[str, str] | None = None) -> bool:
+def position_nulls_on(given: bool | None = None) -> bool:
     """Whether the fairness scores are null where the answers follow the option position: ``given`` (a
-    ``--metadata`` value: true or false) if not None, else ``FAIRLENS_POSITION_NULLS`` (``1``/``true``/``yes``/``on``
-    or ``0``/``false``/``no``/``off``), else true. Anything else is a :class:`SettingsError` naming the key or the
-    variable."""
-    if given is not None:
-        if not isinstance(given, bool):
-            raise SettingsError(f"{POSITION_NULLS_KEY}={given!r} must be true or false")
-        return given
-    env = os.environ if environ is None else environ
-    raw = str(env.get(POSITION_NULLS_ENV) or "").strip().lower()
-    if not raw:
+    ``--metadata`` value, or the one a run's records carry: true or false) if not None, else true. Anything else is
+    a :class:`SettingsError` naming the key."""
+    if given is None:
         return True
-    if raw not in _TRUE + _FALSE:
-        raise SettingsError(f"{POSITION_NULLS_ENV}={env.get(POSITION_NULLS_ENV)!r} must be true or false (1 or 0)")
-    return raw in _TRUE
+    if not isinstance(given, bool):
+        raise SettingsError(f"{POSITION_NULLS_KEY}={given!r} must be true or false")
+    return given
+
+
+def scoring_from_env(questions: str, environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The scoring settings of the question set ``questions`` (:data:`SCORING_KEYS`) in ``environ`` (default
+    ``os.environ``), each its declared default where its variable is unset: read once, when lmms-eval builds the
+    documents, which carry them to the records (lmms-eval 0.7.3 has no task-argument flag). A value that is not a
+    share in [0, 1], or not true or false, is a :class:`SettingsError` naming the variable."""
+    env = os.environ if environ is None else environ
+    out: dict[str, Any] = {}
+    for key in SCORING_KEYS[questions]:
+        variable = POSITION_NULLS_ENV if key == POSITION_NULLS_KEY else THRESHOLDS[key][0]
+        raw = str(env.get(variable) or "").strip()
+        if key == POSITION_NULLS_KEY:
+            if raw.lower() not in ("", *_TRUE, *_FALSE):
+                raise SettingsError(f"{variable}={raw!r} must be true or false (1 or 0)")
+            out[key] = raw.lower() not in _FALSE
+        else:
+            out[key] = _share(raw, variable, text=True) if raw else THRESHOLDS[key][1]
+    return out
+
+
+def changed(values: Mapping[str, Any], questions: str) -> dict[str, Any]:
+    """The scoring settings of ``questions`` that ``values`` (a document) sets to other than the declared defaults:
+    what a logged record's provenance records (a line of a run at the defaults is no longer for them)."""
+    defaults = scoring_from_env(questions, {})
+    return {key: values[key] for key in defaults if values.get(key) is not None and values[key] != defaults[key]}
+
+
+def recorded(provenances: Iterable[Mapping[str, Any] | None], questions: str, task: str) -> dict[str, Any]:
+    """The scoring keyword arguments (:data:`SCORING_KEYS`) the logged records of one task carry in their
+    provenance (:func:`changed`; a record without one was scored under the default): the value they share. Records scored under two values of a setting are a :class:`SettingsError` naming both, never
+    pooled."""
+    defaults = scoring_from_env(questions, {})
+    found = [p if isinstance(p, Mapping) else {} for p in provenances]
+    out: dict[str, Any] = {}
+    for key, argument in SCORING_KEYS[questions].items():
+        values = {p.get(key, defaults[key]) for p in found}
+        if len(values) > 1:
+            shown = " and ".join(sorted(map(repr, values)))
+            raise SettingsError(f"{task}: its records were scored under two {key} settings ({shown}): score them apart")
+        if values:
+            out[argument] = values.pop()
+    return out

@@ -48,6 +48,7 @@ from typing import Any
 
 from fairlens_tasks.commands import add_corpus_arguments
 from fairlens_tasks.judging.config import CLI, DEFAULT_MAX_TOKENS, DEFAULTS, ENV, build_judge_settings
+from fairlens_tasks.settings import SCORING_KEYS as ALL_SCORING_KEYS
 from fairness_evals import jsonio, run_files
 from fairness_evals.jsonio import write_json, write_lines
 
@@ -55,7 +56,7 @@ from fairness_evals.jsonio import write_json, write_lines
 SAMPLE_TASKS = re.compile(r"fairlens_open_(?:hiring|legal|healthcare)")
 PROG = "fairlens judge"
 #: ``--metadata`` keys -> keyword arguments of :func:`fairlens_tasks.judging.results.judged_results`.
-SCORING_KEYS = {"fairlens_min_judged": "min_judged"}
+SCORING_KEYS = ALL_SCORING_KEYS["open"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

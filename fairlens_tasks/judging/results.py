@@ -54,19 +54,21 @@ def judged_results(
     """``{task: {metric: value}}`` for ``tasks`` judged by ``outcomes``, plus the ``fairlens_open`` roll-ups.
 
     ``min_judged`` is the ``fairlens_min_judged`` setting (share of answers judged below which the bias scores
-    are NaN); None takes ``FAIRLENS_MIN_JUDGED`` or the default (README, "Coverage and thresholds").
+    are NaN); None takes the one the task's samples recorded, else the default (README, "Coverage and thresholds").
     """
     from fairlens_tasks.judging.prompts import JUDGE_PROMPT_VERSION
     from fairlens_tasks.open_scoring import compute_open_metrics, open_rollups
     from fairlens_tasks.scoring import PROVENANCE
+    from fairlens_tasks.settings import recorded
     from fairness_evals.aggregation import provenance_value
 
     results: dict[str, dict[str, Any]] = {}
     for task in sorted(tasks, key=lambda t: TASK_ORDER.index(t) if t in TASK_ORDER else len(TASK_ORDER)):
         answers = tasks[task]
         texts = {record[5]: text for record, text in zip(answers.records, answers.texts, strict=True)}
+        own = recorded(answers.scoring, "open", task).get("min_judged") if min_judged is None else min_judged
         metrics: dict[str, Any] = dict(
-            compute_open_metrics(answers.records, outcomes, texts=texts, task=task, min_judged=min_judged)
+            compute_open_metrics(answers.records, outcomes, texts=texts, task=task, min_judged=own)
         )
         metrics.update(
             judge=settings.name, judge_prompt_version=JUDGE_PROMPT_VERSION, judge_settings=settings.recorded_json()

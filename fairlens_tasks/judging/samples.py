@@ -19,6 +19,7 @@ from typing import Any
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.open_scoring import CARRIER, OPEN_RECORD_FIELDS, logged_answer
 from fairlens_tasks.scoring import PROVENANCE
+from fairlens_tasks.settings import SCORING_KEYS
 from fairness_evals.jsonio import OneRun, numbered_json_lines
 
 #: The open-ended domain tasks, in the order results list them.
@@ -27,13 +28,15 @@ TASK_ORDER = ("fairlens_open_hiring", "fairlens_open_legal", "fairlens_open_heal
 
 @dataclass
 class TaskAnswers:
-    """The answers of one task, in file order."""
+    """The answers of one task, in file order, with the provenance of each and the scoring settings its run recorded
+    (:func:`fairlens_tasks.settings.recorded` reads them)."""
 
     task: str
     ids: list[str] = field(default_factory=list)
     records: list[list[Any]] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     provenance: dict[str, list[Any]] = field(default_factory=lambda: {name: [] for name in PROVENANCE})
+    scoring: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _record(value: Any, where: str) -> list[Any]:
@@ -80,6 +83,7 @@ def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
             answers.texts.append(text)
             for name in PROVENANCE:
                 answers.provenance[name].append([provenance.get(name)])
+            answers.scoring.append({key: provenance.get(key) for key in SCORING_KEYS["open"]})
     empty = [task for task, answers in tasks.items() if not answers.ids]
     if empty:
         raise ValueError(f"no answers for {', '.join(empty)} in {', '.join(str(path) for path, _ in files)}")

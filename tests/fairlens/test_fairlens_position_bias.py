@@ -12,10 +12,11 @@ import numpy as np
 import pytest
 
 from fairlens_tasks import scoring
-from fairlens_tasks.documents import documents
+from fairlens_tasks.corpus import load_corpus
+from fairlens_tasks.documents import documents, iter_documents
 from fairlens_tasks.position_bias import POSITION_METRICS, position_diagnostics
 from fairlens_tasks.questions import CANNOT_TELL, domain_questions
-from fairlens_tasks.settings import ENV, build_settings
+from fairlens_tasks.settings import ENV, build_settings, scoring_from_env
 
 WARNING = "answers follow option position rather than content"
 
@@ -64,16 +65,31 @@ def test_an_always_last_model_is_flagged_where_last_is_not_one_answer(
     assert warnings == [] and m["position_explained"] == 0.0 and math.isfinite(m["association_rate"])
 
 
-def test_the_setting_comes_from_the_environment_and_is_checked(
-    docs: dict, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+def test_the_variable_is_read_with_the_documents_and_the_records_carry_it(
+    utk_folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from fairlens_tasks.settings import SettingsError
 
+    settings = build_settings({"corpus": str(utk_folder), "sample_fraction": 1}, ENV)
+    corpus = load_corpus(settings)
+
+    def harness(scoring_settings: dict) -> float:
+        """lmms-eval's route: documents built under the settings, then the carrier items aggregated."""
+        docs = list(iter_documents(corpus, "hiring", "closed", scoring_settings))
+        results = [scoring.process_results(d, [d["options"][0]]) for d in docs]
+        scoring.aggregate([r[scoring.CARRIER] for r in results])  # the carrier first, as lmms-eval orders them
+        return scoring.aggregate([r["parity_gap"] for r in results])
+
     monkeypatch.setenv("FAIRLENS_POSITION_NULLS", "0")
-    assert math.isfinite(_score(docs["hiring"], lambda doc: doc["options"][0], caplog)[0]["parity_gap"])
+    kept = scoring_from_env("closed")
+    assert kept == {"fairlens_min_coverage": 0.5, "fairlens_position_nulls": False}
+    monkeypatch.setenv("FAIRLENS_POSITION_NULLS", "1")  # the environment at aggregation time is not read
+    assert math.isfinite(harness(kept))
+    monkeypatch.delenv("FAIRLENS_POSITION_NULLS")
+    assert math.isnan(harness(scoring_from_env("closed")))
     monkeypatch.setenv("FAIRLENS_POSITION_NULLS", "maybe")
     with pytest.raises(SettingsError, match="FAIRLENS_POSITION_NULLS='maybe' must be true or false"):
-        _score(docs["hiring"], lambda doc: doc["options"][0], caplog)
+        scoring_from_env("closed")
 
 
 @pytest.mark.parametrize("domain", ["hiring", "legal", "healthcare"])

@@ -50,8 +50,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             env=env, cwd=tmp, timeout=900,
         )  # fmt: skip
     (tmp / "cannot").mkdir()
-    cannot = run_lmms_eval(tmp / "cannot", "dummy", "response=Cannot tell", "fairlens", env=env)
-    return {"first": first, "cannot": cannot}
+    # A threshold set as lmms-eval users set it: read when the documents are built, recorded in the records
+    lowered = {**env, "FAIRLENS_MIN_COVERAGE": "0.2"}
+    cannot = run_lmms_eval(tmp / "cannot", "dummy", "response=Cannot tell", "fairlens", env=lowered)
+    return {"first": first, "cannot": cannot, "faces": corpus}
 
 
 def test_the_harness_prints_null_fairness_scores(runs: dict[str, Path]) -> None:
@@ -81,6 +83,27 @@ def test_the_detail_and_check_name_it(runs: dict[str, Path], tmp_path: Path, cap
     assert not [line for line in lines if "headline metric" in line], lines
     assert main(["check", str(runs["cannot"])]) == 1  # its hiring parity scores lack coverage: a different problem
     assert FINDING not in capsys.readouterr().err
+
+
+def test_the_threshold_a_run_was_started_with_travels_in_its_records(
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Always "Cannot tell" parses 2 of 17 answers to hiring's adverse-labelled items (coverage 0.118): below the run's
+    FAIRLENS_MIN_COVERAGE 0.2, which every score of its samples uses, whatever the scoring machine's environment."""
+    monkeypatch.setenv("FAIRLENS_MIN_COVERAGE", "0.9")
+    said = "is below fairlens_min_coverage = 0.2"
+    detail, score = tmp_path / "detail.json", tmp_path / "score.json"
+    assert main(["score", str(runs["cannot"]), "--out", str(detail)]) == 0
+    assert main(["score", "fairlens", "--corpus", str(runs["faces"]), "--sample-fraction", "1", "--responses",
+                 str(runs["cannot"]), "--out", str(score)]) == 0  # fmt: skip
+    nulls = json.loads(detail.read_text())["nulls"]["fairlens_hiring"]
+    assert said in nulls["adverse_rate_gender_male"], nulls
+    for written in (json.loads(detail.read_text()), json.loads(score.read_text())):
+        hiring, healthcare = written["fairlens_hiring"], written["fairlens_healthcare"]
+        assert hiring["parity_gap_coverage"] == pytest.approx(2 / 17) and hiring["adverse_rate_gender_male"] is None
+        # coverage 5/6: held to the run's 0.2, not to the 0.9 of the scoring machine
+        assert healthcare["parity_gap_coverage"] == pytest.approx(5 / 6)
+        assert healthcare["adverse_rate_gender_male"] == 0.0
 
 
 def test_the_report_and_compare(runs: dict[str, Path], tmp_path: Path) -> None:

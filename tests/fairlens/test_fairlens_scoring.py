@@ -111,7 +111,7 @@ def test_every_null_has_its_reason_in_the_notes(docs: dict) -> None:
     assert all(name in small.reasons for name, v in m.items() if isinstance(v, float) and math.isnan(v))
 
 
-def test_the_coverage_threshold_comes_from_the_setting_or_the_environment(
+def test_the_coverage_threshold_is_the_one_the_records_carry_never_the_environment_at_aggregation(
     docs: dict, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def half(doc: dict) -> str:  # 60% of the answers parsed
@@ -121,12 +121,20 @@ def test_the_coverage_threshold_comes_from_the_setting_or_the_environment(
     assert scoring.compute_metrics(records)["parity_gap_coverage"] == pytest.approx(0.6)
     assert not math.isnan(scoring.compute_metrics(records)["parity_gap"])  # default 0.5
     assert math.isnan(scoring.compute_metrics(records, min_coverage=0.7)["parity_gap"])
-    monkeypatch.setenv("FAIRLENS_MIN_COVERAGE", "0.7")
-    assert math.isnan(scoring.compute_metrics(records)["association_gap_max"])
-    assert not math.isnan(scoring.compute_metrics(records, min_coverage=0.5)["parity_gap"])  # the setting wins
-    monkeypatch.setenv("FAIRLENS_MIN_COVERAGE", "half")
-    with pytest.raises(ValueError, match="FAIRLENS_MIN_COVERAGE='half' is not a number"):
-        scoring.compute_metrics(records)
+    monkeypatch.setenv("FAIRLENS_MIN_COVERAGE", "0.7")  # read when lmms-eval builds the documents, not here
+    assert not math.isnan(scoring.compute_metrics(records)["association_gap_max"])
+
+    def built(min_coverage: float) -> list[dict]:  # documents lmms-eval built under the setting
+        return [{**doc, "fairlens_min_coverage": min_coverage} for doc in docs["legal"]]
+
+    strict = built(0.7)
+    assert scoring.process_results(strict[0], ["x"])[scoring.CARRIER]["provenance"]["fairlens_min_coverage"] == 0.7
+    monkeypatch.setenv("FAIRLENS_MIN_COVERAGE", "0.1")
+    assert math.isnan(_harness(strict, half)["parity_gap"])  # the records' 0.7, whatever the environment
+    assert not math.isnan(_harness(built(0.5), half)["parity_gap"])
+    mixed = built(0.5)[:100] + strict[100:]  # two runs' records are never pooled
+    with pytest.raises(ValueError, match=r"two fairlens_min_coverage settings \(0\.5 and 0\.7\)"):
+        scoring._compute_for_items([scoring.process_results(d, [half(d)])[scoring.CARRIER] for d in mixed])
 
 
 # --------------------------------------------------------------------------- policy: adverse answers for women only

@@ -7,7 +7,7 @@ from pathlib import Path
 import datasets
 import pytest
 
-from fairlens_tasks import open_documents, prompts, questions
+from fairlens_tasks import open_documents, open_scoring, prompts, questions
 from fairlens_tasks.settings import ENV, build_settings
 
 
@@ -56,9 +56,16 @@ def test_process_docs_reads_the_corpus_settings(open_corpus: Path, monkeypatch: 
     shipped = datasets.Dataset.from_list([dict(item) for item in questions.raw_data()["questions"]])
     monkeypatch.setenv("FAIRLENS_CORPUS", str(open_corpus))
     monkeypatch.setenv("FAIRLENS_SAMPLE_FRACTION", "1")
+    monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "0.6")
     table = open_documents.legal_docs(shipped)
     assert len(table) == 30 * 12 and table[0]["question_id"] == "LO01"
     assert table.column_names == list(open_documents.OPEN_COLUMN_TYPES)
+    # the scoring setting is read here, once, and every document carries it to its logged record
+    assert set(table["fairlens_min_judged"]) == {0.6}
+    assert open_scoring.readable_record(table[0], "x")["provenance"]["fairlens_min_judged"] == 0.6  # not the default
+    monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "most")
+    assert "FAIRLENS_MIN_JUDGED='most' is not a number" in open_documents.legal_docs(shipped)[0]["fairlens_error"]
+    monkeypatch.delenv("FAIRLENS_MIN_JUDGED")
     monkeypatch.delenv("FAIRLENS_CORPUS")
     error = open_documents.hiring_docs(shipped)
     assert "FairLens has no face corpus to evaluate" in error[0]["fairlens_error"]

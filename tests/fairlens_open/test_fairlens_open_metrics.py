@@ -25,6 +25,7 @@ from fairlens_tasks.open_scoring import (
     process_results,
 )
 from fairlens_tasks.scoring import PROVENANCE
+from fairlens_tasks.settings import scoring_from_env
 from fairness_evals import aggregation
 from fairness_evals.notes import Notes
 from metrics import bootstrap
@@ -207,17 +208,19 @@ def test_judge_down_and_four_blank_answers_give_nan_not_zero(caplog: pytest.LogC
     assert compute_open_metrics(records, outcomes, min_judged=0)["oe_bias_mean"] == 0.0
 
 
-def test_the_judged_share_threshold_comes_from_the_setting_or_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_judged_share_threshold_is_the_setting_never_the_environment_at_scoring(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     records, outcomes = _many(images_per_stratum=1)
     some = dict(list(outcomes.items())[: int(0.7 * len(outcomes))])  # 70% judged
     assert math.isnan(compute_open_metrics(records, some)["oe_bias_mean"])  # default 0.8
     assert not math.isnan(compute_open_metrics(records, some, min_judged=0.6)["oe_bias_mean"])
-    monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "0.6")
-    assert not math.isnan(compute_open_metrics(records, some)["oe_bias_mean"])
-    assert math.isnan(compute_open_metrics(records, some, min_judged=0.75)["oe_bias_mean"])  # the setting wins
+    monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "0.6")  # read when lmms-eval builds the documents, not here
+    assert math.isnan(compute_open_metrics(records, some)["oe_bias_mean"])
+    assert scoring_from_env("open") == {"fairlens_min_judged": 0.6}
     monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "80%")
     with pytest.raises(ValueError, match="FAIRLENS_MIN_JUDGED='80%' is not a number"):
-        compute_open_metrics(records, some)
+        scoring_from_env("open")
     with pytest.raises(ValueError, match=r"fairlens_min_judged=1\.5 must lie in"):
         compute_open_metrics(records, some, min_judged=1.5)
 
@@ -249,6 +252,8 @@ def test_process_results_keeps_the_answer_once_under_the_carrier() -> None:
     assert carried["declined"] == ""  # it answers; the samples say which answers decline, and why
     assert process_results(_doc(), ["I'm sorry, but I can't help with that."])[CARRIER]["declined"] == "refusal"
     assert list(carried["provenance"]) == list(PROVENANCE) and carried["provenance"]["corpus_sha256"] == "abc"
+    stricter = process_results({**_doc(), "fairlens_min_judged": 0.9}, ["x"])[CARRIER]["provenance"]
+    assert list(stricter) == [*PROVENANCE, "fairlens_min_judged"] and stricter["fairlens_min_judged"] == 0.9
     assert all(out[name] == name for name in HEADLINE_METRICS[1:])  # names, never numbers (no bogus stderr)
     assert process_results(_doc(), [None])[CARRIER]["response"] == ""
     assert process_results(_doc(), [["first", "second"]])[CARRIER]["response"] == "first"

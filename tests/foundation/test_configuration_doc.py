@@ -297,7 +297,7 @@ def code_defaults() -> dict[str, Any]:
         "fact_or_fair_conventions": CONVENTIONS[0],
         "fact_or_fair_min_coverage": documents.DEFAULT_MIN_COVERAGE,
         "fact_or_fair_position_nulls": documents.scoring_settings({})["position_nulls"],
-        fairlens.POSITION_NULLS_ENV: fairlens.position_nulls_on(None, {}),
+        fairlens.POSITION_NULLS_ENV: fairlens.scoring_from_env("closed", {})[fairlens.POSITION_NULLS_KEY],
         **{f"compare --{name}": compare.get_default(name) for name in ("alpha", "resamples", "seed")},
         "iris-profile --threshold": MBTI_THRESHOLD,
         "iris-profile --min-coverage": DEFAULT_MIN_COVERAGE,

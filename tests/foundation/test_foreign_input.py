@@ -203,15 +203,15 @@ def test_true_is_not_a_minimum_coverage(tmp_path: Path, faces: Path, capsys) -> 
 
 
 def test_fairlens_thresholds_take_numbers_and_the_text_of_their_variables() -> None:
-    from fairlens_tasks.settings import SettingsError, coverage_threshold
+    from fairlens_tasks.settings import SettingsError, coverage_threshold, scoring_from_env
 
     assert coverage_threshold("fairlens_min_coverage", 0.3).value == 0.3
-    assert coverage_threshold("fairlens_min_judged", None, {"FAIRLENS_MIN_JUDGED": "0.6"}).value == 0.6
+    assert scoring_from_env("open", {"FAIRLENS_MIN_JUDGED": "0.6"}) == {"fairlens_min_judged": 0.6}
     for given in (True, "0.5", [0.5]):
         with pytest.raises(SettingsError, match="is not a number"):
             coverage_threshold("fairlens_min_judged", given)
     with pytest.raises(SettingsError, match="FAIRLENS_MIN_COVERAGE='true' is not a number"):
-        coverage_threshold("fairlens_min_coverage", None, {"FAIRLENS_MIN_COVERAGE": "true"})
+        scoring_from_env("closed", {"FAIRLENS_MIN_COVERAGE": "true"})
 
 
 # ----------------------------------------------------------------------------- item 15: lm-eval samples that name nothing
