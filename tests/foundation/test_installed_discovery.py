@@ -52,15 +52,6 @@ def _dummy_run(bin_: Path, tmp: Path, task: str, *extra: str, **env: str) -> tup
     return proc.returncode, results, proc.stdout + proc.stderr
 
 
-def test_lm_eval_runs_our_task_with_no_flags(installed_bin: Path, tmp_path: Path) -> None:
-    code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective")
-    assert code == 0, log[-3000:]
-    task = results["results"]["fact_or_fair_objective"]
-    assert task["unparsed_rate,none"] == 1.0  # the dummy model answers "lol"
-    assert task["s_fact_gender,none"] != task["s_fact_gender,none"]  # NaN: nothing parsed, never a perfect score
-    assert results["configs"]["fact_or_fair_objective"]["metadata"]["fact_or_fair_seed"] == 0
-
-
 def test_autoload_off_hides_our_tasks(installed_bin: Path, tmp_path: Path) -> None:
     code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective", FAIRNESS_EVALS_AUTOLOAD="0")
     assert code != 0 and results is None
@@ -229,9 +220,13 @@ def test_lmms_eval_finds_our_model_backends_in_the_installed_copy(installed_bin:
     assert all(path.startswith(str(installed_bin.parent)) for _, path in found)  # the wheel's copy, not the checkout
 
 
-def test_report_and_check_work_from_the_installed_copy(installed_bin: Path, tmp_path: Path) -> None:
+def test_lm_eval_runs_our_task_with_no_flags_and_report_and_check_read_it(installed_bin: Path, tmp_path: Path) -> None:
     code, results, log = _dummy_run(installed_bin, tmp_path, "fact_or_fair_objective", "--log_samples")
     assert code == 0 and results is not None, log[-3000:]
+    task = results["results"]["fact_or_fair_objective"]
+    assert task["unparsed_rate,none"] == 1.0  # the dummy model answers "lol"
+    assert task["s_fact_gender,none"] != task["s_fact_gender,none"]  # NaN: nothing parsed, never a perfect score
+    assert results["configs"]["fact_or_fair_objective"]["metadata"]["fact_or_fair_seed"] == 0
     env = offline_env(tmp_path)
     report = tmp_path / "report.html"
     run(
