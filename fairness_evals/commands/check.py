@@ -234,18 +234,12 @@ def _check_task(run: Any, task: str, args: argparse.Namespace, report: Report, p
 
 
 def _threshold(run: Any, task: str) -> tuple[float | None, str]:
-    """The task's minimum coverage and where it was set: its ``*_min_coverage`` task metadata, else the
-    ``min_coverage`` it recorded in its results; ``(None, "")`` when neither."""
-    config = run.configs.get(task, {})
-    meta = config.get("metadata", {}) if isinstance(config, dict) else {}
-    for key in benchmarks.coverage_settings():
-        value = _number(meta.get(key)) if isinstance(meta, dict) else None
-        if value is not None and math.isfinite(value):
-            return value, f"task metadata {key}"
-    recorded = _number(run.results[task].get("min_coverage"))
-    if recorded is not None and math.isfinite(recorded):
-        return recorded, "the task's recorded min_coverage"
-    return None, ""
+    """The task's minimum coverage (:meth:`fairness_evals.report.load.Run.min_coverage`, the one reader of it) and
+    where it was set, in words; ``(None, "")`` when the run sets none."""
+    value, key = run.min_coverage(task)
+    if value is None:
+        return None, ""
+    return value, "the task's recorded min_coverage" if key == "min_coverage" else f"task metadata {key}"
 
 
 def _declared(task: str, name: str | None = None) -> dict[str, float]:

@@ -194,11 +194,12 @@ class Run:
         return ""
 
     def min_coverage(self, task: str) -> tuple[float | None, str]:
-        """The task's minimum coverage and where it was set: task metadata, else a recorded ``min_coverage``."""
+        """The task's minimum coverage and where it was set: its task metadata (the key), else the ``min_coverage``
+        its results record; ``(None, "")`` when neither is a finite number. ``check`` and the report read it here."""
         meta = self.metadata(task)
         for key in coverage_settings():
             value = meta.get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
                 return float(value), key
         recorded = self.results.get(task, {}).get("min_coverage")
         if isinstance(recorded, (int, float)) and not isinstance(recorded, bool) and math.isfinite(recorded):
