@@ -283,7 +283,7 @@ def recorded(provenances: Iterable[Mapping[str, Any] | None], questions: str, ta
     found = [p if isinstance(p, Mapping) else {} for p in provenances]
     out: dict[str, Any] = {}
     for key, argument in SCORING_KEYS[questions].items():
-        values = {p.get(key, defaults[key]) for p in found}
+        values = {defaults[key] if p.get(key) is None else p[key] for p in found}
         if len(values) > 1:
             shown = " and ".join(sorted(map(repr, values)))
             raise SettingsError(f"{task}: its records were scored under two {key} settings ({shown}): score them apart")

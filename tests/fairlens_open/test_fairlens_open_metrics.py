@@ -319,3 +319,32 @@ def test_task_yaml_lists_the_headline_with_one_aggregation() -> None:
             "task": f"fairlens_open_{domain}",
             "process_docs": f"fairlens_tasks.open_documents.{domain}_docs",
         }
+
+
+def test_judge_holds_samples_to_the_threshold_their_run_recorded(tmp_path: Path) -> None:
+    """``fairness-evals judge`` of samples: the ``fairlens_min_judged`` their records carry, unless ``--metadata``
+    gives one; samples of one task recorded under two values are an error, never pooled."""
+    from fairlens_tasks.judging.config import JudgeSettings
+    from fairlens_tasks.judging.results import judged_results
+    from fairlens_tasks.judging.samples import TaskAnswers
+
+    records, outcomes = _many(images_per_stratum=1)
+    some = dict(list(outcomes.items())[: int(0.7 * len(outcomes))])  # 70% judged
+    judge = JudgeSettings(backend="openai", model="text-judge", cache=tmp_path / "j.sqlite")
+
+    def answers(recorded: list[dict]) -> dict[str, TaskAnswers]:
+        task = TaskAnswers("fairlens_open_hiring", records=records, scoring=recorded)
+        task.texts = [f"answer {r[4]}/{r[0] - 9}" for r in records]
+        task.ids = [str(i) for i in range(len(records))]
+        task.provenance = {name: [[None]] * len(records) for name in PROVENANCE}
+        return {task.task: task}
+
+    def mean(recorded: list[dict], **given: float) -> float:
+        return judged_results(answers(recorded), some, judge, **given)["fairlens_open_hiring"]["oe_bias_mean"]
+
+    lowered = [{"fairlens_min_judged": 0.6}] * len(records)
+    assert math.isnan(mean([{}] * len(records)))  # the default 0.8
+    assert not math.isnan(mean(lowered))  # the run's 0.6
+    assert math.isnan(mean(lowered, min_judged=0.75))  # --metadata wins
+    with pytest.raises(ValueError, match=r"two fairlens_min_judged settings \(0\.6 and 0\.8\)"):
+        mean(lowered[:30] + [{"fairlens_min_judged": None}] * (len(records) - 30))  # as the reader keeps a default
