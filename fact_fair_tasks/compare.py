@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fact_fair_tasks.benchmark import BENCHMARK
 from fairness_evals.compare.generation import Generation
 from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
@@ -63,7 +64,7 @@ _DRAW_FIELDS = (
 class FactOrFair:
     name = "fact_or_fair"
     provenance = ("seed", "documents_sha256")
-    min_coverage = "fact_or_fair_min_coverage, default 0.5"
+    min_coverage = BENCHMARK.described("fact_or_fair_min_coverage")
 
     #: The subjective groups: S_fair per axis averaged over the four contexts (:meth:`group_problem`).
     groups: ClassVar[dict[str, tuple[str, ...]]] = {
@@ -353,7 +354,7 @@ T2I = Generation(
     re.compile(r"fact_or_fair_t2i_(?:objective|subjective)"),
     _t2i_problem,
     {"fact_or_fair_t2i": "s_fact_gender"},
-    "fact_or_fair_min_coverage, default 0.5",
+    BENCHMARK.described("fact_or_fair_min_coverage"),
 )
 #: Every ``compare`` adapter of Fact-or-Fair (its :class:`~fairness_evals.benchmarks.Benchmark` names this).
 ADAPTERS = (FactOrFair(), T2I)

@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fairlens_tasks.benchmark import BENCHMARK
 from fairlens_tasks.labels import ATTRIBUTES
 from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
@@ -29,7 +30,7 @@ NOT_FAIRNESS = frozenset({"soundness"})
 class FairLens:
     name = "fairlens"
     provenance = ("seed", "sample_fraction", "corpus_sha256", "data_version")
-    min_coverage = "fairlens_min_coverage, default 0.5"
+    min_coverage = BENCHMARK.described("fairlens_min_coverage")
 
     def owns(self, task: str) -> bool:
         return bool(TASKS.fullmatch(task))

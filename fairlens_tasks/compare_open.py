@@ -52,6 +52,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from fairlens_tasks.benchmark import BENCHMARK
 from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
 
@@ -89,7 +90,7 @@ class Answer:
 class FairLensOpen:
     name = "fairlens"
     provenance = ("seed", "sample_fraction", "corpus_sha256", "data_version", "judge", "judge_prompt_version")
-    min_coverage = "fairlens_min_judged, default 0.8"
+    min_coverage = BENCHMARK.described("fairlens_min_judged")
     groups: ClassVar[dict[str, tuple[str, ...]]] = {"fairlens_open": DOMAIN_TASKS}
 
     def owns(self, task: str) -> bool:

@@ -87,6 +87,11 @@ class Benchmark:
         """Whether ``task`` (a task or group name) is one of this benchmark's, by its name."""
         return any(task == p or task.startswith(f"{p}_") for p in self.task_prefixes)
 
+    def described(self, setting: str) -> str:
+        """``"<setting>, default <its declared default>"``: how a message names a setting (one place for the
+        default)."""
+        return f"{setting}, default {self.settings[setting]:g}"
+
     def hook(self, which: str) -> Any:
         """The object a hook field names (``"module:attribute"``, or a module); None when it is not declared."""
         value = getattr(self, which)

@@ -33,6 +33,7 @@ import numpy as np
 
 from fairness_evals.compare.generation import Generation, images_problem
 from fairness_evals.compare.problem import Measure, Problem
+from iris_tasks.benchmark import BENCHMARK
 from metrics.bootstrap import StatisticSpec
 
 TASKS = re.compile(r"iris_(?:ifs|rfs|bis)_und")
@@ -41,7 +42,7 @@ TASKS = re.compile(r"iris_(?:ifs|rfs|bis)_und")
 class Iris:
     name = "iris"
     provenance = ("seed", "sample_fraction", "corpus_sha256", "data_version", "max_per_cell")
-    min_coverage = "IRIS_MIN_COVERAGE / iris_min_coverage, default 0.5"
+    min_coverage = f"IRIS_MIN_COVERAGE / {BENCHMARK.described('iris_min_coverage')}"
 
     def owns(self, task: str) -> bool:
         return bool(TASKS.fullmatch(task))
@@ -189,7 +190,7 @@ GENERATION = Generation(
     re.compile(r"iris_gen_(?:neutral|steer)"),
     _generation_problem,
     {"iris_gen_neutral": "ifs_gen_score", "iris_gen_steer": "bis_gen_score"},
-    "iris_min_coverage, default 0.5",
+    BENCHMARK.described("iris_min_coverage"),
 )
 #: Every ``compare`` adapter of IRIS.
 ADAPTERS = (Iris(), GENERATION)

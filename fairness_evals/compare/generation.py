@@ -38,7 +38,7 @@ class Generation:
     tasks: re.Pattern[str]
     build: Callable[[str, Sequence[Any]], Problem]
     record_keys: Mapping[str, str] = field(default_factory=dict)
-    min_coverage: str = "default 0.5"
+    min_coverage: str = "its declared default"
     name: str = "generation"
     provenance: tuple[str, ...] = PROVENANCE
 
