@@ -283,9 +283,10 @@ def numbered_json_lines(name: str | Path, lines: Iterable[str]) -> Iterator[tupl
             yield where, loads_line(line, where)
 
 
-def response_lines(path: Path) -> Iterator[tuple[str, Any]]:
+def response_lines(path: Path, *, allow_nan: bool = False) -> Iterator[tuple[str, Any]]:
     """:func:`numbered_json_lines` of a responses or samples file, read a line at a time (memory: a few times the
-    longest line, not the file), as strict UTF-8 (:func:`read_text`'s errors, naming the line and the byte)."""
+    longest line, not the file), as strict UTF-8 (:func:`read_text`'s errors, naming the line and the byte);
+    ``allow_nan`` for a harness's samples file, which may hold a bare ``NaN`` (:func:`loads_line`)."""
     try:
         handle = path.open("rb")
     except OSError as error:
@@ -306,7 +307,7 @@ def response_lines(path: Path) -> Iterator[tuple[str, Any]]:
             del raw  # the line's bytes and text are not kept while it is parsed and used
             if line and not line.isspace():
                 where = f"{path}:{number}"
-                value = loads_line(line, where)
+                value = loads_line(line, where, allow_nan=allow_nan)
                 del line
                 yield where, value
 

@@ -333,7 +333,9 @@ class Line:
 
 
 def read_lines(files: list[InputFile]) -> Iterator[Line]:
-    """Every non-blank line of ``files`` in order (strict UTF-8 and JSON, errors naming ``file:line``).
+    """Every non-blank line of ``files`` in order (strict UTF-8 and JSON, errors naming ``file:line``; a samples file
+    may hold the bare ``NaN`` the harnesses write): the one reader of responses and samples lines (``score``,
+    ``compare``, ``detail``).
 
     Inputs without one line are an error naming them, once all are read. The lines of one task from two runs (two
     seeds, data versions, conventions, minimum coverages or corpora) are an error naming two lines that differ
@@ -342,7 +344,7 @@ def read_lines(files: list[InputFile]) -> Iterator[Line]:
     count = 0
     runs = jsonio.OneRun()
     for f in files:
-        for where, row in jsonio.response_lines(f.path):
+        for where, row in jsonio.response_lines(f.path, allow_nan=f.is_samples):
             count += 1
             if f.is_samples:
                 runs.add(f.task or "", row, where)

@@ -33,7 +33,7 @@ from typing import Any
 
 from fairness_evals import benchmarks, jsonio, run_files
 from fairness_evals.compare.problem import Adapter, adapter_of
-from fairness_evals.jsonio import Answers, OneRun
+from fairness_evals.jsonio import Answers
 
 
 @dataclass
@@ -205,19 +205,11 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
         raise ValueError(
             f"{task.source}: {task.task} has no samples file beside its results; run the harness with --log_samples"
         )
-    records, runs = Answers(), OneRun()
-    text = jsonio.read_text(task.samples, "samples file")
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        where = f"{task.samples}:{number}"
-        row = jsonio.loads_line(line, where, allow_nan=True)  # the harnesses write NaN as a bare NaN: accepted here
-        if not isinstance(row, dict):
-            raise ValueError(f"{where}: expected a JSON object")
-        runs.add(task.task, row, where)
-        doc_id, record = adapter.sample(row, where)
-        records.add(doc_id, run_files.checked_record(record, where, doc_id), where, f"document {doc_id!r}")
+    records = Answers()
+    for line in run_files.read_lines([run_files.InputFile(task.samples, task.task)]):
+        if not isinstance(line.row, dict):
+            raise ValueError(f"{line.where}: expected a JSON object")
+        doc_id, record = adapter.sample(line.row, line.where)
+        records.add(doc_id, run_files.checked_record(record, line.where, doc_id), line.where, f"document {doc_id!r}")
     records.check()
-    if not records:
-        raise ValueError(f"{task.samples}: no samples")
     return records.replies

@@ -96,6 +96,29 @@ def test_score_of_a_fairlens_run(fairlens_dummy_run: Path, tmp_path: Path, capsy
     assert {"corpus_sha256", "seed", "sample_fraction", "data_version"} <= set(provenance)
 
 
+def test_score_and_compare_read_a_samples_line_with_the_bare_nan_harnesses_write(
+    fairlens_dummy_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
+    """One reader of samples lines (``run_files.read_lines``) for ``score`` and ``compare``: both accept the bare
+    ``NaN`` a harness may write in a samples line, and read the same records."""
+    folder = tmp_path / "run"
+    for file in fairlens_dummy_run.rglob("*.json*"):
+        target = folder / file.relative_to(fairlens_dummy_run)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(file.read_bytes())
+    (samples,) = folder.rglob("*_samples_fairlens_legal.jsonl")
+    lines = samples.read_text(encoding="utf-8").splitlines()
+    samples.write_text("\n".join([lines[0][:-1] + ', "extra": NaN}', *lines[1:]]) + "\n", encoding="utf-8")
+    assert (
+        _score(folder, tmp_path, capsys)["fairlens_legal"]
+        == _score(fairlens_dummy_run, tmp_path, capsys)["fairlens_legal"]
+    )
+    out = tmp_path / "compare.json"
+    assert main(["compare", str(fairlens_dummy_run), str(folder), "--resamples", "200", "--json", str(out)]) == 0
+    (comparison,) = json.loads(out.read_text())["comparisons"]
+    assert {r["task"] for r in comparison["rows"]} >= {"fairlens_legal"}
+
+
 def test_score_of_an_iris_understanding_run(
     iris_und_dummy_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
