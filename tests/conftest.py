@@ -9,6 +9,14 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS / "support"))
 
+# Property tests (hypothesis) draw their examples from a fixed seed, with no example database: every run on every
+# machine tries the same examples. HYPOTHESIS_PROFILE=explore draws fresh ones (then pin what they find as a test).
+from hypothesis import settings as _hypothesis  # noqa: E402
+
+_hypothesis.register_profile("seeded", derandomize=True, database=None)
+_hypothesis.register_profile("explore", derandomize=False)
+_hypothesis.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "seeded"))
+
 # Tests never reach a model or dataset hub; anything that tries must fail fast, not hang.
 for _name in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ.setdefault(_name, "1")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import re
 import signal
 import threading
 import time
@@ -218,6 +219,10 @@ def test_fuzz_parser_is_total_and_in_range(reply: str, options: list) -> None:
         assert parse.index is None
 
 
+#: A reply that starts with a letter on its own (``B.``, ``(b)``, ``B"``) answers that letter (the bare-letter rule).
+STARTS_WITH_A_LETTER = re.compile(r"""^[\s*_"'`(\[]*[A-Da-d](?![^\s*_"'`)\].:,;/&(\[-])""")
+
+
 @settings(max_examples=200, deadline=None)
 @given(
     st.text(max_size=80).filter(lambda t: "answer" not in t.lower()),
@@ -228,10 +233,16 @@ def test_fuzz_parser_is_total_and_in_range(reply: str, options: list) -> None:
 def test_fuzz_two_different_json_answers_never_parse(prefix: str, a: str, b: str, suffix: str) -> None:
     reply = f'{prefix}{{"answer": "{a}"}} {suffix} {{"answer": "{b}"}}'
     parse = parse_answer(reply, RACE)
-    if a != b:
-        assert parse.status == UNPARSED
+    if a != b or STARTS_WITH_A_LETTER.match(reply):  # a third answer: the letter the reply starts with
+        assert parse.status == UNPARSED or (STARTS_WITH_A_LETTER.match(reply) and parse.letter == a == b)
     else:
         assert parse.status == PARSED and parse.letter == a
+
+
+def test_a_reply_that_starts_with_another_letter_before_its_json_answers_is_unparsed() -> None:
+    """What the fuzz test found (hypothesis, prefix ``B"``): the reply names B by its first letter, A twice in JSON."""
+    assert parse_answer('B"{"answer": "A"}  {"answer": "A"}', RACE).status == UNPARSED
+    assert parse_answer('A"{"answer": "A"}  {"answer": "A"}', RACE).letter == "A"
 
 
 # ----------------------------------------------------------------------------- time linear in the reply
