@@ -27,6 +27,15 @@ def _score(folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     return json.loads(text, parse_constant=lambda name: pytest.fail(f"not strict JSON: {name}"))
 
 
+def _copy(run: Path, folder: Path) -> Path:
+    """A copy of a shared run's results and samples files in ``folder`` (a test edits the copy)."""
+    for file in run.rglob("*.json*"):
+        target = folder / file.relative_to(run)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(file.read_bytes())
+    return folder
+
+
 def _printed(folder: Path) -> dict[str, dict[str, Any]]:
     """What the harness printed: each task's and group's metrics in its results file (``metric,none`` keys)."""
     (results,) = folder.rglob("*results*.json")
@@ -101,11 +110,7 @@ def test_score_and_compare_read_a_samples_line_with_the_bare_nan_harnesses_write
 ) -> None:
     """One reader of samples lines (``run_files.read_lines``) for ``score`` and ``compare``: both accept the bare
     ``NaN`` a harness may write in a samples line, and read the same records."""
-    folder = tmp_path / "run"
-    for file in fairlens_dummy_run.rglob("*.json*"):
-        target = folder / file.relative_to(fairlens_dummy_run)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(file.read_bytes())
+    folder = _copy(fairlens_dummy_run, tmp_path / "run")
     (samples,) = folder.rglob("*_samples_fairlens_legal.jsonl")
     lines = samples.read_text(encoding="utf-8").splitlines()
     samples.write_text("\n".join([lines[0][:-1] + ', "extra": NaN}', *lines[1:]]) + "\n", encoding="utf-8")
@@ -130,11 +135,7 @@ def test_score_of_an_iris_understanding_run(
 def test_a_samples_line_that_is_not_ours_is_one_error_line(
     fact_or_fair_generation_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = tmp_path / "run"
-    for file in fact_or_fair_generation_run.rglob("*.json*"):
-        target = folder / file.relative_to(fact_or_fair_generation_run)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(file.read_bytes())
+    folder = _copy(fact_or_fair_generation_run, tmp_path / "run")
     (samples,) = folder.rglob("samples_fact_or_fair_objective_*.jsonl")
     lines = samples.read_text(encoding="utf-8").splitlines()
     samples.write_text("\n".join([lines[0], '{"doc_id": 1}', *lines[2:]]) + "\n", encoding="utf-8")
