@@ -122,7 +122,8 @@ def readable_record(doc: Mapping[str, Any], text: str) -> dict[str, Any]:
     declines, "" when it answers: :func:`declined_reason`; the metrics read it again from the answer) and
     ``provenance`` (the corpus provenance, :data:`fairlens_tasks.scoring.PROVENANCE`, for ``fairness-evals judge``:
     lmms-eval 0.7.3 logs no document; then ``fairlens_min_judged`` where the run changed it:
-    :func:`fairlens_tasks.settings.changed`). Every field keeps one JSON type across documents, as W&B's tables require."""
+    :func:`fairlens_tasks.settings.changed`). Every field keeps one JSON type across documents, as W&B's tables
+    require."""
     try:
         record = record_for(doc, text)
     except Exception as error:  # a malformed document: still logged, its groups are unknown

@@ -27,8 +27,9 @@ FAIRLENS_POSITION_NULLS    fairlens_position_nulls  closed tasks: false keeps th
 The two thresholds and the position rule are *scoring* settings. Each reaches the scoring one way: lmms-eval reads
 the variable once, when it builds the documents (:func:`scoring_from_env`); every document carries the value, every
 logged record's provenance records it where it is not the default (:func:`changed`), and the aggregation takes it
-from the records (:func:`recorded`), never from the environment. ``fairness-evals score``/``judge`` take the same settings as ``--metadata`` keys (the second
-column), else the values the samples they read recorded, else the defaults.
+from the records (:func:`recorded`), never from the environment. ``fairness-evals score``/``judge`` take the same
+settings as ``--metadata`` keys (the second column), else the values the samples they read recorded, else the
+defaults.
 """
 
 from __future__ import annotations
@@ -270,15 +271,15 @@ def scoring_from_env(questions: str, environ: Mapping[str, str] | None = None) -
 
 def changed(values: Mapping[str, Any], questions: str) -> dict[str, Any]:
     """The scoring settings of ``questions`` that ``values`` (a document) sets to other than the declared defaults:
-    what a logged record's provenance records (a line of a run at the defaults is no longer for them)."""
+    what a logged record's provenance records (a line of a run at the defaults grows by nothing)."""
     defaults = scoring_from_env(questions, {})
     return {key: values[key] for key in defaults if values.get(key) is not None and values[key] != defaults[key]}
 
 
 def recorded(provenances: Iterable[Mapping[str, Any] | None], questions: str, task: str) -> dict[str, Any]:
     """The scoring keyword arguments (:data:`SCORING_KEYS`) the logged records of one task carry in their
-    provenance (:func:`changed`; a record without one was scored under the default): the value they share. Records scored under two values of a setting are a :class:`SettingsError` naming both, never
-    pooled."""
+    provenance (:func:`changed`; a record without one was scored under the default): the value they share. Records
+    scored under two values of a setting are a :class:`SettingsError` naming both, never pooled."""
     defaults = scoring_from_env(questions, {})
     found = [p if isinstance(p, Mapping) else {} for p in provenances]
     out: dict[str, Any] = {}
