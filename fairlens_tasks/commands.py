@@ -357,8 +357,12 @@ def detail(files: list[run_files.InputFile]) -> Detail:
     def opened(task: str) -> bool:
         return task.startswith("fairlens_open_")
 
+    carried: dict[str, list[Any]] = {}  # each closed task's records' provenance, for the settings they record
+
     def logged(task: str, row: dict[str, Any]) -> tuple[str, Any] | None:
         if not opened(task):
+            item = row.get(scoring.CARRIER)
+            carried.setdefault(task, []).append(item.get("provenance") if isinstance(item, dict) else None)
             return scoring.logged_record(row)
         found = open_scoring.logged_answer(row)  # (id, record, answer, provenance): the record with its answer
         return None if found is None else (found[0], (found[1], found[2]))
@@ -380,7 +384,7 @@ def detail(files: list[run_files.InputFile]) -> Detail:
             out.results[task] = _unjudged_detail(unjudged, notes)
             notes.warn(open_scoring.log)
         else:
-            settings = recorded([provenance.get(task)], "closed", task)
+            settings = recorded(carried.get(task, []), "closed", task)
             out.results[task] = scoring.compute_metrics(rows, task=task, notes=notes, **settings)
         out.nulls[task] = notes.reasons
         out.provenance[task] = {**provenance.get(task, {}), "answers": len(rows)}

@@ -38,7 +38,7 @@ from fairlens_tasks.questions import (
     domain_questions,
     open_questions,
 )
-from fairlens_tasks.settings import POSITION_NULLS_KEY, Settings, scoring_from_env, settings_from_env
+from fairlens_tasks.settings import DEFAULTS_OF, POSITION_NULLS_KEY, Settings, scoring_from_env, settings_from_env
 
 log = logging.getLogger("fairness_evals.fairlens")
 
@@ -152,7 +152,7 @@ def iter_documents(
     chosen = QUESTION_SETS[questions]
     asked = chosen.of_domain(domain)
     task = f"{chosen.prefix}_{domain}"
-    provenance = {**corpus.provenance(), **scoring_from_env(questions, {}), **(scoring or {})}
+    provenance = {**corpus.provenance(), **DEFAULTS_OF[questions], **(scoring or {})}
     for image in corpus.images:
         fields = image_fields(corpus, image)
         for question in asked:

@@ -602,9 +602,10 @@ def _compute_for_items(items: list[Any]) -> dict[str, float]:
         raise ValueError(
             f"fairlens: the {CARRIER} items are not this version's document records (run the task again)"
         ) from None
-    task = task_of(_records_array(records)) if records else None
+    rec = _records_array(records)
+    task = task_of(rec) if len(rec) else None
     settings = recorded([item.get("provenance") for item in items], "closed", task or "fairlens")
-    return compute_metrics(records, task=task, **settings)
+    return compute_metrics(rec, task=task, **settings)
 
 
 def aggregate(items: Sequence[Any]) -> Any:

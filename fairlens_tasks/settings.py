@@ -269,10 +269,14 @@ def scoring_from_env(questions: str, environ: Mapping[str, str] | None = None) -
     return out
 
 
+#: The scoring settings' defaults, per question set (what :func:`scoring_from_env` gives with no variable set).
+DEFAULTS_OF: dict[str, dict[str, Any]] = {questions: scoring_from_env(questions, {}) for questions in SCORING_KEYS}
+
+
 def changed(values: Mapping[str, Any], questions: str) -> dict[str, Any]:
     """The scoring settings of ``questions`` that ``values`` (a document) sets to other than the declared defaults:
     what a logged record's provenance records (a line of a run at the defaults grows by nothing)."""
-    defaults = scoring_from_env(questions, {})
+    defaults = DEFAULTS_OF[questions]
     return {key: values[key] for key in defaults if values.get(key) is not None and values[key] != defaults[key]}
 
 
@@ -280,7 +284,7 @@ def recorded(provenances: Iterable[Mapping[str, Any] | None], questions: str, ta
     """The scoring keyword arguments (:data:`SCORING_KEYS`) the logged records of one task carry in their
     provenance (:func:`changed`; a record without one was scored under the default): the value they share. Records
     scored under two values of a setting are a :class:`SettingsError` naming both, never pooled."""
-    defaults = scoring_from_env(questions, {})
+    defaults = DEFAULTS_OF[questions]
     found = [p if isinstance(p, Mapping) else {} for p in provenances]
     out: dict[str, Any] = {}
     for key, argument in SCORING_KEYS[questions].items():

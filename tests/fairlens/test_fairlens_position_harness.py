@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -86,7 +87,7 @@ def test_the_detail_and_check_name_it(runs: dict[str, Path], tmp_path: Path, cap
 
 
 def test_the_threshold_a_run_was_started_with_travels_in_its_records(
-    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    runs: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
 ) -> None:
     """Always "Cannot tell" parses 2 of 17 answers to hiring's adverse-labelled items (coverage 0.118): below the run's
     FAIRLENS_MIN_COVERAGE 0.2, which every score of its samples uses, whatever the scoring machine's environment."""
@@ -104,6 +105,19 @@ def test_the_threshold_a_run_was_started_with_travels_in_its_records(
         # coverage 5/6: held to the run's 0.2, not to the 0.9 of the scoring machine
         assert healthcare["parity_gap_coverage"] == pytest.approx(5 / 6)
         assert healthcare["adverse_rate_gender_male"] == 0.0
+    # one line scored under another value: the samples of two runs, refused (never pooled), in one line
+    mixed = tmp_path / "mixed"
+    shutil.copytree(runs["cannot"], mixed)
+    (samples,) = mixed.rglob("*_samples_fairlens_legal.jsonl")
+    lines = samples.read_text(encoding="utf-8").splitlines()
+    first = json.loads(lines[0])
+    first["unparsed_rate"]["provenance"]["fairlens_min_coverage"] = 0.3
+    samples.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n", encoding="utf-8")
+    capsys.readouterr()
+    assert main(["score", str(mixed)]) == 2
+    assert "fairlens_legal: its records were scored under two fairlens_min_coverage settings (0.2 and 0.3)" in (
+        capsys.readouterr().err
+    )
 
 
 def test_the_report_and_compare(runs: dict[str, Path], tmp_path: Path) -> None:
