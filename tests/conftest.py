@@ -9,6 +9,13 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS / "support"))
 
+# Bytecode is cached (in __pycache__, which git ignores) even where the environment says not to: under
+# PYTHONDONTWRITEBYTECODE=1 (this machine image sets it) each xdist worker rewrote and compiled every test module
+# again (about 12 s at collection), and each of the ~300 processes the suite starts compiled our modules again.
+# Processes that test how an install behaves set their own environment (tests/support/installed.py).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+
 # Property tests (hypothesis) draw their examples from a fixed seed, with no example database: every run on every
 # machine tries the same examples. HYPOTHESIS_PROFILE=explore draws fresh ones (then pin what they find as a test).
 from hypothesis import settings as _hypothesis  # noqa: E402
@@ -47,6 +54,14 @@ if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
 # directory that all workers share, and reused by the others.
 import pytest  # noqa: E402
 from filelock import FileLock  # noqa: E402
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Modules that start real harness runs (a test marked ``harness``) run first, each whole and in collection order:
+    under pytest-xdist the long tests start early and the suite ends on short ones, so that neither worker idles
+    while the other finishes a long test (the order is the same in every worker, as xdist requires)."""
+    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("harness")}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)
 
 
 def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:

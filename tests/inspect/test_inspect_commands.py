@@ -144,11 +144,3 @@ def test_compare_pairs_two_logs_and_finds_a_planted_difference(fact_or_fair_run:
     for axis in ("gender", "race"):
         row = rows[f"s_fact_{axis}"]
         assert row["b"] == 1.0 and same(row["difference"], 1.0 - row["a"]) and row["verdict"] == "B higher", row
-
-
-def test_compare_refuses_a_log_of_several_epochs(tmp_path: Path) -> None:
-    run = served(tmp_path, ["fact_or_fair_objective"], mixed_reply, "--epochs", "2", "--limit", "6")
-    (entry,) = read_logs([run.logs])
-    proc = fairness_evals("compare", str(entry.path), str(entry.path), cwd=tmp_path)
-    assert proc.returncode != 0
-    assert "ran 2 epochs; compare pairs one answer per document" in proc.stderr, proc.stderr[-2000:]

@@ -111,7 +111,7 @@ def test_the_task_metadata_records_the_settings_and_the_rule_for_nulls(fact_or_f
 def test_two_epochs_pool_their_answers_and_withhold_the_intervals(tmp_path: Path) -> None:
     """Two epochs of the 66 objective documents of round 0 (seed 3), logged as ``.json``: every point value is the
     value of the 132 answers pooled (with one reply per prompt, those of one epoch), no interval or standard error is
-    in the log, and each has its reason."""
+    in the log, and each has its reason; ``compare`` refuses the log."""
     args = ["--epochs", "2", "--limit", "66", "--log-format", "json", "-T", "seed=3"]
     run = served(tmp_path, ["fact_or_fair_objective"], mixed_reply, *args)
     (entry,) = read_logs([run.logs])
@@ -139,6 +139,10 @@ def test_two_epochs_pool_their_answers_and_withhold_the_intervals(tmp_path: Path
     # without the epochs rule the pooled answers would have given S_fact an interval (one epoch has too few answers
     # for one): the rule withheld it
     assert math.isnan(one_epoch["s_fact_gender_ci_low"]) and not math.isnan(pooled["s_fact_gender_ci_low"])
+    # compare pairs one answer per document: a log of several epochs is refused, in one line saying so
+    proc = fairness_evals("compare", str(entry.path), str(entry.path), cwd=tmp_path)
+    assert proc.returncode != 0
+    assert "ran 2 epochs; compare pairs one answer per document" in proc.stderr, proc.stderr[-2000:]
     assert "several epochs" in reasons["s_fact_gender_ci_low"]
     warned = [line for line in run.output.splitlines() if "WARNING" in line and "fact_or_fair_objective:" in line]
     assert warned and all("metric.py" in line for line in warned), run.output[-3000:]  # one short line a problem
