@@ -6,9 +6,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from fact_fair_tasks.figure import Point, bound_styles, fact_fair_plot
 from fairness_evals.report.load import NOT_A_RESULT, ModelRuns, Run, models
 from fairness_evals.report.model import Figure, Section, Table, count, number, pct, text
-from fairness_evals.report.svg import Point, bound_styles, fact_fair_plot
 
 AXES = ("gender", "race")
 CONTEXTS = ("base", "representativeness", "attribution", "ingroup")

@@ -12,8 +12,9 @@ unjudged, as in the run (a failed call is never cached).
 
 **Runs judged afterwards.** A run made without a judge and judged with ``fairness-evals judge --out FILE`` is given
 to ``compare`` as that FILE: it records (``score_inputs``) the samples or responses files it judged, with their
-sha256, and the cache it used; :mod:`fairness_evals.compare.runs` reads the answers again by the judge command's
-own path and this module reads their judgements from that cache, exactly as for a harness run.
+sha256, and the cache it used; the reader of run outputs (:func:`fairness_evals.report.load.load_score_output`) reads
+the answers again by the judge command's own path and this module reads their judgements from that cache, exactly as
+for a harness run.
 
 **Which cache** (:func:`cache_of`): ``compare --judge-cache PATH`` when given; else, for a judge output, the cache it
 recorded (or ``FAIRLENS_JUDGE_CACHE`` when the recorded file is gone and the variable is set); else

@@ -218,7 +218,9 @@ def section(runs: list[Run]) -> Section | None:
         [
             Figure(
                 "Fairness space, one radar per model",
-                radar_multiples([radar_series(i) for i in items], list(AXES)),
+                radar_multiples(
+                    [radar_series(i) for i in items], list(AXES), what="IRIS radar", group="IRIS dimension scores"
+                ),
                 "Fixed scale 0-100, rings at 25, 50, 75, 100; each axis label carries the score. A triangle on the "
                 "rim: a score beyond 100 (the scores are uncapped). A hollow circle and 'n/a': the dimension is not in "
                 "the results or undefined; the outline is left open there, never joined across it. Shaded bars "

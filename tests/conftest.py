@@ -58,8 +58,10 @@ from filelock import FileLock  # noqa: E402
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Modules that start real harness runs (a test marked ``harness``) run first, each whole and in collection order:
-    under pytest-xdist the long tests start early and the suite ends on short ones, so that neither worker idles
-    while the other finishes a long test (the order is the same in every worker, as xdist requires)."""
+    under pytest-xdist (``--dist worksteal``, pyproject.toml) the long tests start early and the suite ends on short
+    ones, so that neither worker idles while the other finishes a long test (the order is the same in every worker,
+    as xdist requires). With ``--dist load`` a worker keeps the queue it was given: one would run the long tests
+    while the other idles."""
     slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("harness")}
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)
 

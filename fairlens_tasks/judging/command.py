@@ -197,11 +197,6 @@ def answers_of_responses(
     return tasks
 
 
-def read_all_answers(args: argparse.Namespace) -> dict[str, Any]:
-    """The answers per task of every input (samples and responses files); a task answered by both is an error."""
-    return answers_of_files(input_files(args), args)
-
-
 def input_files(args: argparse.Namespace) -> list[run_files.InputFile]:
     """The samples and responses files ``args.paths`` name (one model and run: ``--model`` / ``--run``)."""
     found = run_files.input_files(args.paths, SAMPLE_TASKS, "lmms-eval samples_fairlens_open_*.jsonl file")

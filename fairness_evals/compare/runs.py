@@ -7,11 +7,10 @@ runs of one model that answer the same task, is an error naming them: give each 
 A task's records come from its samples file beside the results file; every line must name its document, and a
 document answered twice is an error naming both lines.
 
-A score output (the JSON ``fairness-evals score <benchmark> --out FILE`` writes) records what it scored under
-``"score_inputs"`` (:func:`fairness_evals.run_files.score_inputs`): the responses or samples files with their
-sha256 and the settings. Its tasks' records are rebuilt from those files by the benchmark's own ``score`` path
-(``<benchmark>_tasks.cli.compare_records``), after each file is checked against its recorded hash; the run's
-name is the score output's file name (without ``.json``).
+A score output (the JSON ``fairness-evals score <benchmark> --out FILE`` writes) is read by the same module
+(:func:`fairness_evals.report.load.load_score_output`): its tasks' records are rebuilt from the responses it recorded
+under ``"score_inputs"``, each file checked against its recorded hash, by the benchmark's own ``score`` path; the
+run's name is the score output's file name (without ``.json``).
 
 An Inspect log (``.eval`` or ``.json``; a folder of one model's logs) is a run too, read through the same reader
 (:func:`fairness_evals.report.load.load_log`): a task's records are the log's replies parsed again
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import benchmarks, jsonio, run_files
+from fairness_evals import benchmarks, run_files
 from fairness_evals.compare.problem import Adapter, adapter_of
 from fairness_evals.jsonio import Answers
 
@@ -73,11 +72,11 @@ def load_run(path: str) -> RunInput:
     """The run at ``path`` (a folder or results file of one model, an Inspect log or a folder of them, or a score
     output), or ValueError naming what is wrong."""
     from fairness_evals.inspect.logs import is_inspect_log
-    from fairness_evals.report.load import load_runs, models
+    from fairness_evals.report.load import load_runs, load_score_output, models
 
-    score_output = None if is_inspect_log(path) else _score_output(Path(path))
-    if score_output is not None:
-        return load_score_output(path, score_output)
+    scored = None if is_inspect_log(path) else load_score_output(Path(path))
+    if scored is not None:
+        return from_score_output(scored, path)
     runs = load_runs([path])
     grouped = models(runs)
     if len(grouped) > 1:
@@ -119,75 +118,15 @@ def logged_records(run: Any, task: str) -> dict[str, Any] | None:
     return dict(run.records(task))
 
 
-#: What ``fairness-evals score <run folder>`` records as its benchmark (:func:`fairness_evals.detail.write`).
-RUN_SCORE = "run"
-
-
-def score_modules() -> dict[str, str]:
-    """Every benchmark's ``score_outputs``: the benchmark a score output records -> the module that reads it."""
-    return {name: module for b in benchmarks.registry().values() for name, module in b.score_outputs.items()}
-
-
-def _score_output(path: Path) -> dict[str, Any] | None:
-    """The JSON of a score output at ``path``, None for anything else (a folder, a harness results file)."""
-    from fairness_evals.run_files import SCORE_INPUTS
-
-    if not path.is_file() or path.suffix != ".json":
-        return None
-    try:
-        data = jsonio.read_json(path, "score output")
-    except ValueError:
-        return None  # not strict JSON: a harness results file (bare NaN) or not ours; the report's reader says why
-    if not isinstance(data, dict) or "results" in data:
-        return None
-    if SCORE_INPUTS not in data:
-        if any(isinstance(v, dict) and "judge_prompt_version" in v for v in data.values()):
-            raise ValueError(
-                f"{path}: a fairness-evals judge output that does not record the answers it judged ({SCORE_INPUTS}); "
-                "judge them again with this version of fairness-evals, which records them (answers already in the "
-                "judgement cache are not sent to the judge again), to compare it"
-            )
-        if data and all(isinstance(v, dict) for v in data.values()) and any(benchmarks.ours(str(k)) for k in data):
-            raise ValueError(
-                f"{path}: a score output that does not record its responses ({SCORE_INPUTS}); score them again with "
-                "this version of fairness-evals, which records them, to compare it"
-            )
-        return None
-    return data
-
-
-def load_score_output(path: str, data: dict[str, Any]) -> RunInput:
-    """The run of a score output: its tasks' metrics as reported, their records rebuilt from the recorded responses
-    (each file checked against its sha256) by the benchmark's ``score`` code."""
-    import importlib
-
-    from fairness_evals.run_files import SCORE_INPUTS, recorded_files
-
-    where = Path(path)
-    recorded = data[SCORE_INPUTS]
-    benchmark = recorded.get("benchmark") if isinstance(recorded, dict) else None
-    modules = score_modules()
-    if benchmark == RUN_SCORE:
-        raise ValueError(
-            f"{where}: the score of a harness run folder, which records no responses to score again; compare the run "
-            "folder itself, or the output of `fairness-evals score <benchmark> --responses <run folder>`"
-        )
-    if benchmark not in modules:
-        raise ValueError(f"{where}: {SCORE_INPUTS} names no benchmark compare reads ({benchmark!r})")
-    module = importlib.import_module(modules[benchmark])
-    files = recorded_files(recorded, where)
-    try:
-        records = module.compare_records(recorded, files)
-    except ValueError as error:
-        raise ValueError(f"{where}: its responses no longer score as recorded: {error}") from None
-    out = RunInput(path=path, model=where.name.removesuffix(".json"))
-    for task, metrics in data.items():
-        if task == SCORE_INPUTS or not isinstance(metrics, dict):
-            continue
-        found = records.get(task)
-        out.tasks[task] = TaskRun(
-            task, metrics, {}, None, where, None, None if found is None else dict(found), score_inputs=recorded
-        )
+def from_score_output(run: Any, path: str) -> RunInput:
+    """The :class:`RunInput` of a score output's :class:`fairness_evals.report.load.Run`: each task's metrics as
+    reported, with the records rebuilt from its responses (none for an entry without records, such as a
+    ``--by-statistic`` one)."""
+    out = RunInput(path=path, model=run.model)
+    for task, metrics in run.results.items():
+        found = run.records(task)
+        records = None if found is None else dict(found)
+        out.tasks[task] = TaskRun(task, metrics, {}, None, run.source, run, records, score_inputs=run.score_inputs)
     return out
 
 
@@ -200,7 +139,7 @@ def read_records(task: TaskRun, adapter: Adapter) -> dict[str, Any]:
             raise ValueError(f"{task.source}: {task.task} has no records")
         return {doc_id: json.loads(json.dumps(record)) for doc_id, record in task.records.items()}
     if task.samples is None:
-        if task.run is None:  # a score output's task without records (e.g. a --by-statistic entry)
+        if task.score_inputs is not None:  # a score output's task without records (e.g. a --by-statistic entry)
             raise ValueError(f"{task.source}: {task.task} has no records in the responses it was scored from")
         raise ValueError(
             f"{task.source}: {task.task} has no samples file beside its results; run the harness with --log_samples"

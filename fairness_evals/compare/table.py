@@ -14,8 +14,8 @@ HOW_TO_READ = (
     "B - A is the run's value minus the baseline's, with its {confidence:.0%} bootstrap interval ({kind}; "
     "{units}). p is the p-value of no difference; the verdict uses Holm's adjustment over the "
     '{count} metrics compared for this run (family-wise error at most {alpha:g}): "B fairer" / "A fairer" for '
-    'fairness metrics, by each metric\'s fairer direction; "B higher" / "A higher" for the others (S_fact, '
-    'soundness); "no detectable difference" when the adjusted p-value is above {alpha:g}, which is not evidence '
+    'fairness metrics, by each metric\'s fairer direction; "B higher" / "A higher" for the others (accuracy '
+    'and the like); "no detectable difference" when the adjusted p-value is above {alpha:g}, which is not evidence '
     'that the runs are equal. An interval that excludes 0 can still come with "no detectable difference": the '
     "interval is not adjusted for the number of metrics."
 )

@@ -45,7 +45,7 @@ class DecodeStats:
     """What a cache did, one count per request in the first three (``requests`` is their sum).
 
     * ``decodes``: full decodes of an encoded image;
-    * ``hits``: served from the in-memory tier (``memory_hits``);
+    * ``hits``: served from the in-memory tier;
     * ``spill_hits``: rebuilt from the raw pixels in the spill file, no decode;
     * ``spilled`` / ``spill_bytes``: images (and their bytes) written to the spill file;
     * ``spill_refused``: decoded images not written (the cap was reached, the mode has no exact raw form, or
@@ -63,10 +63,6 @@ class DecodeStats:
     spill_refused: int = 0
     spill_lost: int = 0
     checks: int = 0
-
-    @property
-    def memory_hits(self) -> int:
-        return self.hits
 
     @property
     def requests(self) -> int:

@@ -60,6 +60,9 @@ class Run:
     logged: dict[str, Any] = field(default_factory=dict)
     #: The tasks of ours the harness gave few-shot examples (:func:`fairness_evals.detail.shots`): task -> n.
     shots: dict[str, int] = field(default_factory=dict)
+    #: A score output's ``score_inputs`` entry (the files it scored, their sha256 and its settings; a judge output's
+    #: judgement cache too), None for a harness run or an Inspect log (:func:`load_score_output`).
+    score_inputs: dict[str, Any] | None = None
     _records: dict[str, list[tuple[str, list[Any]]]] = field(default_factory=dict, repr=False)
 
     def left_out(self, task: str) -> str:
@@ -222,8 +225,11 @@ class Run:
 
     def records(self, task: str) -> list[tuple[str, list[Any]]] | None:
         """``(document id, record)`` of each answer of ``task`` in an Inspect log (every epoch's; read once:
-        :meth:`fairness_evals.inspect.logs.LoggedTask.records`); None for a harness run, whose records are in its
-        samples file (:meth:`samples_file`)."""
+        :meth:`fairness_evals.inspect.logs.LoggedTask.records`) or rebuilt from a score output's responses
+        (:func:`load_score_output`); None for a harness run, whose records are in its samples file
+        (:meth:`samples_file`), and for a score output's task without records."""
+        if self.score_inputs is not None:
+            return self._records.get(task)
         entry = self.logged.get(task)
         if entry is None:
             return None
@@ -552,6 +558,80 @@ def _judged_nulls(metrics: dict[str, Any], key: str, minimum: float | None) -> d
         f" (of {answers:.0f} answers, {shown})" if shown else ""
     )
     return {name: reason for name, value in metrics.items() if value is None}
+
+
+#: What ``fairness-evals score <run folder>`` records as its benchmark (:func:`fairness_evals.detail.write`).
+RUN_SCORE = "run"
+
+
+def score_modules() -> dict[str, str]:
+    """Every benchmark's ``score_outputs``: the benchmark a score output records -> the module that reads it."""
+    from fairness_evals import benchmarks
+
+    return {name: module for b in benchmarks.registry().values() for name, module in b.score_outputs.items()}
+
+
+def load_score_output(path: Path) -> Run | None:
+    """The :class:`Run` of a score output (the JSON ``fairness-evals score <benchmark> --out FILE`` or ``judge --out``
+    writes), None for any other path (a folder, a harness results file, a file that is not strict JSON).
+
+    A score output records what it scored under ``"score_inputs"`` (:func:`fairness_evals.run_files.score_inputs`):
+    the responses or samples files with their sha256, and the settings. Its tasks' metrics are as reported; their
+    records (:meth:`Run.records`) are rebuilt from those files, each checked against its recorded hash, by the
+    benchmark's own ``score`` path (the module its ``score_outputs`` names: ``compare_records``); the model is the
+    output's file name (without ``.json``). An output that records no responses, the score of a harness run folder
+    (which records none to score again), and responses that no longer score as recorded are a
+    :class:`ReportInputError` saying what to give instead."""
+    import importlib
+
+    from fairness_evals.benchmarks import ours
+    from fairness_evals.run_files import SCORE_INPUTS, recorded_files
+
+    if not path.is_file() or path.suffix != ".json":
+        return None
+    try:
+        data = jsonio.read_json(path, "score output")
+    except ValueError:
+        return None  # not strict JSON: a harness results file (bare NaN) or not ours; its own reader says why
+    if not isinstance(data, dict) or "results" in data:
+        return None
+    if SCORE_INPUTS not in data:
+        if any(isinstance(v, dict) and "judge_prompt_version" in v for v in data.values()):
+            raise ReportInputError(
+                f"{path}: a fairness-evals judge output that does not record the answers it judged ({SCORE_INPUTS}); "
+                "judge them again with this version of fairness-evals, which records them (answers already in the "
+                "judgement cache are not sent to the judge again), to compare it"
+            )
+        if data and all(isinstance(v, dict) for v in data.values()) and any(ours(str(k)) for k in data):
+            raise ReportInputError(
+                f"{path}: a score output that does not record its responses ({SCORE_INPUTS}); score them again with "
+                "this version of fairness-evals, which records them, to compare it"
+            )
+        return None
+    recorded = data[SCORE_INPUTS]
+    benchmark = recorded.get("benchmark") if isinstance(recorded, dict) else None
+    modules = score_modules()
+    if benchmark == RUN_SCORE:
+        raise ReportInputError(
+            f"{path}: the score of a harness run folder, which records no responses to score again; compare the run "
+            "folder itself, or the output of `fairness-evals score <benchmark> --responses <run folder>`"
+        )
+    if benchmark not in modules:
+        raise ReportInputError(f"{path}: {SCORE_INPUTS} names no benchmark compare reads ({benchmark!r})")
+    module = importlib.import_module(modules[benchmark])
+    try:
+        files = recorded_files(recorded, path)
+    except ValueError as error:
+        raise ReportInputError(str(error)) from None
+    try:
+        records = module.compare_records(recorded, files)
+    except ValueError as error:
+        raise ReportInputError(f"{path}: its responses no longer score as recorded: {error}") from None
+    results = {task: metrics for task, metrics in data.items() if task != SCORE_INPUTS and isinstance(metrics, dict)}
+    run = Run(source=path, harness="fairness-evals", model=path.name.removesuffix(".json"), date="", limit=None,
+              results=results, score_inputs=recorded)  # fmt: skip
+    run._records = {task: list(dict(found).items()) for task, found in records.items() if task in results}
+    return run
 
 
 def _log_counts(entry: Any) -> dict[str, int]:

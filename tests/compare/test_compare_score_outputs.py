@@ -241,6 +241,26 @@ def test_a_score_output_and_a_harness_run_of_the_same_documents_are_compared(
     assert re.search("seed differs", _refused(capsys, str(harness), str(other)))
 
 
+def test_the_run_reader_reads_a_score_output_with_its_records(tmp_path: Path) -> None:
+    """The reader of run outputs (``report.load``) reads a score output as one run: its metrics as written and, per
+    task, one record per document answered, rebuilt from the responses it recorded; a harness results file or
+    folder is not a score output."""
+    from fairness_evals.report.load import load_score_output
+
+    objective, base = _base_and_objective()
+    a = _score(_responses(tmp_path / "a.jsonl", objective, base), tmp_path / "a.json")
+    run = load_score_output(a)
+    assert run is not None and run.model == "a" and run.score_inputs["benchmark"] == "fact_or_fair"
+    written = json.loads(a.read_text())
+    assert run.results == {task: metrics for task, metrics in written.items() if task != "score_inputs"}
+    for task, replies in (("fact_or_fair_objective", objective), ("fact_or_fair_subjective_base", base)):
+        assert [doc_id for doc_id, _ in run.records(task)] == list(replies), task
+    scores = json.loads(a.read_text())
+    harness = _harness_folder(tmp_path / "harness", {"fact_or_fair_objective": objective}, scores, "model-h")
+    assert load_score_output(harness) is None
+    assert load_score_output(next(harness.glob("results_*.json"))) is None
+
+
 @pytest.fixture(scope="module")
 def faces_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from faces import make_utkface_folder

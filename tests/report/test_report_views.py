@@ -116,6 +116,7 @@ def _radar(values: dict[str, float], intervals: dict | None = None) -> str:
     return radar(
         RadarSeries("a model with a rather long name that must not be cut short anywhere", values, intervals or {}),
         AXES,
+        what="IRIS radar",
     )
 
 
