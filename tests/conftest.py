@@ -56,16 +56,6 @@ import pytest  # noqa: E402
 from filelock import FileLock  # noqa: E402
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Modules that start real harness runs (a test marked ``harness``) run first, each whole and in collection order:
-    under pytest-xdist (``--dist worksteal``, pyproject.toml) the long tests start early and the suite ends on short
-    ones, so that neither worker idles while the other finishes a long test (the order is the same in every worker,
-    as xdist requires). With ``--dist load`` a worker keeps the queue it was given: one would run the long tests
-    while the other idles."""
-    slow = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("harness")}
-    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow)
-
-
 def shared_run(tmp_path_factory: pytest.TempPathFactory, name: str, build) -> Path:
     """``build(folder) -> Path`` once per test session (across xdist workers); later callers reuse it."""
     base = tmp_path_factory.getbasetemp()
