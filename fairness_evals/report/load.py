@@ -584,7 +584,6 @@ def load_score_output(path: Path) -> Run | None:
     :class:`ReportInputError` saying what to give instead."""
     import importlib
 
-    from fairness_evals.benchmarks import ours
     from fairness_evals.run_files import SCORE_INPUTS, recorded_files
 
     if not path.is_file() or path.suffix != ".json":
@@ -602,7 +601,7 @@ def load_score_output(path: Path) -> Run | None:
                 "judge them again with this version of fairness-evals, which records them (answers already in the "
                 "judgement cache are not sent to the judge again), to compare it"
             )
-        if data and all(isinstance(v, dict) for v in data.values()) and any(ours(str(k)) for k in data):
+        if data and all(isinstance(v, dict) for v in data.values()) and any(is_ours(str(k)) for k in data):
             raise ReportInputError(
                 f"{path}: a score output that does not record its responses ({SCORE_INPUTS}); score them again with "
                 "this version of fairness-evals, which records them, to compare it"
