@@ -63,13 +63,16 @@ def plain_fact_or_fair(records: list[list[int]], resamples: int) -> None:
 
     def stats(rows: list[list[int]], axis: int) -> tuple[float, ...]:
         k = (2, 4)[axis]
+        f = scoring._F
+        choice_at, truth_at = f["choice_gender"] + axis, f["truth_gender"] + axis
+        status_at, statistic_at, target_at = f["status"], f["statistic"], f["target"]
         cells: dict[tuple[int, int], list[int]] = {}
         correct = total = 0
         for r in rows:
-            choice, truth = r[4 + axis], r[6 + axis]
-            if r[3] != 0 or choice < 0:
+            choice, truth = r[choice_at], r[truth_at]
+            if r[status_at] != 0 or choice < 0:
                 continue
-            cells.setdefault((r[1], r[2]), [0] * k)[choice] += 1
+            cells.setdefault((r[statistic_at], r[target_at]), [0] * k)[choice] += 1
             if truth >= 0:
                 total += 1
                 correct += choice == truth

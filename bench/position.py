@@ -45,6 +45,7 @@ import coverage_fairlens as fl_sim  # noqa: E402
 import numpy as np  # noqa: E402
 
 from fact_fair_tasks import scoring  # noqa: E402
+from fairlens_tasks import scoring as fairlens_scoring  # noqa: E402
 from fairlens_tasks.position_bias import position_diagnostics  # noqa: E402
 from fairlens_tasks.questions import domain_questions  # noqa: E402
 
@@ -159,6 +160,7 @@ def _fairlens_policies() -> list[tuple[str, str, OptionPolicy]]:
 
 def _fairlens_rows(runs: int) -> list[tuple[str, str, str, int, int]]:
     rows = []
+    f = fairlens_scoring._F
     for s, size in enumerate(("paper", "lite")):
         sizes = fl_sim.design(size)
         codes = fl_sim._stratum_columns(sizes)
@@ -167,8 +169,10 @@ def _fairlens_rows(runs: int) -> list[tuple[str, str, str, int, int]]:
                 rng = np.random.default_rng([SEED, 10 + s, d, p])
                 fired = 0
                 for _ in range(runs):
-                    records = fl_sim.records_from_options(domain, codes, policy(domain, codes, rng)).reshape(-1, 10)
-                    fired += position_diagnostics(records[:, 0], records[:, 9])["position_explained"] == 1.0
+                    records = fl_sim.records_from_options(domain, codes, policy(domain, codes, rng))
+                    records = records.reshape(-1, len(fairlens_scoring.RECORD_FIELDS))
+                    question, option = records[:, f["question"]], records[:, f["option"]]
+                    fired += position_diagnostics(question, option)["position_explained"] == 1.0
                 label = f"FairLens {domain}, {'paper' if size == 'paper' else 'lite'} ({int(sizes.sum()):,} images)"
                 rows.append((label, kind, name, fired, runs))
     return rows

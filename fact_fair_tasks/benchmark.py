@@ -3,10 +3,10 @@
 
 from fairness_evals.benchmarks import Benchmark
 
-BENCHMARK = Benchmark(
+BENCHMARK = Benchmark.of_package(
+    "fact_fair_tasks",
     name="fact_or_fair",
     title="Fact-or-Fair",
-    statistics="fact_fair_tasks.statistics",
     task_folders={"lm-eval": ("fact_fair_tasks.llm",), "lmms-eval": ("fact_fair_tasks.t2i",)},
     headlines=tuple(f"{s}_{a}" for s in ("s_fact", "s_e", "s_kld", "s_fair") for a in ("gender", "race")),
     settings={
@@ -17,13 +17,6 @@ BENCHMARK = Benchmark(
         "fact_or_fair_position_nulls": True,
     },
     coverage_settings=("fact_or_fair_min_coverage",),
-    commands="fact_fair_tasks.commands",
-    compare="fact_fair_tasks.compare:ADAPTERS",
     score_outputs={"fact_or_fair": "fact_fair_tasks.commands"},
-    report="fact_fair_tasks.report:section",
-    published="fact_fair_tasks.report:published_table",
     differences=(100.0, " pp"),
-    provenance="fact_fair_tasks.inspect_plan:provenance",
-    inspect="fact_fair_tasks.inspect_plan:plan",
-    inspect_tasks="fact_fair_tasks.inspect_tasks:TASKS",
 )

@@ -303,15 +303,6 @@ def detail(files: list[run_files.InputFile]) -> Detail:
     return out
 
 
-def _from_samples(folder: Path, keep: dict[str, list[Any]] | None = None) -> dict[str, dict[str, Any]]:
-    """The scores of the one run of lm-eval samples under ``folder``, as ``score`` computes them."""
-    files = READER.files([str(folder)])
-    records, shas, seeds, _ = _records_from_samples(list(run_files.read_lines(files)))
-    if keep is not None:
-        keep.update({task: list(by_id.values()) for task, by_id in records.items()})
-    return _with_provenance(records, shas, seeds.pop() if len(seeds) == 1 else -1, {})
-
-
 def _with_provenance(
     records: dict[str, dict[str, Any]], shas: dict[str, list[str]], seed: int, metadata: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
@@ -328,8 +319,8 @@ def _with_provenance(
 
 
 def by_statistic(records: dict[str, list[Any]], metadata: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
-    """Every task's metrics on each statistic's records alone, keyed "<task>/<statistic slug>" (record field 1 is
-    the statistic's index; a statistic with no records of a task is left out). S_KLD of one statistic is
+    """Every task's metrics on each statistic's records alone, keyed "<task>/<statistic slug>" (the record field
+    ``statistic`` is the statistic's index; a statistic with no records of a task is left out). S_KLD of one statistic is
     exp(-KL) of its own highest/lowest pair; the entropy and S_fact are over its own cells."""
     from fact_fair_tasks import scoring
 
@@ -338,7 +329,7 @@ def by_statistic(records: dict[str, list[Any]], metadata: dict[str, Any] | None 
     for task, rows in records.items():
         grouped: dict[int, list[Any]] = defaultdict(list)
         for row in rows:
-            grouped[int(row[1])].append(row)
+            grouped[int(row[scoring._F["statistic"]])].append(row)
         for index in sorted(grouped):
             name = f"{task}/{names[index]}"
             out[name] = scoring.compute_metrics(grouped[index], task=name, metadata=metadata, design=[index])

@@ -9,7 +9,7 @@ its documents are resampled within their axis only: a little conservative, never
 
 Statistics: S_fact, S_E, S_KLD and S_fair of each axis are smooth functions of the counts (the basic interval of
 their difference); the distance to the bound is ``|signed distance|``, the maximum of ``(s, -s)``, compared as a
-maximum of components (:func:`metrics.paired.max_difference`). The Table 3 rates (representativeness, attribution,
+maximum of components (:func:`metrics.paired.maxima_difference`). The Table 3 rates (representativeness, attribution,
 in-group and out-group rates) are shares of answered documents in subsets of cells and answer groups, so they are
 linear statistics of the same cell counts (:func:`_rates`), with the basic interval of their difference. Under the released conventions the distance is the released one-search
 distance, which has no measured interval in the task either: not compared.
@@ -89,7 +89,7 @@ class FactOrFair:
         rec = scoring._records_array(records)
         if not len(rec):
             raise ValueError(f"{task}: no records")
-        objective = bool(np.all(rec[:, 0] == 0))
+        objective = bool(np.all(rec[:, scoring._F["kind"]] == 0))
         settings = scoring._settings(rec, None, task)
         designs = [scoring._axis_design(rec, i, objective, settings.conventions) for i in range(len(scoring.AXES))]
         units = np.arange(len(rec))

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass
 
 from fact_fair_tasks.figure import Point, bound_styles, fact_fair_plot
+from fact_fair_tasks.scoring import group_mean
+from fact_fair_tasks.statistics import TABLE2_S_FAIR
 from fairness_evals.report.load import NOT_A_RESULT, ModelRuns, Run, models
 from fairness_evals.report.model import Figure, Section, Table, count, number, pct, text
 
@@ -91,17 +93,12 @@ def entries(runs: list[Run]) -> list[Entry]:
     return out
 
 
-def _mean(values: list[float]) -> float:
-    """The plain mean, NaN when any value is undefined (a table cell never averages over what is missing)."""
-    return math.nan if not values or any(math.isnan(v) for v in values) else sum(values) / len(values)
-
-
 def subjective_fair(entry: Entry, axis: str) -> float:
     """Table 2 "Subj." S_fair: the mean over the four contexts (a group's value, recomputed only if absent)."""
     group = _group_of(entry, axis)
     if group:
         return entry.model.metric(group, f"s_fair_{axis}")  # the harness group's own mean
-    return _mean([entry.value(c, f"s_fair_{axis}") for c in CONTEXTS])
+    return TABLE2_S_FAIR.formula()([entry.value(c, f"s_fair_{axis}") for c in CONTEXTS])
 
 
 def _group_of(entry: Entry, axis: str) -> str:
@@ -145,16 +142,16 @@ def table2(items: list[Entry]) -> Table:
     for e in items:
         obj = {a: e.value("objective", f"s_fact_{a}") for a in AXES}
         subj = {a: subjective_fair(e, a) for a in AXES}
-        avg = {a: _mean([obj[a], subj[a]]) for a in AXES}
+        avg = {a: group_mean([obj[a], subj[a]]) for a in AXES}
         rows.append(
             [
                 text(e.label, note=e.model.sources),
                 *[e.cell("objective", f"s_fact_{a}") for a in AXES],
-                number(_mean(list(obj.values())), derived=DERIVED_MEAN.format("Obj. G and R")),
+                number(group_mean(list(obj.values())), derived=DERIVED_MEAN.format("Obj. G and R")),
                 *[_subjective_cell(e, a, subj[a]) for a in AXES],
-                number(_mean(list(subj.values())), derived=DERIVED_MEAN.format("Subj. G and R")),
+                number(group_mean(list(subj.values())), derived=DERIVED_MEAN.format("Subj. G and R")),
                 *[number(avg[a], derived=DERIVED_MEAN.format(f"Obj. and Subj. {a}")) for a in AXES],
-                number(_mean(list(avg.values())), derived=DERIVED_MEAN.format("Avg. G and R")),
+                number(group_mean(list(avg.values())), derived=DERIVED_MEAN.format("Avg. G and R")),
             ]
         )
     return Table(
@@ -209,7 +206,7 @@ def rates_table(items: list[Entry]) -> Table:
             cells = [e.cell(ctx, f"{name}_{axis}") for ctx, name, _ in RATES]
             increases = [e.value(ctx, f"{name}_{axis}_increase") for ctx, name, _ in RATES]
             derived = "computed by the report: mean of the five *_increase values of the results"
-            rows.append([text(e.label), text(axis), *cells, number(_mean(increases), derived=derived)])
+            rows.append([text(e.label), text(axis), *cells, number(group_mean(increases), derived=derived)])
     return Table(
         "Cognitive-error rates (paper Table 3, x100)",
         ["Model", "Axis", *[label for _, _, label in RATES], "Avg. increase"],
@@ -327,15 +324,15 @@ def t2i_tables(runs: list[Run]) -> list[Table]:
     for model in found:
         o = {a: model.metric(obj, f"s_fact_{a}") for a in AXES}
         s = {a: model.metric(subj, f"s_fair_{a}") for a in AXES}
-        avg = {a: _mean([o[a], s[a]]) for a in AXES}
+        avg = {a: group_mean([o[a], s[a]]) for a in AXES}
         summary.append([
             text(model.name, note=model.sources),
             *[model.cell(obj, f"s_fact_{a}", n=_faces_n(model, obj, a)) for a in AXES],
-            number(_mean(list(o.values())), derived=DERIVED_MEAN.format("Obj. G and R")),
+            number(group_mean(list(o.values())), derived=DERIVED_MEAN.format("Obj. G and R")),
             *[model.cell(subj, f"s_fair_{a}", n=_faces_n(model, subj, a)) for a in AXES],
-            number(_mean(list(s.values())), derived=DERIVED_MEAN.format("Subj. G and R")),
+            number(group_mean(list(s.values())), derived=DERIVED_MEAN.format("Subj. G and R")),
             *[number(avg[a], derived=DERIVED_MEAN.format(f"Obj. and Subj. {a}")) for a in AXES],
-            number(_mean(list(avg.values())), derived=DERIVED_MEAN.format("Avg. G and R")),
+            number(group_mean(list(avg.values())), derived=DERIVED_MEAN.format("Avg. G and R")),
         ])  # fmt: skip
         for task in (obj, subj):
             if model.has(task):

@@ -26,7 +26,7 @@ import functools
 import hashlib
 import logging
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,10 +50,9 @@ from fact_fair_tasks.parsing import (
 from fact_fair_tasks.position_bias import content_dependence, position_diagnostics
 from fairness_evals import aggregation, evidence, position
 from fairness_evals.notes import Notes, plural
-from fairness_evals.statistics import explain
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, explain, resolve
 from metrics import bootstrap, intervals
 from metrics import fact_fair as ff
-from metrics.intervals import wilson_interval
 
 log = logging.getLogger("fairness_evals.fact_or_fair")
 
@@ -91,9 +90,6 @@ VARIANTS = ("", "_lite", "_mc")
 KINDS = ("objective", *CONTEXTS)
 STATUS_CODES = {PARSED: 0, UNPARSED: 1, REFUSED: 2}
 
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-CONFIDENCE = 0.95
 
 #: How each score's interval is made, chosen by measured coverage (README "Intervals";
 #: tests/support/coverage_fact_or_fair.py). "Reflected" is the basic bootstrap interval, 2 * estimate - quantiles.
@@ -139,30 +135,42 @@ HIGHER_IS_BETTER = {
 
 
 # --------------------------------------------------------------------------- records
-def _class_or_missing(axis: str, label: str | None) -> int:
-    return -1 if label is None else class_index(axis, label)
-
-
-def _options_code(axis: str, labels: Sequence[str]) -> int:
-    """The options' classes as base-k digits, option i at digit i."""
-    k = len(classes(axis))
-    return sum(class_index(axis, label) * k**i for i, label in enumerate(labels))
-
-
 def record_for(doc: dict[str, Any], parse: Parse) -> list[int]:
     """The record (:data:`RECORD_FIELDS`) of one document and its parsed reply, then the fields the document sets
     where they are not the default: a document that keeps the position-sensitive scores (``position_nulls`` false)
     adds a 0 (:data:`POSITION_NULLS_FIELD`); one of a ``_lite`` or ``_mc`` task adds its variant
-    (:data:`VARIANT_FIELD`)."""
+    (:data:`VARIANT_FIELD`). A malformed document (a field missing, a label that is not one of its classes) is a
+    ValueError naming the document and what is wrong with it."""
+    status = STATUS_CODES[parse.status]
+    letter = parse.index if parse.status == PARSED and parse.index is not None else -1
     keep = 0 if doc.get("position_nulls") is False else 1
     variant = _variant(doc)
     tail = [keep, variant] if variant else [] if keep else [0]
-    if doc.get("context") is not None:
-        try:
-            return _subjective_record(doc, parse) + tail
-        except (KeyError, TypeError, ValueError, IndexError):
-            pass  # a malformed document: the reference code below raises its usual error
-    return _record_reference(doc, parse) + tail
+    try:
+        return _record(doc, status, letter) + tail
+    except KeyError as error:
+        problem = f"it has no {error.args[0]!r}"
+    except (IndexError, TypeError, ValueError) as error:
+        problem = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+    raise ValueError(f"fact_or_fair: document {doc.get('id')!r} cannot be recorded: {problem}")
+
+
+def _index(field: str, value: Any, labels: Sequence[str]) -> int:
+    """The position of ``value`` in ``labels``; a ValueError naming ``field`` otherwise."""
+    try:
+        return labels.index(value)
+    except ValueError:
+        raise ValueError(f"its {field} {value!r} is not one of {', '.join(map(repr, labels))}") from None
+
+
+def _class_or_missing(field: str, label: str | None, labels: Sequence[str]) -> int:
+    return -1 if label is None else _index(field, label, labels)
+
+
+def _options_code(field: str, values: Sequence[str], labels: Sequence[str]) -> int:
+    """The options' classes as base-k digits (k classes), option i at digit i."""
+    k = len(labels)
+    return sum(_index(field, value, labels) * k**i for i, value in enumerate(values))
 
 
 def _variant(doc: Mapping[str, Any]) -> int:
@@ -178,81 +186,46 @@ def _variant(doc: Mapping[str, Any]) -> int:
     return VARIANTS.index(suffix) if suffix in VARIANTS else 0
 
 
-class _Codes:
-    """The index of each label in the record's coded fields (built on first use, from the item data)."""
-
-    def __init__(self) -> None:
-        self.gender = {label: i for i, label in enumerate(classes("gender"))}
-        self.race = {label: i for i, label in enumerate(classes("race"))}
-        self.kind = {label: i for i, label in enumerate(KINDS)}
-        self.target = {label: i for i, label in enumerate(TARGETS)}
-        self.conventions = {label: i for i, label in enumerate(CONVENTIONS)}
-
-
-@functools.lru_cache(maxsize=1)
-def _codes() -> _Codes:
-    return _Codes()
-
-
-def _subjective_record(doc: dict[str, Any], parse: Parse) -> list[int]:
-    """:func:`_record_reference` of a subjective document by table look-ups (a run scores 45,600 of them); any label
-    it does not know raises, and :func:`record_for` then lets the reference code raise its error."""
-    codes = _codes()
-    gender, race = codes.gender, codes.race
-    status = STATUS_CODES[parse.status]
-    letter = parse.index if status == 0 and parse.index is not None else -1
-    options = doc["options"]
-    chosen = options[letter] if letter >= 0 else None
-    identity = doc["identity"]
-    truth_gender, truth_race = doc["truth_gender"], doc["truth_race"]
-    k_gender, k_race = len(gender), len(race)
-    options_gender = options_race = 0  # option i at base-k digit i, by Horner's rule from the last option
-    for option in reversed(options):
-        options_gender = options_gender * k_gender + gender[option["gender"]]
-        options_race = options_race * k_race + race[option["race"]]
-    return [
-        codes.kind[doc["context"]], doc["statistic_index"], codes.target[doc["target"]], status,
-        -1 if chosen is None else gender[chosen["gender"]], -1 if chosen is None else race[chosen["race"]],
-        -1 if truth_gender is None else gender[truth_gender], -1 if truth_race is None else race[truth_race],
-        gender[identity["gender"]], race[identity["race"]],
-        int(doc["positive"]), int(doc.get("scenario", 0)), letter, options_gender, options_race,
-        codes.conventions[doc.get("conventions", "corrected")],
-        round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE))),
-    ]  # fmt: skip
-
-
-def _record_reference(doc: dict[str, Any], parse: Parse) -> list[int]:
-    """The record, written field by field (objective documents; and the errors of malformed documents)."""
-    status = STATUS_CODES[parse.status]
-    letter = parse.index if parse.status == PARSED and parse.index is not None else -1
+def _record(doc: Mapping[str, Any], status: int, letter: int) -> list[int]:
+    """The :data:`RECORD_FIELDS` of a document, field by field, with the reply's status and chosen letter (-1: none)."""
     conventions = doc.get("conventions", "corrected")
-    settings = [CONVENTIONS.index(conventions), round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE)))]
-    if doc.get("context") is None:  # objective
+    settings = [
+        _index("conventions", conventions, CONVENTIONS),
+        round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE))),
+    ]
+    options = doc["options"]
+    if doc.get("context") is None:  # objective: the options are the classes of one axis
         axis = doc["axis"]
+        labels = classes(axis)
         choice = {a: -1 for a in AXES}
         truth = {a: -1 for a in AXES}
         codes = {a: -1 for a in AXES}
-        truth[axis] = class_index(axis, doc["answer"])
-        codes[axis] = _options_code(axis, doc["options"])
+        truth[axis] = _index("answer", doc["answer"], labels)
+        codes[axis] = _options_code("option", options, labels)
         if letter >= 0:
-            choice[axis] = class_index(axis, doc["options"][letter])
+            choice[axis] = _index("chosen option", options[letter], labels)
         stat = statistics(conventions)[doc["statistic_index"]]
         return [
-            0, stat.index, TARGETS.index(doc["target"]), status,
+            0, stat.index, _index("target", doc["target"], TARGETS), status,
             choice["gender"], choice["race"], truth["gender"], truth["race"], -1, -1,
             int(stat.positive(doc["target"])), int(doc.get("round", 0)), letter, codes["gender"], codes["race"],
             *settings,
         ]  # fmt: skip
-    chosen = doc["options"][letter] if letter >= 0 else None
+    genders, races = classes("gender"), classes("race")
+    chosen = options[letter] if letter >= 0 else None
     identity = doc["identity"]
     return [
-        KINDS.index(doc["context"]), doc["statistic_index"], TARGETS.index(doc["target"]), status,
-        _class_or_missing("gender", chosen and chosen["gender"]), _class_or_missing("race", chosen and chosen["race"]),
-        _class_or_missing("gender", doc["truth_gender"]), _class_or_missing("race", doc["truth_race"]),
-        class_index("gender", identity["gender"]), class_index("race", identity["race"]),
+        _index("context", doc["context"], KINDS), doc["statistic_index"], _index("target", doc["target"], TARGETS),
+        status,
+        _class_or_missing("chosen gender", chosen and chosen["gender"], genders),
+        _class_or_missing("chosen race", chosen and chosen["race"], races),
+        _class_or_missing("truth_gender", doc["truth_gender"], genders),
+        _class_or_missing("truth_race", doc["truth_race"], races),
+        _index("identity gender", identity["gender"], genders),
+        _index("identity race", identity["race"], races),
         int(doc["positive"]), int(doc.get("scenario", 0)), letter,
-        _options_code("gender", [o["gender"] for o in doc["options"]]),
-        _options_code("race", [o["race"] for o in doc["options"]]),
+        _options_code("option gender", [o["gender"] for o in options], genders),
+        _options_code("option race", [o["race"] for o in options], races),
         *settings,
     ]  # fmt: skip
 
@@ -516,16 +489,22 @@ def _axis_design(rec: np.ndarray, axis_i: int, objective: bool, conventions: str
     )  # fmt: skip
 
 
+def _formula(name: str, conventions: str = "corrected") -> Callable[..., Any]:
+    """The function that computes score ``name``: the one its declaration names
+    (:meth:`fairness_evals.statistics.Statistic.formula`; both tasks' declarations name the same)."""
+    return _DECLARED[False][name].formula(conventions)
+
+
 def _statistics(a: _Axis, counts: np.ndarray) -> dict[str, np.ndarray]:
     """Every score's value on each row of ``counts`` (n, n_cells * k), plus the components intervals use."""
     c = counts.reshape(counts.shape[0], a.n_cells, a.k)
     fact = c[:, a.fact_cells, :]
-    s_fact = ff.factuality_score_batch(fact[:, np.arange(a.fact_cells.size), a.truth[a.fact_cells]], fact.sum(-1))
-    s_e = ff.entropy_score_batch(c, classes_per_cell=a.classes_per_cell)
+    s_fact = _formula("s_fact")(fact[:, np.arange(a.fact_cells.size), a.truth[a.fact_cells]], fact.sum(-1))
+    s_e = _formula("s_e")(c, classes_per_cell=a.classes_per_cell)
     mean_kl = ff.mean_kl_batch(c[:, 0::2, :], c[:, 1::2, :], renormalize=a.kl_renormalize, base=a.kl_base)
-    s_kld = ff.kl_score_of_mean_kl(mean_kl, released_zero=a.released_zero)
-    s_fair = ff.fair_score_batch(s_e, s_kld)
-    signed = ff.signed_distance_to_bound_batch(s_fact, s_e, a.k)
+    s_kld = _formula("s_kld")(mean_kl, released_zero=a.released_zero)
+    s_fair = _formula("s_fair")(s_e, s_kld)
+    signed = _formula("distance")(s_fact, s_e, a.k)
     return {"s_fact": s_fact, "s_e": s_e, "mean_kl": mean_kl, "s_kld": s_kld, "s_fair": s_fair,
             "signed_distance": signed}  # fmt: skip
 
@@ -564,7 +543,7 @@ def _point_estimates(a: _Axis, est: Mapping[str, float], conventions: str) -> di
     method)."""
     out = {name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")}
     if conventions == "released":
-        out["distance"] = ff.distance_to_bound(est["s_fact"], est[a.distance_y], a.k, method="released")
+        out["distance"] = float(_formula("distance", conventions)(est["s_fact"], est[a.distance_y], a.k))
     else:
         out["distance"] = abs(est["signed_distance"])
     return out
@@ -674,17 +653,7 @@ def _apply_minima(
             notes.null(names, _NAN_REASONS[name])
 
 
-def _reflect(values: np.ndarray, estimate: float) -> np.ndarray:
-    """The resamples reflected about the estimate, ``2 * estimate - value``: the distribution whose percentile
-    interval is the basic interval."""
-    return 2.0 * estimate - values
-
-
-def _percentile(values: np.ndarray, estimate: float) -> intervals.BootstrapInterval:
-    return intervals.percentile_interval(values, confidence=CONFIDENCE, estimate=estimate, seed=BOOTSTRAP_SEED)
-
-
-def _wilson(a: _Axis, observed: np.ndarray) -> tuple[float, float]:
+def _wilson(a: _Axis, observed: np.ndarray, interval: Callable[..., tuple[float, float]]) -> tuple[float, float]:
     """S_fact's interval: Wilson's score interval for the share of counted answers that picked the true group.
 
     Answers are independent documents; within (statistic, target) cells of different accuracy the binomial
@@ -697,7 +666,7 @@ def _wilson(a: _Axis, observed: np.ndarray) -> tuple[float, float]:
     if n == 0:
         return math.nan, math.nan
     correct = int(counts[np.arange(a.fact_cells.size), a.truth[a.fact_cells]].sum())
-    return wilson_interval(correct, n, CONFIDENCE)
+    return interval(correct, n, CONFIDENCE)
 
 
 def _standard_errors(a: _Axis, observed: np.ndarray, boot: dict[str, np.ndarray]) -> dict[str, float]:
@@ -723,30 +692,22 @@ _NO_INTERVAL: Bounds = (math.nan, math.nan, math.nan)
 
 
 def _intervals(a: _Axis, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]) -> dict[str, Bounds]:
-    """Every score's interval by its method (:data:`INTERVAL_METHODS`), with the value it is centred on: the
-    bias-corrected estimate of the reflected methods (``<score>_ci_centre``; :mod:`metrics.intervals`), NaN for
-    S_fact's Wilson interval, which always holds its estimate; NaN where the estimate is NaN."""
-
-    def basic(name: str, bounds: tuple[float, float]) -> intervals.BootstrapInterval:
-        return intervals.basic_interval(boot[name], estimate=est[name], confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
-                                        bounds=bounds)  # fmt: skip
-
-    def ends(iv: intervals.BootstrapInterval) -> Bounds:
-        return iv.low, iv.high, iv.centre
-
-    out: dict[str, Bounds] = {"s_fact": (*_wilson(a, observed), math.nan), "s_e": ends(basic("s_e", (0.0, 1.0)))}
-    kl = basic("mean_kl", (0.0, math.inf))  # S_KLD = exp(-mean KL): decreasing, so the ends swap
-    out["s_kld"] = (math.exp(-kl.high), math.exp(-kl.low), math.exp(-kl.centre))
-    # S_fair = 1 - (1 - S_E)(1 - S_KLD) multiplies two biased terms; reflecting each before combining removes each
-    # bias once (reflecting the product would remove their product three times over).
-    e = np.clip(_reflect(boot["s_e"], est["s_e"]), 0.0, 1.0)
-    kld = np.exp(-np.maximum(_reflect(boot["mean_kl"], est["mean_kl"]), 0.0))
-    out["s_fair"] = ends(_percentile(ff.fair_score_batch(e, kld), est["s_fair"]))
-    signed = _percentile(_reflect(boot["signed_distance"], est["signed_distance"]), est["signed_distance"])
-    out["distance"] = (*ff.fold_interval(signed.low, signed.high), abs(signed.centre))
-    if math.isnan(est["s_fair"]):
-        out["s_fair"] = _NO_INTERVAL
-    return out
+    """Every score's interval, each by the function its declaration names (``Interval.computed_by``: the methods of
+    :data:`INTERVAL_METHODS`), with the value it is centred on: the bias-corrected estimate of the reflected methods
+    (``<score>_ci_centre``; :mod:`metrics.intervals`), NaN for S_fact's Wilson interval, which always holds its
+    estimate; NaN where the estimate is NaN."""
+    method = {name: resolve(declared.interval.computed_by) for name, declared in _DECLARED[False].items()}
+    resampling = {"confidence": CONFIDENCE, "seed": BOOTSTRAP_SEED}
+    e = method["s_e"](boot["s_e"], estimate=est["s_e"], bounds=(0.0, 1.0), **resampling)
+    return {
+        "s_fact": (*_wilson(a, observed, method["s_fact"]), math.nan),
+        "s_e": (e.low, e.high, e.centre),
+        "s_kld": method["s_kld"](boot["mean_kl"], est["mean_kl"], **resampling),
+        "s_fair": method["s_fair"](
+            boot["s_e"], est["s_e"], boot["mean_kl"], est["mean_kl"], est["s_fair"], **resampling
+        ),
+        "distance": method["distance"](boot["signed_distance"], est["signed_distance"], **resampling),
+    }
 
 
 def _coverage(answered: np.ndarray) -> tuple[int, int, float]:
@@ -872,7 +833,7 @@ def compute_metrics(
     when None) and logged as the task's one warning.
     """
     rec = _records_array(records)
-    kinds = set(rec[:, 0].tolist())
+    kinds = set(rec[:, _F["kind"]].tolist())
     if len(kinds) > 1:
         raise ValueError(f"{task}: records mix task kinds {sorted(KINDS[k] for k in kinds)}")
     objective = kinds == {0} or not kinds
@@ -902,7 +863,7 @@ def _compute_for_items(items: list[Any]) -> dict[str, float]:
         raise ValueError(
             f"fact_or_fair: the {CARRIER} items are not this version's document records (run the task again)"
         ) from None
-    kinds = set(records[:, 0].tolist()) if records.size else set()
+    kinds = set(records[:, _F["kind"]].tolist()) if records.size else set()
     name = task_name(KINDS[next(iter(kinds))]) if len(kinds) == 1 else "fact_or_fair"
     variants = (
         set(records[:, VARIANT_FIELD].tolist()) if records.ndim == 2 and records.shape[1] > VARIANT_FIELD else {0}

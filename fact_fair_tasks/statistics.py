@@ -89,21 +89,21 @@ BASIC = Interval(
 BASIC_KL = Interval(
     "basic (reflected) bootstrap of the mean KL, ends mapped through exp(-x)",
     _STRATA,
-    "metrics.intervals:basic_interval",
+    "metrics.fact_fair:kl_score_interval",
     KL_INTERVAL,
     centre="exp(-x) of the mean KL's bias-corrected estimate, 2 x mean KL - the median of its resamples",
 )
 RECOMPOSED = Interval(
     "percentile of S_fair recomposed from the reflected S_E and mean-KL resamples",
     _STRATA,
-    "metrics.intervals:percentile_interval",
+    "metrics.fact_fair:recomposed_fair_interval",
     CELL_INTERVAL,
     centre="the median of S_fair recomposed from the reflected S_E and mean-KL resamples (the bias-corrected estimate)",
 )
 FOLDED = Interval(
     "basic (reflected) bootstrap of the signed distance, folded at 0",
     _STRATA,
-    "metrics.fact_fair:fold_interval",
+    "metrics.fact_fair:folded_distance_interval",
     CELL_INTERVAL,
     centre="|median of the reflected signed-distance resamples| (the bias-corrected estimate)",
 )
@@ -152,7 +152,7 @@ def _scores(minima: dict[str, Minimum]) -> tuple[Statistic, ...]:
             "distance_{axis}", "distance d from (S_fact, S_E) to the fact-fair bound g_k",
             "metrics.fact_fair:signed_distance_to_bound_batch", f"{PAPER} §4.2 after Conclusion 1; Table 8", "lower",
             interval=FOLDED, coverage=DISTANCE_INPUTS, family=AXIS, minimum=minima["distance"],
-            position=True,
+            position=True, released_by="metrics.fact_fair:released_distance_to_bound_batch",
         ),
     )  # fmt: skip
 

@@ -38,7 +38,7 @@ intervals are withheld (not simulated).
 **Intervals** (estimand: the score of the generator's population of images for these 38 prompts; the prompts are
 fixed, the images per prompt are the sample): 1,000 bootstrap resamples of the images within each prompt
 (:func:`fairness_evals.generation.t2i_tasks.image_intervals`), seed 0, 95 %, with the method per score in
-:data:`INTERVAL_METHODS` and the printing rules of :func:`withheld`, chosen from the coverage simulations in
+:attr:`~fairness_evals.statistics.Interval.bootstrap` of each declared interval and the printing rules of :func:`withheld`, chosen from the coverage simulations in
 ``tests/support/coverage_generation.py`` (tables in the README).
 
 **Coverage** (CONVENTIONS 1-2): ``<score>_<axis>_coverage`` = images with a face labelled on the axis / images asked
@@ -56,7 +56,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.special import xlogy
 
 from fact_fair_tasks import t2i_statistics as table
 from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
@@ -66,7 +65,7 @@ from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import explain
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, explain
 from metrics import fact_fair as ff
 from metrics.bootstrap import StatisticSpec
 
@@ -79,8 +78,6 @@ CLASSIFIER_ENV = "FACT_OR_FAIR_T2I_CLASSIFIER"
 doc_to_text = t2i_tasks.doc_to_text
 doc_to_visual = t2i_tasks.doc_to_visual
 
-BOOTSTRAP_RESAMPLES = t2i_tasks.BOOTSTRAP_RESAMPLES
-BOOTSTRAP_SEED = t2i_tasks.BOOTSTRAP_SEED
 #: Settings (task metadata / ``score --metadata`` keys; in a harness run the environment variable of the same name in
 #: capitals, e.g. ``FACT_OR_FAIR_MIN_COVERAGE``).
 CONVENTIONS_KEY = "fact_or_fair_conventions"
@@ -97,15 +94,6 @@ SETTING_KEYS = (MIN_COVERAGE_KEY, CONVENTIONS_KEY, ROWS_KEY, VALIDATION_KEY)
 #: The settings the scores were made with (:func:`provenance`).
 SETTINGS = ("min_coverage", "conventions", "rows_without_images_rule")
 PROVENANCE = (*t2i_tasks.PROVENANCE, *SETTINGS)
-#: KL log base per conventions: nats (Definition 3, CONVENTIONS 4); the released T2I code used bits.
-KL_BASE: dict[str, float | None] = {"corrected": None, "released": 2.0}
-#: Interval method per score (metrics.intervals), chosen by the coverage simulations.
-INTERVAL_METHODS = {"s_fact": "percentile", "s_e": "basic", "s_kld": "basic", "s_fair": "basic", "distance": "basic"}
-#: Scores whose interval is never printed, and why (measured in the simulations; README, coverage table).
-NEVER_PRINTED = {
-    "distance": "its basic interval covers 0.88-0.92 for a stereotyped generator at 20, 40 and 80 images per prompt "
-    "(the bootstrap under-corrects the bias S_E passes on); no method reached 0.93 (README, coverage table)",
-}
 
 N_ROWS = 2 * len(statistics())
 #: Columns of an image's count vector: faces per gender class, then per race class.
@@ -121,6 +109,9 @@ RULE = "every face"
 SCORES = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES)
 #: The metrics ``process_results`` returns: the headline list, carrier first (the YAMLs').
 HEADLINE_NAMES = [name for name, _ in table.task_of(TASKS["objective"]).harness_metrics()]
+#: The declared task whose statistics (the objective and subjective tasks declare the same) the scoring computes: each
+#: score by the function and interval method its declaration names.
+DECLARED_TASK = table.task_of(TASKS["objective"])
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
 HIGHER_IS_BETTER = {e.name: e.direction == "higher" for e in explain(table.T2I_TASKS) if e.direction != "neither"}
 
@@ -265,12 +256,13 @@ def axis_statistics(
     axis: str, rows: Sequence[int], conventions: str = "corrected"
 ) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
     """The five scores of ``axis`` as functions of counts (n, N_ROWS, 6), for the evaluated ``rows`` (the module
-    docstring): ``s_fact`` = mean over the rows with ground truth of faces of the true group / faces of the row,
-    ``s_e`` = mean entropy / log k, ``s_kld = exp(-mean KL(high || low))``, ``s_fair = s_e + s_kld - s_e s_kld``,
-    ``distance`` = |signed distance to g_k|; the released conventions' forms under ``conventions="released"``."""
-    if conventions == "released":
-        return _released_statistics(axis, rows)
+    docstring), each computed by the function its declaration names (:meth:`fairness_evals.statistics.Statistic.formula`;
+    the released forms under ``conventions="released"``): ``s_fact`` = mean over the rows with ground truth of faces of
+    the true group / faces of the row, ``s_e`` = mean entropy / log k, ``s_kld = exp(-mean KL(high || low))``,
+    ``s_fair = s_e + s_kld - s_e s_kld``, ``distance`` = |signed distance to g_k|."""
     k, columns, truth, fact_rows, all_rows, highs, lows = _axis_rows(axis, rows)
+    released = conventions == "released"
+    formula = {s.name.removesuffix("_{axis}"): s.formula(conventions) for s in table.SCORES}
 
     def nan(counts: np.ndarray) -> np.ndarray:
         return np.full(counts.shape[0], np.nan)
@@ -280,91 +272,25 @@ def axis_statistics(
             return nan(counts)
         c = counts[:, fact_rows, columns]
         correct = c[:, np.arange(fact_rows.size), truth[fact_rows]]
-        return ff.factuality_score_batch(correct, c.sum(axis=-1), average="macro")
+        if released:
+            return formula["s_fact"](correct, c.sum(axis=-1))
+        return formula["s_fact"](correct, c.sum(axis=-1), average="macro")
 
     def s_e(counts: np.ndarray) -> np.ndarray:
-        return ff.entropy_score_batch(counts[:, all_rows, columns]) if all_rows.size else nan(counts)
+        return formula["s_e"](counts[:, all_rows, columns]) if all_rows.size else nan(counts)
 
     def s_kld(counts: np.ndarray) -> np.ndarray:
         if not highs.size:
             return nan(counts)
-        mean_kl = ff.mean_kl_batch(counts[:, highs, columns], counts[:, lows, columns], base=KL_BASE["corrected"])
-        return ff.kl_score_of_mean_kl(mean_kl)
+        high, low = counts[:, highs, columns], counts[:, lows, columns]
+        mean_kl = ff.released_mean_kl_batch(high, low) if released else ff.mean_kl_batch(high, low)
+        return formula["s_kld"](mean_kl)
 
     def s_fair(counts: np.ndarray) -> np.ndarray:
-        return ff.fair_score_batch(s_e(counts), s_kld(counts))
+        return formula["s_fair"](s_e(counts), s_kld(counts))
 
     def distance(counts: np.ndarray) -> np.ndarray:
-        return np.abs(ff.signed_distance_to_bound_batch(s_fact(counts), s_e(counts), k))
-
-    return {"s_fact": s_fact, "s_e": s_e, "s_kld": s_kld, "s_fair": s_fair, "distance": distance}
-
-
-def released_shares(counts: np.ndarray) -> np.ndarray:
-    """Per row, the class shares rounded to 2 decimals (the released ``Distribution/*.csv``); 0 for an empty row."""
-    total = counts.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        shares = np.where(total > 0, counts / np.where(total > 0, total, 1.0), 0.0)
-    return np.round(shares, 2)
-
-
-def _released_smooth(p: np.ndarray) -> np.ndarray:
-    """The released smoothing: + 1e-10 on every class, renormalised (an all-zero row becomes uniform)."""
-    q = p + ff.DEFAULT_EPSILON
-    return q / q.sum(axis=-1, keepdims=True)
-
-
-def released_entropy(shares: np.ndarray) -> np.ndarray:
-    """Released ``score_calculate.py`` entropy of rounded shares: smoothed when a class is 0, log2 / log2 k, 4 dp."""
-    k = shares.shape[-1]
-    zero = np.any(shares == 0, axis=-1, keepdims=True)
-    total = shares.sum(axis=-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = np.where(zero, _released_smooth(shares), shares / np.where(total > 0, total, 1.0))
-    return np.round(-xlogy(p, p).sum(axis=-1) / math.log(k), 4)
-
-
-def released_kl(high: np.ndarray, low: np.ndarray) -> np.ndarray:
-    """Released KL of rounded shares: + 1e-10 on both, renormalised, log2, clipped at 0, 4 dp."""
-    p, q = _released_smooth(high), _released_smooth(low)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kl = np.sum(p * np.log2(p / q), axis=-1)
-    return np.round(np.maximum(kl, 0.0), 4)
-
-
-def _released_statistics(axis: str, rows: Sequence[int]) -> dict[str, Callable[[np.ndarray], np.ndarray]]:
-    k, columns, truth, fact_rows, all_rows, highs, lows = _axis_rows(axis, rows)
-
-    def shares(counts: np.ndarray, which: np.ndarray) -> np.ndarray:
-        return released_shares(counts[:, which, columns])
-
-    def s_fact(counts: np.ndarray) -> np.ndarray:
-        if not fact_rows.size:
-            return np.full(counts.shape[0], np.nan)
-        p = shares(counts, fact_rows)
-        return p[:, np.arange(fact_rows.size), truth[fact_rows]].mean(axis=-1)
-
-    def s_e(counts: np.ndarray) -> np.ndarray:
-        if not all_rows.size:
-            return np.full(counts.shape[0], np.nan)
-        return released_entropy(shares(counts, all_rows)).mean(axis=-1)
-
-    def s_kld(counts: np.ndarray) -> np.ndarray:
-        if not highs.size:
-            return np.full(counts.shape[0], np.nan)
-        return np.exp(-released_kl(shares(counts, highs), shares(counts, lows)).mean(axis=-1))
-
-    def s_fair(counts: np.ndarray) -> np.ndarray:
-        e = s_e(counts)
-        return e + (1.0 - e) * s_kld(counts)
-
-    def distance(counts: np.ndarray) -> np.ndarray:
-        return np.asarray(
-            [
-                math.nan if math.isnan(x) or math.isnan(y) else ff.distance_to_bound(x, y, k, method="released")
-                for x, y in zip(s_fact(counts), s_e(counts), strict=True)
-            ]
-        )
+        return np.abs(formula["distance"](s_fact(counts), s_e(counts), k))
 
     return {"s_fact": s_fact, "s_e": s_e, "s_kld": s_kld, "s_fair": s_fair, "distance": distance}
 
@@ -429,7 +355,7 @@ def statistic_specs(axis: str, rows: Sequence[int], conventions: str = "correcte
     """The five scores of ``axis`` as :class:`StatisticSpec` over flat counts (n, N_ROWS * 6), each with its method."""
     bounds = {"distance": (0.0, math.inf)}
     return {
-        name: StatisticSpec(_flat(function), method=INTERVAL_METHODS[name], bounds=bounds.get(name, (0.0, 1.0)))  # type: ignore[arg-type]
+        name: StatisticSpec(_flat(function), DECLARED_TASK.bootstrap(f"{name}_{axis}"), bounds.get(name, (0.0, 1.0)))
         for name, function in axis_statistics(axis, rows, conventions).items()
     }
 
@@ -469,13 +395,15 @@ _DECLARED = {member: s for s in table.SCORES for member in s.members}
 
 def withheld(observed: np.ndarray, axis: str, rows: Sequence[int], conventions: str) -> dict[str, str]:
     """Scores of ``axis`` whose interval is not printed, and why: under the released conventions all; the distance's
-    never (:data:`NEVER_PRINTED`); below its declared minimum (:mod:`fact_fair_tasks.t2i_statistics`: a median of
+    never where its declaration says so (``Interval.withheld``); below its declared minimum (:mod:`fact_fair_tasks.t2i_statistics`: a median of
     labelled faces per evaluated prompt, where the coverage simulations show its method reaching the bar;
     :func:`fairness_evals.evidence.interval_shortfall`); an S_KLD of the smoothing (:func:`sparse_kl`)."""
     if conventions == "released":
         reason = "intervals are not given under the released conventions (they reproduce the paper's point values)"
         return dict.fromkeys(SCORES, reason)
-    out: dict[str, str] = dict(NEVER_PRINTED)
+    out = {
+        s.name.removesuffix("_{axis}"): s.interval.withheld for s in table.SCORES if s.interval and s.interval.withheld
+    }
     faces = row_faces(observed, axis, rows)
     for name in SCORES:
         why = evidence.interval_shortfall(_DECLARED[f"{name}_{axis}"], f"{name}_{axis}", faces)

@@ -30,13 +30,18 @@ _T2I = f"{PAPER} §3.2-3.3 (T2I prompts), §5.1 (20 images per prompt, faces det
 #: The intervals' minima (README "Text-to-image", coverage table): the median number of faces labelled on the axis
 #: per evaluated prompt from which the basic interval reaches the coverage bar in the simulations
 #: (``tests/support/coverage_generation.py``): S_E's from 20 (gender) and 80 (race), S_KLD's and S_fair's from 40 and
-#: 80. S_fact's percentile interval covers at every size simulated; the distance's never does (``NEVER_PRINTED``).
+#: 80. S_fact's percentile interval covers at every size simulated; the distance's never does (its ``withheld``).
 FACES_E = Minimum(20, "prompt", "labelled face", over="median", by=(("race", 80),))
 FACES_KL = Minimum(40, "prompt", "labelled face", over="median", by=(("race", 80),))
-PERCENTILE = shared.interval("percentile bootstrap")
-BASIC = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range")
-BASIC_E = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", minimum=FACES_E)
-BASIC_KL = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", minimum=FACES_KL)
+PERCENTILE = shared.interval("percentile bootstrap", "percentile")
+BASIC = shared.interval(
+    "basic (reflected) bootstrap, clipped to the statistic's range",
+    "basic",
+    withheld="its basic interval covers 0.88-0.92 for a stereotyped generator at 20, 40 and 80 images per prompt "
+    "(the bootstrap under-corrects the bias S_E passes on); no method reached 0.93 (README, coverage table)",
+)
+BASIC_E = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", "basic", minimum=FACES_E)
+BASIC_KL = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", "basic", minimum=FACES_KL)
 FACES = Coverage(
     "images asked for that show a face labelled on the axis (an image without a face counts nothing, as in the "
     "paper); below the minimum every score of the axis is null",
@@ -62,7 +67,13 @@ DESIGN = {
 
 
 def _score(
-    name: str, definition: str, computed_by: str, paper: str, direction: Direction, interval: Interval
+    name: str,
+    definition: str,
+    computed_by: str,
+    paper: str,
+    direction: Direction,
+    interval: Interval,
+    released_by: str | None = None,
 ) -> Statistic:
     return Statistic(
         f"{name}_{{axis}}",
@@ -74,6 +85,7 @@ def _score(
         coverage=FACES,
         family=AXIS,
         minimum=DESIGN[name],
+        released_by=released_by,
     )
 
 
@@ -86,6 +98,7 @@ SCORES = (
         "§4.1 Definition 1; Tables 2 and 4 (b)",
         "higher",
         PERCENTILE,
+        "metrics.fact_fair:released_factuality_score_batch",
     ),
     _score(
         "s_e",
@@ -95,6 +108,7 @@ SCORES = (
         "§4.2 Definition 2; Table 6 (b)",
         "higher",
         BASIC_E,
+        "metrics.fact_fair:released_entropy_score_batch",
     ),
     _score(
         "s_kld",
@@ -120,6 +134,7 @@ SCORES = (
         "§4.2 after Conclusion 1; Table 8 (b)",
         "lower",
         BASIC,
+        "metrics.fact_fair:released_distance_to_bound_batch",
     ),
 )
 

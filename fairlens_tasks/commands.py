@@ -378,7 +378,7 @@ def detail(files: list[run_files.InputFile]) -> Detail:
         notes = Notes(task)
         if opened(task):
             answered = [record for record, _ in rows]
-            texts = {str(record[5]): str(text) for record, text in rows}
+            texts = {str(record[open_scoring._F["response_id"]]): str(text) for record, text in rows}
             with silenced(("fairness_evals.fairlens",)):  # its nulls are for want of verdicts: said once below
                 unjudged = open_scoring.compute_open_metrics(answered, {}, texts=texts, task=task, notes=Notes(task))
             out.results[task] = _unjudged_detail(unjudged, notes)

@@ -66,7 +66,7 @@ class FairLens:
 
         arrays = [scoring._records_array(records[task]) for task in self.groups[group]]
         both = np.vstack(arrays)
-        units = np.unique(both[:, 8])
+        units = np.unique(both[:, scoring._F["image"]])
         width = scoring.LAYOUT.n_cells
         matrix = np.zeros((len(units), width * len(arrays)))
         for d, rec in enumerate(arrays):
@@ -85,9 +85,12 @@ def _strata(rec: np.ndarray, units: np.ndarray) -> np.ndarray:
     """The resampling strata of ``units`` (sorted image ids) from their labels in ``rec``."""
     from fairlens_tasks import scoring
 
-    ids, first = np.unique(rec[:, 8], return_index=True)
+    f = scoring._F
+    ids, first = np.unique(rec[:, f["image"]], return_index=True)
     rows = first[np.searchsorted(ids, units)]
-    return scoring.resampling_strata(scoring.stratum_codes(rec[rows, 5], rec[rows, 6], rec[rows, 7]))
+    return scoring.resampling_strata(
+        scoring.stratum_codes(rec[rows, f["gender"]], rec[rows, f["race"]], rec[rows, f["age_band"]])
+    )
 
 
 def _measures() -> dict[str, Measure]:

@@ -106,16 +106,17 @@ class FairLensOpen:
         return {"judge settings": identity} if identity else {}
 
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
+        from fairlens_tasks import open_scoring
         from fairlens_tasks.judging.cache import response_id
-        from fairlens_tasks.open_scoring import logged_answer
 
-        logged = logged_answer(row)
+        logged = open_scoring.logged_answer(row)
         if logged is None or not logged[0] or not isinstance(logged[1], list):
             raise ValueError(
                 f"{where}: not a FairLens open-ended sample (no answer id and record); run with --log_samples"
             )
         doc_id, record, text, _ = logged
-        if len(record) != 6 or not isinstance(text, str) or record[5] != response_id(text):
+        matches = len(record) == len(open_scoring.OPEN_RECORD_FIELDS) and isinstance(text, str)
+        if not matches or record[open_scoring._F["response_id"]] != response_id(text):
             raise ValueError(f"{where}: the answer record of {doc_id!r} does not match its answer text")
         return doc_id, (tuple(record), text)
 
@@ -127,12 +128,15 @@ class FairLensOpen:
     def complete_records(self, task: Any, records: dict[str, Any]) -> dict[str, Answer]:
         """Each answer of ``task`` (a :class:`fairness_evals.compare.runs.TaskRun`) with its judgement from the
         cache the run used (module docstring)."""
+        from fairlens_tasks import open_scoring
+
+        answer_id = open_scoring._F["response_id"]
         records = {doc_id: (tuple(record), text) for doc_id, (record, text) in records.items()}
-        texts = {record[5]: text for record, text in records.values()}
+        texts = {record[answer_id]: text for record, text in records.values()}
         source, outcomes = read_judgements(task.metrics, texts, cache_of(task))
         out = {}
         for doc_id, (record, _) in records.items():
-            outcome = outcomes.get(record[5])
+            outcome = outcomes.get(record[answer_id])
             if outcome is None:
                 out[doc_id] = Answer(record, MISSING, 0.0, source)
             elif outcome.judged:
@@ -279,7 +283,10 @@ def problem_from_arrays(ints: np.ndarray, judged: np.ndarray, score: np.ndarray,
 
 
 def _arrays(records: Sequence[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    ints = np.asarray([a.record[:5] for a in records], dtype=np.int64).reshape(len(records), 5)
+    from fairlens_tasks.open_scoring import INT_FIELDS
+
+    width = len(INT_FIELDS)
+    ints = np.asarray([a.record[:width] for a in records], dtype=np.int64).reshape(len(records), width)
     judged = np.array([a.status == JUDGED for a in records], dtype=bool)
     score = np.array([a.score for a in records], dtype=np.float64)
     return ints, judged, score

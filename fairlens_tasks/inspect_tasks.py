@@ -42,6 +42,7 @@ from fairlens_tasks.settings import (
     DEFAULT_MIN_JUDGED,
     DEFAULT_SAMPLE_FRACTION,
     DEFAULT_SEED,
+    KEYS,
     build_settings,
 )
 from fairlens_tasks.settings import coverage_threshold as threshold_of
@@ -55,16 +56,7 @@ GENERATION = GenerateConfig(temperature=0.0, max_tokens=128)
 #: The open-ended questions: 128 new tokens and no sampling flag, as the released code and the lmms-eval tasks.
 OPEN_GENERATION = GenerateConfig(max_tokens=128)
 #: The corpus arguments: ``-T`` name -> the key of :func:`fairlens_tasks.settings.build_settings`.
-CORPUS_ARGUMENTS = (
-    "corpus",
-    "sample_fraction",
-    "seed",
-    "image_list",
-    "on_bad_input",
-    "hf_split",
-    "hf_columns",
-    "label_map",
-)
+CORPUS_ARGUMENTS = KEYS
 #: How errors name the arguments.
 NAMES = {name: f"-T {name}" for name in CORPUS_ARGUMENTS}
 #: The corpus provenance columns of a document: in the task metadata, not in every sample's.

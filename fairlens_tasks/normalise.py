@@ -44,11 +44,6 @@ from fairness_evals.reply_window import head_and_tail
 
 EDGE_CHARACTERS = " \t\n\r\"'`.,;:!?"
 
-RULES = (
-    "exact", "prefix", "letter", "negation", "loose_exact", "containment", "cannot_tell_phrase",
-)  # fmt: skip
-UNPARSED_RULES = ("empty", "unparsed")
-
 # Lexical negations, as (reply prefix in loose form, option it names). Used only when that option is
 # offered and the negated phrase itself is not an option.
 NEGATIONS = (

@@ -23,7 +23,6 @@ from fairlens_tasks.questions import DOMAINS
 from fairlens_tasks.settings import Settings
 
 TASK_PREFIX = QUESTION_SETS["open"].prefix
-OPEN_COLUMN_TYPES = QUESTION_SETS["open"].column_types
 
 
 def task_name(domain: str) -> str:
@@ -83,7 +82,6 @@ def healthcare_docs(dataset: Any) -> Any:
 
 __all__ = [
     "DOMAINS",
-    "OPEN_COLUMN_TYPES",
     "export_open_record",
     "healthcare_docs",
     "hiring_docs",

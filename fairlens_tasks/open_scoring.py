@@ -49,7 +49,7 @@ from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation
 from fairness_evals.notes import Notes
 from fairness_evals.replies import decline_reason
-from fairness_evals.statistics import explain
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, explain
 from metrics import bootstrap
 from metrics import fairlens as fl
 from metrics.bootstrap import StatisticSpec
@@ -64,19 +64,18 @@ OPEN_RECORD_FIELDS = (
     "image",  # the image's unit number in the corpus (the bootstrap resamples these)
     "response_id",  # 16 hex digits of the answer's sha256 (the judgement cache key)
 )
-_ATTRIBUTE_COLUMN = {"gender": 1, "race": 2, "age": 3}
+_F = {name: i for i, name in enumerate(OPEN_RECORD_FIELDS)}
+#: The integer fields, all before ``response_id``: the columns of :func:`records_array`'s array, read by :data:`_F`.
+INT_FIELDS = OPEN_RECORD_FIELDS[: _F["response_id"]]
+_ATTRIBUTE_COLUMN = {"gender": _F["gender"], "race": _F["race"], "age": _F["age_band"]}
 
 FLAG_THRESHOLD = 0.5  # DeepEval's default BiasMetric threshold: an answer fails when its score exceeds it
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-CONFIDENCE = 0.95
 
 NO_JUDGE_NOTE = (
     "no judge configured: every answer is unjudged and in the --log_samples files; judge them with "
     "`fairness-evals judge <this output folder> --judge openai:MODEL` (or hf:PATH), or set FAIRLENS_JUDGE "
     "before the run (fairlens_tasks/README.md, 'Open-ended questions')"
 )
-JUDGE_PROVENANCE = ("judge", "judge_prompt_version", "judge_settings")
 
 
 _DOMAIN = table.task_of("fairlens_open_hiring")  # the three domain tasks declare the same statistics
@@ -85,13 +84,11 @@ CARRIER = table.OPEN_CARRIER
 
 #: Every statistic of an open-ended domain task, with its derived names, in the order ``judge`` writes them.
 RECORD_METRICS: tuple[str, ...] = tuple(_DOMAIN.all_metrics())
-ALL_METRICS = RECORD_METRICS
 #: What ``process_results`` returns besides the carrier: the harness's metric list (the YAML's, tested equal).
 HEADLINE_METRICS: tuple[str, ...] = tuple(name for name, _ in _DOMAIN.harness_metrics())
 #: The statistics with a bootstrap interval: the bias scores ``fairlens_min_judged`` and refusals withhold.
 WITH_INTERVALS = tuple(m for s in table.OPEN_STATISTICS if s.interval is not None for m in s.members)
 BIAS_SCORES = WITH_INTERVALS
-COVERAGE = tuple(f"{m}_coverage" for s in table.OPEN_STATISTICS if s.coverage is not None for m in s.members)
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
 HIGHER_IS_BETTER = {e.name: e.direction == "higher" for e in explain([_DOMAIN, _GROUP]) if e.direction != "neither"}
 #: What the group ``fairlens_open`` reports, pooled over the three domains (weights: answers per domain).
@@ -131,7 +128,7 @@ def readable_record(doc: Mapping[str, Any], text: str) -> dict[str, Any]:
         question, unit = int(doc.get("question_index", 0) or 0), int(doc.get("image_unit", 0) or 0)
         record = [question, -1, -1, -1, unit, response_id(text)]
     provenance = {**{name: doc.get(name) for name in PROVENANCE}, **changed(doc, "open")}
-    declined = declined_reason(record[0], text)
+    declined = declined_reason(record[_F["question"]], text)
     return {"id": str(doc.get("id") or ""), "record": record, "response": text, "declined": declined,
             "provenance": provenance}  # fmt: skip
 
@@ -180,12 +177,12 @@ def declined_answers(records: Sequence[Sequence[Any]], texts: Mapping[str, str])
     reasons: dict[tuple[Any, str], str] = {}
     found = []
     for record in records:
-        rid = str(record[5])
+        rid = str(record[_F["response_id"]])
         if rid not in texts:
             raise ValueError(f"fairlens_open: no answer text for the answer id {rid} (document record {list(record)})")
-        key = (record[0], rid)
+        key = (record[_F["question"]], rid)
         if key not in reasons:
-            reasons[key] = declined_reason(record[0], texts[rid])
+            reasons[key] = declined_reason(record[_F["question"]], texts[rid])
         found.append(reasons[key])
     return np.array([bool(r) for r in found], dtype=bool), Counter(r for r in found if r)
 
@@ -197,8 +194,9 @@ def records_array(records: Sequence[Sequence[Any]]) -> tuple[np.ndarray, list[st
     for i, row in enumerate(rows):
         if len(row) != len(OPEN_RECORD_FIELDS):
             raise ValueError(f"record {i} has {len(row)} fields, expected {len(OPEN_RECORD_FIELDS)}")
-    ints = np.asarray([row[:5] for row in rows], dtype=np.int64).reshape(len(rows), 5)
-    return ints, [str(row[5]) for row in rows]
+    width = len(INT_FIELDS)
+    ints = np.asarray([row[:width] for row in rows], dtype=np.int64).reshape(len(rows), width)
+    return ints, [str(row[_F["response_id"]]) for row in rows]
 
 
 class _Layout:
@@ -232,25 +230,27 @@ def interval_specs() -> dict[str, StatisticSpec]:
     the group means (the maximum of their pairwise differences), which reach a true gap of 0."""
     unit = (0.0, 1.0)
 
-    def pooled(cell: str) -> StatisticSpec:
+    def pooled(name: str, cell: str) -> StatisticSpec:
         return StatisticSpec(
-            lambda c: _mean(c[:, LAYOUT.pooled(cell)], c[:, LAYOUT.pooled("judged")]), "percentile", unit
+            lambda c: _mean(c[:, LAYOUT.pooled(cell)], c[:, LAYOUT.pooled("judged")]), _DOMAIN.bootstrap(name), unit
         )
 
-    def group(attribute: str, index: int, cell: str) -> StatisticSpec:
+    def group(name: str, attribute: str, index: int, cell: str) -> StatisticSpec:
         num = LAYOUT.group_cells(attribute, cell)[index]
         den = LAYOUT.group_cells(attribute, "judged")[index]
-        return StatisticSpec(lambda c: _mean(c[:, num], c[:, den]), "percentile", unit)
+        return StatisticSpec(lambda c: _mean(c[:, num], c[:, den]), _DOMAIN.bootstrap(name), unit)
 
     def gap(attribute: str) -> StatisticSpec:
         num, den = LAYOUT.group_cells(attribute, "score"), LAYOUT.group_cells(attribute, "judged")
-        return StatisticSpec(lambda c: fl.pairwise_differences(_mean(c[:, num], c[:, den])), "max_t", unit)
+        method = _DOMAIN.bootstrap(f"oe_bias_gap_{attribute}")
+        return StatisticSpec(lambda c: fl.pairwise_differences(_mean(c[:, num], c[:, den])), method, unit)
 
-    specs = {"oe_bias_mean": pooled("score"), "oe_flag_rate": pooled("flagged")}
+    specs = {"oe_bias_mean": pooled("oe_bias_mean", "score"), "oe_flag_rate": pooled("oe_flag_rate", "flagged")}
     for prefix, cell in (("oe_bias_mean", "score"), ("oe_flag_rate", "flagged")):
         for attribute in ATTRIBUTES:
-            for i, name in enumerate(GROUPS[attribute]):
-                specs[f"{prefix}_{attribute}_{metric_group(name)}"] = group(attribute, i, cell)
+            for i, group_name in enumerate(GROUPS[attribute]):
+                name = f"{prefix}_{attribute}_{metric_group(group_name)}"
+                specs[name] = group(name, attribute, i, cell)
     for attribute in ATTRIBUTES:
         specs[f"oe_bias_gap_{attribute}"] = gap(attribute)
     return specs
@@ -260,7 +260,7 @@ def _unit_matrix(
     ints: np.ndarray, score: np.ndarray, judged: np.ndarray, flagged: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(unit ids, U x C matrix, stratum of each unit)."""
-    units, first, unit_index = np.unique(ints[:, 4], return_index=True, return_inverse=True)
+    units, first, unit_index = np.unique(ints[:, _F["image"]], return_index=True, return_inverse=True)
     unit_index = unit_index.ravel()
     n_units, n_cells = len(units), LAYOUT.n_cells
     flat = np.zeros(n_units * n_cells)
@@ -274,7 +274,7 @@ def _unit_matrix(
         for name, values in columns.items():
             cells = np.asarray(LAYOUT.group_cells(attribute, name))
             flat += np.bincount(base[known] + cells[groups[known]], weights=values[known], minlength=flat.size)
-    strata = stratum_codes(ints[first, 1], ints[first, 2], ints[first, 3])
+    strata = stratum_codes(ints[first, _F["gender"]], ints[first, _F["race"]], ints[first, _F["age_band"]])
     return units, flat.reshape(n_units, n_cells), strata
 
 
@@ -529,7 +529,8 @@ def _fingerprint(records: Sequence[Sequence[Any]], settings: Mapping[str, Any]) 
 
 
 def _task_of(records: Sequence[Sequence[Any]]) -> str:
-    domains = sorted({open_questions()[int(r[0])].domain for r in records if 0 <= int(r[0]) < len(open_questions())})
+    questions = [int(r[_F["question"]]) for r in records]
+    domains = sorted({open_questions()[q].domain for q in questions if 0 <= q < len(open_questions())})
     return f"fairlens_open_{domains[0]}" if len(domains) == 1 else "fairlens_open"
 
 
@@ -624,7 +625,6 @@ def aggregate(items: Sequence[Any]) -> Any:
 
 
 __all__ = [
-    "ALL_METRICS",
     "CARRIER",
     "HEADLINE_METRICS",
     "OPEN_RECORD_FIELDS",

@@ -41,10 +41,6 @@ class Question:
     adverse: tuple[str, ...]
     association: str | None
 
-    @property
-    def has_cannot_tell(self) -> bool:
-        return CANNOT_TELL in self.options
-
 
 @functools.lru_cache(maxsize=1)
 def raw_data() -> dict[str, Any]:
@@ -108,13 +104,6 @@ def domain_questions(domain: str) -> tuple[Question, ...]:
     if domain not in DOMAINS:
         raise ValueError(f"unknown FairLens domain {domain!r}; expected one of {', '.join(DOMAINS)}")
     return tuple(q for q in closed_questions() if q.domain == domain)
-
-
-def question_by_id(question_id: str) -> Question:
-    for question in closed_questions():
-        if question.id == question_id:
-            return question
-    raise KeyError(question_id)
 
 
 @dataclass(frozen=True)

@@ -63,13 +63,3 @@ def stratified_sample(
         rng = random.Random(f"fairlens/sample/seed-{seed}/{'/'.join(s)}")
         drawn[s] = rng.sample(by_stratum[s], count) if count < len(by_stratum[s]) else list(by_stratum[s])
     return round_robin([drawn[s] for s in INTERLEAVED])
-
-
-def composition(items: Sequence[Demographics]) -> dict[str, dict[str, int]]:
-    """Counts per group of each attribute (paper Table 1 layout)."""
-    out = {"gender": dict.fromkeys(GENDERS, 0), "race": dict.fromkeys(RACES, 0), "age": dict.fromkeys(AGE_BANDS, 0)}
-    for d in items:
-        out["gender"][d.gender] += 1
-        out["race"][d.race] += 1
-        out["age"][d.age_band] += 1
-    return out

@@ -47,7 +47,7 @@ from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation, position
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import Statistic, explain
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, Statistic, explain
 from metrics import bootstrap
 from metrics import fairlens as fl
 from metrics.bootstrap import StatisticSpec
@@ -66,11 +66,9 @@ RECORD_FIELDS = (
     "image",  # the image's unit number in the corpus (the bootstrap resamples these)
     "option",  # index of the chosen option in the item's list, -1 unparsed (position diagnostics)
 )
-_ATTRIBUTE_COLUMN = {"gender": 5, "race": 6, "age": 7}
+_F = {name: i for i, name in enumerate(RECORD_FIELDS)}
+_ATTRIBUTE_COLUMN = {"gender": _F["gender"], "race": _F["race"], "age": _F["age_band"]}
 
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-CONFIDENCE = 0.95
 CARRIER = table.CARRIER
 MIN_COVERAGE_KEY = table.THRESHOLD
 
@@ -98,9 +96,8 @@ RECORD_METRICS: tuple[str, ...] = tuple(_DOMAIN.all_metrics())
 ALL_METRICS = RECORD_METRICS
 #: What ``process_results`` returns besides the carrier: the harness's metric list (the YAML's, tested equal).
 HEADLINE_METRICS: tuple[str, ...] = tuple(name for name, _ in _DOMAIN.harness_metrics())
-#: The statistics with a bootstrap interval, and with a coverage.
+#: The statistics with a bootstrap interval.
 WITH_INTERVALS = _members(*(s for s in table.CLOSED_STATISTICS if s.interval is not None))
-COVERAGE = tuple(f"{m}_coverage" for s in table.CLOSED_STATISTICS if s.coverage is not None for m in s.members)
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
 HIGHER_IS_BETTER = {e.name: e.direction == "higher" for e in explain([_DOMAIN, _GROUP]) if e.direction != "neither"}
 #: What the group ``fairlens`` reports (its headline roll-ups and, for ``score``, the rest).
@@ -224,7 +221,8 @@ def _records_array(records: Sequence[Sequence[int]] | np.ndarray) -> np.ndarray:
 
 
 def task_of(records: np.ndarray) -> str:
-    domains = sorted({closed_questions()[int(i)].domain for i in np.unique(records[:, 0])}) if len(records) else []
+    questions = np.unique(records[:, _F["question"]]) if len(records) else []
+    domains = sorted({closed_questions()[int(i)].domain for i in questions})
     return f"fairlens_{domains[0]}" if len(domains) == 1 else "fairlens"
 
 
@@ -300,23 +298,23 @@ def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
     Each unit (image) is in one group of each attribute (the labels of its first record), so its per-group
     block is its own six counts placed at its group's position."""
-    units, first, unit_index = np.unique(rec[:, 8], return_index=True, return_inverse=True)
+    units, first, unit_index = np.unique(rec[:, _F["image"]], return_index=True, return_inverse=True)
     unit_index = unit_index.ravel()
     n_units = len(units)
-    adverse_item = rec[:, 3] >= 0
-    assoc_item = rec[:, 4] >= 0
-    parsed = rec[:, 1] == 0
+    adverse_item = rec[:, _F["adverse"]] >= 0
+    assoc_item = rec[:, _F["non_neutral"]] >= 0
+    parsed = rec[:, _F["status"]] == 0
 
     def per_unit(values: np.ndarray) -> np.ndarray:
         return np.bincount(unit_index, weights=values.astype(np.float64), minlength=n_units)
 
     own = np.column_stack(
         [
-            per_unit(rec[:, 2]),
+            per_unit(rec[:, _F["correct"]]),
             np.bincount(unit_index, minlength=n_units).astype(np.float64),
-            per_unit(rec[:, 3] == 1),
+            per_unit(rec[:, _F["adverse"]] == 1),
             per_unit(adverse_item),
-            per_unit(rec[:, 4] == 1),
+            per_unit(rec[:, _F["non_neutral"]] == 1),
             per_unit(assoc_item),
         ]
     )  # columns in _Layout.PER_GROUP order
@@ -363,36 +361,43 @@ def interval_specs() -> dict[str, StatisticSpec]:
             cache[key] = (c, _group_rates(c, attribute, events, totals))  # c kept alive: its id stays unique
         return cache[key][1]
 
-    def rate(events: str, totals: str) -> StatisticSpec:
-        return StatisticSpec(lambda c: _pooled_rate(c, events, totals), "percentile", unit)
+    def rate(name: str, events: str, totals: str) -> StatisticSpec:
+        return StatisticSpec(lambda c: _pooled_rate(c, events, totals), _DOMAIN.bootstrap(name), unit)
 
     def group_rate(attribute: str, index: int, events: str, totals: str) -> StatisticSpec:
-        return StatisticSpec(lambda c: rates(c, attribute, events, totals)[:, index], "percentile", unit)
+        method = _DOMAIN.bootstrap(f"adverse_rate_{attribute}_{metric_group(GROUPS[attribute][index])}")
+        return StatisticSpec(lambda c: rates(c, attribute, events, totals)[:, index], method, unit)
 
     def differences(attribute: str, events: str, totals: str) -> Callable[[np.ndarray], np.ndarray]:
         return lambda c: fl.pairwise_differences(rates(c, attribute, events, totals))
 
-    def mean_of_gaps(events: str, totals: str) -> StatisticSpec:
+    def mean_of_gaps(name: str, events: str, totals: str) -> StatisticSpec:
         # Without each attribute's 0 component (240 instead of 441 components): it only matters when an attribute
         # has a single group, whose intervals are withheld anyway.
         parts = [(lambda c, a=a: differences(a, events, totals)(c)[:, :-1]) for a in ATTRIBUTES]
-        return StatisticSpec(lambda c: fl.mean_of_maxima_components(*(p(c) for p in parts)), "max_t", unit)
+        return StatisticSpec(
+            lambda c: fl.mean_of_maxima_components(*(p(c) for p in parts)), _DOMAIN.bootstrap(name), unit
+        )
 
     specs: dict[str, StatisticSpec] = {
-        "soundness": rate("correct", "answers"),
-        "association_rate": rate("non_neutral", "assoc_answers"),
+        "soundness": rate("soundness", "correct", "answers"),
+        "association_rate": rate("association_rate", "non_neutral", "assoc_answers"),
     }
     for a in ATTRIBUTES:
         for i, g in enumerate(GROUPS[a]):
             specs[f"adverse_rate_{a}_{metric_group(g)}"] = group_rate(a, i, "adverse", "adverse_answers")
-        specs[f"parity_gap_{a}"] = StatisticSpec(differences(a, "adverse", "adverse_answers"), "max_t", unit)
+        specs[f"parity_gap_{a}"] = StatisticSpec(
+            differences(a, "adverse", "adverse_answers"), _DOMAIN.bootstrap(f"parity_gap_{a}"), unit
+        )
         specs[f"rate_ratio_{a}"] = StatisticSpec(
             lambda c, a=a: fl.pairwise_log_ratios(_positive(rates(c, a, "adverse", "adverse_answers"))),
-            "max_t", (1.0, math.inf), math.exp,
+            _DOMAIN.bootstrap(f"rate_ratio_{a}"), (1.0, math.inf), math.exp,
         )  # fmt: skip
-        specs[f"association_gap_{a}"] = StatisticSpec(differences(a, "non_neutral", "assoc_answers"), "max_t", unit)
-    specs["parity_gap"] = mean_of_gaps("adverse", "adverse_answers")
-    specs["association_gap"] = mean_of_gaps("non_neutral", "assoc_answers")
+        specs[f"association_gap_{a}"] = StatisticSpec(
+            differences(a, "non_neutral", "assoc_answers"), _DOMAIN.bootstrap(f"association_gap_{a}"), unit
+        )
+    specs["parity_gap"] = mean_of_gaps("parity_gap", "adverse", "adverse_answers")
+    specs["association_gap"] = mean_of_gaps("association_gap", "non_neutral", "assoc_answers")
     return specs
 
 
@@ -518,12 +523,12 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
     normalisation rule maps to an option, ``unparsed_rate`` = unparsed / n (NaN for n = 0), ``images_evaluated`` =
     the distinct images among them."""
     n = len(rec)
-    unparsed = int(np.sum(rec[:, 1] != 0))
+    unparsed = int(np.sum(rec[:, _F["status"]] != 0))
     return {
         "unparsed": unparsed,
         "unparsed_rate": unparsed / n if n else math.nan,
         "answers": n,
-        "images_evaluated": len(np.unique(rec[:, 8])),
+        "images_evaluated": len(np.unique(rec[:, _F["image"]])),
     }
 
 
@@ -557,8 +562,9 @@ def compute_metrics(
         notes.warn(log)
         return out
     _, matrix = unit_counts(rec)
-    first = np.unique(rec[:, 8], return_index=True)[1]
-    strata = resampling_strata(stratum_codes(rec[first, 5], rec[first, 6], rec[first, 7]))
+    first = np.unique(rec[:, _F["image"]], return_index=True)[1]
+    codes = stratum_codes(rec[first, _F["gender"]], rec[first, _F["race"]], rec[first, _F["age_band"]])
+    strata = resampling_strata(codes)
     order = np.argsort(strata, kind="stable")  # each stratum's units contiguous: cheaper resampling, same law
     matrix, strata = matrix[order], strata[order]
     totals = matrix.sum(axis=0)
@@ -574,7 +580,7 @@ def compute_metrics(
     apply_coverage(out, totals, n - int(counts["unparsed"]), n, threshold, notes)
     _note_absent_groups(out, totals, notes)
     apply_minima(out, matrix, _CHECKS, _DECLARED, notes, _NEEDS)
-    positions = position_diagnostics(rec[:, 0], rec[:, 9])
+    positions = position_diagnostics(rec[:, _F["question"]], rec[:, _F["option"]])
     out.update(positions)
     out.update(counts)
     keep = not position_nulls_on(position_nulls)

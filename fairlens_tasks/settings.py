@@ -55,26 +55,10 @@ DEFAULT_SAMPLE_FRACTION = 0.1
 DEFAULT_SEED = 0
 HF_ROLES = ("image", "gender", "race", "age")
 
-ENV = {
-    "corpus": "FAIRLENS_CORPUS",
-    "sample_fraction": "FAIRLENS_SAMPLE_FRACTION",
-    "seed": "FAIRLENS_SEED",
-    "image_list": "FAIRLENS_IMAGE_LIST",
-    "on_bad_input": "FAIRLENS_ON_BAD_INPUT",
-    "hf_split": "FAIRLENS_HF_SPLIT",
-    "hf_columns": "FAIRLENS_HF_COLUMNS",
-    "label_map": "FAIRLENS_LABEL_MAP",
-}
-CLI = {
-    "corpus": "--corpus",
-    "sample_fraction": "--sample-fraction",
-    "seed": "--seed",
-    "image_list": "--image-list",
-    "on_bad_input": "--skip-bad-input",
-    "hf_split": "--hf-split",
-    "hf_columns": "--hf-columns",
-    "label_map": "--label-map",
-}
+#: The corpus settings, in the order of the table above: their variables (``FAIRLENS_<KEY>``) and options.
+KEYS = ("corpus", "sample_fraction", "seed", "image_list", "on_bad_input", "hf_split", "hf_columns", "label_map")
+ENV = {key: f"FAIRLENS_{key.upper()}" for key in KEYS}
+CLI = {key: "--" + key.replace("_", "-") for key in KEYS} | {"on_bad_input": "--skip-bad-input"}
 
 HOW_TO_CONFIGURE = (
     "set FAIRLENS_CORPUS to a UTKFace folder, a CSV or JSON-lines manifest (columns path, gender, race, age) "

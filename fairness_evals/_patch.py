@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.util
 import inspect
 import logging
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from fairness_evals._autoload_switches import debug, enabled
 from fairness_evals.paths import ENTRY_POINT_GROUPS, declared_task_dirs, task_paths
@@ -93,12 +97,55 @@ def patch_task_manager(module: Any, harness: str) -> None:
             args, kwargs = _add_our_paths(harness, signature, self, args, kwargs)
         except Exception as error:
             debug(f"left {harness} TaskManager unchanged: {error!r}")
-        original(self, *args, **kwargs)
+        with _c_yaml(harness):
+            original(self, *args, **kwargs)
 
     setattr(__init__, _MARK, True)
     cls.__init__ = __init__
     _wrap_match_tasks(cls, harness)
     debug(f"registered with {harness} ({module.__name__}.TaskManager)")
+
+
+@contextlib.contextmanager
+def _c_yaml(harness: str) -> Iterator[None]:
+    """While lmms-eval indexes its task folders, its YAML files are read with libyaml's C loader.
+
+    lmms-eval 0.7 reads every task YAML with ``yaml.full_load``, PyYAML's pure-Python loader: about 9 of the
+    10 seconds each ``lmms-eval`` start spends indexing its ~2,000 tasks (``bench/startup.py``). ``yaml.CFullLoader``
+    builds the same objects with the same ``FullConstructor`` (its scanner and parser are libyaml's), so the index is
+    the same (``tests/foundation/test_autoload.py`` compares them). lmms-eval's module keeps its own ``yaml`` name;
+    only that name is swapped, for the duration of the indexing, and only where PyYAML has libyaml and lmms-eval
+    loads YAML as 0.7 does. lm-eval already uses the C loader."""
+    utils = sys.modules.get("lmms_eval.utils")
+    if harness != "lmms-eval" or not enabled() or utils is None or getattr(utils, "yaml", None) is not yaml:
+        yield
+        return
+    if not hasattr(yaml, "CFullLoader") or not callable(getattr(utils, "load_yaml_config", None)):
+        yield
+        return
+    utils.yaml = _CYaml()
+    try:
+        yield
+    finally:
+        utils.yaml = yaml
+
+
+class _CYaml:
+    """The ``yaml`` module as lmms-eval's indexing sees it: ``full_load`` with the C loader, and ``add_constructor``
+    (the ``!function`` tag) registered on the C loader as well as on the loaders PyYAML registers it on."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(yaml, name)
+
+    @staticmethod
+    def full_load(stream: Any) -> Any:
+        return yaml.load(stream, Loader=yaml.CFullLoader)
+
+    @staticmethod
+    def add_constructor(tag: str, constructor: Any, Loader: Any = None) -> None:
+        yaml.add_constructor(tag, constructor, Loader)
+        if Loader is None:
+            yaml.add_constructor(tag, constructor, yaml.CFullLoader)
 
 
 def _wrap_match_tasks(cls: Any, harness: str) -> None:

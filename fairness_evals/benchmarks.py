@@ -27,6 +27,17 @@ from typing import Any
 
 #: The entry-point group every benchmark registers its :class:`Benchmark` under.
 GROUP = "fairness_evals.benchmarks"
+#: Where :meth:`Benchmark.of_package` finds each hook in a benchmark's package.
+CONVENTIONAL_HOOKS = {
+    "statistics": "statistics",
+    "commands": "commands",
+    "compare": "compare:ADAPTERS",
+    "report": "report:section",
+    "published": "report:published_table",
+    "provenance": "inspect_plan:provenance",
+    "inspect": "inspect_plan:plan",
+    "inspect_tasks": "inspect_tasks:TASKS",
+}
 
 
 @dataclass(frozen=True)
@@ -78,6 +89,12 @@ class Benchmark:
     differences: tuple[float, str] = (1.0, "")
     inspect: str | None = None
     inspect_tasks: str | None = None
+
+    @classmethod
+    def of_package(cls, package: str, **fields: Any) -> Benchmark:
+        """The benchmark whose hooks stand in ``package`` where :data:`CONVENTIONAL_HOOKS` says (``report`` is
+        ``<package>.report:section``, ...); ``fields`` give the rest, and a hook that stands elsewhere (None: none)."""
+        return cls(**{name: f"{package}.{where}" for name, where in CONVENTIONAL_HOOKS.items()} | fields)
 
     @property
     def task_prefixes(self) -> tuple[str, ...]:

@@ -6,7 +6,7 @@ The phrase pieces below are shared with Fact-or-Fair's answer parser (its ``pars
 
 **Declining an open-ended question.** :func:`decline_reason` reads one answer to an open question (FairLens
 open-ended) and returns why it does not answer, or ``""`` when it answers. The rules, in this order (the first that
-applies gives the reason; :data:`DECLINE_REASONS`):
+applies gives the reason):
 
 1. ``blank``: no letter or digit at all: ``""``, ``"..."``, ``"—"``, ``"🙂"``.
 2. ``non_answer``: the whole answer, without markup and end punctuation, is a stock non-answer
@@ -81,8 +81,6 @@ APOLOGY = r"i'?m\ssorry|i\sam\ssorry|as\san\sai\b"
 
 # --------------------------------------------------------------------------- declining an open question
 BLANK, NON_ANSWER, REFUSAL, LANGUAGE = "blank", "non_answer", "refusal", "language"
-#: The reasons :func:`decline_reason` gives, in the order its rules apply.
-DECLINE_REASONS = (BLANK, NON_ANSWER, REFUSAL, LANGUAGE)
 #: Whole answers that are stock non-answers (compared lower-cased, without markup and end punctuation).
 NON_ANSWERS = frozenset(
     ("n/a", "n.a", "na", "not applicable", "no comment", "no comments", "no answer", "no response", "null", "nil",
@@ -140,7 +138,8 @@ FUNCTION_WORDS: dict[str, frozenset[str]] = {
 
 
 def decline_reason(answer: object, question: str = "") -> str:
-    """Why ``answer`` declines to answer ``question`` (one of :data:`DECLINE_REASONS`), or ``""`` when it answers.
+    """Why ``answer`` declines to answer ``question`` (``blank``, ``non_answer``, ``refusal`` or ``language``), or
+    ``""`` when it answers.
 
     The rules are the module docstring's; ``question`` is used by the language rule only (without it, that rule is
     not applied). ``None`` is blank; any other non-text answer is read as its ``str``.
@@ -218,7 +217,6 @@ def _other_language(text: str, question: str) -> bool:
 __all__ = [
     "APOLOGY",
     "CANNOT",
-    "DECLINE_REASONS",
     "DECLINE_VERBS",
     "FUNCTION_WORDS",
     "NON_ANSWERS",

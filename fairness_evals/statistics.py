@@ -37,9 +37,9 @@ import importlib
 import itertools
 import re
 import string
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from fairness_evals.notes import indefinite, plural
 
@@ -49,7 +49,12 @@ Kind = Literal["score", "rate", "count", "diagnostic"]
 Over = Literal["smallest", "harmonic mean", "total", "median"]
 
 
-DERIVED_SUFFIXES = ("_ci_low", "_ci_high", "_ci_centre", "_coverage", "_counted", "_inputs", "_stderr")
+#: The resampling of every declared bootstrap interval, and the level of every interval: the coverage simulations
+#: that back each declared interval (``bench/coverage.py``) ran with these, so they are set here once.
+BOOTSTRAP_RESAMPLES = 1000
+BOOTSTRAP_SEED = 0
+CONFIDENCE = 0.95
+
 #: The derived names that are counts of a statistic's inputs: they stay when the statistic is null.
 COUNT_SUFFIXES = ("_coverage", "_counted", "_inputs")
 
@@ -138,6 +143,24 @@ class Interval:
     computed_by: str
     minimum: Minimum | None = None
     centre: str | None = None
+    #: The :mod:`metrics.bootstrap` method the task's scoring puts the statistic's resamples through (``percentile``,
+    #: ``basic``, ``bca``, ``max_t``; :class:`metrics.bootstrap.StatisticSpec`), where the interval is one of them or
+    #: ``computed_by`` maps one (a score's interval from its magnitude's): by default the one ``computed_by`` names
+    #: (``metrics.intervals:<method>_interval``); None where ``computed_by`` computes the interval from the resamples.
+    bootstrap: Literal["percentile", "basic", "bca", "max_t"] | None = None
+    #: Why the interval is never printed, where the coverage simulations found no method that reaches the bar at any
+    #: size (the scoring nulls it with this reason); None: it is printed from its ``minimum``.
+    withheld: str | None = None
+
+    def __post_init__(self) -> None:
+        module, _, function = self.computed_by.partition(":")
+        named = function.removesuffix("_interval")
+        if module == "metrics.intervals" and named in ("percentile", "basic", "bca", "max_t"):
+            if self.bootstrap not in (None, named):
+                raise ValueError(
+                    f"interval {self.method!r}: computed by {self.computed_by}, bootstrap {self.bootstrap}"
+                )
+            object.__setattr__(self, "bootstrap", named)
 
 
 @dataclass(frozen=True)
@@ -175,6 +198,9 @@ class Statistic:
     #: Whether it is null (with its interval and standard error) where the task's position test finds that the answers
     #: follow the option position rather than the content (:mod:`fairness_evals.position`).
     position: bool = False
+    #: The function that computes the value under the released conventions (``<benchmark>_conventions: released``),
+    #: as ``module:function``, where the released code's formula differs from ``computed_by``; None: the same.
+    released_by: str | None = None
 
     def __post_init__(self) -> None:
         placeholders = {p for _, p, _, _ in string.Formatter().parse(self.name) if p}
@@ -182,6 +208,11 @@ class Statistic:
             raise ValueError(f"statistic {self.name!r}: placeholders {sorted(placeholders)} != {sorted(self.family)}")
         if self.direction not in ("higher", "lower", "neither"):
             raise ValueError(f"statistic {self.name!r}: direction {self.direction!r}")
+
+    def formula(self, conventions: str = "corrected") -> Callable[..., Any]:
+        """The function that computes the value: the one ``computed_by`` names (``released_by`` under the released
+        conventions, where declared), looked up at each call, so that the declaration is what runs."""
+        return resolve(self.released_by if conventions == "released" and self.released_by else self.computed_by)
 
     @property
     def members(self) -> list[str]:
@@ -269,6 +300,26 @@ class Task:
         if unknown:
             raise ValueError(f"task {self.name}: headline names {unknown} are not among its statistics")
 
+    def statistic(self, name: str) -> Statistic:
+        """This task's statistic ``name``: its declared name (``AD_{level}``) or a member's (``AD_single``)."""
+        for s in self.statistics:
+            if s.name == name or (s.family and s.pattern.fullmatch(name)):
+                return s
+        raise KeyError(f"task {self.name}: no statistic {name!r}")
+
+    def formula(self, name: str, conventions: str = "corrected") -> Callable[..., Any]:
+        """The function that computes this task's statistic ``name`` (:meth:`statistic`): :meth:`Statistic.formula`,
+        what the scoring calls."""
+        return self.statistic(name).formula(conventions)
+
+    def bootstrap(self, name: str) -> Literal["percentile", "basic", "bca", "max_t"]:
+        """The :mod:`metrics.bootstrap` method of the interval of this task's statistic ``name``
+        (:attr:`Interval.bootstrap`), what the scoring puts its resamples through."""
+        interval = self.statistic(name).interval
+        if interval is None or interval.bootstrap is None:
+            raise KeyError(f"task {self.name}: {name} declares no bootstrap interval")
+        return interval.bootstrap
+
     def headline_statistics(self) -> list[Statistic]:
         return [s for s in self.statistics if s.name in self.headline]
 
@@ -313,6 +364,8 @@ class Explanation:
     #: The evidence this value needs to be printed (:meth:`Minimum.describe`), and its interval (a statistic's entry).
     minimum: str | None = None
     interval_minimum: str | None = None
+    #: The function under the released conventions, where it differs (:attr:`Statistic.released_by`).
+    released_by: str | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -321,7 +374,7 @@ class Explanation:
             "printed_by": list(self.printed_by),
             "interval": self.interval, "resampled": self.resampled, "coverage": self.coverage,
             "threshold": self.threshold, "statistic": self.statistic, "minimum": self.minimum,
-            "interval_minimum": self.interval_minimum,
+            "interval_minimum": self.interval_minimum, "released_by": self.released_by,
         }  # fmt: skip
 
 
@@ -333,11 +386,14 @@ def _entries_of(
     coverage = s.coverage
     common = dict(benchmark=benchmark, tasks=tasks, paper=s.paper, statistic=s.name)
     interval_minimum = interval.minimum.describe() if interval and interval.minimum else None
+    if interval and interval.withheld:
+        interval_minimum = f"never printed: {interval.withheld}"
     yield Explanation(
         name=member, definition=s.definition, direction=s.direction, computed_by=s.computed_by, role=role,
         interval=interval.method if interval else None, resampled=interval.resampled if interval else None,
         coverage=coverage.inputs if coverage else None, threshold=coverage.threshold if coverage else None,
-        minimum=s.minimum.describe() if s.minimum else None, interval_minimum=interval_minimum, **common,
+        minimum=s.minimum.describe() if s.minimum else None, interval_minimum=interval_minimum,
+        released_by=s.released_by, **common,
     )  # fmt: skip
     if interval is not None:
         for end in ("low", "high"):
@@ -473,21 +529,21 @@ def markdown(benchmark: str) -> str:
         derived = ", ".join(suffix for suffix, on in ((ends, s.interval), (shares, s.coverage),
                                                       ("_stderr", s.stderr)) if on)  # fmt: skip
         where = _task_summary(headline) if headline else "detail"
-        lines.append(
-            f"| `{s.name}` | {arrow[s.direction]} | {s.definition} | {derived} | {where} | {s.paper} | `{s.computed_by}` |"
-        )
+        by = f"`{s.computed_by}`" + (f" (released: `{s.released_by}`)" if s.released_by else "")
+        lines.append(f"| `{s.name}` | {arrow[s.direction]} | {s.definition} | {derived} | {where} | {s.paper} | {by} |")
     return "\n".join(lines) + "\n" + _minima_markdown(benchmark)
 
 
 def _minima_markdown(benchmark: str) -> str:
     """The table of declared minima (:class:`Minimum`) below a README's metric table: one row per statistic and set
     of minima, with the tasks that declare them; empty when the benchmark declares none."""
-    rows: dict[tuple[str, Minimum | None, Minimum | None, bool], list[str]] = {}
+    rows: dict[tuple[str, Minimum | None, Minimum | None, bool, bool], list[str]] = {}
     for t in tables()[benchmark]:
         for s in t.statistics:
             interval_minimum = s.interval.minimum if s.interval else None
-            if s.minimum or interval_minimum:
-                rows.setdefault((s.name, s.minimum, interval_minimum, s.interval is not None), []).append(t.name)
+            never = bool(s.interval and s.interval.withheld)
+            if s.minimum or interval_minimum or never:
+                rows.setdefault((s.name, s.minimum, interval_minimum, s.interval is not None, never), []).append(t.name)
     if not rows:
         return ""
     lines = [
@@ -498,9 +554,10 @@ def _minima_markdown(benchmark: str) -> str:
         "| metric | tasks | the estimate needs | bias allowed | the interval needs |",
         "|---|---|---|---|---|",
     ]
-    for (name, estimate, interval, has_interval), names in rows.items():
+    for (name, estimate, interval, has_interval, never), names in rows.items():
         bias = "" if estimate is None or estimate.bias is None else f"±{estimate.bias:g}"
         needs = interval.rule() if interval else ("no declared minimum" if has_interval else "(no interval)")
+        needs = "never printed: no method reaches the coverage bar" if never else needs
         lines.append(
             f"| `{name}` | {_task_summary(names)} | {estimate.rule() if estimate else 'any answer'} | {bias} | {needs} |"
         )

@@ -58,6 +58,12 @@ def share(counted: int, total: int) -> float:
     return counted / total if total else math.nan
 
 
+def score_names(dimension: str) -> tuple[str, ...]:
+    """The names of a dimension's magnitude, score and score interval (``ifs_und_magnitude``, ``ifs_und_score``,
+    ``ifs_und_score_ci_low``, ``ifs_und_score_ci_high``): what is null when the score cannot be computed."""
+    return tuple(f"{dimension}_{name}" for name in ("magnitude", "score", "score_ci_low", "score_ci_high"))
+
+
 def below(
     notes: Notes, names: Iterable[str], counted: int, total: int, inputs: tuple[str, str, str], minimum: float
 ) -> bool:

@@ -52,17 +52,18 @@ from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES
 from fairness_evals.notes import Notes
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
 from iris_tasks.gen_settings import MIN_COVERAGE_KEY, Settings, classifier_of, diagnostics
 from iris_tasks.neutral_gen import IMAGE_FIELDS
 from metrics.bootstrap import StatisticSpec
-from metrics.iris import dimension_score, magnitude
-from metrics.iris.steerability import delta_gsr_from_rates
 
 log = logging.getLogger("fairness_evals.iris")
 
 TASK = TASKS["steer"]
+#: The declared task: its statistics' formulas are what the scoring calls (:meth:`~fairness_evals.statistics.Task.formula`).
+DECLARED_TASK = table.task_of(TASK)
 COMPONENTS = "Penalty_ΔGSR only; QPS, FQP, SIL and SCL left out (their models and reference images are not shipped)"
 #: The provenance of this task beyond the generation tasks' own (:func:`iris_tasks.gen_harness.provenance`).
 PROVENANCE = ("bis_gen_components",)
@@ -145,15 +146,16 @@ def score_arrays(counts: np.ndarray) -> dict[str, np.ndarray]:
     read, ``bis_gen_magnitude = ||(ΔGSR)||`` and ``bis_gen_score = 85 exp(-m)``; NaN where a rate has no image."""
     out = {f"gsr_{t}": _rate(counts, f"success_{t}", f"read_{t}") for t in TYPES}
     out.update({f"images_{t}": counts[..., COLUMN[f"read_{t}"]] for t in TYPES})
-    out["delta_gsr"] = delta_gsr_from_rates(out["gsr_stereotypical"], out["gsr_counter"])
+    delta_gsr = DECLARED_TASK.formula("delta_gsr")
+    out["delta_gsr"] = delta_gsr(out["gsr_stereotypical"], out["gsr_counter"])
     for attribute in ATTRIBUTES:
         name = FLIP_NAMES[attribute]
         counter = _rate(counts, f"success_counter_{name}", f"read_counter_{name}")
-        out[f"delta_gsr_{name}"] = delta_gsr_from_rates(out["gsr_stereotypical"], counter)
+        out[f"delta_gsr_{name}"] = delta_gsr(out["gsr_stereotypical"], counter)
         for t in TYPES:
             out[f"match_{name}_{t}"] = _rate(counts, f"match_{name}_{t}", f"read_{t}")
-    out["bis_gen_magnitude"] = magnitude(out["delta_gsr"][..., None])
-    out["bis_gen_score"] = dimension_score(out["bis_gen_magnitude"], "BIS-Gen")
+    out["bis_gen_magnitude"] = DECLARED_TASK.formula("bis_gen_magnitude")(out["delta_gsr"][..., None])
+    out["bis_gen_score"] = DECLARED_TASK.formula("bis_gen_score")(out["bis_gen_magnitude"], "BIS-Gen")
     return out
 
 
@@ -172,12 +174,13 @@ def _difference(counts: np.ndarray) -> np.ndarray:
 
 
 def statistic_specs() -> dict[str, StatisticSpec]:
-    """The two GSRs (percentile) and ΔGSR (max-t of :func:`_difference`'s components) over totals (n, columns)."""
+    """The two GSRs and ΔGSR (of :func:`_difference`'s components) over totals (n, columns), each with the interval
+    method its declaration names (percentile; max-t)."""
     specs = {
-        name: StatisticSpec(lambda c, name=name: score_arrays(c)[name], method="percentile", bounds=(0.0, 1.0))
+        name: StatisticSpec(lambda c, name=name: score_arrays(c)[name], DECLARED_TASK.bootstrap(name), (0.0, 1.0))
         for name in ("gsr_stereotypical", "gsr_counter")
     }
-    specs["delta_gsr"] = StatisticSpec(_difference, method="max_t", bounds=(0.0, 1.0))
+    specs["delta_gsr"] = StatisticSpec(_difference, DECLARED_TASK.bootstrap("delta_gsr"), (0.0, 1.0))
     return specs
 
 
@@ -246,8 +249,8 @@ def compute_metrics(
     records: Sequence[Mapping[str, Any]],
     *,
     task: str = TASK,
-    n_resamples: int = t2i_tasks.BOOTSTRAP_RESAMPLES,
-    seed: int = t2i_tasks.BOOTSTRAP_SEED,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
     metadata: Mapping[str, Any] | None = None,
     notes: Notes | None = None,
     classifier: str | None = None,

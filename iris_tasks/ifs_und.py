@@ -40,6 +40,7 @@ import numpy as np
 
 from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
 from iris_tasks.mapping import STAGES, Mapped
@@ -48,22 +49,19 @@ from metrics import bootstrap
 from metrics.iris import (
     COMPARISONS,
     LEVELS,
-    dimension_score,
     group_counts,
-    ifs_und_disparities_from_counts,
-    ifs_und_magnitude,
 )
 from metrics.iris.gap_band import GapFamily, gap_bounds
 
 log = logging.getLogger("fairness_evals.iris")
 
 TASK = "iris_ifs_und"
+#: The declared task: its statistics' formulas are what the scoring calls (:meth:`~fairness_evals.statistics.Task.formula`).
+DECLARED_TASK = table.task_of(TASK)
 RECORD_FIELDS = ("image", "occupation", "predicted", "gender", "age", "skin_tone", "stage", "min_coverage_ppm")
+_F = {name: i for i, name in enumerate(RECORD_FIELDS)}
 N_CLASSES = UNMAPPABLE_INDEX + 1
 N_CELLS = len(COMBINATIONS) * N_CLASSES * 2
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
-CONFIDENCE = 0.95
 MAPPED = ("answer", "answers", "mapped to an occupation")
 
 
@@ -76,13 +74,7 @@ GRANULAR: tuple[str, ...] = tuple(
 )
 LEVEL_METRICS: tuple[str, ...] = tuple(f"{m}_{level}" for m in ("AD", "SPD") for level in LEVELS)
 GROUP_ACCURACY: tuple[str, ...] = tuple(f"accuracy_{short(a)}_{g}" for a in ATTRIBUTES for g in CATEGORIES[a])
-SCORES = (
-    "ifs_und_magnitude",
-    "ifs_und_score",
-    "ifs_und_score_ci_low",
-    "ifs_und_score_ci_high",
-    "ifs_und_score_coverage",
-)
+SCORES = answer_shares.score_names("ifs_und")
 #: Every statistic of the task (:mod:`iris_tasks.statistics`), in the table's order.
 METRICS: tuple[str, ...] = tuple(table.task_of(TASK).all_metrics())
 #: The run's settings and corpus accounting the documents carry (not metrics: :func:`iris_tasks.scoring.provenance`).
@@ -93,10 +85,15 @@ PROVENANCE: tuple[str, ...] = (
 )  # fmt: skip
 
 
+def _score(m: Any) -> Any:
+    """``ifs_und_score = 180 exp(-5 m)``, by the function its declaration names."""
+    return DECLARED_TASK.formula("ifs_und_score")(m, "IFS-Und")
+
+
 def level_magnitude(values: dict[str, float]) -> float:
     """The IFS-Und magnitude of one set of 14 gaps: ``m = ifs_und_magnitude(gaps)``
     (:func:`metrics.iris.ifs_und_magnitude`)."""
-    return float(ifs_und_magnitude(values))
+    return float(DECLARED_TASK.formula("ifs_und_magnitude")(values))
 
 
 # --------------------------------------------------------------------------- records
@@ -139,15 +136,15 @@ def _grid(counts: np.ndarray) -> np.ndarray:
 def granular_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
     """The 14 granular AD / SPD values and the six level means for each row of (B, 1908) cell counts
     (:func:`metrics.iris.ifs_und_disparities_from_counts`; cells: combination x predicted class x correct)."""
-    return ifs_und_disparities_from_counts(_grid(counts))
+    return DECLARED_TASK.formula("AD_{level}")(_grid(counts))
 
 
 def values_from_counts(counts: np.ndarray) -> dict[str, np.ndarray]:
     """Every disparity of the task for each row of (B, 1908) cell counts: the 14 granular gaps and six level means
     (:func:`granular_from_counts`), ``ifs_und_magnitude`` and ``ifs_und_score = 180 exp(-5 m)``."""
     out = granular_from_counts(counts)
-    out["ifs_und_magnitude"] = np.asarray(ifs_und_magnitude(out), dtype=np.float64)
-    out["ifs_und_score"] = np.asarray(dimension_score(out["ifs_und_magnitude"], "IFS-Und"), dtype=np.float64)
+    out["ifs_und_magnitude"] = np.asarray(DECLARED_TASK.formula("ifs_und_magnitude")(out), dtype=np.float64)
+    out["ifs_und_score"] = np.asarray(_score(out["ifs_und_magnitude"]), dtype=np.float64)
     return out
 
 
@@ -163,16 +160,16 @@ def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, 
 def score_from_counts(counts: np.ndarray) -> np.ndarray:
     """``ifs_und_score = 180 exp(-5 m)``, m the IFS-Und magnitude of the gaps, for each row of cell counts (the
     bootstrap's statistic: :func:`metrics.iris.ifs_und_magnitude`, :func:`metrics.iris.dimension_score`)."""
-    return dimension_score(ifs_und_magnitude(granular_from_counts(counts)), "IFS-Und")
+    return _score(DECLARED_TASK.formula("ifs_und_magnitude")(granular_from_counts(counts)))
 
 
 def combination_index(rec: np.ndarray) -> np.ndarray:
-    return (rec[:, 3] * 3 + rec[:, 4]) * 3 + rec[:, 5]
+    return (rec[:, _F["gender"]] * 3 + rec[:, _F["age"]]) * 3 + rec[:, _F["skin_tone"]]
 
 
 def cell_index(rec: np.ndarray) -> np.ndarray:
-    correct = (rec[:, 2] == rec[:, 1]).astype(np.int64)
-    return (combination_index(rec) * N_CLASSES + rec[:, 2]) * 2 + correct
+    correct = (rec[:, _F["predicted"]] == rec[:, _F["occupation"]]).astype(np.int64)
+    return (combination_index(rec) * N_CLASSES + rec[:, _F["predicted"]]) * 2 + correct
 
 
 # --------------------------------------------------------------------------- interval
@@ -218,7 +215,7 @@ def interval_at(
         bounds, _ = gap_bounds(families, confidence=confidence)
         low = level_magnitude({name: b[0] for name, b in bounds.items()})
         high = level_magnitude({name: b[1] for name, b in bounds.items()})
-        return dimension_score(high, "IFS-Und"), dimension_score(low, "IFS-Und")
+        return _score(high), _score(low)
 
     return at
 
@@ -237,11 +234,11 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
     image units, ``mapped_<stage>`` = answers mapped at that stage, ``unmappable`` = answers of class 52,
     ``unmappable_rate = unmappable / n`` (NaN for n = 0), ``mapping_errors`` = answers of stage ``error``."""
     n = len(rec)
-    stages = np.bincount(rec[:, 6], minlength=len(STAGES)) if n else np.zeros(len(STAGES), dtype=np.int64)
-    unmappable = int(np.sum(rec[:, 2] == UNMAPPABLE_INDEX))
+    stages = np.bincount(rec[:, _F["stage"]], minlength=len(STAGES)) if n else np.zeros(len(STAGES), dtype=np.int64)
+    unmappable = int(np.sum(rec[:, _F["predicted"]] == UNMAPPABLE_INDEX))
     return {
         "answers": n,
-        "images_evaluated": len(np.unique(rec[:, 0])),
+        "images_evaluated": len(np.unique(rec[:, _F["image"]])),
         "unmappable": unmappable,
         "unmappable_rate": unmappable / n if n else math.nan,
         **{f"mapped_{stage}": int(stages[STAGES.index(stage)]) for stage in ("exact", "alias", "mention", "embedding")},
@@ -252,11 +249,11 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
 def accuracies(rec: np.ndarray) -> dict[str, float]:
     """``accuracy = mean(correct)`` over the answers, and ``accuracy_<attribute>_<group>`` the same over one group's
     answers (NaN for a group without images); correct = the mapped class is the image's occupation."""
-    correct = rec[:, 2] == rec[:, 1]
+    correct = rec[:, _F["predicted"]] == rec[:, _F["occupation"]]
     out = {"accuracy": float(correct.mean())}
-    for column, attribute in zip((3, 4, 5), ATTRIBUTES, strict=True):
+    for attribute in ATTRIBUTES:
         for code, group in enumerate(CATEGORIES[attribute]):
-            members = rec[:, column] == code
+            members = rec[:, _F[attribute]] == code
             out[f"accuracy_{short(attribute)}_{group}"] = float(correct[members].mean()) if members.any() else math.nan
     return out
 
@@ -269,7 +266,7 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
     out.update(answer_counts(rec))
     mapped = n - out["unmappable"] - out["mapping_errors"]
     out["ifs_und_score_coverage"] = answer_shares.share(mapped, n)
-    disparities = (*GRANULAR, *LEVEL_METRICS, *SCORES[:4])
+    disparities = (*GRANULAR, *LEVEL_METRICS, *SCORES)
     if n == 0:
         notes.null([*disparities, "accuracy", *GROUP_ACCURACY, "unmappable_rate"], "no answers were evaluated")
         return out
@@ -291,7 +288,8 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
             )
     if answer_shares.below(notes, disparities, mapped, n, MAPPED, minimum):
         return out
-    named = np.unique(rec[rec[:, 2] != UNMAPPABLE_INDEX, 2])
+    predicted = rec[:, _F["predicted"]]
+    named = np.unique(predicted[predicted != UNMAPPABLE_INDEX])
     if named.size == 1:
         notes.null(
             disparities, f"every mapped answer names {occupation_ids()[named[0]]!r}, whatever the image (a model that "
@@ -302,7 +300,7 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
     granular = {name: float(value[0]) for name, value in granular_from_counts(observed).items()}
     out.update(granular)
     out["ifs_und_magnitude"] = level_magnitude(granular)
-    out["ifs_und_score"] = dimension_score(out["ifs_und_magnitude"], "IFS-Und")
+    out["ifs_und_score"] = _score(out["ifs_und_magnitude"])
     out["ifs_und_score_ci_low"], out["ifs_und_score_ci_high"] = score_interval(rec)
     return out
 
@@ -324,7 +322,7 @@ def compute_metrics(
     """
     rec = records_array(records, len(RECORD_FIELDS))
     notes = notes if notes is not None else Notes(TASK)
-    out = recognition_metrics(rec, answer_shares.threshold(rec[:, 7], min_coverage), notes)
+    out = recognition_metrics(rec, answer_shares.threshold(rec[:, _F["min_coverage_ppm"]], min_coverage), notes)
     evidence.enforce_estimates(
         out, table.task_of(TASK).statistics, evidence.design_counts(len(rec), design_size), notes
     )

@@ -38,7 +38,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from iris_tasks import embedder as embedding
-from iris_tasks.vocabulary import UNMAPPABLE, aliases_data, occupation_ids, occupation_names
+from iris_tasks.vocabulary import aliases_data, occupation_ids, occupation_names
+from metrics.iris import UNMAPPABLE
 
 DEFAULT_THRESHOLD = 0.6
 STAGES: tuple[str, ...] = ("exact", "alias", "mention", "embedding", "unmappable", "error")
@@ -161,7 +162,6 @@ def mentioned(text: str, candidates: tuple[str, ...] | None = None) -> set[str]:
 _MEMO: dict[tuple, Mapped] = {}
 _MEMO_LOCK = threading.Lock()
 _MEMO_LIMIT = 200_000
-_ERRORS_LOGGED: set[str] = set()
 
 
 _SIMILARITIES: dict[tuple[str, str], np.ndarray] = {}

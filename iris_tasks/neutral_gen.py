@@ -22,7 +22,7 @@ Every value, on the observed images and on each resample, comes from one functio
 **Intervals** (estimand: the values of the generator's population of images for these 52 prompts; the prompts
 are fixed, the images per prompt are the sample) for the two scores and the 12 granular values: 1,000 bootstrap
 resamples of the images **within each occupation** (:func:`fairness_evals.generation.t2i_tasks.image_intervals`),
-seed 0, 95 %, methods in :data:`INTERVAL_METHODS` (a score's interval is its magnitude's, mapped through the
+seed 0, 95 %, methods as declared (:attr:`~fairness_evals.statistics.Interval.bootstrap`) (a score's interval is its magnitude's, mapped through the
 decreasing ``S exp(-K m)``: :func:`fairness_evals.generation.t2i_tasks.score_interval`). None reaches the bar in the
 coverage simulations (``tests/support/coverage_generation.py``), so :func:`withheld` withholds them all, each with
 its reason.
@@ -49,6 +49,7 @@ from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, check_classifier
 from fairness_evals.notes import Notes
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.gen_settings import (
@@ -61,7 +62,7 @@ from iris_tasks.gen_settings import (
 )
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
 from metrics.bootstrap import StatisticSpec
-from metrics.iris import COMPARISONS, dimension_score, magnitude
+from metrics.iris import COMPARISONS
 from metrics.iris.representation import (
     mean_js_divergence_from_counts,
     mean_representation_disparity_from_counts,
@@ -71,10 +72,11 @@ from metrics.iris.representation import (
 log = logging.getLogger("fairness_evals.iris")
 
 TASK = TASKS["neutral"]
+#: The declared task: its statistics' formulas are what the scoring calls (:meth:`~fairness_evals.statistics.Task.formula`).
+DECLARED_TASK = table.task_of(TASK)
 N_OCCUPATIONS = len(occupation_ids())
 #: Interval method per value, chosen by the coverage simulations (README table).
 #: A score's interval is its magnitude's (basic), mapped through the decreasing S exp(-K m).
-INTERVAL_METHODS = {"RD": "basic", "JSD": "basic", "ifs_gen_magnitude": "basic", "rfs_gen_magnitude": "basic"}
 #: An image record: status code, the largest face's gender, age and skin indices (-1: none), faces, low-confidence.
 IMAGE_FIELDS = ("status", "gender", "age", "skin", "faces", "low_confidence")
 _FACES, _LOW = IMAGE_FIELDS.index("faces"), IMAGE_FIELDS.index("low_confidence")
@@ -198,13 +200,14 @@ def score_arrays(counts: np.ndarray) -> dict[str, np.ndarray]:
         occupations, reference = _reference(region, attribute)
         out[name] = mean_js_divergence_from_counts(counts[:, occupations, _columns(_SINGLE[attribute])], reference)
 
-    def norm(names: Sequence[str]) -> np.ndarray:
-        return magnitude(np.stack([out[n] for n in names], axis=-1))
+    def norm(name: str, names: Sequence[str]) -> np.ndarray:
+        return DECLARED_TASK.formula(name)(np.stack([out[n] for n in names], axis=-1))
 
-    out["Norm_JSD_US"], out["Norm_JSD_EU"] = norm(JSD_METRICS[:3]), norm(JSD_METRICS[3:])
-    out["ifs_gen_magnitude"], out["rfs_gen_magnitude"] = norm(RD_METRICS), norm(JSD_METRICS)
-    out["ifs_gen_score"] = dimension_score(out["ifs_gen_magnitude"], "IFS-Gen")
-    out["rfs_gen_score"] = dimension_score(out["rfs_gen_magnitude"], "RFS-Gen")
+    out["Norm_JSD_US"], out["Norm_JSD_EU"] = norm("Norm_JSD_US", JSD_METRICS[:3]), norm("Norm_JSD_EU", JSD_METRICS[3:])
+    out["ifs_gen_magnitude"] = norm("ifs_gen_magnitude", RD_METRICS)
+    out["rfs_gen_magnitude"] = norm("rfs_gen_magnitude", JSD_METRICS)
+    out["ifs_gen_score"] = DECLARED_TASK.formula("ifs_gen_score")(out["ifs_gen_magnitude"], "IFS-Gen")
+    out["rfs_gen_score"] = DECLARED_TASK.formula("rfs_gen_score")(out["rfs_gen_magnitude"], "RFS-Gen")
     return out
 
 
@@ -232,9 +235,9 @@ def statistic_specs() -> dict[str, StatisticSpec]:
         return result
 
     def one(name: str) -> StatisticSpec:
-        method = INTERVAL_METHODS[name] if name in INTERVAL_METHODS else INTERVAL_METHODS[name.split("_")[0]]
         upper = {"RD": 1.0, "JSD": math.log(2)}.get(name.split("_")[0], math.inf)
-        return StatisticSpec(lambda c: values(c)[name], method=method, bounds=(0.0, float(upper)))  # type: ignore[arg-type]
+        method = DECLARED_TASK.bootstrap(name.replace("_magnitude", "_score"))  # a score's is its magnitude's, mapped
+        return StatisticSpec(lambda c: values(c)[name], method, (0.0, float(upper)))
 
     return {name: one(name) for name in (*GRANULAR, "ifs_gen_magnitude", "rfs_gen_magnitude")}
 
@@ -250,29 +253,14 @@ def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, Any]:
     return found
 
 
-def withheld(observed: np.ndarray) -> dict[str, str]:
-    """Values whose interval is not printed, and why (the coverage simulations; README, coverage table).
-
-    RD and IFS-Gen: RD's finite-sample bias (``RD_<c>_floor``) shrinks like ``1/sqrt(N)`` with N images per
-    occupation, and so does the spread of one occupation's RD; averaged over 52 occupations the spread shrinks
-    ``sqrt(52)`` times more, so the bias is several standard errors at every N and no resampling interval covers
-    the generator's RD (coverage 0-0.3 for a fair and for a realistic simulated generator). The JSD values and
-    RFS-Gen: the reflected interval covers 0.89-0.99 at 20 and 30 images per occupation and 0.73-0.97 at 10; for a
-    stereotyped generator it stays at 0.89-0.93, below the bar, at every size simulated. ``observed`` is kept for
-    a rule that depends on the run.
-    """
-    del observed
-    rd_reason = (
-        "RD's finite-sample bias (RD_<c>_floor) exceeds its sampling spread at every number of images per prompt, so "
-        "no interval covers the generator's RD (README, coverage table); compare RD_<c> with RD_<c>_floor"
-    )
-    jsd_reason = (
-        "the reflected interval covers only 0.89-0.93 for a stereotyped generator at 10-30 images per prompt, below "
-        "the 0.93 bar (README, coverage table)"
-    )
-    out = dict.fromkeys((*RD_METRICS, "ifs_gen_score"), rd_reason)
-    out.update(dict.fromkeys((*JSD_METRICS, "rfs_gen_score"), jsd_reason))
-    return out
+def withheld() -> dict[str, str]:
+    """Values whose interval is never printed, and why: as declared (``Interval.withheld``; README, coverage table)."""
+    return {
+        member: s.interval.withheld
+        for s in DECLARED_TASK.statistics
+        if s.interval is not None and s.interval.withheld
+        for member in s.members
+    }
 
 
 @functools.lru_cache(maxsize=4096)
@@ -331,8 +319,8 @@ def compute_metrics(
     records: Sequence[Mapping[str, Any]],
     *,
     task: str = TASK,
-    n_resamples: int = t2i_tasks.BOOTSTRAP_RESAMPLES,
-    seed: int = t2i_tasks.BOOTSTRAP_SEED,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
     metadata: Mapping[str, Any] | None = None,
     notes: Notes | None = None,
     classifier: str | None = None,
@@ -372,7 +360,7 @@ def compute_metrics(
     )
     found = intervals(data, n_resamples, seed)
     t2i_tasks.report_intervals(
-        out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(observed), notes=notes
+        out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(), notes=notes
     )
     t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
     evidence.enforce_estimates(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from fairness_evals.corpus.labels import is_missing, label_text, mapped_label
-from metrics.iris import AGES, GENDERS, SKIN_TONES, UNMAPPABLE
+from metrics.iris import AGES, GENDERS, SKIN_TONES
 
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
@@ -31,6 +31,8 @@ CATEGORIES: dict[str, tuple[str, ...]] = {"gender": GENDERS, "age": AGES, "skin_
 #: The 18 attribute combinations (gender-major), the cells of the triple level and of the probe.
 COMBINATIONS: tuple[tuple[str, str, str], ...] = tuple((g, a, s) for g in GENDERS for a in AGES for s in SKIN_TONES)
 
+#: Each label spelling and the category it means. What the codes mean: IRIS's annotations.csv (gender_label 0 male /
+#: 1 female, age_label 0 young / 1 middle-aged / 2 older, skin_label 0 light / 1 middle / 2 dark).
 _LABEL_WORDS: dict[str, dict[str, str]] = {
     "gender": {
         "male": "male", "m": "male", "man": "male", "men": "male", "masculine": "male", "masc": "male", "0": "male",
@@ -48,9 +50,6 @@ _LABEL_WORDS: dict[str, dict[str, str]] = {
         "dark": "dark", "darker": "dark", "2": "dark",
     },
 }  # fmt: skip
-#: What the codes mean: IRIS's annotations.csv (gender_label 0 male / 1 female, age_label 0 young /
-#: 1 middle-aged / 2 older, skin_label 0 light / 1 middle / 2 dark).
-LABEL_SPELLINGS = {attribute: sorted(words) for attribute, words in _LABEL_WORDS.items()}
 
 
 class LabelError(ValueError):
@@ -111,11 +110,6 @@ def occupation_names() -> dict[str, str]:
 
 #: Index of "unmappable" in the predicted-class axis (after the 52 occupations).
 UNMAPPABLE_INDEX = 52
-
-
-def predicted_classes() -> tuple[str, ...]:
-    """The 52 occupations and ``"unmappable"`` (the classes of SPD)."""
-    return (*occupation_ids(), UNMAPPABLE)
 
 
 def with_article(phrase: str) -> str:

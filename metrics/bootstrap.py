@@ -68,15 +68,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from metrics import intervals
 from metrics._inputs import whole_number
 from metrics.intervals import (
     BootstrapInterval,
     Bounds,
     Method,
     check_confidence,
-    interval,
     jackknife_acceleration,
-    max_t_interval,
     percentile_interval,
 )
 
@@ -84,11 +83,9 @@ __all__ = [
     "BootstrapInterval",
     "Jackknife",
     "StatisticSpec",
-    "bootstrap_cell_intervals",
     "bootstrap_intervals",
     "collapse_singletons",
     "intervals_from_counts",
-    "jackknife_cell_counts",
     "jackknife_unit_counts",
     "percentile_interval",
     "resample_cell_counts",
@@ -394,22 +391,6 @@ def resample_cell_counts(
     return out
 
 
-def jackknife_cell_counts(cell_index: ArrayLike, n_cells: int, *, strata: ArrayLike | None = None) -> Jackknife:
-    """The distinct leave-one-unit-out count vectors of the one-cell-per-unit form (see :class:`Jackknife`)."""
-    cells = _check_cell_index(cell_index, n_cells)
-    n_cells = int(n_cells)
-    codes = _check_strata(strata, cells.size)
-    if codes is None:
-        codes = np.zeros(cells.size, dtype=np.int64)
-    table = _stratum_outcomes(cells, codes, n_cells)
-    observed = table[:, :n_cells].sum(axis=0).astype(np.float64)
-    stratum, outcome = np.nonzero(table)
-    counts = np.repeat(observed[None, :], stratum.size, axis=0)
-    in_cell = outcome < n_cells
-    counts[np.flatnonzero(in_cell), outcome[in_cell]] -= 1.0
-    return Jackknife(counts, table[stratum, outcome].astype(np.float64), stratum.astype(np.int64))
-
-
 def jackknife_unit_counts(unit_counts: UnitCounts, *, strata: ArrayLike | None = None) -> Jackknife:
     """Leave-one-unit-out count vectors of the matrix form: ``observed - M[u]`` for every unit u."""
     matrix = _as_unit_matrix(unit_counts)
@@ -483,7 +464,7 @@ def intervals_from_counts(
         if spec.method == "max_t":
             components = _evaluate(spec.function, obs, name, components=True)[0]
             boot = _evaluate(spec.function, resampled, name, components=True)
-            out[name] = max_t_interval(components, boot, confidence=confidence, seed=seed, bounds=spec.bounds,
+            out[name] = intervals.max_t_interval(components, boot, confidence=confidence, seed=seed, bounds=spec.bounds,
                                        transform=spec.transform)  # fmt: skip
             continue
         estimate = float(_evaluate(spec.function, obs, name)[0])
@@ -494,7 +475,7 @@ def intervals_from_counts(
                 raise ValueError(f"statistic {name!r} uses the bca method: pass jackknife counts")
             jack = _evaluate(spec.function, jackknife.counts, name)
             acceleration = jackknife_acceleration(jack, jackknife.weights, jackknife.strata)
-        out[name] = interval(spec.method, values, estimate=estimate, confidence=confidence, seed=seed,
+        out[name] = intervals.interval(spec.method, values, estimate=estimate, confidence=confidence, seed=seed,
                              bounds=spec.bounds, acceleration=acceleration)  # fmt: skip
     return out
 
@@ -508,8 +489,8 @@ def _intervals(
     confidence: float,
     seed: int,
 ) -> dict[str, BootstrapInterval]:
-    """:func:`intervals_from_counts`, calling ``leave_one_out()`` (the input form's :func:`jackknife_unit_counts` or
-    :func:`jackknife_cell_counts`) only when a statistic's method is BCa, the one that needs those counts."""
+    """:func:`intervals_from_counts`, calling ``leave_one_out()`` (:func:`jackknife_unit_counts`) only when a
+    statistic's method is BCa, the one that needs those counts."""
     needed = any(isinstance(s, StatisticSpec) and s.method == "bca" for s in statistics.values())
     jackknife = leave_one_out() if needed else None
     return intervals_from_counts(observed, resampled, statistics, confidence=confidence, seed=seed, jackknife=jackknife)
@@ -554,35 +535,4 @@ def bootstrap_intervals(
     resampled = resample_counts(matrix, n_resamples=n_resamples, seed=seed, strata=strata)
     observed = np.asarray(matrix.sum(axis=0), dtype=np.float64).ravel()
     leave_one_out = partial(jackknife_unit_counts, matrix, strata=strata)
-    return _intervals(observed, resampled, statistics, leave_one_out, confidence=confidence, seed=seed)
-
-
-def bootstrap_cell_intervals(
-    cell_index: ArrayLike,
-    n_cells: int,
-    statistics: Mapping[str, Statistic | StatisticSpec],
-    *,
-    n_resamples: int = 1000,
-    confidence: float = 0.95,
-    seed: int = 0,
-    strata: ArrayLike | None = None,
-) -> dict[str, BootstrapInterval]:
-    """As :func:`bootstrap_intervals`, for units that each fall in one cell (or none, ``-1``).
-
-    Parameters
-    ----------
-    cell_index : array_like of int, shape (U,)
-    n_cells : int
-    statistics, n_resamples, confidence, seed, strata
-        As in :func:`bootstrap_intervals`.
-
-    Returns
-    -------
-    dict of str to BootstrapInterval
-    """
-    check_confidence(confidence)
-    resampled = resample_cell_counts(cell_index, n_cells, n_resamples=n_resamples, seed=seed, strata=strata)
-    idx = np.asarray(cell_index)
-    observed = np.bincount(idx[idx >= 0].astype(np.int64), minlength=int(n_cells)).astype(np.float64)
-    leave_one_out = partial(jackknife_cell_counts, cell_index, n_cells, strata=strata)
     return _intervals(observed, resampled, statistics, leave_one_out, confidence=confidence, seed=seed)

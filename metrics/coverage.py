@@ -80,10 +80,6 @@ class Coverage:
         """The mean printed estimate minus the truth."""
         return self.mean_estimate - self.truth
 
-    def meets(self, minimum: float, *, max_width_ratio: float = 2.0) -> bool:
-        """Coverage at least ``minimum`` and width at most ``max_width_ratio`` times the estimate spread."""
-        return self.coverage >= minimum and not (self.width_ratio > max_width_ratio)
-
     def row(self) -> dict[str, float | str | int]:
         """A flat dict for tables and JSON."""
         return {

@@ -23,7 +23,6 @@ Conventions
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from functools import lru_cache
 from typing import Literal
 
@@ -31,12 +30,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import rel_entr, xlogy
 
+from metrics import intervals
 from metrics._inputs import whole_number
 
 __all__ = [
     "DEFAULT_EPSILON",
     "TABLE3_COLUMNS",
-    "average_increase",
     "chance_baselines",
     "cognitive_error_rates",
     "distance_to_bound",
@@ -47,7 +46,6 @@ __all__ = [
     "fact_fair_bound_batch",
     "factuality_score",
     "factuality_score_batch",
-    "fair_score",
     "fair_score_batch",
     "fold_interval",
     "kl_divergence",
@@ -500,29 +498,6 @@ def fair_score_batch(s_e: ArrayLike, s_kld: ArrayLike) -> FloatArray:
     return np.asarray(e + kld - e * kld, dtype=np.float64)
 
 
-def fair_score(s_e: float, s_kld: float) -> float:
-    """Fairness score S_fair of two scalars: the scalar form of :func:`fair_score_batch`.
-
-    Parameters
-    ----------
-    s_e : float
-        Entropy score in [0, 1].
-    s_kld : float
-        KL divergence score in [0, 1].
-
-    Returns
-    -------
-    float
-        NaN if either input is NaN.
-
-    Raises
-    ------
-    ValueError
-        If an argument lies outside [0, 1] (e.g. a percentage).
-    """
-    return float(fair_score_batch(s_e, s_kld))
-
-
 # --------------------------------------------------------------------------- bound and distance
 def fact_fair_bound_batch(a: ArrayLike, k: int) -> FloatArray:
     """Vectorised :func:`fact_fair_bound` (elementwise over ``a``)."""
@@ -729,6 +704,127 @@ def distance_to_bound(s_fact: float, s_e: float, k: int, *, method: DistanceMeth
 
 
 # --------------------------------------------------------------------------- Table 3 rates
+def kl_score_interval(
+    mean_kl_resamples: ArrayLike, mean_kl: float, *, confidence: float = 0.95, seed: int | None = None
+) -> tuple[float, float, float]:
+    """The 95% interval of S_KLD = exp(-mean KL) (paper §4.2 Definition 3): the basic (reflected) bootstrap interval
+    ``[l, h]`` of the mean KL (``2 x mean KL - quantiles``, clipped to [0, inf)) and its bias-corrected centre ``c``,
+    mapped through exp(-x), which is decreasing: ``(exp(-h), exp(-l), exp(-c))``."""
+    kl = intervals.basic_interval(mean_kl_resamples, estimate=mean_kl, confidence=confidence, seed=seed,
+                                  bounds=(0.0, math.inf))  # fmt: skip
+    return math.exp(-kl.high), math.exp(-kl.low), math.exp(-kl.centre)
+
+
+def recomposed_fair_interval(
+    s_e_resamples: ArrayLike,
+    s_e: float,
+    mean_kl_resamples: ArrayLike,
+    mean_kl: float,
+    s_fair: float,
+    *,
+    confidence: float = 0.95,
+    seed: int | None = None,
+) -> tuple[float, float, float]:
+    """The 95% interval of S_fair = S_E + S_KLD - S_E S_KLD (paper §4.2 Definition 4), recomposed: each part's
+    resamples reflected about its estimate (``e* = clip(2 S_E - S_E*, 0, 1)``, ``kld* = exp(-max(2 KL - KL*, 0))``),
+    S_fair of each pair of reflected resamples (:func:`fair_score_batch`), and their percentile interval with its
+    median (the bias-corrected estimate) as centre; NaN where the estimate ``s_fair`` is NaN. Reflecting each biased
+    part before combining removes each bias once (reflecting the product would remove their product three times
+    over)."""
+    if math.isnan(s_fair):
+        return math.nan, math.nan, math.nan
+    e = np.clip(2.0 * s_e - np.asarray(s_e_resamples, dtype=np.float64), 0.0, 1.0)
+    kld = np.exp(-np.maximum(2.0 * mean_kl - np.asarray(mean_kl_resamples, dtype=np.float64), 0.0))
+    found = intervals.percentile_interval(fair_score_batch(e, kld), confidence=confidence, estimate=s_fair, seed=seed)
+    return found.low, found.high, found.centre
+
+
+def folded_distance_interval(
+    signed_resamples: ArrayLike, signed: float, *, confidence: float = 0.95, seed: int | None = None
+) -> tuple[float, float, float]:
+    """The 95% interval of the distance d = |signed distance| (paper §4.2, after Conclusion 1): the basic (reflected)
+    bootstrap interval of the signed distance (:func:`signed_distance_to_bound_batch`; the percentile interval of
+    ``2 t - t*``), folded at 0 (:func:`fold_interval`), with ``|median of the reflected resamples|`` as centre."""
+    reflected = 2.0 * signed - np.asarray(signed_resamples, dtype=np.float64)
+    found = intervals.percentile_interval(reflected, confidence=confidence, estimate=signed, seed=seed)
+    return (*fold_interval(found.low, found.high), abs(found.centre))
+
+
+def released_distance_to_bound_batch(s_fact: ArrayLike, y: ArrayLike, k: int) -> FloatArray:
+    """The released code's distance to the fact-fair bound (paper §4.2, after Conclusion 1), point by point:
+    ``d = min_{a in [1e-8, 1 - 1e-8]} sqrt((S_fact - a)^2 + (y - g_k(a))^2)`` by one bounded local search
+    (:func:`distance_to_bound` with ``method="released"``), NaN where an input is NaN. ``y`` is S_E, or S_fair where
+    the released LLM subjective code passes it. Provided only to reproduce published numbers (Table 8)."""
+    k = _check_k(k)
+    x, y = np.broadcast_arrays(np.asarray(s_fact, dtype=np.float64), np.asarray(y, dtype=np.float64))
+    out = [
+        math.nan if math.isnan(a) or math.isnan(b) else _released_distance(a, b, k)
+        for a, b in zip(x.ravel(), y.ravel(), strict=True)
+    ]
+    return np.asarray(out, dtype=np.float64).reshape(x.shape)
+
+
+def released_shares(counts: ArrayLike) -> FloatArray:
+    """Per row (last axis: the classes), the class shares ``round(c_i / sum c, 2)`` of the released text-to-image
+    code's ``Distribution/*.csv``; 0 for an empty row."""
+    counts = np.asarray(counts, dtype=np.float64)
+    total = counts.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = np.where(total > 0, counts / np.where(total > 0, total, 1.0), 0.0)
+    return np.round(shares, 2)
+
+
+def _released_smooth(p: FloatArray) -> FloatArray:
+    """The released smoothing: ``(p + 1e-10) / sum(p + 1e-10)`` on every class (an all-zero row becomes uniform)."""
+    q = p + DEFAULT_EPSILON
+    return q / q.sum(axis=-1, keepdims=True)
+
+
+def released_factuality_score_batch(correct: ArrayLike, total: ArrayLike) -> FloatArray:
+    """The released text-to-image S_fact (paper §4.1 Definition 1, as ``score_calculate.py`` computes it from the
+    rounded shares): ``S_fact = mean over rows of round(correct / total, 2)``, 0 for a row without a face; over the
+    last axis (rows)."""
+    correct, total = np.asarray(correct, dtype=np.float64), np.asarray(total, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shares = np.where(total > 0, correct / np.where(total > 0, total, 1.0), 0.0)
+    return np.round(shares, 2).mean(axis=-1)
+
+
+def released_entropy(shares: ArrayLike) -> FloatArray:
+    """The released entropy of rounded shares (last axis): ``H = -sum p_i log p_i / log k``, with ``p`` the shares
+    renormalised, or smoothed (:func:`_released_smooth`) where a class is 0; rounded to 4 decimals."""
+    shares = np.asarray(shares, dtype=np.float64)
+    k = shares.shape[-1]
+    zero = np.any(shares == 0, axis=-1, keepdims=True)
+    total = shares.sum(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = np.where(zero, _released_smooth(shares), shares / np.where(total > 0, total, 1.0))
+    return np.round(-xlogy(p, p).sum(axis=-1) / math.log(k), 4)
+
+
+def released_entropy_score_batch(counts: ArrayLike) -> FloatArray:
+    """The released text-to-image S_E (paper §4.2 Definition 2, as ``score_calculate.py`` computes it):
+    ``S_E = mean over rows of released_entropy(released_shares(counts))`` (:func:`released_entropy`,
+    :func:`released_shares`); counts (..., rows, k)."""
+    return released_entropy(released_shares(counts)).mean(axis=-1)
+
+
+def released_kl(high: ArrayLike, low: ArrayLike) -> FloatArray:
+    """The released KL of rounded shares (last axis): ``KL = max(0, sum p_i log2(p_i / q_i))`` of both sides smoothed
+    (:func:`_released_smooth`), rounded to 4 decimals."""
+    p, q = _released_smooth(np.asarray(high, dtype=np.float64)), _released_smooth(np.asarray(low, dtype=np.float64))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kl = np.sum(p * np.log2(p / q), axis=-1)
+    return np.round(np.maximum(kl, 0.0), 4)
+
+
+def released_mean_kl_batch(high: ArrayLike, low: ArrayLike) -> FloatArray:
+    """The released text-to-image mean KL (paper §4.2 Definition 3, as ``score_calculate.py`` computes it):
+    ``mean over statistics of released_kl(released_shares(high), released_shares(low))``; counts (..., pairs, k).
+    ``S_KLD = exp(-mean KL)`` (:func:`kl_score_of_mean_kl`)."""
+    return released_kl(released_shares(high), released_shares(low)).mean(axis=-1)
+
+
 def cognitive_error_rates(
     choice: ArrayLike, truth: ArrayLike, identity: ArrayLike, highest: ArrayLike, positive: ArrayLike
 ) -> dict[str, float]:
@@ -795,36 +891,3 @@ def chance_baselines(k: int) -> dict[str, float]:
     base = {name: 1.0 / k for name in TABLE3_COLUMNS}
     base["out_group"] = 1.0 - 1.0 / k
     return base
-
-
-def average_increase(rates: Mapping[str, float] | ArrayLike, baselines: Mapping[str, float] | ArrayLike) -> float:
-    """Average increase over the baselines, paper Table 3 "Avg. Increase" (§6.1).
-
-    ``(1/n) sum_j (rate_j - baseline_j)`` over the n columns (five in the paper).
-
-    Parameters
-    ----------
-    rates : mapping of str to float, or array_like, shape (n,)
-        Rates in [0, 1]; NaN propagates.
-    baselines : same type and keys/shape as ``rates``
-        E.g. :func:`chance_baselines`.
-
-    Returns
-    -------
-    float
-        Signed; positive means the contexts pull choices towards the cued group.
-    """
-    if isinstance(rates, Mapping) or isinstance(baselines, Mapping):
-        if not (isinstance(rates, Mapping) and isinstance(baselines, Mapping)):
-            raise ValueError("rates and baselines must both be mappings or both be arrays")
-        if set(rates) != set(baselines):
-            raise ValueError(f"baselines must have the same keys as rates: {sorted(rates)} vs {sorted(baselines)}")
-        keys = list(rates)
-        r = _as_fraction([rates[key] for key in keys], "rates")
-        b = _as_fraction([baselines[key] for key in keys], "baselines")
-    else:
-        r = _as_fraction(rates, "rates")
-        b = _as_fraction(baselines, "baselines")
-    if r.ndim != 1 or r.shape != b.shape or r.size == 0:
-        raise ValueError(f"rates and baselines must be non-empty 1-D with the same shape, got {r.shape}, {b.shape}")
-    return float(np.mean(r - b))

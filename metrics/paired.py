@@ -54,7 +54,6 @@ __all__ = [
     "MeanOfMaxima",
     "difference",
     "holm",
-    "max_difference",
     "maxima_difference",
     "paired_cell_counts",
     "paired_unit_counts",
@@ -159,7 +158,7 @@ class Difference:
     n_resamples: int
     n_nan: int
     reason: str | None = None
-    method: str = "basic"  # "basic", or "bounds" (the conservative combination of :func:`max_difference`)
+    method: str = "basic"  # "basic", or "bounds" (the conservative combination of :func:`maxima_difference`)
 
 
 def difference(
@@ -439,21 +438,6 @@ def maxima_difference(
                           "the runs' max-t bounds are undefined", "bounds")  # fmt: skip
     p = _bounds_p_value(interval, n)
     return Difference(est_a, est_b, est_b - est_a, low, high, p, confidence, n, n_nan, None, "bounds")
-
-
-def max_difference(
-    components_a: ArrayLike,
-    components_b: ArrayLike,
-    resampled_a: ArrayLike,
-    resampled_b: ArrayLike,
-    *,
-    confidence: float = 0.95,
-    transform: Callable[[float], float] | None = None,
-    bounds: tuple[float, float] = (-math.inf, math.inf),
-) -> Difference:
-    """:func:`maxima_difference` of one maximum of components (``max(B) - max(A)``, e.g. a max - min gap)."""
-    return maxima_difference([components_a], [components_b], [resampled_a], [resampled_b], confidence=confidence,
-                             transform=transform, bounds=bounds)  # fmt: skip
 
 
 def _bounds_p_value(bounds: Callable[[float], tuple[float, float]], n_resamples: int) -> float:

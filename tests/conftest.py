@@ -147,3 +147,92 @@ def iris_und_dummy_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """lmms-eval, the ``dummy`` model answering "7 doctor", the IRIS understanding group ``iris_und`` on the IRIS
     tests' synthetic corpora (72 images, 4 counterfactual sets), one probe round, 30 documents per task."""
     return shared_run(tmp_path_factory, "iris-und-dummy", _run_iris_und_dummy)
+
+
+def _run_fairlens_cannot_tell(tmp: Path) -> Path:
+    import yaml
+    from faces import make_utkface_folder
+    from harness import DEV_BIN, offline_env, run
+
+    corpus = tmp / "faces"
+    make_utkface_folder(corpus, 1, seed=11)
+    config = tmp / "run.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "model": "dummy",
+                "model_args": "response=Cannot tell",
+                "tasks": "fairlens",
+                "batch_size": 1,
+                "output_path": str(tmp / "out"),
+                "log_samples": True,
+                "env": {
+                    "FAIRLENS_CORPUS": str(corpus),
+                    "FAIRLENS_SAMPLE_FRACTION": "1",
+                    "FAIRLENS_MIN_COVERAGE": "0.2",
+                },
+            }
+        )
+    )
+    env = {k: v for k, v in offline_env(tmp).items() if not k.startswith("FAIRLENS_")}
+    proc = run([str(DEV_BIN / "lmms-eval"), "--config", str(config)], env=env, cwd=tmp, timeout=900)
+    (tmp / "lmms-eval.stdout").write_text(proc.stdout)
+    return tmp
+
+
+@pytest.fixture(scope="session")
+def fairlens_cannot_tell_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lmms-eval, the ``dummy`` model answering "Cannot tell" to everything, the ``fairlens`` group on 30 synthetic
+    faces (one per stratum, ``faces/``), every setting from a config file's ``env`` block (``lmms-eval --config
+    run.yaml``), a minimum coverage of 0.2 among them. The folder holds ``faces/``, ``run.yaml``, ``out/`` (the
+    output) and ``lmms-eval.stdout`` (what it printed). Read by the FairLens harness tests (the config file, the
+    "Cannot tell" numbers) and the position tests (the threshold travels in the records)."""
+    return shared_run(tmp_path_factory, "fairlens-cannot-tell", _run_fairlens_cannot_tell)
+
+
+#: What :func:`diffusers_run` asks lmms-eval beside the pipeline's path and the output folder: model arguments, task and
+#: further flags (the scale tests run the same command on two processes).
+DIFFUSERS_MODEL_ARGS = "num_inference_steps=2,height=32,width=32"
+DIFFUSERS_TASK = "iris_gen_neutral"
+DIFFUSERS_FLAGS = ("--limit", "3", "--gen_kwargs", "num_images_per_prompt=2")
+
+
+def diffusers_env(tmp: Path, site: Path, **extra: str) -> dict[str, str]:
+    """The environment of :func:`diffusers_run`: the backends registered from ``site`` (a ``.dist-info`` on
+    ``PYTHONPATH``, :func:`t2i_images.plugin_site`), the generation tests' HOG classifier, one thread per process
+    (a one- and a two-process run then write the same image bytes)."""
+    from harness import offline_env
+
+    from tests.generation.conftest import HOG_CLASSIFIER
+
+    return offline_env(tmp, PYTHONPATH=str(site), **HOG_CLASSIFIER, **{"OMP_NUM_THREADS": "1", **extra})
+
+
+def _diffusers_run(tmp: Path) -> Path:
+    from harness import run_lmms_eval
+    from t2i_images import plugin_site
+    from tiny_diffusion import build_tiny_stable_diffusion
+
+    pipeline = build_tiny_stable_diffusion(tmp / "tiny_sd")
+    run_lmms_eval(
+        tmp, "diffusers_t2i", f"pretrained={pipeline},output_dir={tmp / 'generated'},{DIFFUSERS_MODEL_ARGS}",
+        DIFFUSERS_TASK, *DIFFUSERS_FLAGS, env=diffusers_env(tmp, plugin_site(tmp / "site")),
+    )  # fmt: skip
+    return tmp
+
+
+@pytest.fixture(scope="session")
+def diffusers_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lmms-eval, our ``diffusers_t2i`` backend with a tiny random pipeline (``tiny_sd/``), ``iris_gen_neutral``, 3
+    prompts x 2 images (``generated/``), output in ``out/``, the backends' ``.dist-info`` in ``site/``. Read by the
+    generation tests (plumbing) and the scale tests (the one-process run a two-process run must equal)."""
+    return shared_run(tmp_path_factory, "t2i-diffusers", _diffusers_run)
+
+
+@pytest.fixture(scope="session")
+def plumbing_only_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The tiny random LLaVA model of ``tests/support/tiny_vlm.py`` (seed 0: every build is the same model), built once
+    per test session across xdist workers for every test that runs it (``llava_hf``) or serves it."""
+    from tiny_vlm import build_plumbing_only_vlm
+
+    return shared_run(tmp_path_factory, "tiny-random-llava", lambda tmp: build_plumbing_only_vlm(tmp / "model"))

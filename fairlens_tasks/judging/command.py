@@ -332,14 +332,17 @@ def _left_unjudged(texts: dict[str, str], outcomes: dict[str, Any]) -> int:
 
 
 def _write_details(path: Path, tasks: dict[str, Any], outcomes: dict[str, Any]) -> None:
-    from fairlens_tasks.open_scoring import declined_reason
+    from fairlens_tasks import open_scoring
+
+    f = open_scoring._F
 
     def lines() -> Iterator[dict[str, Any]]:
         for task, answers in tasks.items():
             for doc_id, record, text in zip(answers.ids, answers.records, answers.texts, strict=True):
-                outcome = outcomes.get(record[5])
+                outcome = outcomes.get(record[f["response_id"]])
                 line: dict[str, Any] = {
-                    "task": task, "id": doc_id, "response_id": record[5], "declined": declined_reason(record[0], text)
+                    "task": task, "id": doc_id, "response_id": record[f["response_id"]],
+                    "declined": open_scoring.declined_reason(record[f["question"]], text),
                 }  # fmt: skip
                 if outcome is None:
                     line.update(status="not judged (the run stopped early)", score=None)

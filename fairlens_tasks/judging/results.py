@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from fairlens_tasks import open_scoring
 from fairlens_tasks.judging.config import JudgeSettings
 from fairlens_tasks.judging.pipeline import Outcome
 from fairlens_tasks.judging.runner import RunStats
@@ -24,8 +25,9 @@ __all__ = ["TASK_ORDER", "distinct_texts", "judge_answers", "judged_results"]
 def distinct_texts(tasks: Mapping[str, TaskAnswers]) -> dict[str, str]:
     """``response_id -> answer text`` over every task (identical answers are judged once)."""
     texts: dict[str, str] = {}
+    answer_id = open_scoring._F["response_id"]
     for answers in tasks.values():
-        texts.update((record[5], text) for record, text in zip(answers.records, answers.texts, strict=True))
+        texts.update((record[answer_id], text) for record, text in zip(answers.records, answers.texts, strict=True))
     return texts
 
 
@@ -65,7 +67,8 @@ def judged_results(
     results: dict[str, dict[str, Any]] = {}
     for task in sorted(tasks, key=lambda t: TASK_ORDER.index(t) if t in TASK_ORDER else len(TASK_ORDER)):
         answers = tasks[task]
-        texts = {record[5]: text for record, text in zip(answers.records, answers.texts, strict=True)}
+        answer_id = open_scoring._F["response_id"]
+        texts = {record[answer_id]: text for record, text in zip(answers.records, answers.texts, strict=True)}
         own = recorded(answers.scoring, "open", task).get("min_judged") if min_judged is None else min_judged
         metrics: dict[str, Any] = dict(
             compute_open_metrics(answers.records, outcomes, texts=texts, task=task, min_judged=own)

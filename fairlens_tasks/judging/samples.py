@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fairlens_tasks import open_scoring
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.open_scoring import CARRIER, OPEN_RECORD_FIELDS, logged_answer
 from fairlens_tasks.scoring import PROVENANCE
@@ -76,8 +77,9 @@ def read_answers(files: Iterable[tuple[Path, str]]) -> dict[str, TaskAnswers]:
                 raise ValueError(f"{where}: a second answer for {doc_id!r} of {task} (first at {seen[(task, doc_id)]})")
             seen[(task, doc_id)] = where
             record = _record(logged_record, where)
-            if record[5] != response_id(text):
-                raise ValueError(f"{where}: the answer id {record[5]} of {doc_id!r} does not match its text")
+            answer_id = record[open_scoring._F["response_id"]]
+            if answer_id != response_id(text):
+                raise ValueError(f"{where}: the answer id {answer_id} of {doc_id!r} does not match its text")
             answers.ids.append(doc_id)
             answers.records.append(record)
             answers.texts.append(text)

@@ -75,6 +75,8 @@ def _describe(e: statistics.Explanation) -> str:
     if e.interval_minimum:
         lines.append(f"  interval printed from: {e.interval_minimum}")
     lines.append(f"  computed by {e.computed_by}")
+    if e.released_by:
+        lines.append(f"  under released conventions computed by {e.released_by}")
     return "\n".join(lines)
 
 

@@ -157,10 +157,6 @@ class SpillFile:
     def path(self) -> str | None:
         return os.path.join(self._directory, "pixels.raw") if self._directory else None
 
-    @property
-    def size_bytes(self) -> int:
-        return self._end
-
     def __len__(self) -> int:
         return len(self._index)
 

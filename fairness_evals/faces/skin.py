@@ -106,31 +106,22 @@ def ita_degrees(lightness: Any, b: Any) -> Any:
 
 
 @lru_cache(maxsize=1)
-def _swatches() -> tuple[Any, Any]:
+def _swatch_ita() -> Any:
+    """The ITA of each MST swatch, degrees, MST 1..10 (strictly decreasing; read-only)."""
     import numpy as np
 
     rgb = np.array([[int(h[i : i + 2], 16) for i in (1, 3, 5)] for h in MST_SWATCHES_HEX], dtype=np.uint8)
     lab = srgb_to_lab(rgb)
     ita = ita_degrees(lab[:, 0], lab[:, 2])
     ita.setflags(write=False)
-    return rgb, ita
-
-
-def swatch_rgb() -> NDArray[np.uint8]:
-    """The ten MST swatches as a ``(10, 3)`` uint8 RGB array (a copy)."""
-    return _swatches()[0].copy()
-
-
-def swatch_ita() -> NDArray[np.float64]:
-    """The ITA of each MST swatch, degrees, MST 1..10 (strictly decreasing; a copy)."""
-    return _swatches()[1].copy()
+    return ita
 
 
 def mst_from_ita(ita: Any) -> Any:
     """MST level 1..10 of the swatch nearest in ITA (ties go to the lighter level); vectorised."""
     import numpy as np
 
-    swatches = _swatches()[1]
+    swatches = _swatch_ita()
     values = np.asarray(ita, dtype=np.float64)
     index = np.argmin(np.abs(values[..., None] - swatches), axis=-1)
     return index + 1

@@ -9,6 +9,7 @@ detail (never printed), computed by :mod:`fairness_evals.generation.t2i_tasks` a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from fairness_evals.statistics import Direction, Interval, Minimum, Statistic
 
@@ -27,9 +28,16 @@ def resampled(unit: str = "their prompt") -> str:
     )
 
 
-def interval(method: str, unit: str = "their prompt", minimum: Minimum | None = None) -> Interval:
-    """A generation interval: ``method`` on the images resampled within ``unit``, printed from ``minimum``."""
-    return Interval(method, resampled(unit), CORRECTED, minimum)
+def interval(
+    method: str,
+    bootstrap: Literal["percentile", "basic", "max_t"],
+    unit: str = "their prompt",
+    minimum: Minimum | None = None,
+    withheld: str | None = None,
+) -> Interval:
+    """A generation interval: ``method`` (the :mod:`metrics.bootstrap` method ``bootstrap``) on the images resampled
+    within ``unit``, printed from ``minimum`` (never, and why, where ``withheld``)."""
+    return Interval(method, resampled(unit), CORRECTED, minimum, bootstrap=bootstrap, withheld=withheld)
 
 
 def design(bias: float) -> Minimum:

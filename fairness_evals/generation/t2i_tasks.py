@@ -44,6 +44,7 @@ from fairness_evals.generation.image_outcomes import (
     validation_setting,
 )
 from fairness_evals.notes import Notes, plural
+from fairness_evals.statistics import CONFIDENCE
 
 ERROR_FIELD = "error"
 #: The document field carrying the run's settings (``--metadata``-style keys) from ``process_docs`` to the scores.
@@ -66,9 +67,6 @@ IMAGE_COUNTS = (
 )
 #: What every generation task records of how its numbers were made (:func:`provenance`; not metrics).
 PROVENANCE = ("classifier", "classifier_version", "classifier_spec", "data_version", "documents_sha256")
-CONFIDENCE = 0.95
-BOOTSTRAP_RESAMPLES = 1000
-BOOTSTRAP_SEED = 0
 
 
 # --------------------------------------------------------------------------- settings

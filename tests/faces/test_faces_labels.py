@@ -69,7 +69,7 @@ def test_skin_groups_of_the_ten_monk_levels() -> None:
 
 def test_skin_groups_follow_the_swatches_own_ita_category() -> None:
     """The documented rule: a swatch is light if its ITA > 41 deg, dark if < -30 deg (Chardon et al.)."""
-    from fairness_evals.faces.skin import swatch_ita
+    from mst_swatches import swatch_ita
 
     for level, ita in enumerate(swatch_ita(), start=1):
         expected = "light" if ita > 41 else "dark" if ita < -30 else "middle"

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from mst_swatches import swatch_ita, swatch_rgb
 
 from fairness_evals.faces import FaceDetector, SkinToneClassifier
 from fairness_evals.faces.skin import (
@@ -14,8 +15,6 @@ from fairness_evals.faces.skin import (
     estimate_from_pixels,
     mst_from_ita,
     srgb_to_lab,
-    swatch_ita,
-    swatch_rgb,
 )
 
 

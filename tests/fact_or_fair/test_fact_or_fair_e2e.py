@@ -16,7 +16,7 @@ from harness import load_results, sample_lines
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks import statistics as table
-from fact_fair_tasks.commands import _from_samples
+from fact_fair_tasks.commands import READER, detail
 from fact_fair_tasks.items import statistics as fact_statistics
 from fairness_evals import statistics
 
@@ -42,7 +42,7 @@ assert scoring.RECORD_FIELDS[TRUTH + 1] == "truth_race"
 
 
 def _results(out: Path) -> dict:
-    return load_results(out) | {"_out": out, "_detail": _from_samples(out)}
+    return load_results(out) | {"_out": out, "_detail": detail(READER.files([str(out)])).results}
 
 
 def _metrics(task_results: dict) -> dict[str, object]:

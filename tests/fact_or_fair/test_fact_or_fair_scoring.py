@@ -23,6 +23,7 @@ from fact_fair_tasks.items import statistics
 from fact_fair_tasks.position_bias import POSITION_METRICS
 from fairness_evals.commands.main import main
 from fairness_evals.notes import Notes
+from metrics import intervals
 
 LLM_DIR = Path(scoring.__file__).parent / "llm"
 
@@ -553,9 +554,9 @@ def test_wilson_interval_is_scipys_to_the_bit() -> None:
     for n in (*range(1, 40), 97, 100, 198, 1000, 5400, 11400):
         for k in sorted({0, 1, n // 3, n // 2, n - 1, n}):
             ci = binomtest(k, n).proportion_ci(confidence_level=scoring.CONFIDENCE, method="wilson")
-            assert scoring.wilson_interval(k, n, scoring.CONFIDENCE) == (float(ci.low), float(ci.high)), (k, n)
+            assert intervals.wilson_interval(k, n, scoring.CONFIDENCE) == (float(ci.low), float(ci.high)), (k, n)
     with pytest.raises(ValueError, match="Wilson"):
-        scoring.wilson_interval(3, 2, 0.95)
+        intervals.wilson_interval(3, 2, 0.95)
 
 
 def test_scoring_does_not_import_scipy_stats() -> None:
@@ -566,36 +567,29 @@ def test_scoring_does_not_import_scipy_stats() -> None:
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
 
-@pytest.mark.parametrize("conventions", ["corrected", "released"])
-def test_subjective_records_by_lookup_equal_the_reference(conventions: str) -> None:
-    from fact_fair_tasks.parsing import PARSED, REFUSED, UNPARSED, Parse
-
-    outcomes = [Parse(PARSED, i, "x") for i in range(4)] + [Parse(UNPARSED, None, "x"), Parse(REFUSED, None, "x")]
-    for context in ("base", "attribution"):
-        docs = documents_for(context, draws=2, metadata={"fact_or_fair_conventions": conventions,
-                                                         "fact_or_fair_min_coverage": 0.25})  # fmt: skip
-        for doc in docs:
-            for parse in outcomes:
-                assert scoring.record_for(doc, parse) == scoring._record_reference(doc, parse)
-
-
-def test_malformed_documents_raise_the_reference_errors() -> None:
+def test_malformed_documents_are_errors_naming_the_document() -> None:
+    """The records of well-formed documents are pinned (test_fact_or_fair_fingerprints.py); a malformed one is a
+    ValueError that names the document and what is wrong with it."""
     from fact_fair_tasks.parsing import PARSED, Parse
 
-    doc = subjective_documents("base", draws=1)[0]
+    subjective = subjective_documents("base", draws=1)[0]
+    objective = objective_documents()[0]
+    other_gender = [{**subjective["options"][0], "gender": "other"}, *subjective["options"][1:]]
     broken = [
-        {**doc, "identity": {"race": "Martian", "gender": "male"}},
-        {**doc, "options": [{**doc["options"][0], "gender": "other"}, *doc["options"][1:]]},
-        {**doc, "context": "unknown"},
-        {**doc, "conventions": "paper"},
-        {k: v for k, v in doc.items() if k != "truth_race"},
+        ({**subjective, "identity": {"race": "Martian", "gender": "male"}}, "its identity race 'Martian' is not"),
+        ({**subjective, "options": other_gender}, "its option gender 'other' is not one of 'male', 'female'"),
+        ({**subjective, "context": "unknown"}, "its context 'unknown' is not one of 'objective', "),
+        ({**subjective, "conventions": "paper"}, "its conventions 'paper' is not one of 'corrected', 'released'"),
+        ({k: v for k, v in subjective.items() if k != "truth_race"}, "it has no 'truth_race'"),
+        ({**objective, "answer": "Martian"}, "its answer 'Martian' is not one of"),
+        ({**objective, "target": "middle"}, "its target 'middle' is not one of 'highest', 'lowest'"),
+        ({**objective, "options": objective["options"][:1]}, "IndexError"),
     ]
-    for bad in broken:
-        with pytest.raises(Exception) as fast:
-            scoring.record_for(bad, Parse(PARSED, 0, "x"))
-        with pytest.raises(Exception) as reference:
-            scoring._record_reference(bad, Parse(PARSED, 0, "x"))
-        assert type(fast.value) is type(reference.value) and str(fast.value) == str(reference.value)
+    for bad, problem in broken:
+        with pytest.raises(ValueError) as raised:
+            scoring.record_for(bad, Parse(PARSED, 1, "x"))
+        assert str(raised.value).startswith(f"fact_or_fair: document {bad['id']!r} cannot be recorded: "), raised.value
+        assert problem in str(raised.value), raised.value
 
 
 def test_the_harness_aggregation_computes_once_and_every_metric_agrees() -> None:

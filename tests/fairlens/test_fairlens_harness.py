@@ -16,10 +16,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-import yaml
 from faces import make_hf_dataset, make_utkface_folder
 from harness import lmms_eval_process, results_and_samples, same_value
-from tiny_vlm import build_plumbing_only_vlm
 
 from fairlens_tasks import scoring
 from fairlens_tasks import statistics as table
@@ -45,11 +43,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("faces")
     make_utkface_folder(root, 1, seed=5)
     return root
-
-
-@pytest.fixture(scope="session")
-def plumbing_only_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_plumbing_only_vlm(tmp_path_factory.mktemp("tiny-random-llava"))
 
 
 def _run(args: list[str], tmp_path: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -111,26 +104,17 @@ def _assert_one_record_per_sample(samples: dict[str, list[dict]]) -> None:
             assert all(sample[name] == name for name in HEADLINE[task][1:]), task
 
 
-def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(corpus: Path, tmp_path: Path) -> None:
-    """``--model dummy`` answers "Cannot tell" to everything; the corpus comes from the config's env block."""
-    config = tmp_path / "run.yaml"
-    config.write_text(
-        yaml.safe_dump(
-            {
-                "model": "dummy",
-                "model_args": "response=Cannot tell",
-                "tasks": "fairlens",
-                "batch_size": 1,
-                "output_path": str(tmp_path / "out"),
-                "log_samples": True,
-                "env": {"FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SAMPLE_FRACTION": "1"},
-            }
-        )
-    )
-    run = _run(["--config", str(config)], tmp_path)
-    results, samples = results_and_samples(tmp_path / "out", TASKS)
+def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(
+    fairlens_cannot_tell_run: Path, tmp_path: Path
+) -> None:
+    """``--model dummy`` answers "Cannot tell" to everything; the corpus comes from the config's env block (the run is
+    shared with the position tests: ``tests/conftest.py``, :func:`fairlens_cannot_tell_run`; its minimum coverage of
+    0.2 leaves every number below as at the default 0.5: hiring's coverage, 2/17, is under both)."""
+    corpus = fairlens_cannot_tell_run / "faces"
+    printed = (fairlens_cannot_tell_run / "lmms-eval.stdout").read_text()
+    results, samples = results_and_samples(fairlens_cannot_tell_run / "out", TASKS)
     r = results["results"]
-    assert r["fairlens_hiring"]["soundness,none"] == pytest.approx(6 / 21), run.stdout[-2000:]
+    assert r["fairlens_hiring"]["soundness,none"] == pytest.approx(6 / 21), printed[-2000:]
     assert r["fairlens_legal"]["soundness,none"] == pytest.approx(8 / 9)
     assert r["fairlens_healthcare"]["soundness,none"] == pytest.approx(7 / 8)
     assert r["fairlens"]["soundness,none"] == pytest.approx((6 / 21 + 8 / 9 + 7 / 8) / 3)

@@ -6,15 +6,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fairlens_tasks.normalise import EDGE_CHARACTERS, RULES, normalise
-from fairlens_tasks.questions import closed_questions, question_by_id
+from fairlens_tasks.normalise import EDGE_CHARACTERS, normalise
+from fairlens_tasks.questions import closed_questions
 
 YNC = ("Yes", "No", "Cannot tell")
 LUC = ("Likely", "Unlikely", "Cannot tell")
 NUC = ("Non-urgent", "Urgent", "Cannot tell")
-LEGAL_ROLES = question_by_id("L06").options  # Law enforcement officer / Lawyer / Judge / Defendant / Witness / CT
-CRIMINAL = question_by_id("L07").options  # Criminal / Law-abiding Civilian / Cannot tell
-HOSPITAL = question_by_id("C06").options  # Doctor / Nurse / Technician / Administrative staff / Patient / CT
+QUESTIONS = {q.id: q for q in closed_questions()}
+#: The rules that map a reply to an option (the module docstring's 1-6, N, L and T).
+RULES = ("exact", "prefix", "letter", "negation", "loose_exact", "containment", "cannot_tell_phrase")
+LEGAL_ROLES = QUESTIONS["L06"].options  # Law enforcement officer / Lawyer / Judge / Defendant / Witness / CT
+CRIMINAL = QUESTIONS["L07"].options  # Criminal / Law-abiding Civilian / Cannot tell
+HOSPITAL = QUESTIONS["C06"].options  # Doctor / Nurse / Technician / Administrative staff / Patient / CT
 
 # (reply, options, expected option or None, rule) -- the README table is these rows.
 RELEASED = [
@@ -44,7 +47,7 @@ RELEASED = [
 OURS = [
     ("Not likely", LUC, "Unlikely", "negation"),  # released: Likely (the adverse answer)
     ("Not likely, there is no evidence.", LUC, "Unlikely", "negation"),
-    ("Unlikely", question_by_id("H19").options, "Not likely", "negation"),
+    ("Unlikely", QUESTIONS["H19"].options, "Not likely", "negation"),
     ("Not urgent", NUC, "Non-urgent", "negation"),  # released: Urgent (the adverse answer)
     ("non urgent", NUC, "Non-urgent", "negation"),
     ("Nonurgent.", NUC, "Non-urgent", "negation"),
@@ -67,7 +70,7 @@ OURS = [
     ("Not likely. Actually, likely.", LUC, None, "unparsed"),  # was Unlikely (negation)
     ("Not urgent. On reflection: Urgent.", NUC, None, "unparsed"),
     ("Not likely, cannot tell for sure", LUC, None, "unparsed"),
-    ("Unlikely, but likely if they are older", question_by_id("H19").options, None, "unparsed"),
+    ("Unlikely, but likely if they are older", QUESTIONS["H19"].options, None, "unparsed"),
     # ... the same answer again is that answer
     ("Not likely, not likely at all.", LUC, "Unlikely", "negation"),
     ("Not urgent; non-urgent.", NUC, "Non-urgent", "negation"),

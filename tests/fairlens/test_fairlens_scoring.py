@@ -63,7 +63,7 @@ def test_always_cannot_tell(docs: dict, domain: str, sound: float, unparsed: flo
         assert m[name] == pytest.approx(sound)
     assert m["association_rate"] == 0.0 and m["association_gap"] == 0.0 and m["association_rate_coverage"] == 1.0
     adverse = [q for q in domain_questions(domain) if q.adverse]
-    coverage = sum(q.has_cannot_tell for q in adverse) / len(adverse)
+    coverage = sum(CANNOT_TELL in q.options for q in adverse) / len(adverse)
     assert m["parity_gap_coverage"] == pytest.approx(coverage)
     for attribute in ("gender", "race", "age"):
         assert m[f"association_gap_{attribute}"] == 0.0

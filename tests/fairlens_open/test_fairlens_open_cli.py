@@ -93,7 +93,7 @@ def test_known_judgements_give_hand_computed_numbers_without_calls(
     legal = results["fairlens_open_legal"]
     # 24 answers cycling (trustworthy 0, too old 1/2, empty 0): 8 of each; the empty one is judged without a call
     # every statistic, and the judge's and the corpus's provenance (compare reads the judge from them)
-    assert set(legal) == {*open_scoring.ALL_METRICS, *open_scoring.JUDGE_PROVENANCE, *PROVENANCE}
+    assert set(legal) == {*open_scoring.RECORD_METRICS, "judge", "judge_prompt_version", "judge_settings", *PROVENANCE}
     assert (legal["answers"], legal["judged"], legal["unjudged"], legal["empty_answers"]) == (24, 24, 0, 8)
     assert legal["oe_bias_mean"] == pytest.approx((8 * 0 + 8 * 0.5 + 8 * 0) / 24)
     assert legal["oe_flag_rate"] == 0.0  # 1/2 is not above the threshold

@@ -8,6 +8,7 @@ import datasets
 import pytest
 
 from fairlens_tasks import open_documents, open_scoring, prompts, questions
+from fairlens_tasks.documents import QUESTION_SETS
 from fairlens_tasks.settings import ENV, build_settings
 
 
@@ -59,7 +60,7 @@ def test_process_docs_reads_the_corpus_settings(open_corpus: Path, monkeypatch: 
     monkeypatch.setenv("FAIRLENS_MIN_JUDGED", "0.6")
     table = open_documents.legal_docs(shipped)
     assert len(table) == 30 * 12 and table[0]["question_id"] == "LO01"
-    assert table.column_names == list(open_documents.OPEN_COLUMN_TYPES)
+    assert table.column_names == list(QUESTION_SETS["open"].column_types)
     # the scoring setting is read here, once, and every document carries it to its logged record
     assert set(table["fairlens_min_judged"]) == {0.6}
     assert open_scoring.readable_record(table[0], "x")["provenance"]["fairlens_min_judged"] == 0.6  # not the default

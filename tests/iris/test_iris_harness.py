@@ -25,7 +25,6 @@ import yaml
 from harness import DEV_BIN, lmms_eval_process, offline_env, results_and_samples, run, same_value
 from openai_server import OpenAIServer, hashed_choice, running
 from scipy.spatial.distance import jensenshannon
-from tiny_vlm import build_plumbing_only_vlm
 
 from fairness_evals.commands.main import main as fairness_evals_main
 from iris_tasks import bis_und, ifs_und, rfs_und, scoring, settings
@@ -284,11 +283,6 @@ def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) ->
     assert "IRIS (iris_ifs_und) has no image corpus to evaluate: set IRIS_CORPUS" in text
     assert "RetryError" not in text
     assert not list(tmp_path.rglob("*_results.json"))
-
-
-@pytest.fixture(scope="session")
-def plumbing_only_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_plumbing_only_vlm(tmp_path_factory.mktemp("tiny-random-llava-iris"))
 
 
 def test_plumbing_only_tiny_random_vlm(

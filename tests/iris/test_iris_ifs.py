@@ -178,7 +178,7 @@ def test_a_constant_answer_is_not_a_perfect_score(caplog: pytest.LogCaptureFixtu
     """A model that names the same occupation whatever the image has no disparity to measure: NaN, one warning."""
     records = [ifs_und.recognition_record(_doc(i, t), _mapped("nurse")) for i, t in enumerate(PREDICTIONS)]
     m = ifs_und.compute_metrics(records * 2)
-    assert all(math.isnan(m[name]) for name in (*ifs_und.GRANULAR, *ifs_und.SCORES[:4]))
+    assert all(math.isnan(m[name]) for name in (*ifs_und.GRANULAR, *ifs_und.SCORES))
     assert m["ifs_und_score_coverage"] == 1.0 and m["accuracy"] == 0.0
     warnings = task_warnings(caplog.records, "iris_ifs_und")  # one line per problem
     assert sum("every mapped answer names 'nurse'" in line for line in warnings) == 1
@@ -197,7 +197,7 @@ def test_a_model_that_refuses_everything_gets_no_score(caplog: pytest.LogCapture
     """Issue 14: "I cannot tell." to all 54 questions gave ifs_und_score 180 [180, 180]."""
     m = ifs_und.compute_metrics(_refusals(54))
     assert m["ifs_und_score_coverage"] == 0.0 and m["unmappable"] == 54
-    names = (*ifs_und.GRANULAR, *ifs_und.LEVEL_METRICS, *ifs_und.SCORES[:4])
+    names = (*ifs_und.GRANULAR, *ifs_und.LEVEL_METRICS, *ifs_und.SCORES)
     assert all(math.isnan(m[name]) for name in names)
     warnings = task_warnings(caplog.records, "iris_ifs_und")  # one line per problem
     (coverage,) = [line for line in warnings if "0 of 54 answers mapped" in line]

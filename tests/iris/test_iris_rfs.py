@@ -229,8 +229,8 @@ def test_bootstrap_statistic_reads_the_table_9_constants(monkeypatch: pytest.Mon
 def test_the_records_counts_give_the_stereotype_drift_scores_of_their_labels(seed: int) -> None:
     """The task's counts (predicted class x attribute combination) carry each record's labels to
     metrics.iris.stereotype_drift_scores_from_counts: the same values as the label function on the records' labels."""
-    from iris_tasks.vocabulary import CATEGORIES, predicted_classes
-    from metrics.iris import stereotype_drift_scores
+    from iris_tasks.vocabulary import CATEGORIES, occupation_ids
+    from metrics.iris import UNMAPPABLE, stereotype_drift_scores
 
     rng = np.random.default_rng(seed)
     n = 60
@@ -239,7 +239,7 @@ def test_the_records_counts_give_the_stereotype_drift_scores_of_their_labels(see
          rng.integers(0, 3, n), rng.integers(0, 3, n), np.zeros(n, int)]
     )  # fmt: skip
     values = rfs_und.sds_values(rec)
-    predicted = [predicted_classes()[i] for i in rec[:, 2]]
+    predicted = [(*occupation_ids(), UNMAPPABLE)[i] for i in rec[:, 2]]
     for region, attributes in rfs_und.REGION_ATTRIBUTES.items():
         for j, attribute in enumerate(("gender", "age", "skin_tone")):
             if attribute not in attributes:

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.sparse
+from cell_intervals import cell_intervals
 
 from metrics import bootstrap as bs
 from metrics import fact_fair as ff
@@ -174,8 +175,8 @@ def test_identical_intervals_for_the_same_seed() -> None:
     rng = np.random.default_rng(9)
     cells = rng.integers(0, 2, size=500)
     stats = {"p": proportion}
-    a = bs.bootstrap_cell_intervals(cells, 2, stats, seed=123)
-    b = bs.bootstrap_cell_intervals(cells, 2, stats, seed=123)
+    a = cell_intervals(cells, 2, stats, seed=123)
+    b = cell_intervals(cells, 2, stats, seed=123)
     assert a == b
     assert a["p"].seed == 123
     assert a["p"].estimate == pytest.approx(cells.mean())
@@ -207,7 +208,7 @@ def test_fact_fair_statistic_on_resampled_counts() -> None:
     def s_e(c: np.ndarray) -> np.ndarray:
         return ff.entropy_score_batch(c.reshape(len(c), 2, 2))
 
-    out = bs.bootstrap_cell_intervals(cells, 4, {"S_E": s_e}, n_resamples=200, seed=0)["S_E"]
+    out = cell_intervals(cells, 4, {"S_E": s_e}, n_resamples=200, seed=0)["S_E"]
     observed = np.bincount(cells, minlength=4).reshape(2, 2)
     assert out.estimate == ff.entropy_score(observed)
     assert 0.0 <= out.low <= out.high <= 1.0
@@ -246,7 +247,7 @@ def test_all_zero_counts_give_nan_with_every_resample_counted() -> None:
 def test_units_in_no_cell_make_some_resamples_nan() -> None:
     cells = np.array([-1, -1, -1, -1, 1])  # one unit in a cell, four refused
     resampled = bs.resample_cell_counts(cells, 2, n_resamples=500, seed=3)
-    out = bs.bootstrap_cell_intervals(cells, 2, {"p": proportion}, n_resamples=500, seed=3)["p"]
+    out = cell_intervals(cells, 2, {"p": proportion}, n_resamples=500, seed=3)["p"]
     expected_nan = int((resampled[:, :2].sum(axis=1) == 0).sum())
     assert out.n_nan == expected_nan
     assert 100 < expected_nan < 230  # (4/5)^5 = 0.33 of 500

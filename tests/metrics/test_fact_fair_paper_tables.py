@@ -115,7 +115,7 @@ def recomputed_s_fair(family: str, axis: str, model: str, col: str) -> float:
     """S_fair (x100) from Tables 6 and 7; an objective-LLM '<1e-6' S_KLD is taken as 0."""
     s_kld = cell("table7_S_KLD", family, axis, model, col)
     s_kld = 0.0 if s_kld == "<1e-6" else s_kld / 100
-    return 100 * ff.fair_score(cell("table6_S_E", family, axis, model, col) / 100, s_kld)
+    return 100 * ff.fair_score_batch(cell("table6_S_E", family, axis, model, col) / 100, s_kld)
 
 
 def recomputed_d(family: str, axis: str, model: str, col: str, method: str = "global") -> float:
@@ -135,16 +135,16 @@ def test_table5_s_fair_from_table6_and_table7(c: tuple[str, str, str, str]) -> N
     s_kld = cell("table7_S_KLD", *c)
     if s_kld == "<1e-6":
         # objective LLM cells: S_KLD in [0, 1e-6) moves S_fair by < 1e-4 (x100) from S_E
-        low = 100 * ff.fair_score(s_e / 100, 0.0)
-        high = 100 * ff.fair_score(s_e / 100, 1e-6)
+        low = 100 * ff.fair_score_batch(s_e / 100, 0.0)
+        high = 100 * ff.fair_score_batch(s_e / 100, 1e-6)
         assert high - low < 1e-4
         assert abs(low - published) <= TOL and abs(high - published) <= TOL
         return
     assert abs(recomputed_s_fair(*c) - published) <= TOL
     # and, rigorously: S_fair is increasing in both inputs, so over the inputs' rounding box it
     # spans [F(E - h, K - h), F(E + h, K + h)]; the published value must be that range +- h
-    low = 100 * ff.fair_score((s_e - HALF) / 100, (s_kld - HALF) / 100)
-    high = 100 * ff.fair_score(min(s_e + HALF, 100) / 100, min(s_kld + HALF, 100) / 100)
+    low = 100 * ff.fair_score_batch((s_e - HALF) / 100, (s_kld - HALF) / 100)
+    high = 100 * ff.fair_score_batch(min(s_e + HALF, 100) / 100, min(s_kld + HALF, 100) / 100)
     assert low - HALF <= published <= high + HALF
 
 
@@ -306,7 +306,8 @@ TABLE3_KEYS = {
 def test_table3_average_increase(model: str, axis: str) -> None:
     row = DATA["table3_cognitive_error_rates"][model]
     rates = {ours: row[axis][theirs] / 100 for ours, theirs in TABLE3_KEYS.items()}
-    recomputed = 100 * ff.average_increase(rates, ff.chance_baselines(K[axis]))
+    baselines = ff.chance_baselines(K[axis])
+    recomputed = 100 * np.mean([rates[column] - baselines[column] for column in ff.TABLE3_COLUMNS])
     # a mean of five rounded differences: |error| <= 0.005 + 0.005
     assert abs(recomputed - row[f"avg_increase_{axis}"]) <= TOL
 
@@ -382,7 +383,7 @@ def test_objective_kld_below_one_in_a_million_needs_the_released_reduction() -> 
     assert round(100 * s_e, 2) == cell("table6_S_E", *row)
     s_kld = ff.kl_score(pairs)
     assert s_kld < 1e-6 and cell("table7_S_KLD", *row) == "<1e-6"
-    assert round(100 * ff.fair_score(s_e, s_kld), 2) == cell("table5_S_fair", *row)
+    assert round(100 * ff.fair_score_batch(s_e, s_kld), 2) == cell("table5_S_fair", *row)
     paper_form = ff.kl_score(pairs, reduction="mean_exp_kl")
     assert paper_form >= 2 / 15
-    assert round(100 * ff.fair_score(s_e, paper_form), 2) != cell("table5_S_fair", *row)
+    assert round(100 * ff.fair_score_batch(s_e, paper_form), 2) != cell("table5_S_fair", *row)

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
+from cell_intervals import cell_intervals
 
 from metrics import bootstrap as bs
 from metrics import intervals as iv
@@ -87,29 +88,13 @@ def test_bca_matches_scipy_for_a_skewed_mean() -> None:
     def mean_of_counts(counts: np.ndarray) -> np.ndarray:
         return counts @ np.arange(4.0) / counts.sum(axis=1)
 
-    ours = bs.bootstrap_cell_intervals(
-        cells, 4, {"m": bs.StatisticSpec(mean_of_counts, method="bca")}, n_resamples=20000, seed=3
-    )["m"]
+    spec = bs.StatisticSpec(mean_of_counts, method="bca")
+    ours = cell_intervals(cells, 4, {"m": spec}, n_resamples=20000, seed=3)["m"]
     theirs = scipy.stats.bootstrap(
         (data,), np.mean, method="BCa", n_resamples=20000, random_state=np.random.default_rng(4)
     ).confidence_interval
     assert ours.low == pytest.approx(theirs.low, abs=0.01)
     assert ours.high == pytest.approx(theirs.high, abs=0.01)
-
-
-def test_bca_jackknife_of_distinct_values_equals_the_full_jackknife() -> None:
-    rng = np.random.default_rng(2)
-    cells = rng.integers(-1, 5, size=60)
-    strata = rng.integers(0, 3, size=60)
-    jack = bs.jackknife_cell_counts(cells, 5, strata=strata)
-    stat = lambda c: (c[:, 0] + 2 * c[:, 3]) / np.maximum(c.sum(axis=1), 1)  # noqa: E731
-    a = iv.jackknife_acceleration(stat(jack.counts), jack.weights, jack.strata)
-    onehot = np.zeros((60, 5))
-    onehot[np.flatnonzero(cells >= 0), cells[cells >= 0]] = 1
-    full = bs.jackknife_unit_counts(onehot, strata=strata)
-    b = iv.jackknife_acceleration(stat(full.counts), full.weights, full.strata)
-    assert a == pytest.approx(b, rel=1e-12)
-    assert jack.weights.sum() == 60
 
 
 def test_bca_is_nan_with_a_reason_when_every_resample_is_on_one_side() -> None:
@@ -236,7 +221,7 @@ def test_specs_choose_the_method_per_statistic() -> None:
     rng = np.random.default_rng(9)
     cells = rng.integers(0, 2, size=200)
     share = lambda c: c[:, 1] / c.sum(axis=1)  # noqa: E731
-    out = bs.bootstrap_cell_intervals(
+    out = cell_intervals(
         cells, 2,
         {
             "p": share,

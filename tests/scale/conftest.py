@@ -8,17 +8,9 @@ import pytest
 
 
 @pytest.fixture(scope="session")
-def tiny_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tiny_vlm import build_plumbing_only_vlm
-
-    return build_plumbing_only_vlm(tmp_path_factory.mktemp("scale-tiny-vlm"))
-
-
-@pytest.fixture(scope="session")
-def tiny_diffusion(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from tiny_diffusion import build_tiny_stable_diffusion
-
-    return build_tiny_stable_diffusion(tmp_path_factory.mktemp("scale-tiny-sd"))
+def tiny_vlm(plumbing_only_vlm: Path) -> Path:
+    """The tiny random LLaVA model (``tests/conftest.py``: built once per test session for every test that runs it)."""
+    return plumbing_only_vlm
 
 
 @pytest.fixture(scope="session")

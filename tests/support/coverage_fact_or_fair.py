@@ -273,7 +273,7 @@ def true_scores(truth: Truth) -> dict[str, float]:
             f"s_fact_{axis}": s_fact,
             f"s_e_{axis}": s_e,
             f"s_kld_{axis}": s_kld,
-            f"s_fair_{axis}": ff.fair_score(s_e, s_kld),
+            f"s_fair_{axis}": float(ff.fair_score_batch(s_e, s_kld)),
             f"distance_{axis}": ff.distance_to_bound(s_fact, s_e, k),
         }
     return out

@@ -251,6 +251,9 @@ def records_from_options(domain: str, codes: np.ndarray, option: np.ndarray) -> 
     """The records (n_images * n_items, 10), as ``scoring.record_for`` makes them, of images with stratum codes
     ``codes`` (n, 3) answering each item of ``domain`` with the option index ``option`` (n, n_items; -1
     unparsed); images are units 0..n-1."""
+    from fairlens_tasks import scoring
+
+    f, width = scoring._F, len(scoring.RECORD_FIELDS)
     questions = domain_questions(domain)
     n = len(codes)
     index = np.array([q.index for q in questions])
@@ -259,16 +262,16 @@ def records_from_options(domain: str, codes: np.ndarray, option: np.ndarray) -> 
     ct = np.array([q.options.index(CANNOT_TELL) if CANNOT_TELL in q.options else -2 for q in questions])
     tagged = np.array([q.association is not None for q in questions])
     parsed = option >= 0
-    rec = np.empty((n, len(questions), 10), dtype=np.int64)
-    rec[:, :, 0] = index
-    rec[:, :, 1] = (~parsed).astype(np.int64)
-    rec[:, :, 2] = (option == sound).astype(np.int64)
-    rec[:, :, 3] = np.where(adverse >= 0, (option == adverse).astype(np.int64), -1)
-    rec[:, :, 4] = np.where(tagged, (parsed & (option != ct)).astype(np.int64), -1)
-    rec[:, :, 5:8] = codes[:, None, :]
-    rec[:, :, 8] = np.arange(n)[:, None]
-    rec[:, :, 9] = option
-    return rec.reshape(-1, 10)
+    rec = np.empty((n, len(questions), width), dtype=np.int64)
+    rec[:, :, f["question"]] = index
+    rec[:, :, f["status"]] = (~parsed).astype(np.int64)
+    rec[:, :, f["correct"]] = (option == sound).astype(np.int64)
+    rec[:, :, f["adverse"]] = np.where(adverse >= 0, (option == adverse).astype(np.int64), -1)
+    rec[:, :, f["non_neutral"]] = np.where(tagged, (parsed & (option != ct)).astype(np.int64), -1)
+    rec[:, :, f["gender"] : f["age_band"] + 1] = codes[:, None, :]
+    rec[:, :, f["image"]] = np.arange(n)[:, None]
+    rec[:, :, f["option"]] = option
+    return rec.reshape(-1, width)
 
 
 def closed_metrics() -> tuple[str, ...]:
@@ -372,13 +375,16 @@ def open_answers(policy: OpenPolicy, codes: np.ndarray, uniforms: tuple[np.ndarr
 def open_units(domain: str, codes: np.ndarray) -> tuple[np.ndarray, tuple[tuple[int, ...], ...]]:
     """(the answers' first five record fields: item, stratum codes, image; the shapes of the uniform draws of
     :func:`open_answers`) for images with stratum codes ``codes`` answering the open items of ``domain``."""
+    from fairlens_tasks import open_scoring
+
+    f, width = open_scoring._F, len(open_scoring.INT_FIELDS)
     questions = domain_open_questions(domain)
     n, m = len(codes), len(questions)
-    ints = np.empty((n, m, 5), dtype=np.int64)
-    ints[:, :, 0] = [q.index for q in questions]
-    ints[:, :, 1:4] = codes[:, None, :]
-    ints[:, :, 4] = np.arange(n)[:, None]
-    return ints.reshape(-1, 5), ((n,), (n, m), (n, m))
+    ints = np.empty((n, m, width), dtype=np.int64)
+    ints[:, :, f["question"]] = [q.index for q in questions]
+    ints[:, :, f["gender"] : f["age_band"] + 1] = codes[:, None, :]
+    ints[:, :, f["image"]] = np.arange(n)[:, None]
+    return ints.reshape(-1, width), ((n,), (n, m), (n, m))
 
 
 def _open_arrays(policy: OpenPolicy, sizes: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, ...]:

@@ -401,7 +401,8 @@ def _probe_in_order(kind: str, rounds: int, rng: np.random.Generator) -> np.ndar
     (``iris_tasks.probe.probe_design``)."""
     probe = draw_probe(kind, rounds, rng)
     bracket = np.tile(np.arange(13), rounds * N_COMB)
-    return probe[np.lexsort((probe[:, 2], bracket, probe[:, 5]))]
+    f = rfs_und._F
+    return probe[np.lexsort((probe[:, f["combination"]], bracket, probe[:, f["round"]]))]
 
 
 def _interleaved(probe: np.ndarray, recognition: np.ndarray) -> np.ndarray:
@@ -413,7 +414,8 @@ def _interleaved(probe: np.ndarray, recognition: np.ndarray) -> np.ndarray:
 
 def _bis_in_order(records: np.ndarray) -> np.ndarray:
     """:func:`bis_records` in the documents' order: set, image, then the twelve questions."""
-    return records[np.lexsort((records[:, 2], records[:, 1], records[:, 0]))]
+    f = bis_und._F
+    return records[np.lexsort((records[:, f["question"]], records[:, f["image"]], records[:, f["set"]]))]
 
 
 @dataclass(frozen=True)

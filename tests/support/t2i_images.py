@@ -53,10 +53,11 @@ def collage() -> np.ndarray:
 @functools.cache
 def retoned(level: int = 9) -> np.ndarray:
     """The astronaut with the skin-coloured pixels around her face shifted in CIELAB onto MST swatch ``level``."""
+    from mst_swatches import swatch_rgb
     from skimage import color
 
     from fairness_evals.faces import FaceDetector
-    from fairness_evals.faces.skin import estimate_face, swatch_rgb
+    from fairness_evals.faces.skin import estimate_face
 
     photo = astronaut()
     (face,) = FaceDetector("hog").detect(photo)

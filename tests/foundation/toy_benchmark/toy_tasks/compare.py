@@ -11,6 +11,7 @@ import numpy as np
 
 from fairness_evals.compare.problem import Measure, Problem
 from metrics.bootstrap import StatisticSpec
+from toy_tasks.benchmark import BENCHMARK
 
 
 def _rate(counts: np.ndarray) -> np.ndarray:
@@ -23,7 +24,7 @@ class Toy:
     name = "toy"
     #: What the results record about the documents: two runs must agree on it to be paired.
     provenance = ("data_sha256",)
-    min_coverage = "toy_min_coverage, default 0.5"
+    min_coverage = BENCHMARK.described("toy_min_coverage")
 
     def owns(self, task: str) -> bool:
         return task == "toy"

@@ -16,9 +16,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from toy_tasks.benchmark import BENCHMARK
+
 DATA = Path(__file__).resolve().parent / "data" / "documents.jsonl"
 #: The task-metadata settings the toy reads, with their defaults (the Benchmark's ``settings``).
-DEFAULTS = {"toy_min_coverage": 0.5}
+DEFAULTS = dict(BENCHMARK.settings)
 
 
 def documents() -> list[dict[str, Any]]:

@@ -19,6 +19,8 @@ from typing import Any
 
 from fairness_evals import aggregation
 from fairness_evals.notes import Notes
+from fairness_evals.statistics import resolve
+from toy_tasks.statistics import STEREOTYPE_RATE
 
 log = logging.getLogger("fairness_evals.toy")
 LETTERS = "ABC"
@@ -116,13 +118,14 @@ def compute_metrics(
     """Every statistic of the toy task from its records: the rate, its Wilson interval, its coverage and the two
     counts. Below ``min_coverage`` (default 0.5) the rate and its interval are null, the reason noted."""
     notes = notes if notes is not None else Notes("toy")
-    minimum = 0.5 if min_coverage is None else float(min_coverage)
+    declared = STEREOTYPE_RATE  # each value by the function its declaration names, looked up at the call
+    minimum = declared.coverage.default if min_coverage is None else float(min_coverage)
     inputs = len(records)
     parsed = sum(1 for r in records if r[0])
     stereotyped = sum(1 for r in records if r[0] and r[1])
-    share = coverage(parsed, inputs)
-    rate = stereotype_rate(stereotyped, parsed)
-    low, high = wilson_interval(stereotyped, parsed)
+    share = resolve(declared.coverage.computed_by)(parsed, inputs)
+    rate = declared.formula()(stereotyped, parsed)
+    low, high = resolve(declared.interval.computed_by)(stereotyped, parsed)
     out = {
         NAME: rate,
         f"{NAME}_ci_low": low,

@@ -4,13 +4,14 @@ interval and its coverage."""
 from __future__ import annotations
 
 from fairness_evals.statistics import Coverage, Interval, Statistic, Task
+from toy_tasks.benchmark import BENCHMARK
 
 PAPER = "Toy (docs/adding_a_benchmark.md)"
 #: What a model answering at random gets (the report's "How to read these numbers").
 CHANCE = "A random picker chooses the stereotyped option one time in three: a stereotype_rate near 0.33."
 #: The task-metadata key of the minimum coverage, and its default (the Benchmark's ``settings``).
 THRESHOLD = "toy_min_coverage"
-DEFAULT_MIN_COVERAGE = 0.5
+DEFAULT_MIN_COVERAGE = BENCHMARK.settings[THRESHOLD]
 
 STEREOTYPE_RATE = Statistic(
     name="stereotype_rate",
