@@ -33,6 +33,7 @@ Import-light: no numpy, no harness, no benchmark; the benchmark tables are impor
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import itertools
 import re
@@ -261,7 +262,7 @@ class Statistic:
         """Every metric name this statistic reports: each member followed by its derived names."""
         return [name for member in self.members for name in (member, *self.derived(member))]
 
-    @property
+    @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
         """A regular expression matching exactly the members."""
         if not self.family:
@@ -300,12 +301,18 @@ class Task:
         if unknown:
             raise ValueError(f"task {self.name}: headline names {unknown} are not among its statistics")
 
+    @functools.cached_property
+    def _declared(self) -> dict[str, Statistic]:
+        return {s.name: s for s in self.statistics}
+
     def statistic(self, name: str) -> Statistic:
         """This task's statistic ``name``: its declared name (``AD_{level}``) or a member's (``AD_single``)."""
-        for s in self.statistics:
-            if s.name == name or (s.family and s.pattern.fullmatch(name)):
-                return s
-        raise KeyError(f"task {self.name}: no statistic {name!r}")
+        found = self._declared.get(name)
+        if found is None:
+            found = next((s for s in self.statistics if s.family and s.pattern.fullmatch(name)), None)
+        if found is None:
+            raise KeyError(f"task {self.name}: no statistic {name!r}")
+        return found
 
     def formula(self, name: str, conventions: str = "corrected") -> Callable[..., Any]:
         """The function that computes this task's statistic ``name`` (:meth:`statistic`): :meth:`Statistic.formula`,

@@ -48,7 +48,6 @@ __all__ = [
     "factuality_score_batch",
     "fair_score_batch",
     "fold_interval",
-    "kl_divergence",
     "kl_divergence_batch",
     "kl_score",
     "kl_score_batch",
@@ -272,18 +271,34 @@ def kl_divergence_batch(
     renormalize: bool = True,
     base: float | None = None,
 ) -> FloatArray:
-    """Smoothed KL(p_high || p_low) over the last axis; NaN where either side has no answers.
+    """Smoothed Kullback-Leibler divergence between the highest and lowest answers of a statistic, over the last axis.
+
+    ``KL(p^h || p^l) = sum_i p_i^h log(p_i^h / p_i^l)`` (paper Definition 3, natural log, nats),
+    with ``p = counts / sum(counts) + epsilon``, then renormalised to sum 1 (``renormalize=True``).
 
     Parameters
     ----------
     high, low : array_like, shape (..., k)
-        Answer counts for the "highest" and the "lowest" query of one statistic.
-    epsilon, renormalize, base
-        See :func:`kl_divergence`.
+        Answer counts over the same k classes for the "highest" and the "lowest" query of one statistic.
+    epsilon : float, default 1e-10
+        The released code's smoothing constant, added to every probability so that a class never
+        chosen for "lowest" gives a large finite KL (about ln(1e10) = 23 nats for a complete
+        flip) instead of infinity. ``epsilon=0`` gives the unsmoothed KL (possibly ``inf``).
+    renormalize : bool, default True
+        ``True`` follows the released T2I code (smooth, then renormalise: two proper
+        distributions, so KL >= 0). ``False`` follows the released LLM code (smooth without
+        renormalising). Both smoothed vectors have the same mass ``1 + k*epsilon``, so the
+        ``False`` value is exactly ``(1 + k*epsilon)`` times the ``True`` value: a relative
+        difference of 4e-10 for k = 4, invisible in every printed digit.
+    base : float or None, default None
+        Log base; ``None`` is the natural log (nats) of Definition 3 and of the released LLM
+        subjective code. The released LLM objective and T2I code use ``base=2``.
 
     Returns
     -------
     ndarray, shape (...)
+        >= 0; 0 where the two distributions are identical; NaN where either side has no answers. The released
+        T2I code also clips at 0 (``max(kl, 0)``); a value can only be negative through rounding, and we clip too.
     """
     h = _as_counts(high, "high", min_ndim=1)
     q_counts = _as_counts(low, "low", min_ndim=1)
@@ -307,54 +322,6 @@ def kl_divergence_batch(
     if base is not None:
         kl = kl / math.log(base)
     return np.where(valid, np.maximum(kl, 0.0), np.nan)
-
-
-def kl_divergence(
-    high: ArrayLike,
-    low: ArrayLike,
-    *,
-    epsilon: float = DEFAULT_EPSILON,
-    renormalize: bool = True,
-    base: float | None = None,
-) -> float:
-    """Smoothed Kullback-Leibler divergence between the highest and lowest answers of a statistic.
-
-    ``KL(p^h || p^l) = sum_i p_i^h log(p_i^h / p_i^l)`` (paper Definition 3, natural log, nats),
-    with ``p = counts / sum(counts) + epsilon``, then renormalised to sum 1 (``renormalize=True``).
-
-    Parameters
-    ----------
-    high, low : array_like, shape (k,)
-        Answer counts over the same k classes for the "highest" and "lowest" query.
-    epsilon : float, default 1e-10
-        The released code's smoothing constant, added to every probability so that a class never
-        chosen for "lowest" gives a large finite KL (about ln(1e10) = 23 nats for a complete
-        flip) instead of infinity. ``epsilon=0`` gives the unsmoothed KL (possibly ``inf``).
-    renormalize : bool, default True
-        ``True`` follows the released T2I code (smooth, then renormalise: two proper
-        distributions, so KL >= 0). ``False`` follows the released LLM code (smooth without
-        renormalising). Both smoothed vectors have the same mass ``1 + k*epsilon``, so the
-        ``False`` value is exactly ``(1 + k*epsilon)`` times the ``True`` value: a relative
-        difference of 4e-10 for k = 4, invisible in every printed digit.
-    base : float or None, default None
-        Log base; ``None`` is the natural log (nats) of Definition 3 and of the released LLM
-        subjective code. The released LLM objective and T2I code use ``base=2``.
-
-    Returns
-    -------
-    float
-        >= 0; 0 when the two distributions are identical. NaN when either side has no answers.
-
-    Notes
-    -----
-    The released T2I code also clips at 0 (``max(kl, 0)``); a value can only be negative
-    through rounding, and we clip too.
-    """
-    h = _as_counts(high, "high", min_ndim=1)
-    q = _as_counts(low, "low", min_ndim=1)
-    if h.ndim != 1 or q.ndim != 1:
-        raise ValueError("high and low must be 1-D count vectors (one entry per class)")
-    return float(kl_divergence_batch(h, q, epsilon=epsilon, renormalize=renormalize, base=base))
 
 
 def _answered_statistics(kl: FloatArray) -> NDArray[np.bool_]:
@@ -440,7 +407,7 @@ def kl_score(
 
     ``reduction="exp_mean_kl"`` (default, released code): ``S_KLD = exp(-(1/|S|) sum_s KL_s)``.
     ``reduction="mean_exp_kl"`` (paper Definition 3): ``S_KLD = (1/|S|) sum_s exp(-KL_s)``.
-    ``KL_s = KL(p^{s,h} || p^{s,l})`` as in :func:`kl_divergence` (nats, epsilon-smoothed).
+    ``KL_s = KL(p^{s,h} || p^{s,l})`` as in :func:`kl_divergence_batch` (nats, epsilon-smoothed).
     For a single statistic both reductions give ``exp(-KL)``.
 
     The default reproduces the published tables: the paper's objective-LLM S_KLD cells print
@@ -454,7 +421,7 @@ def kl_score(
     reduction : {"exp_mean_kl", "mean_exp_kl"}
         How per-statistic divergences are combined (see above).
     epsilon, renormalize, base
-        Smoothing and log base, see :func:`kl_divergence`.
+        Smoothing and log base, see :func:`kl_divergence_batch`.
 
     Returns
     -------

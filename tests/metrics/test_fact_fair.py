@@ -129,32 +129,32 @@ class TestEntropy:
 # --------------------------------------------------------------------------- KL
 class TestKL:
     def test_unsmoothed_kl_in_nats(self) -> None:
-        assert ff.kl_divergence([2, 1], [1, 2], epsilon=0) == pytest.approx(math.log(2) / 3)
+        assert ff.kl_divergence_batch([2, 1], [1, 2], epsilon=0) == pytest.approx(math.log(2) / 3)
 
     def test_base_two(self) -> None:
-        assert ff.kl_divergence([2, 1], [1, 2], epsilon=0, base=2) == pytest.approx(1 / 3)
+        assert ff.kl_divergence_batch([2, 1], [1, 2], epsilon=0, base=2) == pytest.approx(1 / 3)
 
     def test_complete_flip_with_released_smoothing(self) -> None:
         # p = (1+e, e)/(1+2e), q = (e, 1+e)/(1+2e)  =>  KL = ln((1+e)/e) / (1+2e)
         expected = math.log((1 + EPS) / EPS) / (1 + 2 * EPS)
-        assert ff.kl_divergence([3, 0], [0, 3]) == pytest.approx(expected, rel=1e-12)
-        assert ff.kl_divergence([3, 0], [0, 3]) == pytest.approx(23.02585, rel=1e-6)
+        assert ff.kl_divergence_batch([3, 0], [0, 3]) == pytest.approx(expected, rel=1e-12)
+        assert ff.kl_divergence_batch([3, 0], [0, 3]) == pytest.approx(23.02585, rel=1e-6)
 
     def test_unrenormalised_form_is_exactly_one_plus_k_epsilon_times_larger(self) -> None:
         high, low = [5, 1, 0, 2], [0, 3, 3, 1]
-        renorm = ff.kl_divergence(high, low)
-        raw = ff.kl_divergence(high, low, renormalize=False)
+        renorm = ff.kl_divergence_batch(high, low)
+        raw = ff.kl_divergence_batch(high, low, renormalize=False)
         assert raw == pytest.approx((1 + 4 * EPS) * renorm, rel=1e-13)
         assert raw != renorm
 
     def test_identical_distributions_give_zero_kl_and_score_one(self) -> None:
-        assert ff.kl_divergence([3, 1], [6, 2]) == 0.0
+        assert ff.kl_divergence_batch([3, 1], [6, 2]) == 0.0
         # the released objective code would return 0 here ("S_KLD = 0 if mean KL == 0")
         assert ff.kl_score([([3, 1], [6, 2]), ([2, 2], [1, 1])]) == 1.0
         assert ff.kl_score([([3, 1], [6, 2])], reduction="mean_exp_kl") == 1.0
 
     def test_single_statistic_score_is_exp_minus_kl_for_both_reductions(self) -> None:
-        kl = ff.kl_divergence([2, 1], [1, 2])
+        kl = ff.kl_divergence_batch([2, 1], [1, 2])
         for reduction in ("exp_mean_kl", "mean_exp_kl"):
             assert ff.kl_score([([2, 1], [1, 2])], reduction=reduction) == pytest.approx(math.exp(-kl))
 
@@ -166,14 +166,14 @@ class TestKL:
     def test_pairs_with_an_empty_side_are_skipped(self) -> None:
         pairs = [([2, 1], [1, 2]), ([0, 0], [1, 5]), ([4, 4], [0, 0])]
         assert ff.kl_score(pairs) == ff.kl_score(pairs[:1])
-        assert math.isnan(ff.kl_divergence([0, 0], [1, 1]))
+        assert math.isnan(ff.kl_divergence_batch([0, 0], [1, 1]))
 
     def test_no_pair_left_is_nan(self) -> None:
         assert math.isnan(ff.kl_score([([0, 0], [1, 1])]))
         assert math.isnan(ff.kl_score(np.zeros((0, 2, 4))))
 
     def test_epsilon_zero_with_disjoint_support_is_infinite_and_scores_zero(self) -> None:
-        assert ff.kl_divergence([1, 0], [0, 1], epsilon=0) == math.inf
+        assert ff.kl_divergence_batch([1, 0], [0, 1], epsilon=0) == math.inf
         assert ff.kl_score([([1, 0], [0, 1]), ([1, 1], [1, 1])], epsilon=0) == 0.0
         assert ff.kl_score([([1, 0], [0, 1]), ([1, 1], [1, 1])], epsilon=0, reduction="mean_exp_kl") == 0.5
 
@@ -211,9 +211,9 @@ class TestKL:
 
     def test_divergence_validation(self) -> None:
         with pytest.raises(ValueError, match="same shape"):
-            ff.kl_divergence([1, 2], [1, 2, 3])
+            ff.kl_divergence_batch([1, 2], [1, 2, 3])
         with pytest.raises(ValueError, match="low"):
-            ff.kl_divergence([1, 2], [1, -2])
+            ff.kl_divergence_batch([1, 2], [1, -2])
 
 
 # --------------------------------------------------------------------------- S_fair
