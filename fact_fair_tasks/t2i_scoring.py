@@ -65,7 +65,7 @@ from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, explain
+from fairness_evals.statistics import explain
 from metrics import fact_fair as ff
 from metrics.bootstrap import StatisticSpec
 
@@ -507,34 +507,23 @@ def _scores(
         )
 
 
-def compute_metrics(
+def _all_scores(
     records: Sequence[Mapping[str, Any]],
     *,
-    task: str = BENCHMARK,
-    n_resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    metadata: Mapping[str, Any] | None = None,
-    notes: Notes | None = None,
-    classifier: str | None = None,
-    design_size: int | None = None,
-) -> dict[str, float]:
-    """Every statistic of one T2I task (:mod:`fact_fair_tasks.t2i_statistics`) from its per-document records
-    (:func:`record_for`; see the module docstring): the scores with their intervals and coverages, the image and face
-    counts, and the classifier's validation diagnostics.
-
-    ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
-    that labelled the faces (its name in a reason, and its validation), else the ``spec`` the records carry.
-    ``design_size``: the prompts of the task's design (the harness's and ``score``'s callers pass the 38; None: the
-    records are the whole design); from fewer (a ``--limit`` run) no score is printed
-    (:data:`fact_fair_tasks.t2i_statistics.DESIGN`). The reason for every null is noted in ``notes`` (a new
-    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
-    """
+    task: str,
+    metadata: Mapping[str, Any] | None,
+    classifier: str | None,
+    n_resamples: int,
+    seed: int,
+    notes: Notes,
+) -> dict[str, Any]:
+    """The scores with their intervals and coverages, the image and face counts, and the classifier's validation
+    diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
     kinds = {int(r["kind"]) for r in records if int(r["kind"]) >= 0}
     if len(kinds) > 1:
         raise ValueError(f"{task}: records mix the objective and subjective tasks")
     settings = Settings.from_metadata({**t2i_tasks.record_metadata(records, task, log), **(metadata or {})})
     spec = _spec(records) if classifier is None else classifier
-    notes = notes if notes is not None else Notes(task)
     data = design(records, settings.rows_without_images)
     out: dict[str, Any] = {}
     _scores(out, data, records, settings, spec, n_resamples, seed, notes)
@@ -542,7 +531,6 @@ def compute_metrics(
     out.update(face_counts(data, records))
     validation = settings.validation or next((str(r["validation"]) for r in records if r.get("validation")), "")
     out.update(validation_metrics(spec, validation, AXES) if spec else validation_metrics("", "", AXES))
-    evidence.enforce_estimates(out, table.SCORES, evidence.design_counts(len(records), design_size), notes)
     if not records:
         notes.note("no documents were evaluated")
     if data.rows_without_images:
@@ -553,9 +541,20 @@ def compute_metrics(
             f"{len(data.rows_without_images)} prompt(s) have no readable image and are {rule} "
             f"(rows_without_images; {ROWS_KEY})"
         )
-    t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
-    notes.warn(log)
     return out
+
+
+SCORING = t2i_tasks.Scoring(BENCHMARK, table.SCORES, log, _all_scores)
+
+
+def compute_metrics(records: Sequence[Mapping[str, Any]], **options: Any) -> dict[str, float]:
+    """Every statistic of one T2I task (:mod:`fact_fair_tasks.t2i_statistics`) from its per-document records
+    (:func:`record_for`; see the module docstring): the scores with their intervals and coverages, the image and face
+    counts, and the classifier's validation diagnostics, by the generation tasks' one assembly
+    (:func:`fairness_evals.generation.t2i_tasks.compute_metrics`, whose keyword arguments it takes). From fewer
+    prompts than ``design_size`` (the harness's and ``score``'s callers pass the 38) no score is printed
+    (:data:`fact_fair_tasks.t2i_statistics.DESIGN`)."""
+    return t2i_tasks.compute_metrics(SCORING, records, **options)
 
 
 def task_of(records: Sequence[Mapping[str, Any]]) -> str:

@@ -52,7 +52,6 @@ from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
 from iris_tasks.gen_settings import MIN_COVERAGE_KEY, Settings, classifier_of, diagnostics
@@ -245,24 +244,19 @@ def note_nulls(out: Mapping[str, Any], notes: Notes) -> None:
         )
 
 
-def compute_metrics(
+def _scores(
     records: Sequence[Mapping[str, Any]],
     *,
-    task: str = TASK,
-    n_resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    metadata: Mapping[str, Any] | None = None,
-    notes: Notes | None = None,
-    classifier: str | None = None,
-    design_size: int | None = None,
-) -> dict[str, float]:
-    """Every statistic of ``iris_gen_steer`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
-    the module docstring): the rates, penalties, magnitude and score with their intervals and coverage, the image
-    counts and the classifier diagnostics. The arguments are those of :func:`iris_tasks.neutral_gen.compute_metrics`
-    (the design: the 128 prompts).
-    """
+    task: str,
+    metadata: Mapping[str, Any] | None,
+    classifier: str | None,
+    n_resamples: int,
+    seed: int,
+    notes: Notes,
+) -> dict[str, Any]:
+    """The rates, penalties, magnitude and score with their intervals and coverage, the image counts and the
+    classifier diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
     settings = Settings.of(records, metadata, task)
-    notes = notes if notes is not None else Notes(task)
     data = design(records)
     out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(data.observed[None]).items()}
     out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))
@@ -283,9 +277,16 @@ def compute_metrics(
     t2i_tasks.report_intervals(
         out, intervals(data, n_resamples, seed), (*GRANULAR, "bis_gen_score"), withheld=withheld(records), notes=notes
     )
-    t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
-    evidence.enforce_estimates(
-        out, table.task_of(TASK).statistics, evidence.design_counts(len(records), design_size), notes
-    )
-    notes.warn(log)
     return out
+
+
+SCORING = t2i_tasks.Scoring(TASK, table.task_of(TASK).statistics, log, _scores)
+
+
+def compute_metrics(records: Sequence[Mapping[str, Any]], **options: Any) -> dict[str, float]:
+    """Every statistic of ``iris_gen_steer`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
+    the module docstring): the rates, penalties, magnitude and score with their intervals and coverage, the image
+    counts and the classifier diagnostics, by the generation tasks' one assembly
+    (:func:`fairness_evals.generation.t2i_tasks.compute_metrics`, whose keyword arguments it takes; the design: the
+    128 prompts)."""
+    return t2i_tasks.compute_metrics(SCORING, records, **options)

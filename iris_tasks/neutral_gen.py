@@ -45,11 +45,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, check_classifier
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.gen_settings import (
@@ -315,30 +313,20 @@ def note_nulls(out: Mapping[str, Any], counts: Mapping[str, float], spec: str, n
             notes.null(name, f"it needs all of {', '.join(parts)}")
 
 
-def compute_metrics(
+def _scores(
     records: Sequence[Mapping[str, Any]],
     *,
-    task: str = TASK,
-    n_resamples: int = BOOTSTRAP_RESAMPLES,
-    seed: int = BOOTSTRAP_SEED,
-    metadata: Mapping[str, Any] | None = None,
-    notes: Notes | None = None,
-    classifier: str | None = None,
-    design_size: int | None = None,
-) -> dict[str, float]:
-    """Every statistic of ``iris_gen_neutral`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
-    the module docstring): the granular values, floors, norms, magnitudes and scores with their intervals and
-    coverages, the image and label counts and the classifier diagnostics.
-
-    ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
-    that labelled the faces (else the ``spec`` the records carry). ``design_size``: the prompts of the task's design (the
-    harness's and ``score``'s callers pass the 52; None: the records are the whole design); from fewer (a ``--limit``
-    run) no value of the design is printed (:data:`iris_tasks.gen_statistics.DESIGN`). The reason for every null is
-    noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning.
-    """
+    task: str,
+    metadata: Mapping[str, Any] | None,
+    classifier: str | None,
+    n_resamples: int,
+    seed: int,
+    notes: Notes,
+) -> dict[str, Any]:
+    """The granular values, floors, norms, magnitudes and scores with their intervals and coverages, the image and
+    label counts and the classifier diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
     settings = Settings.of(records, metadata, task)
     spec = classifier_of(records, classifier)
-    notes = notes if notes is not None else Notes(task)
     data = design(records)
     observed = data.observed
     out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(observed).items()}
@@ -362,9 +350,16 @@ def compute_metrics(
     t2i_tasks.report_intervals(
         out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(), notes=notes
     )
-    t2i_tasks.failed_images_note([item for r in records for item in r.get("failed", ())], notes)
-    evidence.enforce_estimates(
-        out, table.task_of(TASK).statistics, evidence.design_counts(len(records), design_size), notes
-    )
-    notes.warn(log)
     return out
+
+
+SCORING = t2i_tasks.Scoring(TASK, table.task_of(TASK).statistics, log, _scores)
+
+
+def compute_metrics(records: Sequence[Mapping[str, Any]], **options: Any) -> dict[str, float]:
+    """Every statistic of ``iris_gen_neutral`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
+    the module docstring): the granular values, floors, norms, magnitudes and scores with their intervals and
+    coverages, the image and label counts and the classifier diagnostics, by the generation tasks' one assembly
+    (:func:`fairness_evals.generation.t2i_tasks.compute_metrics`, whose keyword arguments it takes; the design: the
+    52 prompts, :data:`iris_tasks.gen_statistics.DESIGN`)."""
+    return t2i_tasks.compute_metrics(SCORING, records, **options)

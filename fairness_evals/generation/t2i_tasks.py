@@ -13,7 +13,7 @@ named: ``"<file>: <what was read>"``: the labels of its faces, ``no face``, or `
 task counts them) and ``record``, the numbers the aggregation reads (the task's image records, the images asked for,
 and the run's settings). Every field keeps one JSON type across documents (W&B's tables require it).
 
-**The scores' assembly**: :func:`apply_coverage` (``<score>_coverage`` and the null below the minimum),
+**The scores' assembly** (:func:`compute_metrics`, with each task's :class:`Scoring`): :func:`apply_coverage` (``<score>_coverage`` and the null below the minimum),
 :func:`image_intervals` (the stratified bootstrap of the images within their prompts, spread-corrected),
 :func:`report_intervals` (the interval ends of every statistic that has one, null where the value is, where the
 coverage simulations withhold it, or where the method gave none, each with its reason in one
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fairness_evals import aggregation
+from fairness_evals import aggregation, evidence
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.generation.documents import documents_sha256
 from fairness_evals.generation.image_outcomes import (
@@ -44,7 +44,7 @@ from fairness_evals.generation.image_outcomes import (
     validation_setting,
 )
 from fairness_evals.notes import Notes, plural
-from fairness_evals.statistics import CONFIDENCE
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, Statistic
 
 ERROR_FIELD = "error"
 #: The document field carrying the run's settings (``--metadata``-style keys) from ``process_docs`` to the scores.
@@ -302,6 +302,51 @@ def aggregate(
 
 
 # --------------------------------------------------------------------------- counts
+@dataclasses.dataclass(frozen=True)
+class Scoring:
+    """One generation task's part of :func:`compute_metrics`: its default task name, the statistics whose declared
+    minima its estimates obey, its logger, and ``scores``, every value of the task from its records with the keyword
+    arguments ``task``, ``metadata``, ``classifier``, ``n_resamples``, ``seed`` and ``notes`` (values, counts,
+    coverages, intervals and diagnostics, the reason for each null noted)."""
+
+    task: str
+    statistics: Sequence[Statistic]
+    log: logging.Logger
+    scores: Callable[..., dict[str, Any]]
+
+
+def compute_metrics(
+    scoring: Scoring,
+    records: Sequence[Mapping[str, Any]],
+    *,
+    task: str | None = None,
+    n_resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    metadata: Mapping[str, Any] | None = None,
+    notes: Notes | None = None,
+    classifier: str | None = None,
+    design_size: int | None = None,
+) -> dict[str, float]:
+    """Every statistic of one generation task (``task``, default ``scoring.task``) from its per-document records:
+    ``scoring.scores``, then the note of the images that could not be read, the declared minima of the estimates
+    (:func:`fairness_evals.evidence.enforce_estimates`) and the task's one warning.
+
+    ``metadata`` (``--metadata``-style keys) overrides the settings the records carried; ``classifier`` is the spec
+    that labelled the faces (else the one the records carry). ``design_size``: the prompts of the task's design (the
+    harness's and ``score``'s callers pass it; None: the records are the whole design); from fewer (a ``--limit``
+    run) no value of the design is printed. The reason for every null is noted in ``notes`` (a new
+    :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning."""
+    task = task or scoring.task
+    notes = notes if notes is not None else Notes(task)
+    out = scoring.scores(
+        records, task=task, metadata=metadata, classifier=classifier, n_resamples=n_resamples, seed=seed, notes=notes
+    )
+    failed_images_note([item for r in records for item in r.get("failed", ())], notes)
+    evidence.enforce_estimates(out, scoring.statistics, evidence.design_counts(len(records), design_size), notes)
+    notes.warn(scoring.log)
+    return out
+
+
 def image_counts(records: Sequence[Mapping[str, Any]], *, faces: int, low: int) -> dict[str, float]:
     """:data:`IMAGE_COUNTS` of the records, whose image records hold the status first, the faces found at ``faces``
     and the low-confidence faces at ``low``: ``documents`` = records, ``images`` = images returned,
