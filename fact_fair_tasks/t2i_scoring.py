@@ -507,37 +507,30 @@ def _scores(
         )
 
 
-def _all_scores(
-    records: Sequence[Mapping[str, Any]],
-    *,
-    task: str,
-    metadata: Mapping[str, Any] | None,
-    classifier: str | None,
-    n_resamples: int,
-    seed: int,
-    notes: Notes,
-) -> dict[str, Any]:
+def _all_scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) -> dict[str, Any]:
     """The scores with their intervals and coverages, the image and face counts, and the classifier's validation
     diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
     kinds = {int(r["kind"]) for r in records if int(r["kind"]) >= 0}
     if len(kinds) > 1:
-        raise ValueError(f"{task}: records mix the objective and subjective tasks")
-    settings = Settings.from_metadata({**t2i_tasks.record_metadata(records, task, log), **(metadata or {})})
-    spec = _spec(records) if classifier is None else classifier
+        raise ValueError(f"{request.task}: records mix the objective and subjective tasks")
+    settings = Settings.from_metadata(
+        {**t2i_tasks.record_metadata(records, request.task, log), **(request.metadata or {})}
+    )
+    spec = _spec(records) if request.classifier is None else request.classifier
     data = design(records, settings.rows_without_images)
     out: dict[str, Any] = {}
-    _scores(out, data, records, settings, spec, n_resamples, seed, notes)
+    _scores(out, data, records, settings, spec, request.n_resamples, request.seed, request.notes)
     out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))
     out.update(face_counts(data, records))
     validation = settings.validation or next((str(r["validation"]) for r in records if r.get("validation")), "")
     out.update(validation_metrics(spec, validation, AXES) if spec else validation_metrics("", "", AXES))
     if not records:
-        notes.note("no documents were evaluated")
+        request.notes.note("no documents were evaluated")
     if data.rows_without_images:
         rule = (
             "skipped (the released rule)" if settings.rows_without_images == "skip" else "scored as rows without a face"
         )
-        notes.note(
+        request.notes.note(
             f"{len(data.rows_without_images)} prompt(s) have no readable image and are {rule} "
             f"(rows_without_images; {ROWS_KEY})"
         )

@@ -244,25 +244,16 @@ def note_nulls(out: Mapping[str, Any], notes: Notes) -> None:
         )
 
 
-def _scores(
-    records: Sequence[Mapping[str, Any]],
-    *,
-    task: str,
-    metadata: Mapping[str, Any] | None,
-    classifier: str | None,
-    n_resamples: int,
-    seed: int,
-    notes: Notes,
-) -> dict[str, Any]:
+def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) -> dict[str, Any]:
     """The rates, penalties, magnitude and score with their intervals and coverage, the image counts and the
     classifier diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
-    settings = Settings.of(records, metadata, task)
+    settings = Settings.of(records, request.metadata, request.task)
     data = design(records)
     out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(data.observed[None]).items()}
     out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))
     out.update(label_counts(records))
-    out.update(diagnostics(classifier_of(records, classifier), settings, records))
-    note_nulls(out, notes)
+    out.update(diagnostics(classifier_of(records, request.classifier), settings, records))
+    note_nulls(out, request.notes)
     t2i_tasks.apply_coverage(
         out,
         ("bis_gen_score",),
@@ -271,11 +262,15 @@ def _scores(
         what="were read",
         threshold=settings.min_coverage,
         key=MIN_COVERAGE_KEY,
-        notes=notes,
+        notes=request.notes,
         withheld=("bis_gen_score", "bis_gen_magnitude", "delta_gsr"),
     )
     t2i_tasks.report_intervals(
-        out, intervals(data, n_resamples, seed), (*GRANULAR, "bis_gen_score"), withheld=withheld(records), notes=notes
+        out,
+        intervals(data, request.n_resamples, request.seed),
+        (*GRANULAR, "bis_gen_score"),
+        withheld=withheld(records),
+        notes=request.notes,
     )
     return out
 

@@ -313,20 +313,11 @@ def note_nulls(out: Mapping[str, Any], counts: Mapping[str, float], spec: str, n
             notes.null(name, f"it needs all of {', '.join(parts)}")
 
 
-def _scores(
-    records: Sequence[Mapping[str, Any]],
-    *,
-    task: str,
-    metadata: Mapping[str, Any] | None,
-    classifier: str | None,
-    n_resamples: int,
-    seed: int,
-    notes: Notes,
-) -> dict[str, Any]:
+def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) -> dict[str, Any]:
     """The granular values, floors, norms, magnitudes and scores with their intervals and coverages, the image and
     label counts and the classifier diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
-    settings = Settings.of(records, metadata, task)
-    spec = classifier_of(records, classifier)
+    settings = Settings.of(records, request.metadata, request.task)
+    spec = classifier_of(records, request.classifier)
     data = design(records)
     observed = data.observed
     out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(observed).items()}
@@ -334,7 +325,7 @@ def _scores(
     out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))
     out.update(label_counts(records, observed))
     out.update(diagnostics(spec, settings, records))
-    note_nulls(out, out, spec, notes)
+    note_nulls(out, out, spec, request.notes)
     t2i_tasks.apply_coverage(
         out,
         ("ifs_gen_score", "rfs_gen_score"),
@@ -343,12 +334,12 @@ def _scores(
         what="have a largest face with all three labels",
         threshold=settings.min_coverage,
         key=MIN_COVERAGE_KEY,
-        notes=notes,
+        notes=request.notes,
         withheld=("ifs_gen_score", "rfs_gen_score", "ifs_gen_magnitude", "rfs_gen_magnitude"),
     )
-    found = intervals(data, n_resamples, seed)
+    found = intervals(data, request.n_resamples, request.seed)
     t2i_tasks.report_intervals(
-        out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(), notes=notes
+        out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(), notes=request.notes
     )
     return out
 

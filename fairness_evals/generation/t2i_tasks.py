@@ -303,16 +303,28 @@ def aggregate(
 
 # --------------------------------------------------------------------------- counts
 @dataclasses.dataclass(frozen=True)
+class Request:
+    """What :func:`compute_metrics` was asked, as a task's ``scores`` reads it."""
+
+    task: str
+    metadata: Mapping[str, Any] | None
+    classifier: str | None
+    n_resamples: int
+    seed: int
+    notes: Notes
+
+
+@dataclasses.dataclass(frozen=True)
 class Scoring:
     """One generation task's part of :func:`compute_metrics`: its default task name, the statistics whose declared
-    minima its estimates obey, its logger, and ``scores``, every value of the task from its records with the keyword
-    arguments ``task``, ``metadata``, ``classifier``, ``n_resamples``, ``seed`` and ``notes`` (values, counts,
-    coverages, intervals and diagnostics, the reason for each null noted)."""
+    minima its estimates obey, its logger, and ``scores``, every value of the task from its records and the
+    :class:`Request` (values, counts, coverages, intervals and diagnostics, the reason for each null noted in
+    ``request.notes``)."""
 
     task: str
     statistics: Sequence[Statistic]
     log: logging.Logger
-    scores: Callable[..., dict[str, Any]]
+    scores: Callable[[Sequence[Mapping[str, Any]], Request], dict[str, Any]]
 
 
 def compute_metrics(
@@ -338,9 +350,7 @@ def compute_metrics(
     :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one warning."""
     task = task or scoring.task
     notes = notes if notes is not None else Notes(task)
-    out = scoring.scores(
-        records, task=task, metadata=metadata, classifier=classifier, n_resamples=n_resamples, seed=seed, notes=notes
-    )
+    out = scoring.scores(records, Request(task, metadata, classifier, n_resamples, seed, notes))
     failed_images_note([item for r in records for item in r.get("failed", ())], notes)
     evidence.enforce_estimates(out, scoring.statistics, evidence.design_counts(len(records), design_size), notes)
     notes.warn(scoring.log)
