@@ -50,6 +50,7 @@ from fact_fair_tasks.parsing import (
 from fact_fair_tasks.position_bias import content_dependence, position_diagnostics
 from fairness_evals import aggregation, evidence, position
 from fairness_evals.notes import Notes, plural
+from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, explain, resolve
 from metrics import bootstrap, intervals
 from metrics import fact_fair as ff
@@ -357,19 +358,7 @@ def doc_to_choice(doc: dict[str, Any]) -> list[str]:
 
 
 def _records_array(records: Iterable[Sequence[int]] | np.ndarray) -> np.ndarray:
-    if isinstance(records, np.ndarray):
-        array = records.astype(np.int64, copy=False)
-    elif type(records) is list and all(type(r) in (list, tuple) for r in records):
-        if len({len(r) for r in records}) > 1:
-            raise ValueError("records mix their settings (some carry position_nulls, some not)")
-        array = np.asarray(records, dtype=np.int64)  # the same array, without copying every record to a list
-    else:
-        array = np.asarray([list(r) for r in records], dtype=np.int64)
-    if array.size == 0:
-        return np.empty((0, len(RECORD_FIELDS)), dtype=np.int64)
-    if array.ndim != 2 or array.shape[1] not in (len(RECORD_FIELDS), POSITION_NULLS_FIELD + 1, VARIANT_FIELD + 1):
-        raise ValueError(f"records must be lists of {len(RECORD_FIELDS)} integers, got shape {array.shape}")
-    return array
+    return records_array(records, (len(RECORD_FIELDS), POSITION_NULLS_FIELD + 1, VARIANT_FIELD + 1))
 
 
 @dataclass(frozen=True)

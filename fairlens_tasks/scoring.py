@@ -47,6 +47,7 @@ from fairlens_tasks.withheld import apply_minima, below_threshold
 from fairness_evals import aggregation, position
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
+from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, Statistic, explain
 from metrics import bootstrap
 from metrics import fairlens as fl
@@ -209,15 +210,7 @@ def doc_to_messages(doc: dict[str, Any], lmms_eval_specific_kwargs: dict[str, An
 
 # --------------------------------------------------------------------------- metrics
 def _records_array(records: Sequence[Sequence[int]] | np.ndarray) -> np.ndarray:
-    try:
-        array = np.asarray(records, dtype=np.int64)
-    except (TypeError, ValueError):  # ragged or non-integer records
-        raise ValueError(f"records must be lists of {len(RECORD_FIELDS)} integers") from None
-    if array.size == 0:
-        return np.empty((0, len(RECORD_FIELDS)), dtype=np.int64)
-    if array.ndim != 2 or array.shape[1] != len(RECORD_FIELDS):
-        raise ValueError(f"records must be lists of {len(RECORD_FIELDS)} integers, got shape {array.shape}")
-    return array
+    return records_array(records, len(RECORD_FIELDS))
 
 
 def task_of(records: np.ndarray) -> str:

@@ -11,12 +11,21 @@ threshold its documents were built with.
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
+from fairness_evals.records import records_array
+from fairness_evals.statistics import Statistic
 from iris_tasks.benchmark import BENCHMARK as DECLARED
+
+log = logging.getLogger("fairness_evals.iris")
 
 #: Default least share of a score's answers that must count. Half: below it a score describes how a model
 #: refuses or rambles more than what it judges (a model answering "I cannot tell." to everything would
@@ -83,3 +92,40 @@ def below(
         reason = f"no {nouns} were evaluated"
     notes.null(names, reason)
     return True
+
+
+@dataclass(frozen=True)
+class Understanding:
+    """One understanding task's part of :func:`compute_metrics`: its name, its records' width and number type, each
+    record's threshold in millionths (``ppm``), the statistics whose declared minima its estimates obey, and
+    ``metrics``, every value from the records and the threshold (the reason for each null noted)."""
+
+    task: str
+    width: int
+    ppm: Callable[[np.ndarray], np.ndarray]
+    metrics: Callable[[np.ndarray, float, Notes], dict[str, Any]]
+    statistics: Sequence[Statistic]
+    dtype: Any = np.int64
+
+
+def compute_metrics(
+    task: Understanding,
+    records: Sequence[Sequence[float]] | np.ndarray,
+    *,
+    min_coverage: float | None = None,
+    notes: Notes | None = None,
+    design_size: int | None = None,
+) -> dict[str, Any]:
+    """Every statistic of one understanding task (:mod:`iris_tasks.statistics`) from its records.
+
+    ``min_coverage`` overrides the documents' threshold. ``design_size``: how many documents the task's design holds
+    (the documents' ``documents``; None: the records are the whole design); a run that evaluated fewer gets no
+    disparity (:data:`iris_tasks.statistics.DESIGN`, :func:`fairness_evals.evidence.enforce_estimates`). The reason
+    for every NaN is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the
+    task's one warning."""
+    rec = records_array(records, task.width, task.dtype)
+    notes = notes if notes is not None else Notes(task.task)
+    out = task.metrics(rec, threshold(task.ppm(rec), min_coverage), notes)
+    evidence.enforce_estimates(out, task.statistics, evidence.design_counts(len(rec), design_size), notes)
+    notes.warn(log)
+    return out

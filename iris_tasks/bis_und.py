@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from fairness_evals import evidence
 from fairness_evals.notes import Notes
+from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
@@ -126,15 +126,6 @@ def _occupation_code(occupation: object) -> int:
     return ids.index(occupation) if occupation in ids else -1
 
 
-def records_array(records: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
-    array = np.asarray(records if isinstance(records, np.ndarray) else [list(r) for r in records], dtype=np.float64)
-    if array.size == 0:
-        return np.empty((0, len(RECORD_FIELDS)))
-    if array.ndim != 2 or array.shape[1] != len(RECORD_FIELDS):
-        raise ValueError(f"records must be lists of {len(RECORD_FIELDS)} numbers, got shape {array.shape}")
-    return array
-
-
 def outcomes(dhr: np.ndarray) -> np.ndarray:
     """Outcome code of each yes/no record: correct (1) / incorrect (0) against a truth, else the reading."""
     truth = dhr[:, _F["truth"]]
@@ -197,7 +188,7 @@ def point_estimates(records: Sequence[Sequence[float]] | np.ndarray) -> dict[str
     """Every value's plug-in estimate from the records, before any rule nulls it (coverage, the declared minimum) and
     without its interval: the estimator whose bias the simulations measure (``tests/support/coverage_iris.py``,
     ``bench/coverage.py iris --bias``)."""
-    rec = records_array(records)
+    rec = records_array(records, len(RECORD_FIELDS), np.float64)
     ratings, yes_no = rec[rec[:, _F["type"]] == RATING], rec[rec[:, _F["type"]] != RATING]
     ac = ratings[ratings[:, _F["unparsed"]] == 0]
     pooled = unit_matrix(ac, yes_no, int(rec[:, _F["set"]].max()) + 1).sum(axis=0)
@@ -261,23 +252,20 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
     return out
 
 
-def compute_metrics(
-    records: Sequence[Sequence[float]] | np.ndarray,
-    *,
-    min_coverage: float | None = None,
-    notes: Notes | None = None,
-    design_size: int | None = None,
-) -> dict[str, Any]:
-    """Every statistic of ``iris_bis_und`` from its records (module docstring), as :func:`iris_tasks.ifs_und.compute_metrics`."""
-    rec = records_array(records)
-    notes = notes if notes is not None else Notes(TASK)
-    minimum = answer_shares.threshold(rec[:, _F["min_coverage"]] * answer_shares.PPM, min_coverage)
-    out = _metrics(rec, minimum, notes)
-    evidence.enforce_estimates(
-        out, table.task_of(TASK).statistics, evidence.design_counts(len(rec), design_size), notes
-    )
-    notes.warn(log)
-    return out
+UNDERSTANDING = answer_shares.Understanding(
+    TASK,
+    len(RECORD_FIELDS),
+    lambda rec: rec[:, _F["min_coverage"]] * answer_shares.PPM,
+    lambda rec, minimum, notes: _metrics(rec, minimum, notes),
+    DECLARED_TASK.statistics,
+    np.float64,
+)
+
+
+def compute_metrics(records: Sequence[Sequence[float]] | np.ndarray, **options: Any) -> dict[str, Any]:
+    """Every statistic of ``iris_bis_und`` from its records (module docstring), as
+    :func:`iris_tasks.ifs_und.compute_metrics`."""
+    return answer_shares.compute_metrics(UNDERSTANDING, records, **options)
 
 
 def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:

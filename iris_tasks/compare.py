@@ -33,6 +33,7 @@ import numpy as np
 
 from fairness_evals.compare.generation import Generation, images_problem
 from fairness_evals.compare.problem import Measure, Problem
+from fairness_evals.records import records_array
 from iris_tasks.benchmark import BENCHMARK
 from metrics.bootstrap import StatisticSpec
 
@@ -69,7 +70,7 @@ def _bis_und(records: Sequence[Any]) -> Problem:
     from iris_tasks.scoring import HIGHER_IS_BETTER
 
     f = bis_und._F
-    rec = bis_und.records_array(records)
+    rec = records_array(records, len(bis_und.RECORD_FIELDS), np.float64)
     is_rating = rec[:, f["type"]] == bis_und.RATING
     ratings, yes_no = rec[is_rating], rec[~is_rating]
     ac = ratings[ratings[:, f["unparsed"]] == 0]
@@ -87,7 +88,7 @@ def _bis_und(records: Sequence[Any]) -> Problem:
 def _ifs_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import ifs_und
 
-    rec = ifs_und.records_array(records, len(ifs_und.RECORD_FIELDS))
+    rec = records_array(records, len(ifs_und.RECORD_FIELDS))
     cells = ifs_und.cell_index(rec)
     strata = ifs_und.combination_index(rec)
     measure = Measure(StatisticSpec(ifs_und.score_from_counts), True, run_interval=_ifs_interval(rec))
@@ -113,7 +114,7 @@ def _rfs_und(records: Sequence[Any]) -> Problem:
     from iris_tasks.vocabulary import COMBINATIONS, UNMAPPABLE_INDEX
 
     f = rfs_und._F
-    rec = ifs_und.records_array(records, rfs_und.WIDTH)
+    rec = records_array(records, rfs_und.WIDTH)
     probe, corpus = rfs_und.split_records(rec)
     n_comb, n_probe = len(COMBINATIONS), len(COMBINATIONS) * rfs_und.N_OCC
     cells = np.full(len(rec), -1, dtype=np.int64)

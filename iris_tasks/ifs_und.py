@@ -38,19 +38,15 @@ from typing import Any
 
 import numpy as np
 
-from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
+from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids
 from metrics import bootstrap
-from metrics.iris import (
-    COMPARISONS,
-    LEVELS,
-    group_counts,
-)
+from metrics.iris import COMPARISONS, LEVELS, group_counts
 from metrics.iris.gap_band import GapFamily, gap_bounds
 
 log = logging.getLogger("fairness_evals.iris")
@@ -116,15 +112,6 @@ def recognition_record(doc: dict[str, Any], mapped: Mapped) -> list[int]:
         STAGES.index(mapped.stage),
         answer_shares.to_ppm(doc.get("min_coverage")),
     ]
-
-
-def records_array(records: Sequence[Sequence[int]] | np.ndarray, width: int) -> np.ndarray:
-    array = np.asarray(records if isinstance(records, np.ndarray) else [list(r) for r in records], dtype=np.int64)
-    if array.size == 0:
-        return np.empty((0, width), dtype=np.int64)
-    if array.ndim != 2 or array.shape[1] != width:
-        raise ValueError(f"records must be lists of {width} integers, got shape {array.shape}")
-    return array
 
 
 # --------------------------------------------------------------------------- the statistic, from cell counts
@@ -305,26 +292,13 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
     return out
 
 
-def compute_metrics(
-    records: Sequence[Sequence[int]] | np.ndarray,
-    *,
-    min_coverage: float | None = None,
-    notes: Notes | None = None,
-    design_size: int | None = None,
-) -> dict[str, Any]:
-    """Every statistic of ``iris_ifs_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records.
+UNDERSTANDING = answer_shares.Understanding(
+    TASK, len(RECORD_FIELDS), lambda rec: rec[:, _F["min_coverage_ppm"]], recognition_metrics, DECLARED_TASK.statistics
+)
 
-    ``min_coverage`` overrides the documents' threshold. ``design_size``: how many documents the task's design holds (the
-    documents' ``documents``; None: the records are the whole design); a run that evaluated fewer gets no disparity
-    (:data:`iris_tasks.statistics.DESIGN`, :func:`fairness_evals.evidence.enforce_estimates`). The reason for every
-    NaN is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes` when None) and logged as the task's one
-    warning.
-    """
-    rec = records_array(records, len(RECORD_FIELDS))
-    notes = notes if notes is not None else Notes(TASK)
-    out = recognition_metrics(rec, answer_shares.threshold(rec[:, _F["min_coverage_ppm"]], min_coverage), notes)
-    evidence.enforce_estimates(
-        out, table.task_of(TASK).statistics, evidence.design_counts(len(rec), design_size), notes
-    )
-    notes.warn(log)
-    return out
+
+def compute_metrics(records: Sequence[Sequence[int]] | np.ndarray, **options: Any) -> dict[str, Any]:
+    """Every statistic of ``iris_ifs_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records, by the
+    understanding tasks' one assembly (:func:`iris_tasks.answer_shares.compute_metrics`, whose keyword arguments it
+    takes)."""
+    return answer_shares.compute_metrics(UNDERSTANDING, records, **options)

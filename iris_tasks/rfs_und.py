@@ -54,12 +54,12 @@ from typing import Any
 
 import numpy as np
 
-from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
+from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares, ifs_und
 from iris_tasks import statistics as table
-from iris_tasks.ifs_und import MAPPED, combination_index, recognition_record, records_array
+from iris_tasks.ifs_und import MAPPED, combination_index, recognition_record
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids, real_world
 from metrics import bootstrap
@@ -417,23 +417,19 @@ def answer_counts(probe: np.ndarray, rec: np.ndarray) -> dict[str, float]:
     }
 
 
-def compute_metrics(
-    records: Sequence[Sequence[int]] | np.ndarray,
-    *,
-    min_coverage: float | None = None,
-    notes: Notes | None = None,
-    design_size: int | None = None,
-) -> dict[str, Any]:
-    """Every statistic of ``iris_rfs_und`` from its records (module docstring), as :func:`iris_tasks.ifs_und.compute_metrics`."""
-    all_rec = records_array(records, WIDTH)
-    probe, rec = split_records(all_rec)
-    notes = notes if notes is not None else Notes(TASK)
-    out = _metrics(probe, rec, answer_shares.threshold(all_rec[:, _F["min_coverage_ppm"]], min_coverage), notes)
-    evidence.enforce_estimates(
-        out, table.task_of(TASK).statistics, evidence.design_counts(len(all_rec), design_size), notes
-    )
-    notes.warn(log)
-    return out
+UNDERSTANDING = answer_shares.Understanding(
+    TASK,
+    WIDTH,
+    lambda rec: rec[:, _F["min_coverage_ppm"]],
+    lambda rec, minimum, notes: _metrics(*split_records(rec), minimum, notes),
+    DECLARED_TASK.statistics,
+)
+
+
+def compute_metrics(records: Sequence[Sequence[int]] | np.ndarray, **options: Any) -> dict[str, Any]:
+    """Every statistic of ``iris_rfs_und`` from its records (module docstring), as
+    :func:`iris_tasks.ifs_und.compute_metrics`."""
+    return answer_shares.compute_metrics(UNDERSTANDING, records, **options)
 
 
 def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
