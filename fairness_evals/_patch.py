@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import importlib.util
 import inspect
@@ -97,7 +98,7 @@ def patch_task_manager(module: Any, harness: str) -> None:
             args, kwargs = _add_our_paths(harness, signature, self, args, kwargs)
         except Exception as error:
             debug(f"left {harness} TaskManager unchanged: {error!r}")
-        with _c_yaml(harness):
+        with _c_yaml(harness), _shared_includes(harness):
             original(self, *args, **kwargs)
 
     setattr(__init__, _MARK, True)
@@ -111,7 +112,7 @@ def _c_yaml(harness: str) -> Iterator[None]:
     """While lmms-eval indexes its task folders, its YAML files are read with libyaml's C loader.
 
     lmms-eval 0.7 reads every task YAML with ``yaml.full_load``, PyYAML's pure-Python loader: about 9 of the
-    10 seconds each ``lmms-eval`` start spends indexing its ~2,000 tasks (``bench/startup.py``). ``yaml.CFullLoader``
+    10 seconds each ``lmms-eval`` start spends indexing its ~2,000 tasks (``bench/task_index.py``). ``yaml.CFullLoader``
     builds the same objects with the same ``FullConstructor`` (its scanner and parser are libyaml's), so the index is
     the same (``tests/foundation/test_autoload.py`` compares them). lmms-eval's module keeps its own ``yaml`` name;
     only that name is swapped, for the duration of the indexing, and only where PyYAML has libyaml and lmms-eval
@@ -128,6 +129,49 @@ def _c_yaml(harness: str) -> Iterator[None]:
         yield
     finally:
         utils.yaml = yaml
+
+
+@contextlib.contextmanager
+def _shared_includes(harness: str) -> Iterator[None]:
+    """While lm-eval indexes its task folders, a file that many task YAMLs include is read once.
+
+    lm-eval 0.4.13 reads each task YAML with ``lm_eval.tasks._yaml_loader.load_yaml``, which reads every file the
+    YAML includes again: 26,672 reads of 14,006 files, most of them a few hundred ``_default_template_yaml`` files,
+    about 40 % of the 9 seconds each ``lm_eval`` start spends indexing (``bench/task_index.py``). While it
+    indexes, an included file's configuration is read once and each includer gets its own deep copy, so the index is
+    the same (``tests/foundation/test_autoload.py`` compares them); the top-level files, and every read that
+    resolves ``!function`` tags, are lm-eval's own. Only where ``load_yaml`` has 0.4.13's signature; the name is put
+    back afterwards."""
+    loader = sys.modules.get("lm_eval.tasks._yaml_loader")
+    original = getattr(loader, "load_yaml", None)
+    if harness != "lm-eval" or not enabled() or original is None or getattr(original, _MARK, False):
+        yield
+        return
+    if list(inspect.signature(original).parameters) != ["path", "resolve_func", "recursive", "_seen"]:
+        yield
+        return
+    read: dict[tuple[str, bool], tuple[Any, set[Any]]] = {}
+
+    def load_yaml(path: Any, *, resolve_func: bool = True, recursive: bool = True, _seen: Any = None) -> Any:
+        if _seen is None or resolve_func:  # a task file, or one whose functions are imported: as lm-eval reads it
+            return original(path, resolve_func=resolve_func, recursive=recursive, _seen=_seen)
+        key = (str(path), recursive)
+        if key not in read:
+            seen = set(_seen)
+            config = original(path, resolve_func=False, recursive=recursive, _seen=seen)
+            read[key] = config, seen - _seen  # the files this include read, which lm-eval adds to the includer's
+        config, files = read[key]
+        if files & _seen:  # lm-eval refuses a file read twice for one task file ("Include cycle")
+            raise ValueError(f"Include cycle at {min(files & _seen)}")
+        _seen |= files
+        return copy.deepcopy(config)
+
+    setattr(load_yaml, _MARK, True)
+    loader.load_yaml = load_yaml
+    try:
+        yield
+    finally:
+        loader.load_yaml = original
 
 
 class _CYaml:

@@ -192,3 +192,33 @@ def test_lmms_eval_indexes_its_tasks_with_the_c_yaml_loader_to_the_same_index(mo
     plain = tasks.TaskManager()
     assert fast._task_index == plain._task_index
     assert any(name.startswith("fairlens") for name in fast._task_index)  # our folders, indexed the same way
+
+
+def test_lm_eval_reads_a_shared_include_once_to_the_same_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """lm-eval 0.4.13 reads every file a task YAML includes again for each task; while it indexes, the hook reads a
+    shared include once and gives each task a copy, to the same index: tasks that share a template, and a task whose
+    two includes include one file (lm-eval refuses it as an include cycle, with and without the hook)."""
+    import yaml
+    from lm_eval import tasks
+    from lm_eval.tasks import _yaml_loader
+
+    (tmp_path / "_template_yaml").write_text("output_type: generate_until\nmetadata:\n  version: 1\n")
+    (tmp_path / "_left_yaml").write_text("include: _template_yaml\ndescription: left\n")
+    (tmp_path / "_right_yaml").write_text("include: _template_yaml\ndescription: right\n")
+    for i in range(3):
+        (tmp_path / f"shared_{i}.yaml").write_text(f"task: shared_{i}\ninclude: _template_yaml\ntag: shared\n")
+    (tmp_path / "diamond.yaml").write_text("task: diamond\ninclude: [_left_yaml, _right_yaml]\n")
+    _patch.patch_task_manager(tasks, "lm-eval")
+    reads: list[str] = []
+    load, load_yaml = yaml.load, _yaml_loader.load_yaml
+    monkeypatch.setattr(yaml, "load", lambda stream, **kw: reads.append(Path(stream.name).name) or load(stream, **kw))
+    folders = [*task_paths("lm-eval"), str(tmp_path)]  # ours too (the hook adds none when the defaults are off)
+    fast = tasks.TaskManager(include_path=folders, include_defaults=False)
+    assert reads.count("_template_yaml") == 1 and _yaml_loader.load_yaml is load_yaml, reads  # once; the name put back
+    monkeypatch.setattr(_patch, "_shared_includes", lambda harness: contextlib.nullcontext())
+    reads.clear()
+    plain = tasks.TaskManager(include_path=folders, include_defaults=False)
+    assert reads.count("_template_yaml") == 4  # lm-eval's own: once per includer but the refused second of the diamond
+    assert fast._index == plain._index
+    assert {"shared_0", "shared_1", "shared_2", "shared"} <= set(fast._index) and "diamond" not in fast._index
+    assert any(name.startswith("fact_or_fair") for name in fast._index)  # our folders, indexed the same way

@@ -1,0 +1,52 @@
+"""How long each harness's ``TaskManager()`` takes to index its tasks, with the autoload hook's reading speed-ups
+(lmms-eval: libyaml's C loader; lm-eval: each shared include read once) and without them, in fresh processes
+run alternately; prints the medians and their ratio.
+
+    .venv/bin/python bench/task_index.py [--runs 5] [--harness lm-eval lmms-eval]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+
+PROGRAM = """
+import contextlib, sys, time
+from fairness_evals import _patch
+harness, plain = sys.argv[1], sys.argv[2] == "plain"
+if plain:
+    _patch._c_yaml = _patch._shared_includes = lambda harness: contextlib.nullcontext()
+from importlib import import_module
+tasks = import_module({"lm-eval": "lm_eval.tasks", "lmms-eval": "lmms_eval.tasks"}[harness])
+_patch.patch_task_manager(tasks, harness)
+start = time.perf_counter()
+tasks.TaskManager()
+print(time.perf_counter() - start)
+"""
+
+
+def timed(harness: str, mode: str) -> float:
+    out = subprocess.run([sys.executable, "-c", PROGRAM, harness, mode], capture_output=True, text=True, check=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--harness", nargs="+", default=["lm-eval", "lmms-eval"])
+    args = parser.parse_args()
+    for harness in args.harness:
+        times: dict[str, list[float]] = {"hook": [], "plain": []}
+        for _ in range(args.runs):
+            for mode in times:
+                times[mode].append(timed(harness, mode))
+        hook, plain = (statistics.median(times[m]) for m in ("hook", "plain"))
+        print(
+            f"{harness}: index {hook:.2f} s with the hook's reading, {plain:.2f} s without (ratio {hook / plain:.2f})"
+        )
+
+
+if __name__ == "__main__":
+    main()
