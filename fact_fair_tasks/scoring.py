@@ -16,8 +16,9 @@ minimum (``fact_or_fair_min_coverage``) the score and its interval are NaN.
 
 Intervals (README, "Intervals"): documents are resampled within their design strata (objective: the three
 documents of a (statistic, target) cell; subjective: the documents of a (statistic, target, scenario)), each
-statistic with the method its coverage simulation supports (:data:`INTERVAL_METHODS`), and withheld (NaN, with
-the reason in the task's warning) where no method reaches the coverage target.
+statistic with the method its coverage simulation supports (each score's ``interval`` in
+:mod:`fact_fair_tasks.statistics`), and withheld (NaN, with the reason in the task's warning) where no method reaches
+the coverage target.
 """
 
 from __future__ import annotations
@@ -92,15 +93,6 @@ KINDS = ("objective", *CONTEXTS)
 STATUS_CODES = {PARSED: 0, UNPARSED: 1, REFUSED: 2}
 
 
-#: How each score's interval is made, chosen by measured coverage (README "Intervals";
-#: tests/support/coverage_fact_or_fair.py). "Reflected" is the basic bootstrap interval, 2 * estimate - quantiles.
-INTERVAL_METHODS: dict[str, str] = {
-    "s_fact": "Wilson score interval of the counted answers (as scipy.stats.binomtest computes it)",
-    "s_e": "basic (reflected)",
-    "s_kld": "basic on the mean KL, ends mapped through exp(-x)",
-    "s_fair": "percentile of S_fair recomposed from the reflected S_E and mean-KL resamples",
-    "distance": "basic interval of the signed distance to the bound, folded",
-}
 #: The base names of the scores and of the Table 3 rates (each reported per axis, ``<name>_<axis>``).
 SCORES = tuple(s.name.removesuffix("_{axis}") for s in table.SCORES)
 #: Each score's declaration (with the minima of its estimate and interval) in the objective (True) and subjective task.
@@ -681,10 +673,10 @@ _NO_INTERVAL: Bounds = (math.nan, math.nan, math.nan)
 
 
 def _intervals(a: _Axis, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]) -> dict[str, Bounds]:
-    """Every score's interval, each by the function its declaration names (``Interval.computed_by``: the methods of
-    :data:`INTERVAL_METHODS`), with the value it is centred on: the bias-corrected estimate of the reflected methods
-    (``<score>_ci_centre``; :mod:`metrics.intervals`), NaN for S_fact's Wilson interval, which always holds its
-    estimate; NaN where the estimate is NaN."""
+    """Every score's interval, each by the function its declaration names (``Interval.computed_by``), with the value
+    it is centred on: the bias-corrected estimate of the reflected methods (``<score>_ci_centre``;
+    :mod:`metrics.intervals`), NaN for S_fact's Wilson interval, which always holds its estimate; NaN where the
+    estimate is NaN."""
     method = {name: resolve(declared.interval.computed_by) for name, declared in _DECLARED[False].items()}
     resampling = {"confidence": CONFIDENCE, "seed": BOOTSTRAP_SEED}
     e = method["s_e"](boot["s_e"], estimate=est["s_e"], bounds=(0.0, 1.0), **resampling)
