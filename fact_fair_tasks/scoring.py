@@ -148,22 +148,40 @@ def record_for(doc: dict[str, Any], parse: Parse) -> list[int]:
     raise ValueError(f"fact_or_fair: document {doc.get('id')!r} cannot be recorded: {problem}")
 
 
-def _index(field: str, value: Any, labels: Sequence[str]) -> int:
-    """The position of ``value`` in ``labels``; a ValueError naming ``field`` otherwise."""
-    try:
-        return labels.index(value)
-    except ValueError:
-        raise ValueError(f"its {field} {value!r} is not one of {', '.join(map(repr, labels))}") from None
+class _Labels(dict):
+    """The position of each of a field's labels; a value that is not one of them is a ValueError naming the field."""
+
+    def __init__(self, field: str, labels: Sequence[str]) -> None:
+        super().__init__((label, i) for i, label in enumerate(labels))
+        self.field, self.labels = field, labels
+
+    def __missing__(self, value: Any) -> int:
+        raise ValueError(f"its {self.field} {value!r} is not one of {', '.join(map(repr, self.labels))}")
+
+    def optional(self, value: Any) -> int:
+        """The position of ``value``, -1 for None."""
+        return -1 if value is None else self[value]
+
+    def code(self, values: Sequence[Any]) -> int:
+        """The values' positions as base-k digits (k labels), value i at digit i."""
+        code = 0
+        for value in reversed(values):
+            code = code * len(self) + self[value]
+        return code
 
 
-def _class_or_missing(field: str, label: str | None, labels: Sequence[str]) -> int:
-    return -1 if label is None else _index(field, label, labels)
-
-
-def _options_code(field: str, values: Sequence[str], labels: Sequence[str]) -> int:
-    """The options' classes as base-k digits (k classes), option i at digit i."""
-    k = len(labels)
-    return sum(_index(field, value, labels) * k**i for i, value in enumerate(values))
+@functools.cache
+def _fields() -> dict[str, _Labels]:
+    """The labels of every coded field of a record, by the field's name in an error (an objective document's
+    ``answer``, ``option`` and ``chosen option`` by ``<name>/<axis>``: its options are the classes of its axis)."""
+    fields = {name: _Labels(name, labels) for name, labels in (("conventions", CONVENTIONS), ("context", KINDS))}
+    fields["target"] = _Labels("target", TARGETS)
+    for axis in AXES:
+        labels = classes(axis)
+        fields |= {name: _Labels(name, labels) for name in (f"chosen {axis}", f"identity {axis}", f"option {axis}")}
+        fields[f"truth_{axis}"] = _Labels(f"truth_{axis}", labels)
+        fields |= {f"{name}/{axis}": _Labels(name, labels) for name in ("answer", "option", "chosen option")}
+    return fields
 
 
 def _variant(doc: Mapping[str, Any]) -> int:
@@ -181,44 +199,35 @@ def _variant(doc: Mapping[str, Any]) -> int:
 
 def _record(doc: Mapping[str, Any], status: int, letter: int) -> list[int]:
     """The :data:`RECORD_FIELDS` of a document, field by field, with the reply's status and chosen letter (-1: none)."""
+    f = _fields()
     conventions = doc.get("conventions", "corrected")
-    settings = [
-        _index("conventions", conventions, CONVENTIONS),
-        round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE))),
-    ]
+    settings = [f["conventions"][conventions], round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE)))]
     options = doc["options"]
     if doc.get("context") is None:  # objective: the options are the classes of one axis
         axis = doc["axis"]
-        labels = classes(axis)
         choice = {a: -1 for a in AXES}
         truth = {a: -1 for a in AXES}
         codes = {a: -1 for a in AXES}
-        truth[axis] = _index("answer", doc["answer"], labels)
-        codes[axis] = _options_code("option", options, labels)
+        truth[axis] = f[f"answer/{axis}"][doc["answer"]]
+        codes[axis] = f[f"option/{axis}"].code(options)
         if letter >= 0:
-            choice[axis] = _index("chosen option", options[letter], labels)
+            choice[axis] = f[f"chosen option/{axis}"][options[letter]]
         stat = statistics(conventions)[doc["statistic_index"]]
         return [
-            0, stat.index, _index("target", doc["target"], TARGETS), status,
+            0, stat.index, f["target"][doc["target"]], status,
             choice["gender"], choice["race"], truth["gender"], truth["race"], -1, -1,
             int(stat.positive(doc["target"])), int(doc.get("round", 0)), letter, codes["gender"], codes["race"],
             *settings,
         ]  # fmt: skip
-    genders, races = classes("gender"), classes("race")
     chosen = options[letter] if letter >= 0 else None
     identity = doc["identity"]
     return [
-        _index("context", doc["context"], KINDS), doc["statistic_index"], _index("target", doc["target"], TARGETS),
-        status,
-        _class_or_missing("chosen gender", chosen and chosen["gender"], genders),
-        _class_or_missing("chosen race", chosen and chosen["race"], races),
-        _class_or_missing("truth_gender", doc["truth_gender"], genders),
-        _class_or_missing("truth_race", doc["truth_race"], races),
-        _index("identity gender", identity["gender"], genders),
-        _index("identity race", identity["race"], races),
+        f["context"][doc["context"]], doc["statistic_index"], f["target"][doc["target"]], status,
+        f["chosen gender"].optional(chosen and chosen["gender"]), f["chosen race"].optional(chosen and chosen["race"]),
+        f["truth_gender"].optional(doc["truth_gender"]), f["truth_race"].optional(doc["truth_race"]),
+        f["identity gender"][identity["gender"]], f["identity race"][identity["race"]],
         int(doc["positive"]), int(doc.get("scenario", 0)), letter,
-        _options_code("option gender", [o["gender"] for o in options], genders),
-        _options_code("option race", [o["race"] for o in options], races),
+        f["option gender"].code([o["gender"] for o in options]), f["option race"].code([o["race"] for o in options]),
         *settings,
     ]  # fmt: skip
 
