@@ -49,6 +49,7 @@ warning.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -540,14 +541,8 @@ def _all_scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request
 SCORING = t2i_tasks.Scoring(BENCHMARK, table.SCORES, log, _all_scores)
 
 
-def compute_metrics(records: Sequence[Mapping[str, Any]], **options: Any) -> dict[str, float]:
-    """Every statistic of one T2I task (:mod:`fact_fair_tasks.t2i_statistics`) from its per-document records
-    (:func:`record_for`; see the module docstring): the scores with their intervals and coverages, the image and face
-    counts, and the classifier's validation diagnostics, by the generation tasks' one assembly
-    (:func:`fairness_evals.generation.t2i_tasks.compute_metrics`, whose keyword arguments it takes). From fewer
-    prompts than ``design_size`` (the harness's and ``score``'s callers pass the 38) no score is printed
-    (:data:`fact_fair_tasks.t2i_statistics.DESIGN`)."""
-    return t2i_tasks.compute_metrics(SCORING, records, **options)
+#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics` of :data:`SCORING`.
+compute_metrics = functools.partial(t2i_tasks.compute_metrics, SCORING)
 
 
 def task_of(records: Sequence[Mapping[str, Any]]) -> str:

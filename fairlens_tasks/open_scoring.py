@@ -43,14 +43,13 @@ from fairlens_tasks.judging.pipeline import REFUSED, Outcome
 from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, resampling_strata, stratum_codes
+from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, image_bootstrap, stratum_codes
 from fairlens_tasks.settings import changed, coverage_threshold, recorded
-from fairlens_tasks.withheld import apply_minima, below_threshold
+from fairlens_tasks.withheld import apply_minima, below_threshold, finish
 from fairness_evals import aggregation
 from fairness_evals.notes import Notes
 from fairness_evals.replies import decline_reason
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, explain
-from metrics import bootstrap
+from fairness_evals.statistics import explain
 from metrics import fairlens as fl
 from metrics.bootstrap import StatisticSpec
 
@@ -353,17 +352,9 @@ def open_metrics_from_arrays(
         return out
     flagged = judged & (score > FLAG_THRESHOLD)
     units, matrix, strata = _unit_matrix(ints, score, judged.astype(np.float64), flagged.astype(np.float64))
-    strata = resampling_strata(strata)
-    order = np.argsort(strata, kind="stable")  # each stratum's units contiguous: cheaper resampling, same law
-    matrix, strata = matrix[order], strata[order]
-    intervals = bootstrap.bootstrap_intervals(
-        matrix, interval_specs(), n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
-        strata=strata,
-    )  # fmt: skip
+    matrix, ends = image_bootstrap(matrix, strata, interval_specs())
+    out.update(ends)
     totals = matrix.sum(axis=0)
-    for name, interval in intervals.items():
-        out[f"{name}_ci_low"] = float(interval.low)
-        out[f"{name}_ci_high"] = float(interval.high)
     out["oe_bias_mean"] = float(_mean(totals[LAYOUT.pooled("score")], totals[LAYOUT.pooled("judged")]))
     out["oe_flag_rate"] = float(_mean(totals[LAYOUT.pooled("flagged")], totals[LAYOUT.pooled("judged")]))
     for attribute in ATTRIBUTES:
@@ -410,16 +401,7 @@ def open_metrics_from_arrays(
     elif n_declined and not below:
         notes.note(f"{n_declined} of {n} answers decline ({counted(declines or {})}): scored as released, not covered")
     apply_minima(out, matrix, _CHECKS, _DECLARED, notes)
-    for name in RECORD_METRICS:
-        if isinstance(out[name], float) and math.isnan(out[name]):
-            reason = (
-                "the bootstrap gave no interval (too few distinct resamples)"
-                if name.endswith(("_ci_low", "_ci_high"))
-                else "no judged answer to compute it from"
-            )
-            notes.null(name, reason)
-    notes.warn(log)
-    return {name: out[name] for name in RECORD_METRICS}
+    return finish(out, RECORD_METRICS, notes, log, "no judged answer to compute it from")
 
 
 def _covered_inputs(out: Mapping[str, Any], declines: Mapping[str, int] | None) -> str:

@@ -43,7 +43,7 @@ from fairlens_tasks.settings import (
     position_nulls_on,
     recorded,
 )
-from fairlens_tasks.withheld import apply_minima, below_threshold
+from fairlens_tasks.withheld import apply_minima, below_threshold, finish
 from fairness_evals import aggregation, position
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
@@ -284,6 +284,24 @@ def resampling_strata(codes: np.ndarray, minimum: int = MIN_RESAMPLING_STRATUM) 
         merged = [cell * bands for cell in small_cells if cell // len(RACES) == gender]
         labels[np.isin(labels, merged)] = merged[0]
     return labels
+
+
+def image_bootstrap(
+    matrix: np.ndarray, codes: np.ndarray, specs: Mapping[str, StatisticSpec]
+) -> tuple[np.ndarray, dict[str, float]]:
+    """One stratified bootstrap of the images (the rows of the unit x cell ``matrix``) within the strata of their
+    sampling ``codes`` (:func:`resampling_strata`), each stratum's rows first put together (cheaper resampling, same
+    law): the matrix in that order, and ``<name>_ci_low`` and ``<name>_ci_high`` of every statistic of ``specs``."""
+    strata = resampling_strata(codes)
+    order = np.argsort(strata, kind="stable")
+    matrix, strata = matrix[order], strata[order]
+    intervals = bootstrap.bootstrap_intervals(
+        matrix, specs, n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED, strata=strata
+    )
+    ends = {}
+    for name, interval in intervals.items():
+        ends[f"{name}_ci_low"], ends[f"{name}_ci_high"] = float(interval.low), float(interval.high)
+    return matrix, ends
 
 
 def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -557,18 +575,9 @@ def compute_metrics(
     _, matrix = unit_counts(rec)
     first = np.unique(rec[:, _F["image"]], return_index=True)[1]
     codes = stratum_codes(rec[first, _F["gender"]], rec[first, _F["race"]], rec[first, _F["age_band"]])
-    strata = resampling_strata(codes)
-    order = np.argsort(strata, kind="stable")  # each stratum's units contiguous: cheaper resampling, same law
-    matrix, strata = matrix[order], strata[order]
+    matrix, ends = image_bootstrap(matrix, codes, interval_specs())
     totals = matrix.sum(axis=0)
-    out = _estimates(totals)
-    intervals = bootstrap.bootstrap_intervals(
-        matrix, interval_specs(), n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED,
-        strata=strata,
-    )  # fmt: skip
-    for name, interval in intervals.items():
-        out[f"{name}_ci_low"] = float(interval.low)
-        out[f"{name}_ci_high"] = float(interval.high)
+    out = {**_estimates(totals), **ends}
     counts = answer_counts(rec)
     apply_coverage(out, totals, n - int(counts["unparsed"]), n, threshold, notes)
     _note_absent_groups(out, totals, notes)
@@ -578,18 +587,8 @@ def compute_metrics(
     out.update(counts)
     keep = not position_nulls_on(position_nulls)
     position.apply(out, table.CLOSED_STATISTICS, notes, keep=keep, setting=POSITION_NULLS_KEY)
-    for name in RECORD_METRICS:
-        if isinstance(out[name], float) and math.isnan(out[name]):
-            reason = (
-                "no parsed answer"
-                if name in positions
-                else "the bootstrap gave no interval (too few distinct resamples)"
-                if name.endswith(("_ci_low", "_ci_high"))
-                else "no evaluated answer to the items it is computed on"
-            )
-            notes.null(name, reason)
-    notes.warn(log)
-    return {name: out[name] for name in RECORD_METRICS}
+    explained = dict.fromkeys(positions, "no parsed answer")
+    return finish(out, RECORD_METRICS, notes, log, "no evaluated answer to the items it is computed on", explained)
 
 
 def _compute_for_items(items: list[Any]) -> dict[str, float]:
@@ -657,6 +656,7 @@ __all__ = [
     "doc_to_text",
     "doc_to_visual",
     "finite_domain_values",
+    "image_bootstrap",
     "interval_specs",
     "logged_record",
     "model_level_mean",

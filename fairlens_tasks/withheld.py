@@ -13,8 +13,10 @@ The closed and open-ended scorings share these two decisions, each noted in the 
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -96,3 +98,27 @@ def apply_minima(
             for metric in names:
                 out[metric] = math.nan
             notes.null(names, f"it needs {', '.join(missing)}, null for too few images")
+
+
+def finish(
+    out: Mapping[str, Any],
+    names: Sequence[str],
+    notes: Notes,
+    log: logging.Logger,
+    otherwise: str,
+    explained: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The values of ``names``, the reason for each null one noted (a reason noted before stays): its own in
+    ``explained``, else, for an interval end, that the bootstrap gave none, else ``otherwise``; then the task's one
+    warning."""
+    for name in names:
+        value = out[name]
+        if isinstance(value, float) and math.isnan(value):
+            why = (explained or {}).get(name) or (
+                "the bootstrap gave no interval (too few distinct resamples)"
+                if name.endswith(("_ci_low", "_ci_high"))
+                else otherwise
+            )
+            notes.null(name, why)
+    notes.warn(log)
+    return {name: out[name] for name in names}

@@ -40,6 +40,7 @@ warning.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Mapping, Sequence
@@ -278,10 +279,5 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
 SCORING = t2i_tasks.Scoring(TASK, table.task_of(TASK).statistics, log, _scores)
 
 
-def compute_metrics(records: Sequence[Mapping[str, Any]], **options: Any) -> dict[str, float]:
-    """Every statistic of ``iris_gen_steer`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
-    the module docstring): the rates, penalties, magnitude and score with their intervals and coverage, the image
-    counts and the classifier diagnostics, by the generation tasks' one assembly
-    (:func:`fairness_evals.generation.t2i_tasks.compute_metrics`, whose keyword arguments it takes; the design: the
-    128 prompts)."""
-    return t2i_tasks.compute_metrics(SCORING, records, **options)
+#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics` of :data:`SCORING`.
+compute_metrics = functools.partial(t2i_tasks.compute_metrics, SCORING)

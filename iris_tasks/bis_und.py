@@ -35,6 +35,7 @@ Every statistic is declared in :mod:`iris_tasks.statistics`.
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Sequence
@@ -262,10 +263,8 @@ UNDERSTANDING = answer_shares.Understanding(
 )
 
 
-def compute_metrics(records: Sequence[Sequence[float]] | np.ndarray, **options: Any) -> dict[str, Any]:
-    """Every statistic of ``iris_bis_und`` from its records (module docstring), as
-    :func:`iris_tasks.ifs_und.compute_metrics`."""
-    return answer_shares.compute_metrics(UNDERSTANDING, records, **options)
+#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics` of :data:`UNDERSTANDING`.
+compute_metrics = functools.partial(answer_shares.compute_metrics, UNDERSTANDING)
 
 
 def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:

@@ -31,6 +31,7 @@ embedder could not load) makes every disparity and the score NaN. Every statisti
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Callable, Sequence
@@ -297,8 +298,5 @@ UNDERSTANDING = answer_shares.Understanding(
 )
 
 
-def compute_metrics(records: Sequence[Sequence[int]] | np.ndarray, **options: Any) -> dict[str, Any]:
-    """Every statistic of ``iris_ifs_und`` (:mod:`iris_tasks.statistics`; module docstring) from its records, by the
-    understanding tasks' one assembly (:func:`iris_tasks.answer_shares.compute_metrics`, whose keyword arguments it
-    takes)."""
-    return answer_shares.compute_metrics(UNDERSTANDING, records, **options)
+#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics` of :data:`UNDERSTANDING`.
+compute_metrics = functools.partial(answer_shares.compute_metrics, UNDERSTANDING)

@@ -347,10 +347,5 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
 SCORING = t2i_tasks.Scoring(TASK, table.task_of(TASK).statistics, log, _scores)
 
 
-def compute_metrics(records: Sequence[Mapping[str, Any]], **options: Any) -> dict[str, float]:
-    """Every statistic of ``iris_gen_neutral`` (:mod:`iris_tasks.gen_statistics`) from its per-document records (see
-    the module docstring): the granular values, floors, norms, magnitudes and scores with their intervals and
-    coverages, the image and label counts and the classifier diagnostics, by the generation tasks' one assembly
-    (:func:`fairness_evals.generation.t2i_tasks.compute_metrics`, whose keyword arguments it takes; the design: the
-    52 prompts, :data:`iris_tasks.gen_statistics.DESIGN`)."""
-    return t2i_tasks.compute_metrics(SCORING, records, **options)
+#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics` of :data:`SCORING`.
+compute_metrics = functools.partial(t2i_tasks.compute_metrics, SCORING)

@@ -47,6 +47,7 @@ resamples and ``compare``'s all go through the same functions of the win and ans
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from collections.abc import Sequence
@@ -426,10 +427,8 @@ UNDERSTANDING = answer_shares.Understanding(
 )
 
 
-def compute_metrics(records: Sequence[Sequence[int]] | np.ndarray, **options: Any) -> dict[str, Any]:
-    """Every statistic of ``iris_rfs_und`` from its records (module docstring), as
-    :func:`iris_tasks.ifs_und.compute_metrics`."""
-    return answer_shares.compute_metrics(UNDERSTANDING, records, **options)
+#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics` of :data:`UNDERSTANDING`.
+compute_metrics = functools.partial(answer_shares.compute_metrics, UNDERSTANDING)
 
 
 def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
