@@ -174,8 +174,8 @@ class _Labels(dict):
 def _fields() -> dict[str, _Labels]:
     """The labels of every coded field of a record, by the field's name in an error (an objective document's
     ``answer``, ``option`` and ``chosen option`` by ``<name>/<axis>``: its options are the classes of its axis)."""
-    fields = {name: _Labels(name, labels) for name, labels in (("conventions", CONVENTIONS), ("context", KINDS))}
-    fields["target"] = _Labels("target", TARGETS)
+    named = (("conventions", CONVENTIONS), ("context", KINDS), ("target", TARGETS))
+    fields = {name: _Labels(name, labels) for name, labels in named}
     for axis in AXES:
         labels = classes(axis)
         fields |= {name: _Labels(name, labels) for name in (f"chosen {axis}", f"identity {axis}", f"option {axis}")}

@@ -541,7 +541,8 @@ def _all_scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request
 SCORING = t2i_tasks.Scoring(BENCHMARK, table.SCORES, log, _all_scores)
 
 
-#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics` of :data:`SCORING`.
+#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics`
+#: of :data:`SCORING`.
 compute_metrics = functools.partial(t2i_tasks.compute_metrics, SCORING)
 
 

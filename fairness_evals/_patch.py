@@ -161,8 +161,8 @@ def _shared_includes(harness: str) -> Iterator[None]:
             config = original(path, resolve_func=False, recursive=recursive, _seen=seen)
             read[key] = config, seen - _seen  # the files this include read, which lm-eval adds to the includer's
         config, files = read[key]
-        if files & _seen:  # lm-eval refuses a file read twice for one task file ("Include cycle")
-            raise ValueError(f"Include cycle at {min(files & _seen)}")
+        if clash := files & _seen:  # lm-eval refuses a file read twice for one task file ("Include cycle")
+            raise ValueError(f"Include cycle at {min(clash)}")
         _seen |= files
         return copy.deepcopy(config)
 

@@ -279,5 +279,6 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
 SCORING = t2i_tasks.Scoring(TASK, table.task_of(TASK).statistics, log, _scores)
 
 
-#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics` of :data:`SCORING`.
+#: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics`
+#: of :data:`SCORING`.
 compute_metrics = functools.partial(t2i_tasks.compute_metrics, SCORING)

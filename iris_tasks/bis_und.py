@@ -253,20 +253,6 @@ def answer_counts(rec: np.ndarray) -> dict[str, float]:
     return out
 
 
-UNDERSTANDING = answer_shares.Understanding(
-    TASK,
-    len(RECORD_FIELDS),
-    lambda rec: rec[:, _F["min_coverage"]] * answer_shares.PPM,
-    lambda rec, minimum, notes: _metrics(rec, minimum, notes),
-    DECLARED_TASK.statistics,
-    np.float64,
-)
-
-
-#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics` of :data:`UNDERSTANDING`.
-compute_metrics = functools.partial(answer_shares.compute_metrics, UNDERSTANDING)
-
-
 def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
     out: dict[str, Any] = dict.fromkeys(METRICS, math.nan)
     out.update(answer_counts(rec))
@@ -316,3 +302,18 @@ def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
         notes.null(levels, f"it needs {', '.join(missing)}")
     notes.null(SCORES, "it needs every AC_diff and DHR level value")
     return out
+
+
+UNDERSTANDING = answer_shares.Understanding(
+    TASK,
+    len(RECORD_FIELDS),
+    lambda rec: rec[:, _F["min_coverage"]] * answer_shares.PPM,
+    _metrics,
+    DECLARED_TASK.statistics,
+    np.float64,
+)
+
+
+#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics`
+#: of :data:`UNDERSTANDING`.
+compute_metrics = functools.partial(answer_shares.compute_metrics, UNDERSTANDING)

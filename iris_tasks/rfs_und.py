@@ -427,7 +427,8 @@ UNDERSTANDING = answer_shares.Understanding(
 )
 
 
-#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics` of :data:`UNDERSTANDING`.
+#: Every statistic of the task from its records: :func:`iris_tasks.answer_shares.compute_metrics`
+#: of :data:`UNDERSTANDING`.
 compute_metrics = functools.partial(answer_shares.compute_metrics, UNDERSTANDING)
 
 

@@ -13,7 +13,8 @@ named: ``"<file>: <what was read>"``: the labels of its faces, ``no face``, or `
 task counts them) and ``record``, the numbers the aggregation reads (the task's image records, the images asked for,
 and the run's settings). Every field keeps one JSON type across documents (W&B's tables require it).
 
-**The scores' assembly** (:func:`compute_metrics`, with each task's :class:`Scoring`): :func:`apply_coverage` (``<score>_coverage`` and the null below the minimum),
+**The scores' assembly** (:func:`compute_metrics`, with each task's :class:`Scoring`): :func:`apply_coverage`
+(``<score>_coverage`` and the null below the minimum),
 :func:`image_intervals` (the stratified bootstrap of the images within their prompts, spread-corrected),
 :func:`report_intervals` (the interval ends of every statistic that has one, null where the value is, where the
 coverage simulations withhold it, or where the method gave none, each with its reason in one
