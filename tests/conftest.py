@@ -38,9 +38,9 @@ def _cores() -> int:
 
 # Under pytest-xdist each worker's torch gets its share of the cores: the worker's own models and every harness run
 # the tests start (they inherit this environment). With torch's default of one thread per core, two workers on two
-# cores spin against each other: the lm-eval run of ``fact_or_fair_generation_run`` took 260 s of CPU (10 minutes) on
+# cores spin against each other: a 4-document SmolLM2 lm-eval run of ``fact_or_fair`` took 260 s of CPU (10 minutes) on
 # a busy two-core machine and 61 s (87 s) with one thread, its samples and results byte for byte the same (as were the
-# log-likelihoods of ``fact_or_fair_loglikelihood_run``'s). A setting of the caller's own is kept.
+# log-likelihoods of a run of ``fact_or_fair_mc``). A setting of the caller's own is kept.
 if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
     _share = max(1, _cores() // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))
     os.environ.setdefault("OMP_NUM_THREADS", str(_share))
@@ -81,34 +81,54 @@ def shared_cnn_detections(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     share_cnn_detections(monkeypatch, root / "shared-cnn-detections")
 
 
-def _run_lm_eval(tmp: Path, tasks: str, limit: int, *extra: str) -> Path:
+def _run_served_lm_eval(tmp: Path, tasks: str, limit: int, *, log_likelihood: bool = False) -> Path:
+    """lm_eval with ``--limit``, the chat template and logged samples against a loopback OpenAI-compatible server:
+    every chat reply a valid answer (``fact_or_fair_reply``), or with ``log_likelihood`` prompt-token
+    log-probabilities from a fixed function of the token ids (``local-completions``, SmolLM2's tokenizer). Not a
+    model: the runs check the plumbing a real run goes through, instantly (the embedded model's own generation and
+    log-likelihoods are run by the README demo, the scale tests and the oldest lm-eval's tests)."""
     from harness import DEV_BIN, offline_env, run
     from models import smollm2
+    from openai_server import OpenAIServer, fact_or_fair_reply, running
 
     out = tmp / "out"
-    run(
-        [str(DEV_BIN / "lm_eval"), "--model", "hf", "--model_args", f"pretrained={smollm2()},dtype=float32",
-         "--device", "cpu", "--tasks", tasks, "--limit", str(limit), "--batch_size", "8",
-         "--output_path", str(out), "--log_samples", *extra],
-        env=offline_env(tmp), cwd=tmp, timeout=900,
-    )  # fmt: skip
+    with running(OpenAIServer(fact_or_fair_reply, model_name="loopback")) as server:
+        if log_likelihood:
+            model = ["--model", "local-completions", "--model_args",
+                     f"model=loopback,base_url={server.base_url}/completions,num_concurrent=8,max_retries=1,"
+                     f"tokenizer_backend=huggingface,tokenizer={smollm2()}"]  # fmt: skip
+        else:
+            model = ["--model", "local-chat-completions", "--model_args",
+                     f"model=loopback,base_url={server.base_url}/chat/completions,num_concurrent=8,max_retries=1",
+                     "--apply_chat_template"]  # fmt: skip
+        run(
+            [str(DEV_BIN / "lm_eval"), *model, "--tasks", tasks, "--limit", str(limit), "--output_path", str(out),
+             "--log_samples"],
+            env=offline_env(tmp), cwd=tmp, timeout=900,
+        )  # fmt: skip
     return out
 
 
 @pytest.fixture(scope="session")
 def fact_or_fair_generation_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """lm_eval + SmolLM2-135M-Instruct, `fact_or_fair` and the base lite task, 4 documents each, chat template."""
+    """lm_eval ``local-chat-completions`` against a loopback server giving valid answers, ``fact_or_fair`` and the
+    base lite task, 4 documents each, chat template."""
     return shared_run(
         tmp_path_factory,
         "fact-or-fair-generation",
-        lambda tmp: _run_lm_eval(tmp, "fact_or_fair,fact_or_fair_subjective_base_lite", 4, "--apply_chat_template"),
+        lambda tmp: _run_served_lm_eval(tmp, "fact_or_fair,fact_or_fair_subjective_base_lite", 4),
     )
 
 
 @pytest.fixture(scope="session")
 def fact_or_fair_loglikelihood_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """lm_eval + SmolLM2-135M-Instruct, the log-likelihood group `fact_or_fair_mc`, 8 documents per task."""
-    return shared_run(tmp_path_factory, "fact-or-fair-mc", lambda tmp: _run_lm_eval(tmp, "fact_or_fair_mc", 8))
+    """lm_eval ``local-completions`` against a loopback server's fixed prompt-token log-probabilities, the
+    log-likelihood group ``fact_or_fair_mc``, 8 documents per task."""
+    return shared_run(
+        tmp_path_factory,
+        "fact-or-fair-mc",
+        lambda tmp: _run_served_lm_eval(tmp, "fact_or_fair_mc", 8, log_likelihood=True),
+    )
 
 
 def _run_fairlens_dummy(tmp: Path) -> Path:

@@ -1,6 +1,6 @@
 """``compare`` and the differences view on real harness output: two runs of the same model, each a separate harness
 run (lmms-eval with the weight-free dummy model for FairLens), answer identically and show no detectable difference,
-in ``compare`` and in the report's differences view; a 4-document SmolLM2 lm-eval run holds too little evidence for
+in ``compare`` and in the report's differences view; a 4-document lm-eval run holds too little evidence for
 any statistic, and ``compare`` says so on every row."""
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ def _check_no_difference(data: dict, prefix: str) -> list[dict]:
     return compared
 
 
-def test_a_4_document_lm_eval_run_of_smollm2_is_not_comparable_for_too_little_evidence(
+def test_a_4_document_lm_eval_run_is_not_comparable_for_too_little_evidence(
     fact_or_fair_generation_run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 33: a ``--limit 4`` run holds a few cells of each design; every statistic is null for too little
     evidence, so ``compare`` (of the run and a copy of it) calls nothing a difference, or no difference, and says why
-    on every row. (It compared a second SmolLM2 run when these runs printed numbers.)"""
+    on every row."""
     second = tmp_path / "second"
     shutil.copytree(fact_or_fair_generation_run, second)
     status, data = _compare(fact_or_fair_generation_run, second, tmp_path)

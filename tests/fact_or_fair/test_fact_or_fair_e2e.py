@@ -1,7 +1,6 @@
-"""End to end through the real ``lm_eval`` command with the embedded SmolLM2-135M-Instruct model.
-
-SmolLM2 answers at chance: this proves the plumbing (documents, prompts, parsing, aggregation, results
-and samples files), not the model's fairness.
+"""End to end through the real ``lm_eval`` command, against a loopback OpenAI-compatible server that answers every
+prompt validly (chat) or rates every prompt token by a fixed function (log-likelihood): this proves the plumbing
+(documents, prompts, parsing, aggregation, results and samples files), not a model's fairness.
 """
 
 from __future__ import annotations
@@ -187,7 +186,7 @@ def _check_subjective_group(results: dict, group: str, tasks: list[str]) -> None
             assert math.isnan(reported), (group, axis, values, reported)
 
 
-def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> None:
+def test_generation_group_through_a_served_model(fact_or_fair_generation_run: Path) -> None:
     results = _results(fact_or_fair_generation_run)
     _check_task(results, "fact_or_fair_objective", scoring.OBJECTIVE_METRICS, 4)
     for task in [*GENERATION[1:], "fact_or_fair_subjective_base_lite"]:
@@ -216,7 +215,7 @@ def test_generation_group_with_smollm2(fact_or_fair_generation_run: Path) -> Non
         )
 
 
-def test_loglikelihood_group_with_smollm2(fact_or_fair_loglikelihood_run: Path) -> None:
+def test_loglikelihood_group_through_a_served_model(fact_or_fair_loglikelihood_run: Path) -> None:
     results = _results(fact_or_fair_loglikelihood_run)
     _check_task(results, "fact_or_fair_objective_mc", scoring.OBJECTIVE_METRICS, 8)
     tasks = [f"fact_or_fair_subjective_{context}_mc" for context in CONTEXTS]

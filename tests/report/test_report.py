@@ -142,7 +142,7 @@ def test_report_sections_show_denominators_seed_and_version(folders: list[Path])
     fairlens = next(r for r in runs if r.has("fairlens_hiring"))
     assert f"corpus {fairlens.results['fairlens_hiring']['corpus_sha256']}" in html
     assert html.count("<svg") >= 4  # two Fact-or-Fair figures, the FairLens rates, the IRIS radar
-    # the generation and log-likelihood runs of SmolLM2 cover different tasks: one model, no "@ date" names
+    # the generation and log-likelihood runs of the loopback server cover different tasks: one model, no "@ date" names
     assert len({r.model for r in runs if r.has("fact_or_fair_objective") or r.has("fact_or_fair_objective_mc")}) == 1
     assert " @ " not in html
 
@@ -320,7 +320,7 @@ class _Figure(HTMLParser):
 
 
 def _with_points(run: Path, to: Path) -> Path:
-    """A copy of a SmolLM2 run (4 or 8 documents a task: every S_fact and S_E is null for too little evidence) whose
+    """A copy of a loopback-served run (4 or 8 documents a task: every S_fact and S_E is null for too little evidence) whose
     results give each task's S_fact and S_E a value, so that the figure has points to draw."""
     shutil.copytree(run, to)
     for path in to.rglob("results_*.json"):
@@ -346,8 +346,8 @@ def test_fact_or_fair_figure_caption_says_what_is_drawn_and_the_legend_keeps_ful
         assert all(style == "dashed" for bound, style in figure["bounds"].items() if bound != highlighted)
         for bound, style in figure["bounds"].items():
             assert f"{bound} {style}" in figure["caption"]
-        names = [n for n in figure["legend"] if n.startswith("SmolLM2") and "S_fact" not in n]  # not the points' titles
-        assert len(names) == len(set(names)) == 3 and "SmolLM2-135M-Instruct-0.1.2 (log-likelihood)" in names
+        names = [n for n in figure["legend"] if n.startswith("loopback") and "S_fact" not in n]  # not the points' titles
+        assert len(names) == len(set(names)) == 3 and "loopback (log-likelihood)" in names
 
 
 @pytest.fixture(scope="module")
