@@ -346,9 +346,8 @@ def test_fact_or_fair_figure_caption_says_what_is_drawn_and_the_legend_keeps_ful
         assert all(style == "dashed" for bound, style in figure["bounds"].items() if bound != highlighted)
         for bound, style in figure["bounds"].items():
             assert f"{bound} {style}" in figure["caption"]
-        names = [
-            n for n in figure["legend"] if n.startswith("loopback") and "S_fact" not in n
-        ]  # not the points' titles
+        # the runs' names, not the points' titles
+        names = [n for n in figure["legend"] if n.startswith("loopback") and "S_fact" not in n]
         assert len(names) == len(set(names)) == 3 and "loopback (log-likelihood)" in names
 
 
