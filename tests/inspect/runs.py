@@ -3,8 +3,11 @@ servers, and ``fairness-evals score`` of the replies a log holds."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
+import os
 import re
 import subprocess
 from collections.abc import Callable, Sequence
@@ -68,9 +71,22 @@ def served(tmp: Path, tasks: Sequence[str], reply: Callable[[str], str], *args: 
 
 
 def fairness_evals(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(DEV_BIN / "fairness-evals"), *args], cwd=cwd, capture_output=True, text=True, timeout=600
-    )
+    """``fairness-evals ARGS`` in ``cwd``, run in this process (the command's ``main``: its exit status and what it
+    printed), which saves each call the 3-7 s of a fresh interpreter importing inspect-ai. The executable itself is
+    run by ``tests/foundation/test_cli.py`` and, with inspect-ai blocked, by ``test_inspect_foreign_logs.py``."""
+    from fairness_evals.commands.main import main
+
+    out, err, before = io.StringIO(), io.StringIO(), Path.cwd()
+    os.chdir(cwd)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(list(args))
+            except SystemExit as exit:  # argparse's usage errors
+                code = exit.code if isinstance(exit.code, int) else 1
+    finally:
+        os.chdir(before)
+    return subprocess.CompletedProcess(["fairness-evals", *args], code, out.getvalue(), err.getvalue())
 
 
 def score_replies(tmp: Path, entry: LoggedTask, *extra: str) -> dict[str, float]:
