@@ -69,6 +69,20 @@ def fact_or_fair_run(tmp_path_factory: pytest.TempPathFactory) -> Served:
     return Served(tasks, sent, tmp_path_factory.mktemp("inspect-fact-or-fair"))
 
 
+#: The arguments of :func:`limited_objective_run`.
+LIMITED = ("--limit", "12", "-T", "seed=3")
+
+
+@pytest.fixture(scope="session")
+def limited_objective_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``inspect eval fairness_evals/fact_or_fair_objective`` with :data:`LIMITED` against a loopback server answering
+    :func:`mixed_reply`, once per test session: the folder of its logs (``check`` of a limited log; the same task run
+    by its file)."""
+    logs, _ = _shared_served(tmp_path_factory, "inspect-objective-limited", ["fact_or_fair_objective"], mixed_reply,
+                             *LIMITED)  # fmt: skip
+    return logs
+
+
 #: The strata (gender, race, age band), in :func:`faces.make_utkface_folder`'s order, of the five images of
 #: :func:`face_corpus`: every group of every attribute has one.
 STRATA = ((0, 0, 0), (1, 1, 1), (0, 2, 2), (1, 3, 0), (0, 4, 1))

@@ -18,7 +18,7 @@ import pytest
 from fairness_evals.inspect.logs import read_logs
 from fairness_evals.report.load import load_runs
 from tests.inspect.conftest import Finished, Served
-from tests.inspect.runs import MODEL, fairness_evals, mixed_reply, score_replies, served
+from tests.inspect.runs import MODEL, fairness_evals, score_replies, served
 
 pytestmark = pytest.mark.harness
 
@@ -60,17 +60,15 @@ def test_score_of_a_log_folder_is_score_of_its_replies(fact_or_fair_run: Served,
 
 
 def test_check_passes_a_whole_log_and_fails_a_limited_or_failed_one(
-    fact_or_fair_run: Served, failed_objective_run: Finished, tmp_path: Path
+    fact_or_fair_run: Served, limited_objective_run: Path, failed_objective_run: Finished, tmp_path: Path
 ) -> None:
     whole = fairness_evals("check", str(logs_of(fact_or_fair_run)), "--allow-nan", "*", cwd=tmp_path)
     assert whole.returncode == 0, whole.stdout + whole.stderr
     assert all(task in whole.stdout for task in LEAVES)
 
-    (tmp_path / "limited").mkdir()
-    limited = served(tmp_path / "limited", ["fact_or_fair_objective"], mixed_reply, "--limit", "5")
-    cut = fairness_evals("check", str(limited.logs), cwd=tmp_path)
-    assert cut.returncode == 1 and "--limit 5" in cut.stdout + cut.stderr, cut.stdout + cut.stderr
-    allowed = fairness_evals("check", str(limited.logs), "--allow-limited", "--allow-nan", "*", cwd=tmp_path)
+    cut = fairness_evals("check", str(limited_objective_run), cwd=tmp_path)
+    assert cut.returncode == 1 and "--limit 12" in cut.stdout + cut.stderr, cut.stdout + cut.stderr
+    allowed = fairness_evals("check", str(limited_objective_run), "--allow-limited", "--allow-nan", "*", cwd=tmp_path)
     assert allowed.returncode == 0, allowed.stdout + allowed.stderr
 
     assert failed_objective_run.returncode == 0  # Inspect exits 0: check is the gate

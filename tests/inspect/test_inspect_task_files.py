@@ -17,7 +17,8 @@ from fairlens_tasks import inspect_tasks as fairlens
 from fairness_evals.inspect import task_files
 from fairness_evals.inspect.logs import read_logs
 from iris_tasks import inspect_tasks as iris
-from tests.inspect.runs import INSPECT, MODEL, loopback_env, mixed_reply, served
+from tests.inspect.conftest import LIMITED
+from tests.inspect.runs import INSPECT, MODEL, loopback_env, mixed_reply
 
 FILES = {"fact_fair_tasks": fact_or_fair, "fairlens_tasks": fairlens, "iris_tasks": iris}
 DECLARED = {package: module.TASKS for package, module in FILES.items()}
@@ -42,12 +43,10 @@ def test_inspect_list_tasks_lists_every_task_by_file(tmp_path: Path) -> None:
 
 
 @pytest.mark.harness
-def test_a_task_by_its_file_runs_as_by_its_registered_name(tmp_path: Path) -> None:
+def test_a_task_by_its_file_runs_as_by_its_registered_name(limited_objective_run: Path, tmp_path: Path) -> None:
     """``inspect eval fact_fair_tasks/inspect_tasks.py@fact_or_fair_objective`` and ``inspect eval
     fairness_evals/fact_or_fair_objective``, with the same ``-T`` argument and replies: the same samples and metrics."""
-    args = ["--limit", "12", "-T", "seed=3"]
-    (tmp_path / "by_name").mkdir()
-    by_name = served(tmp_path / "by_name", ["fact_or_fair_objective"], mixed_reply, *args)
+    args = LIMITED
     by_file = tmp_path / "by_file"
     with running(OpenAIServer(mixed_reply, model_name=MODEL)) as server:
         proc = subprocess.run(
@@ -57,7 +56,7 @@ def test_a_task_by_its_file_runs_as_by_its_registered_name(tmp_path: Path) -> No
             timeout=600,
         )  # fmt: skip
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    (named,) = read_logs([by_name.logs])
+    (named,) = read_logs([limited_objective_run])
     (filed,) = read_logs([by_file / "logs"])
     assert filed.name == named.name == "fact_or_fair_objective"
     assert sorted((s.id, s.reply) for s in filed.samples) == sorted((s.id, s.reply) for s in named.samples)
