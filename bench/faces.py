@@ -1,6 +1,6 @@
 """Face detector calibration (issue 18): how many faces each detector setting finds on labelled images.
 
-The labelled set is :mod:`fairness_evals.faces.calibration` (LFW faces and non-faces from scikit-image, the
+The labelled set is ``tests/support/face_calibration.py`` (LFW faces and non-faces from scikit-image, the
 astronaut, natural photos without people, composites of 2-4 people; each as PNG, JPEG, greyscale and
 enlarged copies). For every detector configuration the candidates are collected once at a permissive
 threshold (cached on disk: the CNN takes seconds per image on a CPU), then every selection rule (score
@@ -29,8 +29,9 @@ from pathlib import Path
 # bench/metrics.py would shadow the `metrics` package: keep this folder off the import path.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
-from fairness_evals.faces.calibration import (  # noqa: E402
+from face_calibration import (  # noqa: E402
     VARIANTS,
     CalibrationImage,
     DetectorConfig,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from fairness_evals.faces.calibration import (
+from face_calibration import (
     VARIANTS,
     CalibrationImage,
     RawDetections,
@@ -17,6 +16,7 @@ from fairness_evals.faces.calibration import (
     portrait_layout,
     variant,
 )
+
 from fairness_evals.faces.detection import select_detections
 
 

@@ -36,8 +36,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .detection import select_detections
-from .face import Box
+from fairness_evals.faces.detection import select_detections
+from fairness_evals.faces.face import Box
 
 if TYPE_CHECKING:
     import numpy as np
