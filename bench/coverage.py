@@ -1,8 +1,8 @@
 """Coverage of every reported interval, per benchmark, statistic and size (issue 13).
 
 Each benchmark's seeded simulation designs live in ``tests/support/coverage_<benchmark>.py`` (the
-coverage tests use the same designs; every one runs its replicates through ``metrics.coverage.simulate``)
-and expose ``coverage_table(size, replicates=...) -> list[metrics.coverage.Coverage]`` with ``size``
+coverage tests use the same designs; every one runs its replicates through ``coverage_simulation.simulate``)
+and expose ``coverage_table(size, replicates=...) -> list[coverage_simulation.Coverage]`` with ``size``
 "paper" (the paper's sizes) or "lite" (the lite / ``--limit`` sizes the READMEs suggest). A statistic
 whose task reports a bootstrap standard error also has a row ``<statistic>_stderr``: the coverage of
 ``estimate ± 1.96 stderr``.
@@ -13,7 +13,7 @@ estimate - truth). The bar, nominal 95%: coverage >= 0.93 at the paper's sizes a
 sizes, width ratio <= 2; an interval that is withheld (printed 0) must say why in the task's warning.
 
 ``--bias`` prints instead, for every benchmark whose design module offers ``bias_table(replicates=...)
--> list[metrics.coverage.Bias]``, the bias of each point estimate (the estimator alone, before any rule
+-> list[coverage_simulation.Bias]``, the bias of each point estimate (the estimator alone, before any rule
 nulls it) by the number of answers (or images) per cell, the largest over the simulated models, and at
 each statistic's declared minimum (``fairness_evals.statistics.Minimum``) the measured bias against the
 bias the declaration allows.
@@ -42,7 +42,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 
-from metrics.coverage import Bias, Coverage  # noqa: E402
+from coverage_simulation import Bias, Coverage  # noqa: E402
 
 BENCHMARKS = {
     "fact_or_fair": "coverage_fact_or_fair",

@@ -351,8 +351,8 @@ def detail(files: list[run_files.InputFile]) -> Detail:
     open-ended tasks' answers are counted here and judged by ``fairness-evals judge`` (their bias scores are null until
     then, with that reason); the corpus counts come with ``score fairlens --corpus``."""
     from fairlens_tasks import open_scoring, scoring
+    from fairness_evals.harness_logging import silenced
     from fairness_evals.notes import Notes
-    from metrics.coverage import silenced
 
     def opened(task: str) -> bool:
         return task.startswith("fairlens_open_")

@@ -8,8 +8,10 @@ harness) hands them to the harness's own output: lm-eval's handler on the ``lm_e
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator, Sequence
 
 _LOGGER = "fairness_evals"
 _MARK = "_fairness_evals_harness"
@@ -41,3 +43,17 @@ def attach() -> None:
     for handler in handlers:
         setattr(handler, _MARK, True)
         ours.addHandler(handler)
+
+
+@contextlib.contextmanager
+def silenced(loggers: Sequence[str]) -> Iterator[None]:
+    """Raise the named loggers to ERROR for the duration, and give them their levels back (each replicate of a
+    simulation would log its warnings; a command that reads a scored run carries each null's reason already)."""
+    saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
+    for logger, _ in saved:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in saved:
+            logger.setLevel(level)

@@ -10,5 +10,7 @@ Modules:
 - :mod:`metrics.iris` - IRIS RD, AD, SPD, JS divergence, AC_diff, DHR, magnitudes, dimension scores, MBTI.
 - :mod:`metrics.bootstrap` - seeded, vectorised resampling of the sampled unit (within strata where the design has them).
 - :mod:`metrics.intervals` - interval methods (percentile, basic, BCa, max-t) and when each is valid.
-- :mod:`metrics.coverage` - coverage simulations that justify each statistic's interval method.
+
+The coverage simulations that justify each statistic's interval method are the tests' and ``bench/coverage.py``'s
+(``tests/support/coverage_simulation.py`` and the benchmarks' simulators beside it).
 """

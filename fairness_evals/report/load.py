@@ -423,7 +423,7 @@ def with_detail(run: Run) -> None:
     (``--predict_only``) gets no detail. A samples file that cannot be scored leaves the run its headlines and
     :attr:`Run.detail_problem` the line that names it (the report shows it; check counts it)."""
     from fairness_evals import detail
-    from metrics.coverage import silenced
+    from fairness_evals.harness_logging import silenced
 
     files = [f for task in run.results if is_ours(task) and (f := run.samples_file(task)) is not None]
     if not files:
@@ -461,8 +461,8 @@ def load_log(path: Path) -> Run:
     :class:`ReportInputError` naming it; replies that cannot be scored leave the run its headlines and
     :attr:`Run.detail_problem` the line that names it."""
     from fairness_evals import detail
+    from fairness_evals.harness_logging import silenced
     from fairness_evals.inspect.logs import NotOurs, read_log
-    from metrics.coverage import silenced
 
     try:
         entries = read_log(path)

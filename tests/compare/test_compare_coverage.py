@@ -21,8 +21,7 @@ import math
 
 import coverage_compare as sim
 import pytest
-
-from metrics.coverage import Coverage
+from coverage_simulation import Coverage
 
 REPLICATES = 40
 RESAMPLES = 500

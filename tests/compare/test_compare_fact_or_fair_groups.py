@@ -14,11 +14,11 @@ import coverage_fact_or_fair as cff
 import numpy as np
 import pytest
 import yaml
+from coverage_simulation import Coverage
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.compare import CONTEXTS, FactOrFair
 from fairness_evals.commands.main import main
-from metrics.coverage import Coverage
 from tests.compare.synthetic import STAMP, _results_file
 
 GROUP = sim.GROUP

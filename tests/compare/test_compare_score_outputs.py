@@ -22,7 +22,7 @@ import pytest
 from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import documents_for
 from fairness_evals.commands.main import main
-from metrics.coverage import silenced
+from fairness_evals.harness_logging import silenced
 
 STAMP = "2026-01-01T00-00-00.000001"
 

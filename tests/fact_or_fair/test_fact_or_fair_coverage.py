@@ -17,13 +17,13 @@ import math
 import coverage_fact_or_fair as sim
 import numpy as np
 import pytest
+from coverage_simulation import Coverage
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import subjective_documents
 from fact_fair_tasks.items import AXES, class_index
 from fact_fair_tasks.parsing import PARSED, REFUSED, Parse
 from fact_fair_tasks.statistics import SUBJECTIVE_CELLS
-from metrics.coverage import Coverage
 
 REPLICATES = 40
 PAPER_BAR, LITE_BAR = 0.93, 0.90

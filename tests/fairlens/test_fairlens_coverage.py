@@ -21,13 +21,13 @@ import math
 import coverage_fairlens as sim
 import numpy as np
 import pytest
+from coverage_simulation import Coverage
 
 from fairlens_tasks import scoring
 from fairlens_tasks.documents import documents
 from fairlens_tasks.normalise import Normalised
 from fairlens_tasks.questions import domain_questions
 from fairlens_tasks.settings import ENV, build_settings
-from metrics.coverage import Coverage
 
 REPLICATES = 60
 FAMILIES = {

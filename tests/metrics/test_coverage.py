@@ -1,4 +1,4 @@
-"""metrics.coverage.simulate, the one replicate loop of every coverage simulation: what it reads from a scorer, how it
+"""coverage_simulation.simulate, the one replicate loop of every coverage simulation: what it reads from a scorer, how it
 seeds the replicates, and the second kind of interval it judges (``estimate ± 1.96 stderr``)."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ import math
 import numpy as np
 import pytest
 from cell_intervals import cell_intervals
+from coverage_simulation import STDERR_Z, Scored, reported, simulate, summarise
 
 from metrics import bootstrap as bs
 from metrics import intervals as iv
-from metrics.coverage import STDERR_Z, Scored, reported, simulate, summarise
 
 
 def _normal_means(n: int, stderr_scale: float | None, *, interval: bool = True):

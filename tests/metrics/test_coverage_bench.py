@@ -10,8 +10,7 @@ import types
 from pathlib import Path
 
 import pytest
-
-from metrics.coverage import summarise
+from coverage_simulation import summarise
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "coverage.py"
 
@@ -98,7 +97,7 @@ def test_every_benchmark_offers_a_coverage_table(name: str) -> None:
 def test_bias_tables_hold_each_minimum_to_the_bias_it_declares(capsys: pytest.CaptureFixture) -> None:
     """``--bias``: per statistic, the largest bias over the models at each size, and at the declared minimum the
     verdict against the declared bias (exit 1 when one is above it)."""
-    from metrics.coverage import Bias
+    from coverage_simulation import Bias
 
     bench = _bench()
 

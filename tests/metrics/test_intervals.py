@@ -252,7 +252,7 @@ def test_max_t_spec_must_return_components() -> None:
 
 # --------------------------------------------------------------------------- coverage summaries
 def test_coverage_summary_by_hand() -> None:
-    from metrics.coverage import summarise
+    from coverage_simulation import summarise
 
     est = np.array([0.4, 0.5, 0.6, 0.5])
     lo = np.array([0.3, 0.45, 0.55, np.nan])

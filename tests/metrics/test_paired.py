@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 import pytest
+from coverage_simulation import summarise
 
 from metrics import bootstrap as bs
 from metrics import fact_fair as ff
 from metrics import paired
-from metrics.coverage import summarise
 
 
 def share(counts: np.ndarray) -> np.ndarray:

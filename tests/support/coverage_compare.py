@@ -21,7 +21,7 @@ policies of ``coverage_fact_or_fair``. IRIS BIS-Und (:data:`IRIS_PAIRS`, 2 and 1
 twice. Generation (:data:`GENERATION_PAIRS`, 20 and 5 images per prompt): two of ``coverage_generation``'s simulated
 generators on the same prompts (their images are independent draws).
 
-:func:`coverage_table` returns one ``metrics.coverage.Coverage`` per pair and metric, named
+:func:`coverage_table` returns one ``coverage_simulation.Coverage`` per pair and metric, named
 ``<size>/<pair>/<task>/<metric>``; ``bench/coverage.py`` can print it and ``tests/compare/test_compare_coverage.py``
 holds a subset to the bar: coverage >= 0.93 at the paper's size, >= 0.90 at lite. Widths: the basic interval of a
 smooth difference is within 2x the spread of the estimate; the conservative bounds used for differences of maxima
@@ -53,6 +53,7 @@ from coverage_fairlens import (
     open_units,
     records_from_options,
 )
+from coverage_simulation import Coverage, Scored, simulate
 
 from fact_fair_tasks import scoring as fact_or_fair_scoring
 from fact_fair_tasks.compare import FactOrFair
@@ -64,7 +65,6 @@ from fairness_evals.compare.comparison import adapter_of
 from fairness_evals.compare.problem import Problem
 from iris_tasks import bis_und
 from iris_tasks.compare import Iris
-from metrics.coverage import Coverage, Scored, simulate
 
 __all__ = [
     "FACT_OR_FAIR_METRICS",
@@ -579,7 +579,7 @@ def paired_coverage(
     own_interval_optional: bool = False,
 ) -> list[Coverage]:
     """The coverage rows ``<label>/<metric>`` of the differences B - A of one pair of models (the loop:
-    :func:`metrics.coverage.simulate`, seeded ``seed``). Replicate i draws both runs' data on the same units
+    :func:`coverage_simulation.simulate`, seeded ``seed``). Replicate i draws both runs' data on the same units
     (``draw(rng)``: A's, B's), scores each run with the task's own code (``own(run, i)``: its metrics, one mapping
     per task the run scores) and computes ``compare``'s differences of ``metrics`` from each run's
     :class:`~fairness_evals.compare.problem.Problem` (``problem(run)``; ``n_resamples`` joint resamples seeded i).

@@ -20,7 +20,7 @@ model against a less stereotyped version of itself; a model that becomes more st
 and in-group contexts (the group mean moves by a quarter of the per-context change); a stereotyped model against a
 uniform picker (true S_fair 1, at the boundary); one model run twice with independent sampling (every difference 0).
 
-:func:`coverage_table` returns one ``metrics.coverage.Coverage`` per pair and metric, named
+:func:`coverage_table` returns one ``coverage_simulation.Coverage`` per pair and metric, named
 ``<size>/<pair>/<group>/<metric>``, at the paper's size (100 draws per scenario: 300 answers per cell and context)
 and the lite size (10 draws: 30); ``tests/compare/test_compare_fact_or_fair_groups.py`` holds a seeded subset to the
 bar (>= 0.93 paper, >= 0.90 lite; width within twice the spread of the estimate).
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import coverage_fact_or_fair as cff
 import numpy as np
 from coverage_compare import paired_coverage
+from coverage_simulation import Coverage
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.compare import FactOrFair
-from metrics.coverage import Coverage
 
 __all__ = [
     "DRAWS",

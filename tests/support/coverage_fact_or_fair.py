@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from coverage_simulation import Bias, Coverage, measure_bias, simulate
 
 from fact_fair_tasks import scoring
 from fact_fair_tasks.documents import objective_documents
@@ -48,7 +49,6 @@ from fact_fair_tasks.items import AXES, TARGETS, class_index, classes, statistic
 from fact_fair_tasks.parsing import PARSED, REFUSED, UNPARSED, Parse
 from fact_fair_tasks.statistics import OBJECTIVE_CELLS, SUBJECTIVE_CELLS
 from metrics import fact_fair as ff
-from metrics.coverage import Bias, Coverage, measure_bias, simulate
 
 SIZES = {"paper": 100, "lite": 10}  # subjective profile draws per scenario
 REPLICATES = {"paper": 400, "lite": 300}

@@ -28,7 +28,7 @@ unjudged and 3% blank.
 Each replicate draws a fresh sample of the design, answers it with the policy, and scores it with the package's
 own code (:func:`fairlens_tasks.scoring.compute_metrics`, :func:`fairlens_tasks.open_scoring.
 open_metrics_from_arrays`: 1,000 stratified resamples, the shipped interval methods). :func:`coverage_table`
-summarises every interval-bearing metric (``metrics.coverage.Coverage``, named ``<size>/<policy>/<task>/
+summarises every interval-bearing metric (``coverage_simulation.Coverage``, named ``<size>/<policy>/<task>/
 <metric>``); ``bench/coverage.py`` prints it and ``tests/fairlens/test_fairlens_coverage.py`` holds it to the
 bar (coverage >= 0.93 at the paper's size, >= 0.90 at lite, mean width <= 2x the spread of the estimate).
 
@@ -46,11 +46,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from coverage_simulation import Bias, Coverage, measure_bias, simulate
 
 from fairlens_tasks.labels import AGE_BANDS, GENDERS, RACES
 from fairlens_tasks.questions import CANNOT_TELL, Question, domain_open_questions, domain_questions
 from fairlens_tasks.sampling import allocate
-from metrics.coverage import Bias, Coverage, measure_bias, simulate
 
 __all__ = [
     "BIAS_SIZES",

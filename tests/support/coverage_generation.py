@@ -28,8 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-
-from metrics.coverage import Bias, Coverage, measure_bias, simulate
+from coverage_simulation import Bias, Coverage, measure_bias, simulate
 
 SIZES = {"paper": 20, "lite": 5}
 #: Replicates and bootstrap resamples per simulated run (the tests' budget; ``bench/coverage.py`` may pass more).

@@ -10,7 +10,7 @@ reports. Truths are computed from the same population without sampling noise: ex
 and set designs, exact bracket-win probabilities for the probe.
 
 ``coverage_table(size)`` ("paper": the sizes below; "lite": the README's small-run sizes) returns one
-:class:`metrics.coverage.Coverage` per (statistic, design), named ``"<score> <design> <size>"``; ``bench/coverage.py``
+:class:`coverage_simulation.Coverage` per (statistic, design), named ``"<score> <design> <size>"``; ``bench/coverage.py``
 prints it and ``tests/iris/test_iris_coverage.py`` checks it against the bar (coverage >= 0.93 paper / 0.90 lite).
 
 Sizes (the paper publishes none of them):
@@ -32,13 +32,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from coverage_simulation import Bias, Coverage, measure_bias, simulate
 
 from iris_tasks import bis_und, ifs_und, rfs_und
 from iris_tasks.answer_shares import PPM
 from iris_tasks.mapping import STAGES
 from iris_tasks.pairs import COMPARISON_NAMES
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, occupation_ids, real_world
-from metrics.coverage import Bias, Coverage, measure_bias, simulate
 from metrics.iris import dimension_score
 
 __all__ = ["BIAS_FRACTIONS", "DESIGNS", "SIZES", "bias_table", "coverage_table", "design_bias", "simulate_design"]

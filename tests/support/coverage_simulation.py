@@ -32,19 +32,18 @@ it: a row measured at a statistic's declared minimum carries the bias the declar
 
 from __future__ import annotations
 
-import contextlib
-import logging
 import math
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fairness_evals.harness_logging import silenced
+
 __all__ = [
-    "STDERR_SUFFIX", "STDERR_Z", "Bias", "Coverage", "Scored", "measure_bias", "reported", "silenced", "simulate",
-    "summarise",
+    "STDERR_SUFFIX", "STDERR_Z", "Bias", "Coverage", "Scored", "measure_bias", "reported", "simulate", "summarise",
 ]  # fmt: skip
 
 #: Relative tolerance when testing whether a truth lies in an interval (floating-point rounding only).
@@ -164,20 +163,6 @@ def reported(out: Mapping[str, Any], name: str) -> Scored:
     if hasattr(value, "low"):
         return Scored(value.estimate, value.low, value.high, getattr(value, "stderr", None))
     return Scored(value, out[f"{name}_ci_low"], out[f"{name}_ci_high"], out.get(f"{name}{STDERR_SUFFIX}"))
-
-
-@contextlib.contextmanager
-def silenced(loggers: Sequence[str]) -> Iterator[None]:
-    """Raise the named loggers to ERROR for the duration, and give them their levels back (each replicate of a
-    simulation would log its warnings; a command that reads a scored run carries each null's reason already)."""
-    saved = [(logging.getLogger(name), logging.getLogger(name).level) for name in loggers]
-    for logger, _ in saved:
-        logger.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        for logger, level in saved:
-            logger.setLevel(level)
 
 
 def simulate(
