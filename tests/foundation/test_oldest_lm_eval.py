@@ -10,26 +10,12 @@ from __future__ import annotations
 
 import json
 import math
-import zipfile
 from pathlib import Path
 
-import pytest
-from harness import DEV_BIN, REPO, load_results, offline_env, run
+from harness import DEV_BIN, load_results, offline_env, run
 from models import smollm2
 
 from fairness_evals import statistics
-
-WHEELS = REPO / ".venv" / "test-wheels"
-
-
-@pytest.fixture(scope="module")
-def lm_eval_0411(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wheels = sorted(WHEELS.glob("lm_eval-0.4.11-*.whl"))
-    assert wheels, f"no lm_eval 0.4.11 wheel under {WHEELS}: run scripts/setup.sh test"
-    root = tmp_path_factory.mktemp("lm-eval-0.4.11")
-    with zipfile.ZipFile(wheels[0]) as wheel:
-        wheel.extractall(root)
-    return root
 
 
 def _env(tmp: Path, lm_eval_root: Path, **extra: str) -> dict[str, str]:
@@ -74,21 +60,14 @@ def test_a_generation_and_a_loglikelihood_task_run_under_0_4_11(lm_eval_0411: Pa
         assert math.isnan(scored[f"s_fact_{axis},none"]) and math.isnan(generated[f"s_fact_{axis},none"]), axis
 
 
-def test_the_lite_group_headlines_print_their_arrows_under_0_4_11(lm_eval_0411: Path, tmp_path: Path) -> None:
+def test_the_lite_group_headlines_print_their_arrows_under_0_4_11(sweep_0411: tuple[Path, str, list[dict]]) -> None:
     """Issue 33: the top groups list their leaf tasks, so lm-eval gives the group rows s_fair_* their direction in
-    0.4.11 as in 0.4.13 (test_fact_or_fair_readable.py runs the whole lite group under the installed version)."""
-    from openai_server import OpenAIServer, fact_or_fair_reply, running
+    0.4.11 as in 0.4.13 (test_fact_or_fair_readable.py runs the whole lite group under the installed version). Read
+    from the zero-shot sweep of ``fact_or_fair_lite`` under 0.4.11 (``tests/foundation/conftest.py``)."""
     from readable import printed_arrows
 
-    with running(OpenAIServer(fact_or_fair_reply, model_name="served")) as server:
-        proc = run(
-            [str(DEV_BIN / "python"), "-m", "lm_eval", "--model", "local-chat-completions", "--model_args",
-             f"model=served,base_url={server.base_url}/chat/completions,num_concurrent=8,max_retries=1",
-             "--tasks", "fact_or_fair_lite", "--limit", "2", "--apply_chat_template", "--output_path",
-             str(tmp_path / "out")],
-            env=_env(tmp_path, lm_eval_0411), cwd=tmp_path, timeout=900,
-        )  # fmt: skip
-    assert load_results(tmp_path / "out")["lm_eval_version"].startswith("0.4.11")
-    arrows = printed_arrows(proc.stdout)
+    out, printed, _ = sweep_0411
+    assert load_results(out)["lm_eval_version"].startswith("0.4.11")
+    arrows = printed_arrows(printed)
     expected = {f"s_{score}_{axis}": "↑" for score in ("fact", "fair") for axis in ("gender", "race")}
     assert arrows[("Groups", "fact_or_fair_lite")] == expected, arrows

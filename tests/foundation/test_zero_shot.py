@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -57,17 +56,6 @@ def test_every_task_template_of_ours_says_zero_shot() -> None:
 
 
 # ----------------------------------------------------------------------------- lm-eval
-@pytest.fixture(scope="module")
-def lm_eval_0411(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """lm-eval 0.4.11, the oldest version we declare, unpacked from the wheel ``scripts/setup.sh test`` downloads."""
-    wheels = sorted((REPO / ".venv" / "test-wheels").glob("lm_eval-0.4.11-*.whl"))
-    assert wheels, "no lm_eval 0.4.11 wheel under .venv/test-wheels: run scripts/setup.sh test"
-    root = tmp_path_factory.mktemp("lm-eval-0.4.11")
-    with zipfile.ZipFile(wheels[0]) as wheel:
-        wheel.extractall(root)
-    return root
-
-
 def _lm_eval_env(tmp: Path, version: str, oldest: Path) -> dict[str, str]:
     """Our code first (the harness subprocess must run the code under test), under 0.4.11 that lm-eval before it."""
     paths = [str(oldest)] if version == "0.4.11" else []
@@ -101,18 +89,6 @@ def _sweep(tmp: Path, version: str, oldest: Path) -> tuple[Path, str, list[dict]
         )  # fmt: skip
         received = list(server.received)
     return tmp / "out", proc.stdout + proc.stderr, received
-
-
-@pytest.fixture(scope="module")
-def sweep(tmp_path_factory: pytest.TempPathFactory, lm_eval_0411: Path) -> tuple[Path, str, list[dict]]:
-    """The sweep with the installed lm-eval (0.4.13)."""
-    return _sweep(tmp_path_factory.mktemp("zero-shot-lm-eval"), "0.4.13", lm_eval_0411)
-
-
-@pytest.fixture(scope="module")
-def sweep_0411(tmp_path_factory: pytest.TempPathFactory, lm_eval_0411: Path) -> tuple[Path, str, list[dict]]:
-    """The sweep with lm-eval 0.4.11."""
-    return _sweep(tmp_path_factory.mktemp("zero-shot-lm-eval-0.4.11"), "0.4.11", lm_eval_0411)
 
 
 def _prompts(task: str) -> set[str]:
