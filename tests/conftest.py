@@ -256,3 +256,94 @@ def plumbing_only_vlm(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tiny_vlm import build_plumbing_only_vlm
 
     return shared_run(tmp_path_factory, "tiny-random-llava", lambda tmp: build_plumbing_only_vlm(tmp / "model"))
+
+
+def _run_tiny_vlm(tmp: Path, model: Path) -> Path:
+    from faces import make_utkface_folder
+    from harness import lmms_eval_process
+
+    from tests.iris.conftest import CORNERS, image_rows, steer_rows, write_manifest
+
+    make_utkface_folder(tmp / "faces", 1, seed=5)
+    (tmp / "images").mkdir()
+    (tmp / "steer").mkdir()
+    images = write_manifest(tmp / "images" / "images.csv", image_rows(tmp / "images", [*TINY_VLM_SETS.values()]))
+    steer = write_manifest(tmp / "steer" / "steer.csv", steer_rows(tmp / "steer", TINY_VLM_SETS, CORNERS))
+    proc = lmms_eval_process(
+        ["--model", "llava_hf", "--model_args", f"pretrained={model},device=cpu,device_map=cpu,dtype=float32",
+         "--tasks", "fairlens,iris_und", "--limit", "3", "--batch_size", "1", "--output_path", str(tmp / "out"),
+         "--log_samples"],
+        tmp,
+        {"FAIRLENS_CORPUS": str(tmp / "faces"), "FAIRLENS_SEED": "3", "IRIS_CORPUS": str(images),
+         "IRIS_STEER_CORPUS": str(steer), "IRIS_SEED": "3"},
+        clear=("FAIRLENS_", "IRIS_"),
+    )  # fmt: skip
+    (tmp / "stdout.txt").write_text(proc.stdout, encoding="utf-8")
+    (tmp / "stderr.txt").write_text(proc.stderr, encoding="utf-8")
+    return tmp
+
+
+#: The IRIS corpora of :func:`tiny_vlm_run`: counterfactual set -> occupation (the images show the same four).
+TINY_VLM_SETS = {"set-a": "doctor", "set-b": "nurse", "set-c": "carpenter", "set-d": "teacher"}
+
+
+@pytest.fixture(scope="session")
+def tiny_vlm_run(tmp_path_factory: pytest.TempPathFactory, plumbing_only_vlm: Path) -> Path:
+    """lmms-eval ``llava_hf`` (the chat path) with the tiny random VLM, ``--tasks fairlens,iris_und --limit 3``, once
+    per test session: the FairLens corpus ``faces/`` (one image per stratum, seed 5, ``FAIRLENS_SEED=3``), the IRIS
+    corpora ``images/images.csv`` and ``steer/steer.csv`` (``IRIS_SEED=3``), the output ``out/`` and what lmms-eval
+    printed (``stdout.txt``, ``stderr.txt``). Read by the FairLens and IRIS plumbing tests."""
+    return shared_run(tmp_path_factory, "tiny-vlm-fairlens-iris", lambda tmp: _run_tiny_vlm(tmp, plumbing_only_vlm))
+
+
+@pytest.fixture(scope="session")
+def lm_eval_0411(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lm-eval 0.4.11, the oldest version we declare, unpacked once per test session from the wheel
+    ``scripts/setup.sh test`` downloads: the folder to put first on ``PYTHONPATH``."""
+
+    def unpack(root: Path) -> Path:
+        import zipfile
+
+        from harness import REPO
+
+        wheels = sorted((REPO / ".venv" / "test-wheels").glob("lm_eval-0.4.11-*.whl"))
+        assert wheels, "no lm_eval 0.4.11 wheel under .venv/test-wheels: run scripts/setup.sh test"
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            wheel.extractall(root)
+        return root
+
+    return shared_run(tmp_path_factory, "lm-eval-0.4.11", unpack)
+
+
+Sweep = tuple[Path, str, list[dict]]
+
+
+def _shared_sweep(tmp_path_factory: pytest.TempPathFactory, version: str, oldest: Path) -> Sweep:
+    """``tests/foundation/test_zero_shot.py``'s sweep under lm-eval ``version``, once per test session: the output
+    folder, what the harness printed and every request body the server got."""
+    import json
+
+    from tests.foundation.test_zero_shot import _sweep
+
+    def build(tmp: Path) -> Path:
+        out, printed, received = _sweep(tmp, version, oldest)
+        (tmp / "printed.txt").write_text(printed, encoding="utf-8")
+        (tmp / "received.json").write_text(json.dumps(received), encoding="utf-8")
+        return out
+
+    out = shared_run(tmp_path_factory, f"zero-shot-sweep-{version}", build)
+    printed = (out.parent / "printed.txt").read_text(encoding="utf-8")
+    return out, printed, json.loads((out.parent / "received.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def sweep(tmp_path_factory: pytest.TempPathFactory, lm_eval_0411: Path) -> Sweep:
+    """The zero-shot sweep with the installed lm-eval (0.4.13) (also read by the ``--limit 20`` tests of
+    ``tests/fact_or_fair/test_fact_or_fair_limit.py``)."""
+    return _shared_sweep(tmp_path_factory, "0.4.13", lm_eval_0411)
+
+
+@pytest.fixture(scope="session")
+def sweep_0411(tmp_path_factory: pytest.TempPathFactory, lm_eval_0411: Path) -> Sweep:
+    """The zero-shot sweep with lm-eval 0.4.11 (also read by the oldest lm-eval's test of the group rows' arrows)."""
+    return _shared_sweep(tmp_path_factory, "0.4.11", lm_eval_0411)

@@ -1,5 +1,6 @@
-"""A ``--limit`` smoke run, as an lm-eval user runs it first: ``lm_eval --tasks fact_or_fair_lite --limit 20`` through a
-served model prints no score of the design's cells from cells under their declared minimum (issue 33).
+"""A ``--limit`` smoke run, as an lm-eval user runs it first: ``lm_eval --tasks fact_or_fair_lite --limit 20`` (in a
+sweep: the zero-shot tests' run, with a task of the user's and ``--num_fewshot 5``) through a served model prints no
+score of the design's cells from cells under their declared minimum (issue 33).
 
 The served model is a loopback OpenAI-compatible server that answers every prompt with a valid letter chosen by a hash
 of the prompt (a random model: S_fair 0.9989 on the full lite run). Twenty documents per task put one answer in each
@@ -13,8 +14,7 @@ import math
 from pathlib import Path
 
 import pytest
-from harness import DEV_BIN, load_results, offline_env, run
-from openai_server import OpenAIServer, fact_or_fair_reply, running
+from harness import load_results
 from readable import metric_values
 
 from fairness_evals import statistics
@@ -27,17 +27,11 @@ CELL_SCORES = ("s_fact", "s_e", "s_kld", "s_fair", "distance")
 
 
 @pytest.fixture(scope="module")
-def limited_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
-    tmp = tmp_path_factory.mktemp("limit")
-    out = tmp / "out"
-    with running(OpenAIServer(fact_or_fair_reply, model_name="served")) as server:
-        proc = run(
-            [str(DEV_BIN / "lm_eval"), "--model", "local-chat-completions", "--model_args",
-             f"model=served,base_url={server.base_url}/chat/completions,num_concurrent=8,max_retries=1",
-             "--tasks", GROUP, "--limit", "20", "--apply_chat_template", "--log_samples", "--output_path", str(out)],
-            env=offline_env(tmp), cwd=tmp, timeout=900,
-        )  # fmt: skip
-    return out, proc.stdout + proc.stderr
+def limited_run(sweep: tuple[Path, str, list[dict]]) -> tuple[Path, str]:
+    """The output and the printed log of the zero-shot tests' sweep (``tests/conftest.py``: ``sweep``), which runs
+    ``fact_or_fair_lite`` with ``--limit 20`` (beside a few-shot task of the user's, with ``--num_fewshot 5``)."""
+    out, printed, _ = sweep
+    return out, printed
 
 
 def _tasks(name: str) -> list[str]:

@@ -143,39 +143,30 @@ def test_cannot_tell_policy_through_lmms_eval_with_a_config_file(
     assert scores["fairlens"]["parity_gap_coverage"] == pytest.approx((2 / 17 + 1 + 5 / 6) / 3)
 
 
-def test_tiny_random_vlm_prints_the_short_table(corpus: Path, plumbing_only_vlm: Path, tmp_path: Path) -> None:
-    """``llava_hf`` (chat path) on real image files, two documents per task; corpus from environment variables. The
-    printed table holds the headline rows only: 8 per domain task, 4 for the group."""
-    out = tmp_path / "out"
-    run = _run(
-        [
-            "--model", "llava_hf",
-            "--model_args", f"pretrained={plumbing_only_vlm},device=cpu,device_map=cpu,dtype=float32",
-            "--tasks", "fairlens", "--limit", "2", "--batch_size", "1",
-            "--output_path", str(out), "--log_samples",
-        ],
-        tmp_path,
-        env={"FAIRLENS_CORPUS": str(corpus), "FAIRLENS_SEED": "3"},
-    )  # fmt: skip
-    results, samples = results_and_samples(out, TASKS)
+def test_tiny_random_vlm_prints_the_short_table(tiny_vlm_run: Path, tmp_path: Path) -> None:
+    """``llava_hf`` (chat path) on real image files, three documents per task; corpus from environment variables (the
+    shared run ``tiny_vlm_run``, which evaluates the IRIS understanding tasks beside). The printed table holds the
+    headline rows only: 8 per domain task, 4 for the group."""
+    stdout = (tiny_vlm_run / "stdout.txt").read_text(encoding="utf-8")
+    results, samples = results_and_samples(tiny_vlm_run / "out", TASKS)
     r = results["results"]
     for task in TASKS:
-        assert 0.0 <= r[task]["unparsed_rate,none"] <= 1.0, run.stdout[-3000:]
-        assert len(samples[task]) == 2
+        assert 0.0 <= r[task]["unparsed_rate,none"] <= 1.0, stdout[-3000:]
+        assert len(samples[task]) == 3
         for sample in samples[task]:
             assert isinstance(sample["filtered_resps"], str)  # every answer reaches the log
             assert sample[scoring.CARRIER]["rule"]
             assert sample["input"].startswith("This image is")
             assert sample["input_media"] and Path(sample["input_media"][0]).is_file()
     _assert_headline_results(results, (*TASKS, "fairlens"))
-    printed = _printed_rows(run.stdout)
+    printed = _printed_rows(stdout)
     assert {task: sorted(rows) for task, rows in printed.items()} == {
         task: sorted(HEADLINE[task]) for task in (*TASKS, "fairlens")
-    }, run.stdout[-3000:]
+    }, stdout[-3000:]
     assert sum(len(rows) for rows in printed.values()) == 3 * 8 + 4
-    scores = _score_samples(samples, ["--corpus", str(corpus), "--seed", "3"], tmp_path)
+    scores = _score_samples(samples, ["--corpus", str(tiny_vlm_run / "faces"), "--seed", "3"], tmp_path)
     for task in TASKS:
-        assert scores[task]["answers"] == 2
+        assert scores[task]["answers"] == 3
         for name in HEADLINE[task]:
             assert same_value(_nan(scores[task][name]), r[task][f"{name},none"]), (task, name)
 

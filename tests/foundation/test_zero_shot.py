@@ -40,7 +40,8 @@ LEAVES = (
 )
 #: A task of the user's own in the same sweep: it must still get its five shots.
 PROBE = "sweep_probe"
-LIMIT = 3
+#: The sweep's ``--limit``: also the smoke run of ``tests/fact_or_fair/test_fact_or_fair_limit.py``.
+LIMIT = 20
 
 
 def test_every_task_template_of_ours_says_zero_shot() -> None:
@@ -63,9 +64,9 @@ def _lm_eval_env(tmp: Path, version: str, oldest: Path) -> dict[str, str]:
 
 
 def _probe_task(folder: Path) -> Path:
-    """A few-shot task of the user's own: ten questions whose answers are their own numbers."""
+    """A few-shot task of the user's own: :data:`LIMIT` + 5 questions whose answers are their own numbers."""
     folder.mkdir()
-    rows = [{"q": f"probe question {i}?", "a": f"probe answer {i}"} for i in range(10)]
+    rows = [{"q": f"probe question {i}?", "a": f"probe answer {i}"} for i in range(LIMIT + 5)]
     (folder / "probe.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     (folder / f"{PROBE}.yaml").write_text(
         f"task: {PROBE}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {folder / 'probe.jsonl'}\n"
@@ -76,7 +77,7 @@ def _probe_task(folder: Path) -> Path:
 
 
 def _sweep(tmp: Path, version: str, oldest: Path) -> tuple[Path, str, list[dict]]:
-    """``lm_eval --tasks fact_or_fair_lite,sweep_probe --num_fewshot 5 --limit 3`` against a loopback chat server:
+    """``lm_eval --tasks fact_or_fair_lite,sweep_probe --num_fewshot 5 --limit 20`` against a loopback chat server:
     the output folder, what the harness printed and every request body the server got."""
     probe = _probe_task(tmp / "tasks")
     with running(OpenAIServer(fact_or_fair_reply, model_name="served")) as server:

@@ -285,24 +285,14 @@ def test_without_a_corpus_the_task_fails_at_once_and_says_how(tmp_path: Path) ->
     assert not list(tmp_path.rglob("*_results.json"))
 
 
-def test_plumbing_only_tiny_random_vlm(
-    manifest_corpus: Path, steer_corpus: Path, plumbing_only_vlm: Path, tmp_path: Path
-) -> None:
-    """``llava_hf`` (chat path) on real image files and the blank probe image, three documents per task: the short
-    table, and per document one readable record in fewer bytes than lmms-eval's own."""
-    out = tmp_path / "out"
-    proc = _run(
-        [
-            "--model", "llava_hf",
-            "--model_args", f"pretrained={plumbing_only_vlm},device=cpu,device_map=cpu,dtype=float32",
-            "--tasks", "iris_und", "--limit", "3", "--batch_size", "1", "--output_path", str(out), "--log_samples",
-        ],
-        tmp_path,
-        env={"IRIS_CORPUS": str(manifest_corpus), "IRIS_STEER_CORPUS": str(steer_corpus), "IRIS_SEED": "3"},
-    )  # fmt: skip
-    results, samples = results_and_samples(out, TASKS)
-    assert len(samples["iris_ifs_und"]) == 3, proc.stdout[-3000:] + proc.stderr[-3000:]
-    _headline_rows(results, proc.stdout, finite=False)
+def test_plumbing_only_tiny_random_vlm(tiny_vlm_run: Path) -> None:
+    """``llava_hf`` (chat path) on real image files and the blank probe image, three documents per task (the shared
+    run ``tiny_vlm_run``, which evaluates FairLens beside): the short table, and per document one readable record in
+    fewer bytes than lmms-eval's own."""
+    printed = (tiny_vlm_run / "stdout.txt").read_text(encoding="utf-8")
+    results, samples = results_and_samples(tiny_vlm_run / "out", TASKS)
+    assert len(samples["iris_ifs_und"]) == 3, printed[-3000:] + (tiny_vlm_run / "stderr.txt").read_text()[-3000:]
+    _headline_rows(results, printed, finite=False)
     _readable_records(samples, lean=True)
     for task in TASKS:
         assert len(samples[task]) == 3
