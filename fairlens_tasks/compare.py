@@ -53,10 +53,9 @@ class FairLens:
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         from fairlens_tasks import scoring
 
-        rec = scoring._records_array(records)
-        units, matrix = scoring.unit_counts(rec)
-        return Problem(units=units, strata=_strata(rec, units), n_cells=matrix.shape[1], measures=_measures(),
-                       matrix=matrix, what="images")  # fmt: skip
+        units, matrix, codes = scoring.unit_counts(scoring._records_array(records))
+        return Problem(units=units, strata=scoring.resampling_strata(codes), n_cells=matrix.shape[1],
+                       measures=_measures(), matrix=matrix, what="images")  # fmt: skip
 
     def group_problem(self, group: str, records: Mapping[str, Sequence[Any]]) -> Problem:
         """The ``fairlens`` roll-ups over the three domains: every image answers every domain's items, so the images
@@ -64,33 +63,22 @@ class FairLens:
         there), and each roll-up is the mean of the three domain statistics, NaN when one is NaN."""
         from fairlens_tasks import scoring
 
-        arrays = [scoring._records_array(records[task]) for task in self.groups[group]]
-        both = np.vstack(arrays)
-        units = np.unique(both[:, scoring._F["image"]])
+        parts = [scoring.unit_counts(scoring._records_array(records[task])) for task in self.groups[group]]
+        units = np.unique(np.concatenate([own for own, _, _ in parts]))
         width = scoring.LAYOUT.n_cells
-        matrix = np.zeros((len(units), width * len(arrays)))
-        for d, rec in enumerate(arrays):
-            own, counts = scoring.unit_counts(rec)
-            matrix[np.searchsorted(units, own), d * width : (d + 1) * width] = counts
+        matrix = np.zeros((len(units), width * len(parts)))
+        codes = np.zeros(len(units), dtype=np.int64)
+        for d, (own, counts, own_codes) in enumerate(parts):
+            rows = np.searchsorted(units, own)
+            matrix[rows, d * width : (d + 1) * width] = counts
+            codes[rows] = own_codes
         domain = _measures()
         measures = {}
         for name in ("soundness", "association_rate", "parity_gap", "association_gap"):
-            measures[name] = Measure(_mean_over_domains(domain[name].spec, len(arrays), width),
+            measures[name] = Measure(_mean_over_domains(domain[name].spec, len(parts), width),
                                      scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS)  # fmt: skip
-        return Problem(units=units, strata=_strata(both, units), n_cells=matrix.shape[1], measures=measures,
-                       matrix=matrix, what="images")  # fmt: skip
-
-
-def _strata(rec: np.ndarray, units: np.ndarray) -> np.ndarray:
-    """The resampling strata of ``units`` (sorted image ids) from their labels in ``rec``."""
-    from fairlens_tasks import scoring
-
-    f = scoring._F
-    ids, first = np.unique(rec[:, f["image"]], return_index=True)
-    rows = first[np.searchsorted(ids, units)]
-    return scoring.resampling_strata(
-        scoring.stratum_codes(rec[rows, f["gender"]], rec[rows, f["race"]], rec[rows, f["age_band"]])
-    )
+        return Problem(units=units, strata=scoring.resampling_strata(codes), n_cells=matrix.shape[1],
+                       measures=measures, matrix=matrix, what="images")  # fmt: skip
 
 
 def _measures() -> dict[str, Measure]:

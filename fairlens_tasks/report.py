@@ -77,7 +77,7 @@ def _counts(records: list[list[int]], rates: tuple[tuple[str, float], ...], file
 
     if not records:
         return f"{file.name}: no samples"
-    _, matrix = unit_counts(np.asarray(records, dtype=np.int64))
+    _, matrix, _ = unit_counts(np.asarray(records, dtype=np.int64))
     totals = matrix.sum(axis=0)
     adverse, association = {}, {}
     for attribute, groups in GROUPS.items():

@@ -304,8 +304,10 @@ def image_bootstrap(
     return matrix, ends
 
 
-def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(unit ids, U x C count matrix) for the records ``rec``.
+def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The task's design from the records ``rec``: (unit ids, U x C count matrix, each unit's sampling stratum code
+    (:func:`stratum_codes`)). What :func:`compute_metrics` bootstraps (:func:`image_bootstrap`) and ``compare``
+    resamples paired (:mod:`fairlens_tasks.compare`).
 
     Each unit (image) is in one group of each attribute (the labels of its first record), so its per-group
     block is its own six counts placed at its group's position."""
@@ -340,7 +342,7 @@ def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         start = np.asarray(LAYOUT.group_cells(attribute, LAYOUT.PER_GROUP[0]))
         groups = rec[first, _ATTRIBUTE_COLUMN[attribute]]
         matrix[rows, start[groups][:, None] + np.arange(width)] = own
-    return units, matrix
+    return units, matrix, stratum_codes(rec[first, _F["gender"]], rec[first, _F["race"]], rec[first, _F["age_band"]])
 
 
 def _group_rates(counts: np.ndarray, attribute: str, events: str, totals: str) -> np.ndarray:
@@ -572,9 +574,7 @@ def compute_metrics(
         notes.null([name for name, value in out.items() if math.isnan(value)], "no documents were evaluated")
         notes.warn(log)
         return out
-    _, matrix = unit_counts(rec)
-    first = np.unique(rec[:, _F["image"]], return_index=True)[1]
-    codes = stratum_codes(rec[first, _F["gender"]], rec[first, _F["race"]], rec[first, _F["age_band"]])
+    _, matrix, codes = unit_counts(rec)
     matrix, ends = image_bootstrap(matrix, codes, interval_specs())
     totals = matrix.sum(axis=0)
     out = {**_estimates(totals), **ends}
