@@ -64,14 +64,8 @@ class FairLens:
         from fairlens_tasks import scoring
 
         parts = [scoring.unit_counts(scoring._records_array(records[task])) for task in self.groups[group]]
-        units = np.unique(np.concatenate([own for own, _, _ in parts]))
         width = scoring.LAYOUT.n_cells
-        matrix = np.zeros((len(units), width * len(parts)))
-        codes = np.zeros(len(units), dtype=np.int64)
-        for d, (own, counts, own_codes) in enumerate(parts):
-            rows = np.searchsorted(units, own)
-            matrix[rows, d * width : (d + 1) * width] = counts
-            codes[rows] = own_codes
+        units, matrix, codes = scoring.side_by_side(parts, width)
         domain = _measures()
         measures = {}
         for name in ("soundness", "association_rate", "parity_gap", "association_gap"):

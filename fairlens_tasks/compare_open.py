@@ -168,24 +168,16 @@ class FairLensOpen:
         by side; an image a domain lacks adds nothing there), each roll-up the answers-weighted mean of the domain
         values (NaN when one is NaN)."""
         from fairlens_tasks import open_scoring
+        from fairlens_tasks.scoring import resampling_strata, side_by_side
 
-        layout = open_scoring.LAYOUT
         parts = [_unit_matrix(*_arrays(records[task])) for task in self.groups[group]]
-        units = np.unique(np.concatenate([p[0] for p in parts]))
-        width = layout.n_cells
-        matrix = np.zeros((len(units), width * len(parts)))
-        strata = np.zeros(len(units), dtype=np.int64)
-        for d, (own, counts, codes) in enumerate(parts):
-            rows = np.searchsorted(units, own)
-            matrix[rows, d * width : (d + 1) * width] = counts
-            strata[rows] = codes
+        width = open_scoring.LAYOUT.n_cells
+        units, matrix, strata = side_by_side(parts, width)
         specs = open_scoring.interval_specs()
         measures = {
             name: Measure(_weighted_over_domains(specs[name], len(parts), width), open_scoring.HIGHER_IS_BETTER[name])
             for name in ROLLUPS
         }
-        from fairlens_tasks.scoring import resampling_strata
-
         unavailable = next((u for task in self.groups[group] if (u := _unavailable(records[task]))), "")
         return Problem(units=units, strata=resampling_strata(strata), n_cells=matrix.shape[1], measures=measures,
                        matrix=matrix, what="images", rescaled=True, unavailable=unavailable)  # fmt: skip

@@ -345,6 +345,22 @@ def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return units, matrix, stratum_codes(rec[first, _F["gender"]], rec[first, _F["race"]], rec[first, _F["age_band"]])
 
 
+def side_by_side(
+    designs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Several domains' designs (:func:`unit_counts`, or the open task's) as one: the union of their images (sorted
+    ids), each domain's ``width`` cells in its own block of columns (an image a domain lacks adds nothing there),
+    and each image's stratum code. The design of a roll-up over the domains, whose images are resampled once."""
+    units = np.unique(np.concatenate([own for own, _, _ in designs]))
+    matrix = np.zeros((len(units), width * len(designs)))
+    codes = np.zeros(len(units), dtype=np.int64)
+    for d, (own, counts, own_codes) in enumerate(designs):
+        rows = np.searchsorted(units, own)
+        matrix[rows, d * width : (d + 1) * width] = counts
+        codes[rows] = own_codes
+    return units, matrix, codes
+
+
 def _group_rates(counts: np.ndarray, attribute: str, events: str, totals: str) -> np.ndarray:
     """The rates of one attribute's groups (:func:`metrics.fairlens.rates_from_counts` of their cells)."""
     return fl.rates_from_counts(
@@ -665,4 +681,5 @@ __all__ = [
     "readable_record",
     "record_for",
     "resampling_strata",
+    "side_by_side",
 ]
