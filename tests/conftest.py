@@ -319,14 +319,14 @@ Sweep = tuple[Path, str, list[dict]]
 
 
 def _shared_sweep(tmp_path_factory: pytest.TempPathFactory, version: str, oldest: Path) -> Sweep:
-    """``tests/foundation/test_zero_shot.py``'s sweep under lm-eval ``version``, once per test session: the output
-    folder, what the harness printed and every request body the server got."""
+    """The zero-shot sweep (``tests/support/zero_shot_sweep.py``) under lm-eval ``version``, once per test session:
+    the output folder, what the harness printed and every request body the server got."""
     import json
 
-    from tests.foundation.test_zero_shot import _sweep
+    from zero_shot_sweep import sweep
 
     def build(tmp: Path) -> Path:
-        out, printed, received = _sweep(tmp, version, oldest)
+        out, printed, received = sweep(tmp, version, oldest)
         (tmp / "printed.txt").write_text(printed, encoding="utf-8")
         (tmp / "received.json").write_text(json.dumps(received), encoding="utf-8")
         return out

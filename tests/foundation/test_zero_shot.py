@@ -11,13 +11,13 @@ task. A results file whose ``n-shot`` is above 0 for a task of ours (an older or
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
-from harness import DEV_BIN, REPO, lmms_eval_process, load_results, offline_env, results_and_samples, run, sample_lines
+from harness import DEV_BIN, lmms_eval_process, load_results, results_and_samples, run, sample_lines
 from openai_server import OpenAIServer, fact_or_fair_reply, prompt_text, running
+from zero_shot_sweep import LEAVES, LIMIT, PROBE, lm_eval_env
 
 from fact_fair_tasks import scoring as fact_or_fair
 from fact_fair_tasks.documents import LITE_DRAWS, documents_for
@@ -29,19 +29,6 @@ from fairness_evals.commands.main import main
 from fairness_evals.inspect.logs import read_logs
 from tests.foundation.test_statistics import _configs
 from tests.inspect.runs import MODEL, inspect_eval, loopback_env
-
-LITE = "fact_or_fair_lite"
-LEAVES = (
-    "fact_or_fair_objective",
-    "fact_or_fair_subjective_base_lite",
-    "fact_or_fair_subjective_representativeness_lite",
-    "fact_or_fair_subjective_attribution_lite",
-    "fact_or_fair_subjective_ingroup_lite",
-)
-#: A task of the user's own in the same sweep: it must still get its five shots.
-PROBE = "sweep_probe"
-#: The sweep's ``--limit``: also the smoke run of ``tests/fact_or_fair/test_fact_or_fair_limit.py``.
-LIMIT = 20
 
 
 def test_every_task_template_of_ours_says_zero_shot() -> None:
@@ -57,41 +44,6 @@ def test_every_task_template_of_ours_says_zero_shot() -> None:
 
 
 # ----------------------------------------------------------------------------- lm-eval
-def _lm_eval_env(tmp: Path, version: str, oldest: Path) -> dict[str, str]:
-    """Our code first (the harness subprocess must run the code under test), under 0.4.11 that lm-eval before it."""
-    paths = [str(oldest)] if version == "0.4.11" else []
-    return offline_env(tmp, PYTHONPATH=os.pathsep.join([*paths, str(REPO)]))
-
-
-def _probe_task(folder: Path) -> Path:
-    """A few-shot task of the user's own: :data:`LIMIT` + 5 questions whose answers are their own numbers."""
-    folder.mkdir()
-    rows = [{"q": f"probe question {i}?", "a": f"probe answer {i}"} for i in range(LIMIT + 5)]
-    (folder / "probe.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
-    (folder / f"{PROBE}.yaml").write_text(
-        f"task: {PROBE}\ndataset_path: json\ndataset_kwargs:\n  data_files:\n    test: {folder / 'probe.jsonl'}\n"
-        "test_split: test\noutput_type: generate_until\ndoc_to_text: '{{q}}'\ndoc_to_target: '{{a}}'\n"
-        "generation_kwargs:\n  until: []\nmetric_list:\n  - metric: exact_match\n"
-    )
-    return folder
-
-
-def _sweep(tmp: Path, version: str, oldest: Path) -> tuple[Path, str, list[dict]]:
-    """``lm_eval --tasks fact_or_fair_lite,sweep_probe --num_fewshot 5 --limit 20`` against a loopback chat server:
-    the output folder, what the harness printed and every request body the server got."""
-    probe = _probe_task(tmp / "tasks")
-    with running(OpenAIServer(fact_or_fair_reply, model_name="served")) as server:
-        proc = run(
-            [str(DEV_BIN / "python"), "-m", "lm_eval", "--model", "local-chat-completions",
-             "--model_args", f"model=served,base_url={server.base_url}/chat/completions,num_concurrent=4,max_retries=1",
-             "--tasks", f"{LITE},{PROBE}", "--include_path", str(probe), "--num_fewshot", "5",
-             "--limit", str(LIMIT), "--apply_chat_template", "--log_samples", "--output_path", str(tmp / "out")],
-            env=_lm_eval_env(tmp, version, oldest), cwd=tmp, timeout=900,
-        )  # fmt: skip
-        received = list(server.received)
-    return tmp / "out", proc.stdout + proc.stderr, received
-
-
 def _prompts(task: str) -> set[str]:
     """The prompt text of every document of a Fact-or-Fair task (seed 0)."""
     kind = "objective" if task == "fact_or_fair_objective" else task.split("_")[4]
@@ -152,9 +104,7 @@ def test_asking_for_shots_past_the_config_fails_before_any_prompt(
 ) -> None:
     """The defence in depth: a Python caller that sets ``num_fewshot`` on the task object (as a YAML override
     would) finds no example to draw, in both lm-eval versions, before a single request is built."""
-    proc = run(
-        [str(DEV_BIN / "python"), "-c", _BYPASS], env=_lm_eval_env(tmp_path, version, lm_eval_0411), cwd=tmp_path
-    )
+    proc = run([str(DEV_BIN / "python"), "-c", _BYPASS], env=lm_eval_env(tmp_path, version, lm_eval_0411), cwd=tmp_path)
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["lm_eval"].startswith(str(lm_eval_0411)) == (version == "0.4.11"), found["lm_eval"]
     assert found.get("refused") == "AssertionError: Error: no documents available for sampling.", found
