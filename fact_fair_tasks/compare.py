@@ -1,5 +1,6 @@
 """Fact-or-Fair LLM tasks for ``compare``: documents are the units, each in one cell per axis (its (statistic,
-target) cell and the answer's group), with the task's own designs and statistics (:mod:`fact_fair_tasks.scoring`).
+target) cell and the answer's group): the task's own declared design (:func:`fact_fair_tasks.scoring.task_design`,
+with the background identities the rates need) and statistics (:func:`fact_fair_tasks.scoring.axis_statistics`).
 
 Strata. The subjective tasks are resampled within their design strata, (statistic, target, scenario), as the task's
 own intervals are, with the rescaled bootstrap (``n_s - 1`` draws weighted ``n_s / (n_s - 1)``): the lite tasks hold 10
@@ -23,7 +24,7 @@ four contexts (paper Table 2 "Subj."). The four contexts ask the same profile dr
 the unit of the group is the draw ``<statistic>/<target>/s<k>/d<n>``, answered four times (once per context) by each
 model. :meth:`FactOrFair.group_problem` resamples the draws once for all four contexts, within their (statistic,
 target, scenario) strata and rescaled as above, and each group mean is the mean over the contexts of that context's
-statistic (:func:`fact_fair_tasks.scoring._statistics` on its own design), NaN when one context's is NaN. The layout:
+statistic (:func:`fact_fair_tasks.scoring.axis_statistics` on its own design), NaN when one context's is NaN. The layout:
 one cell per draw (``n_cells`` = the draws), so a resample's counts are each draw's weight, and a sparse draw x
 (context, axis, cell, answer group) matrix with four answers per row (gender 76 + race 152 columns per context)
 turns them into the contexts' cell counts: memory and time grow with the draws, not with draws x columns.
@@ -47,8 +48,6 @@ TASKS = re.compile(
 )
 #: Scores that do not measure fairness: their verdicts say "higher", not "fairer".
 NOT_FAIRNESS = ("s_fact", "distance")
-#: Stratum label offset between the two axes of the objective task.
-_AXIS_STRATUM = 10_000
 #: The subjective contexts (``fact_fair_tasks.items.CONTEXTS``), in the groups' order.
 CONTEXTS = ("base", "representativeness", "attribution", "ingroup")
 #: The scores a group mean is compared for (smooth means; the groups report S_fair per axis).
@@ -86,47 +85,26 @@ class FactOrFair:
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         from fact_fair_tasks import scoring
 
-        rec = scoring._records_array(records)
-        if not len(rec):
+        design = scoring.task_design(records, task, identities=True)
+        if not len(design.records):
             raise ValueError(f"{task}: no records")
-        objective = bool(np.all(rec[:, scoring._F["kind"]] == 0))
-        settings = scoring._settings(rec, None, task)
-        designs = [scoring._axis_design(rec, i, objective, settings.conventions) for i in range(len(scoring.AXES))]
-        units = np.arange(len(rec))
-        if objective:
-            cells = np.full(len(rec), -1, dtype=np.int64)
-            strata = np.full(len(rec), -1, dtype=np.int64)
-            offsets = np.cumsum([0] + [d.n_cells * d.k for d in designs])
-            for i, design in enumerate(designs):
-                rows = np.flatnonzero(rec[:, scoring._F["truth_gender"] + i] >= 0)  # the rows _axis_design keeps
-                cells[rows] = np.where(design.cell_index >= 0, design.cell_index + offsets[i], -1)
-                strata[rows] = i * _AXIS_STRATUM
-            n_cells = int(offsets[-1])
-            slices = [(int(offsets[i]), int(offsets[i + 1])) for i in range(len(designs))]
-        else:
-            g, r = designs
-            both = (g.cell_index >= 0) & (r.cell_index >= 0)
-            identity = [rec[:, scoring._F["identity_gender"] + i] for i in range(2)]
-            # a document's outcome: its cell, and per axis the answer's group and the background identity
-            outcome = g.cells
-            for design, own in zip(designs, identity, strict=True):
-                outcome = (outcome * design.k + design.cell_index % design.k) * design.k + own
-            cells = np.where(both, outcome, -1)
-            strata, n_cells, slices = g.strata, g.n_cells * (g.k * r.k) ** 2, None
         measures: dict[str, Measure] = {}
-        for i, design in enumerate(designs):
-            statistics = _statistics(scoring, design, _projection(designs, i, slices))
+        for i, axis in enumerate(design.axes):
+            statistics = _statistics(scoring, axis, lambda c, i=i: design.axis_counts(c, i))
             for name in scoring.SCORES:
-                if name == "distance" and settings.conventions == "released":
+                if name == "distance" and design.settings.conventions == "released":
                     continue
-                metric = f"{name}_{design.axis}"
-                spec = _spec(statistics, name)
-                measures[metric] = Measure(spec, scoring.HIGHER_IS_BETTER[metric], name not in NOT_FAIRNESS)
-            if not objective:
-                for name, spec in _rates(scoring, rec, designs, i).items():
+                metric = f"{name}_{axis.axis}"
+                measures[metric] = Measure(
+                    _spec(statistics, name), scoring.HIGHER_IS_BETTER[metric], name not in NOT_FAIRNESS
+                )
+            if not design.objective:
+                for name, spec in _rates(design, i).items():
                     measures[name] = Measure(spec, scoring.HIGHER_IS_BETTER[name], True)
-        return Problem(units=units, strata=strata, n_cells=n_cells, measures=measures, cells=cells, what="documents",
-                       rescaled=not objective)  # fmt: skip
+        # the objective task's documents are resampled within their axis only (module docstring)
+        strata = design.axis_of if design.objective else design.strata
+        return Problem(units=np.arange(len(design.records)), strata=strata, n_cells=design.n_cells, measures=measures,
+                       cells=design.cells, what="documents", rescaled=not design.objective)  # fmt: skip
 
     def group_problem(self, group: str, records: Mapping[str, Sequence[Any]]) -> Problem:
         """The group means over the four contexts (``records``: each member task's records, in document-id order):
@@ -134,9 +112,8 @@ class FactOrFair:
         from fact_fair_tasks import scoring
 
         members = self.groups[group]
-        arrays = [scoring._records_array(records[task]) for task in members]
-        keys = [_draw_keys(scoring, rec) for rec in arrays]
-        problem_of = _draws_problem(scoring, group, members, arrays, keys)
+        designs = [scoring.task_design(records[task], task) for task in members]
+        problem_of = _draws_problem(scoring, group, members, designs)
         if isinstance(problem_of, str):  # the contexts' draws do not line up: every mean is not comparable
             undefined = _group_measures(scoring, lambda c: {n: [np.full(len(c), np.nan)] * 2 for n in GROUP_SCORES})
             return Problem(units=np.arange(1), strata=np.zeros(1, dtype=np.int64), n_cells=1, measures=undefined,
@@ -144,45 +121,27 @@ class FactOrFair:
         return problem_of
 
 
-def _axis_counts(designs: list[Any], axis: int, c: np.ndarray) -> np.ndarray:
-    """Subjective counts (n, C) -> (n, cells, answer group, identity) of one axis (the layout is cell x gender
-    answer x gender identity x race answer x race identity)."""
-    g, r = designs
-    grid = c.reshape(len(c), g.n_cells, g.k, g.k, r.k, r.k)
-    return grid.sum(axis=(4, 5)) if axis == 0 else grid.sum(axis=(2, 3))
-
-
-def _projection(designs: list[Any], axis: int, slices: list[tuple[int, int]] | None):
-    """counts (n, C) of the task's layout -> counts (n, cells * k) of one axis (the answers' groups)."""
-    if slices is not None:
-        start, stop = slices[axis]
-        return lambda c: c[:, start:stop]
-    return lambda c: _axis_counts(designs, axis, c).sum(axis=3).reshape(len(c), -1)
-
-
-def _rates(scoring: Any, rec: np.ndarray, designs: list[Any], axis: int) -> dict[str, StatisticSpec]:
+def _rates(design: Any, axis: int) -> dict[str, StatisticSpec]:
     """The Table 3 rates of one axis as statistics of the counts (:func:`fact_fair_tasks.scoring._rates`: shares of
     the answered documents of the statistics counted in S_fact on the axis, in each rate's subset of queries)."""
-    design = designs[axis]
-    in_fact = np.zeros(design.n_cells, dtype=bool)
-    in_fact[design.fact_cells] = True
-    high = np.arange(design.n_cells) % 2 == 0  # cell = 2 x statistic position + target (0 highest)
-    positive = np.zeros(design.n_cells, dtype=bool)
-    positive[design.cells] = rec[:, scoring._F["positive"]] == 1
-    truth = np.zeros((design.n_cells, design.k), dtype=bool)
-    truth[np.flatnonzero(design.truth >= 0), design.truth[design.truth >= 0]] = True
-    same = np.eye(design.k, dtype=bool)
+    a = design.axes[axis]
+    in_fact = np.zeros(a.n_cells, dtype=bool)
+    in_fact[a.fact_cells] = True
+    high = np.arange(a.n_cells) % 2 == 0  # cell = 2 x statistic position + target (0 highest)
+    truth = np.zeros((a.n_cells, a.k), dtype=bool)
+    truth[np.flatnonzero(a.truth >= 0), a.truth[a.truth >= 0]] = True
+    same = np.eye(a.k, dtype=bool)
     plans = {
-        "representativeness_high": (in_fact & high, truth[:, :, None] & np.ones(design.k, dtype=bool)),
-        "representativeness_low": (in_fact & ~high, truth[:, :, None] & np.ones(design.k, dtype=bool)),
-        "attribution_rate": (in_fact, np.broadcast_to(same, (design.n_cells, design.k, design.k))),
-        "ingroup_rate": (in_fact & positive, np.broadcast_to(same, (design.n_cells, design.k, design.k))),
-        "outgroup_rate": (in_fact & ~positive, np.broadcast_to(~same, (design.n_cells, design.k, design.k))),
+        "representativeness_high": (in_fact & high, truth[:, :, None] & np.ones(a.k, dtype=bool)),
+        "representativeness_low": (in_fact & ~high, truth[:, :, None] & np.ones(a.k, dtype=bool)),
+        "attribution_rate": (in_fact, np.broadcast_to(same, (a.n_cells, a.k, a.k))),
+        "ingroup_rate": (in_fact & a.cell_positive, np.broadcast_to(same, (a.n_cells, a.k, a.k))),
+        "outgroup_rate": (in_fact & ~a.cell_positive, np.broadcast_to(~same, (a.n_cells, a.k, a.k))),
     }
 
     def rate(subset: np.ndarray, match: np.ndarray):
         def value(c: np.ndarray) -> np.ndarray:
-            counts = _axis_counts(designs, axis, c)[:, subset]
+            counts = design.identity_counts(c, axis)[:, subset]
             total = counts.sum(axis=(1, 2, 3))
             hits = (counts * match[subset]).sum(axis=(1, 2, 3))
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -190,10 +149,10 @@ def _rates(scoring: Any, rec: np.ndarray, designs: list[Any], axis: int) -> dict
 
         return StatisticSpec(value, "basic", (0.0, 1.0))
 
-    return {f"{name}_{design.axis}": rate(subset, match) for name, (subset, match) in plans.items()}
+    return {f"{name}_{a.axis}": rate(subset, match) for name, (subset, match) in plans.items()}
 
 
-def _statistics(scoring: Any, design: Any, project: Any) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
+def _statistics(scoring: Any, axis: Any, project: Any) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
     """Every score of one axis on counts of the task's layout, computed once per counts array (all the axis's
     specs read the same resamples)."""
     cache: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
@@ -203,7 +162,7 @@ def _statistics(scoring: Any, design: Any, project: Any) -> Callable[[np.ndarray
         if key not in cache:
             if len(cache) >= 4:  # the observed and resampled counts of both runs
                 del cache[next(iter(cache))]
-            cache[key] = (c, scoring._statistics(design, project(c)))  # c kept alive: its id stays unique
+            cache[key] = (c, scoring.axis_statistics(axis, project(c)))  # c kept alive: its id stays unique
         return cache[key][1]
 
     return statistics
@@ -218,68 +177,62 @@ def _spec(statistics: Callable[[np.ndarray], dict[str, np.ndarray]], name: str) 
     return StatisticSpec(lambda c: statistics(c)[name], "basic", (0.0, 1.0))
 
 
-def _draw_keys(scoring: Any, rec: np.ndarray) -> np.ndarray:
+def _draw_keys(design: Any) -> np.ndarray:
     """Each record's profile draw as (stratum, rank): its (statistic, target, scenario) stratum and its position among
     the stratum's records in document-id order (``.../s<k>/d<n>``: the draw ``n``), as (R, 2)."""
-    f = scoring._F
-    stratum = (rec[:, f["statistic"]] * 2 + rec[:, f["target"]]) * 3 + rec[:, f["scenario"]]
+    stratum = design.strata
     order = np.argsort(stratum, kind="stable")
-    rank = np.empty(len(rec), dtype=np.int64)
+    rank = np.empty(len(stratum), dtype=np.int64)
     sorted_strata = stratum[order]
     first = np.searchsorted(sorted_strata, sorted_strata, side="left")
-    rank[order] = np.arange(len(rec)) - first
+    rank[order] = np.arange(len(stratum)) - first
     return np.column_stack([stratum, rank])
 
 
-def _draws_problem(
-    scoring: Any, group: str, members: Sequence[str], arrays: list[np.ndarray], keys: list[np.ndarray]
-) -> Problem | str:
+def _draws_problem(scoring: Any, group: str, members: Sequence[str], designs: list[Any]) -> Problem | str:
     """The group's :class:`Problem`, or why the four contexts' records cannot be paired draw by draw."""
-    fields = [scoring._F[name] for name in _DRAW_FIELDS]
-    base_rec, base_keys = arrays[0], keys[0]
-    if np.any(base_rec[:, scoring._F["kind"]] == 0):
+    base, keys = designs[0], [_draw_keys(d) for d in designs]
+    if base.objective and len(base.records):
         return f"{members[0]} holds objective records; {group} averages the subjective contexts"
-    order0 = np.lexsort((base_keys[:, 1], base_keys[:, 0]))
-    for task, rec, key in zip(members[1:], arrays[1:], keys[1:], strict=True):
-        if len(rec) != len(base_rec):
+    order0 = np.lexsort((keys[0][:, 1], keys[0][:, 0]))
+    for task, design, key in zip(members[1:], designs[1:], keys[1:], strict=True):
+        if len(design.records) != len(base.records):
             return (
-                f"the contexts answered different profile draws ({len(base_rec)} documents of {members[0]}, "
-                f"{len(rec)} of {task}); the group mean is compared draw by draw"
+                f"the contexts answered different profile draws ({len(base.records)} documents of {members[0]}, "
+                f"{len(design.records)} of {task}); the group mean is compared draw by draw"
             )
         order = np.lexsort((key[:, 1], key[:, 0]))
-        if not np.array_equal(key[order], base_keys[order0]) or not np.array_equal(
-            rec[order][:, fields], base_rec[order0][:, fields]
+        if not np.array_equal(key[order], keys[0][order0]) or not np.array_equal(
+            design.fields(*_DRAW_FIELDS)[order], base.fields(*_DRAW_FIELDS)[order0]
         ):
             return (
                 f"the documents of {task} do not show the profiles of {members[0]} in the same (statistic, target, "
                 "scenario, draw); the group mean is compared draw by draw"
             )
-    n_units = len(base_rec)
-    units = base_keys[order0, 0] * (n_units + 1) + base_keys[order0, 1]  # sorted, unique
-    strata = base_keys[order0, 0]
-    settings = scoring._settings(base_rec, None, group)
-    designs: list[list[Any]] = []  # context -> axis -> design
+    n_units = len(base.records)
+    units = keys[0][order0, 0] * (n_units + 1) + keys[0][order0, 1]  # sorted, unique
+    strata = keys[0][order0, 0]
+    layout: list[list[Any]] = []  # context -> axis -> (design, first column)
     rows: list[np.ndarray] = []
     columns: list[np.ndarray] = []
     offset = 0
-    for rec, key in zip(arrays, keys, strict=True):
+    for design, key in zip(designs, keys, strict=True):
         unit = np.searchsorted(units, key[:, 0] * (n_units + 1) + key[:, 1])
         per_axis = []
-        for i in range(len(scoring.AXES)):
-            design = scoring._axis_design(rec, i, False, settings.conventions)
-            counted = design.cell_index >= 0
+        for axis in design.axes:
+            counted = axis.cell_index >= 0
             rows.append(unit[counted])
-            columns.append(design.cell_index[counted] + offset)
-            per_axis.append((design, offset))
-            offset += design.n_cells * design.k
-        designs.append(per_axis)
+            columns.append(axis.cell_index[counted] + offset)
+            per_axis.append((axis, offset))
+            offset += axis.n_cells * axis.k
+        layout.append(per_axis)
     import scipy.sparse
 
     values = np.concatenate(rows)
     matrix = scipy.sparse.csr_array(
         (np.ones(values.size), (values, np.concatenate(columns))), shape=(n_units, offset)
     )  # fmt: skip
-    measures = _group_measures(scoring, _GroupStatistics(scoring, matrix, designs))
+    measures = _group_measures(scoring, _GroupStatistics(scoring, matrix, layout))
     return Problem(units=units, strata=strata, n_cells=n_units, measures=measures, cells=np.arange(n_units),
                    what="profile draws", rescaled=True)  # fmt: skip
 
@@ -325,7 +278,7 @@ class _GroupStatistics:
             for context in self.designs:
                 design, start = context[i]
                 stop = start + design.n_cells * design.k
-                per_context.append(self.scoring._statistics(design, counts[:, start:stop]))
+                per_context.append(self.scoring.axis_statistics(design, counts[:, start:stop]))
             for name in GROUP_SCORES:
                 # np.mean of a NaN is NaN: a context without a score leaves the group without its mean
                 out[name].append(np.mean(np.column_stack([s[name] for s in per_context]), axis=1))

@@ -403,7 +403,7 @@ _NAN_REASONS = {
 
 
 @dataclass
-class _Axis:
+class AxisDesign:
     """One axis of one task: its records, cells and design strata."""
 
     axis: str
@@ -421,6 +421,8 @@ class _Axis:
     released_zero: bool
     distance_y: str  # "s_e", or "s_fair" (the released subjective code)
     cell_statistic: np.ndarray  # per cell: the index of its statistic
+    rows: np.ndarray  # the positions of the axis's records among the task's
+    cell_positive: np.ndarray  # per cell: whether its query is positive (the subjective rates' in- and out-groups)
 
 
 def _option_classes(rec: np.ndarray, axis_i: int, k: int, n_options: np.ndarray) -> np.ndarray:
@@ -435,13 +437,14 @@ def _n_options(rec: np.ndarray) -> np.ndarray:
     return np.where(rec[:, _F["kind"]] == 0, np.where(objective_race, 4, 2), 4)
 
 
-def _axis_design(rec: np.ndarray, axis_i: int, objective: bool, conventions: str) -> _Axis:
+def _axis_design(rec: np.ndarray, axis_i: int, objective: bool, conventions: str) -> AxisDesign:
     axis = AXES[axis_i]
     k = len(classes(axis))
     stats = statistics(conventions)
     truth_col = _F["truth_gender"] + axis_i
+    rows = np.flatnonzero(rec[:, truth_col] >= 0) if objective else np.arange(len(rec))
     if objective:
-        rec = rec[rec[:, truth_col] >= 0]
+        rec = rec[rows]
         used = [s.index for s in stats if s.ground_truth[axis] is not None]
     else:
         used = [s.index for s in stats]  # S_E and S_KLD use all 19, N/A axes included
@@ -470,12 +473,14 @@ def _axis_design(rec: np.ndarray, axis_i: int, objective: bool, conventions: str
         rows, cols = np.nonzero(option_classes[counts] >= 0)
         seen[cells[counts][rows], option_classes[counts][rows, cols]] = True
         classes_per_cell = np.maximum(seen.sum(axis=1), 1)
-    return _Axis(
+    cell_positive = np.zeros(n_cells, dtype=bool)
+    cell_positive[cells] = rec[:, _F["positive"]] == 1
+    return AxisDesign(
         axis=axis, k=k, rec=rec, n_cells=n_cells, truth=truth, fact_cells=np.flatnonzero(counted), cells=cells,
         cell_index=cell_index, strata=strata, classes_per_cell=classes_per_cell,
         kl_base=(2.0 if objective else None) if released else None, kl_renormalize=not released,
         released_zero=released and objective, distance_y="s_fair" if released and not objective else "s_e",
-        cell_statistic=np.repeat(np.asarray(used, dtype=np.int64), 2),
+        cell_statistic=np.repeat(np.asarray(used, dtype=np.int64), 2), rows=rows, cell_positive=cell_positive,
     )  # fmt: skip
 
 
@@ -485,7 +490,7 @@ def _formula(name: str, conventions: str = "corrected") -> Callable[..., Any]:
     return _DECLARED[False][name].formula(conventions)
 
 
-def _statistics(a: _Axis, counts: np.ndarray) -> dict[str, np.ndarray]:
+def axis_statistics(a: AxisDesign, counts: np.ndarray) -> dict[str, np.ndarray]:
     """Every score's value on each row of ``counts`` (n, n_cells * k), plus the components intervals use."""
     c = counts.reshape(counts.shape[0], a.n_cells, a.k)
     fact = c[:, a.fact_cells, :]
@@ -499,37 +504,108 @@ def _statistics(a: _Axis, counts: np.ndarray) -> dict[str, np.ndarray]:
             "signed_distance": signed}  # fmt: skip
 
 
-def _resample(designs: list[_Axis], objective: bool) -> list[np.ndarray | None]:
-    """Each axis's resampled cell counts, (B, n_cells * k), from ONE stratified resampling of the documents.
+#: Stratum label offset between the two axes of the objective task (its documents are asked on one axis each).
+_AXIS_STRATUM = 10_000
 
-    Subjective: a document's outcome is its (cell, gender, race) triple, so both axes see the same resampled
-    documents; objective: each document is asked on one axis, so the two axes' cell spaces are laid side by side.
+
+@dataclass(frozen=True)
+class TaskDesign:
+    """One task run's declared design: its documents (the units), each document's outcome cell and design stratum,
+    and how the outcome counts give each axis's (statistic, target) x answer counts. :func:`compute_metrics`
+    resamples it (:func:`_resample`) and ``compare`` resamples two runs of it, paired
+    (:mod:`fact_fair_tasks.compare`).
+
+    Objective: each document is asked on one axis, so the two axes' cells lie side by side, and the strata are the
+    (statistic, target) cells of each axis. Subjective: a document's outcome is its (statistic, target) cell with the
+    answer's group on each axis (with ``identities``, also the background identity on each axis, which the Table 3
+    rates need), so both axes see the same resampled documents; the strata are the (statistic, target, scenario)
+    cells. A document whose answer does not count on its axis (every axis, subjective) is in no cell.
     """
-    if objective:
-        offsets = np.cumsum([0] + [a.n_cells * a.k for a in designs])
-        index = np.concatenate(
-            [np.where(a.cell_index >= 0, a.cell_index + o, -1) for a, o in zip(designs, offsets, strict=False)]
+
+    records: np.ndarray
+    objective: bool
+    settings: _Settings
+    axes: tuple[AxisDesign, ...]
+    cells: np.ndarray  # per document: its outcome cell, -1 none
+    strata: np.ndarray  # per document: its design stratum
+    axis_of: np.ndarray  # per document: the axis it is asked on (objective), -1 (subjective: every axis)
+    n_cells: int
+    identities: bool
+
+    def axis_counts(self, counts: np.ndarray, axis: int) -> np.ndarray:
+        """Outcome counts (n, :attr:`n_cells`) -> axis ``axis``'s counts (n, cells * k) of the answers' groups."""
+        if self.objective:
+            start = sum(a.n_cells * a.k for a in self.axes[:axis])
+            return counts[:, start : start + self.axes[axis].n_cells * self.axes[axis].k]
+        return self.identity_counts(counts, axis).sum(axis=3).reshape(len(counts), -1)
+
+    def identity_counts(self, counts: np.ndarray, axis: int) -> np.ndarray:
+        """Subjective outcome counts (n, :attr:`n_cells`) -> (n, cells, answer group, background identity) of one
+        axis (a single identity column without :attr:`identities`)."""
+        g, r = self.axes
+        per = 2 if self.identities else 1
+        grid = counts.reshape(len(counts), g.n_cells, *(g.k,) * per, *(r.k,) * per)
+        own = (
+            grid.sum(axis=tuple(range(2 + per, 2 + 2 * per))) if axis == 0 else grid.sum(axis=tuple(range(2, 2 + per)))
         )
-        strata = np.concatenate([a.strata + i * 10_000 for i, a in enumerate(designs)])
-        total = int(offsets[-1])
-    else:
-        g, r = designs
-        both = (g.cell_index >= 0) & (r.cell_index >= 0)
-        index = np.where(both, (g.cell_index // g.k) * g.k * r.k + (g.cell_index % g.k) * r.k + r.cell_index % r.k, -1)
-        strata, total = g.strata, g.n_cells * g.k * r.k
-    if not np.any(index >= 0):
-        return [None] * len(designs)
-    counts = bootstrap.resample_cell_counts(
-        index, total, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED, strata=strata
-    )
+        return own if self.identities else own[..., None]
+
+    def fields(self, *names: str) -> np.ndarray:
+        """The records' columns of the named :data:`RECORD_FIELDS`, (documents, len(names))."""
+        return self.records[:, [_F[name] for name in names]]
+
+
+def task_design(
+    records: Iterable[Sequence[int]] | np.ndarray,
+    task: str = "fact_or_fair",
+    metadata: Mapping[str, Any] | None = None,
+    *,
+    identities: bool = False,
+) -> TaskDesign:
+    """The declared design (:class:`TaskDesign`) of one task's records; ``metadata`` as :func:`compute_metrics`."""
+    rec = _records_array(records)
+    kinds = set(rec[:, _F["kind"]].tolist())
+    if len(kinds) > 1:
+        raise ValueError(f"{task}: records mix task kinds {sorted(KINDS[k] for k in kinds)}")
+    objective = kinds == {0} or not kinds
+    settings = _settings(rec, metadata, task)
+    axes = tuple(_axis_design(rec, i, objective, settings.conventions) for i in range(len(AXES)))
+    cells = np.full(len(rec), -1, dtype=np.int64)
+    axis_of = np.full(len(rec), -1, dtype=np.int64)
     if objective:
-        return [counts[:, offsets[i] : offsets[i + 1]] for i in range(len(designs))]
-    joint = counts.reshape(counts.shape[0], g.n_cells, g.k, r.k)
-    return [joint.sum(axis=3).reshape(counts.shape[0], -1), joint.sum(axis=2).reshape(counts.shape[0], -1)]
+        strata = np.full(len(rec), -1, dtype=np.int64)
+        offset = 0
+        for i, a in enumerate(axes):
+            cells[a.rows] = np.where(a.cell_index >= 0, a.cell_index + offset, -1)
+            strata[a.rows] = a.strata + i * _AXIS_STRATUM
+            axis_of[a.rows] = i
+            offset += a.n_cells * a.k
+        n_cells = offset
+    else:
+        outcome = axes[0].cells
+        for i, a in enumerate(axes):
+            outcome = outcome * a.k + a.cell_index % a.k
+            if identities:
+                outcome = outcome * a.k + rec[:, _F["identity_gender"] + i]
+        counted = np.logical_and.reduce([a.cell_index >= 0 for a in axes])
+        cells = np.where(counted, outcome, -1)
+        strata = axes[0].strata
+        n_cells = axes[0].n_cells * math.prod(a.k ** (2 if identities else 1) for a in axes)
+    return TaskDesign(rec, objective, settings, axes, cells, strata, axis_of, n_cells, identities)
 
 
-def _point_estimates(a: _Axis, est: Mapping[str, float], conventions: str) -> dict[str, float]:
-    """The five scores' plug-in values from the observed row of :func:`_statistics` (the distance by the conventions'
+def _resample(design: TaskDesign) -> list[np.ndarray | None]:
+    """Each axis's resampled cell counts, (B, n_cells * k), from ONE stratified resampling of the task's design."""
+    if not np.any(design.cells >= 0):
+        return [None] * len(design.axes)
+    counts = bootstrap.resample_cell_counts(
+        design.cells, design.n_cells, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED, strata=design.strata
+    )
+    return [design.axis_counts(counts, i) for i in range(len(design.axes))]
+
+
+def _point_estimates(a: AxisDesign, est: Mapping[str, float], conventions: str) -> dict[str, float]:
+    """The five scores' plug-in values from the observed row of :func:`axis_statistics` (the distance by the conventions'
     method)."""
     out = {name: est[name] for name in ("s_fact", "s_e", "s_kld", "s_fair")}
     if conventions == "released":
@@ -543,25 +619,22 @@ def point_estimates(records: Iterable[Sequence[int]] | np.ndarray) -> dict[str, 
     """Every score's plug-in value on both axes (``<score>_<axis>``) from one task's records, before any rule nulls it
     (coverage, the declared minima) and without intervals: the estimator whose bias the simulations measure
     (``tests/support/coverage_fact_or_fair.py``, ``bench/coverage.py --bias``)."""
-    rec = _records_array(records)
-    settings = _settings(rec, None, "fact_or_fair")
-    objective = not len(rec) or bool(np.all(rec[:, _F["kind"]] == 0))
+    design = task_design(records)
     out: dict[str, float] = {}
-    for axis_i in range(len(AXES)):
-        a = _axis_design(rec, axis_i, objective, settings.conventions)
+    for a in design.axes:
         observed = np.bincount(a.cell_index[a.cell_index >= 0], minlength=a.n_cells * a.k).astype(np.float64)
         if not observed.any():
             out.update({f"{name}_{a.axis}": math.nan for name in SCORES})
             continue
-        est = {name: float(values[0]) for name, values in _statistics(a, observed[None]).items()}
+        est = {name: float(values[0]) for name, values in axis_statistics(a, observed[None]).items()}
         out.update(
-            {f"{name}_{a.axis}": value for name, value in _point_estimates(a, est, settings.conventions).items()}
+            {f"{name}_{a.axis}": value for name, value in _point_estimates(a, est, design.settings.conventions).items()}
         )
     return out
 
 
 def _axis_scores(
-    a: _Axis, resampled: np.ndarray | None, objective: bool, settings: _Settings, design: np.ndarray, notes: Notes
+    a: AxisDesign, resampled: np.ndarray | None, objective: bool, settings: _Settings, design: np.ndarray, notes: Notes
 ) -> dict[str, float]:
     n_total = a.n_cells * a.k
     out: dict[str, float] = {}
@@ -571,7 +644,7 @@ def _axis_scores(
     errors = dict.fromkeys(SCORES, math.nan)
     if parsed and resampled is not None:
         observed = np.bincount(a.cell_index[a.cell_index >= 0], minlength=n_total).astype(np.float64)
-        stats = _statistics(a, np.vstack([observed[None, :], resampled]))
+        stats = axis_statistics(a, np.vstack([observed[None, :], resampled]))
         est = {name: float(values[0]) for name, values in stats.items()}
         boot = {name: values[1:] for name, values in stats.items()}
         estimates.update(_point_estimates(a, est, settings.conventions))
@@ -619,7 +692,7 @@ def _withheld(settings: _Settings) -> dict[str, str]:
 
 
 def _apply_minima(
-    out: dict[str, float], a: _Axis, observed: np.ndarray, objective: bool, design: np.ndarray, notes: Notes
+    out: dict[str, float], a: AxisDesign, observed: np.ndarray, objective: bool, design: np.ndarray, notes: Notes
 ) -> None:
     """Each score's declared minima (:data:`fact_fair_tasks.statistics.SUBJECTIVE_CELLS`, ``OBJECTIVE_CELLS`` and each
     interval's) on this axis, from the parsed answers per (statistic, target) cell of the design (the cells of the
@@ -643,7 +716,7 @@ def _apply_minima(
             notes.null(names, _NAN_REASONS[name])
 
 
-def _wilson(a: _Axis, observed: np.ndarray, interval: Callable[..., tuple[float, float]]) -> tuple[float, float]:
+def _wilson(a: AxisDesign, observed: np.ndarray, interval: Callable[..., tuple[float, float]]) -> tuple[float, float]:
     """S_fact's interval: Wilson's score interval for the share of counted answers that picked the true group.
 
     Answers are independent documents; within (statistic, target) cells of different accuracy the binomial
@@ -659,7 +732,7 @@ def _wilson(a: _Axis, observed: np.ndarray, interval: Callable[..., tuple[float,
     return interval(correct, n, CONFIDENCE)
 
 
-def _standard_errors(a: _Axis, observed: np.ndarray, boot: dict[str, np.ndarray]) -> dict[str, float]:
+def _standard_errors(a: AxisDesign, observed: np.ndarray, boot: dict[str, np.ndarray]) -> dict[str, float]:
     """Each score's standard error (the harness's ± column): S_fact's binomial ``sqrt(p (1 - p) / n)`` over the
     answers it counts (:func:`metrics.intervals.binomial_standard_error`, as its Wilson interval treats them), the
     others' the standard deviation of their resamples (:func:`metrics.intervals.standard_error`); the distance's of
@@ -681,7 +754,9 @@ Bounds = tuple[float, float, float]
 _NO_INTERVAL: Bounds = (math.nan, math.nan, math.nan)
 
 
-def _intervals(a: _Axis, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]) -> dict[str, Bounds]:
+def _intervals(
+    a: AxisDesign, observed: np.ndarray, est: dict[str, float], boot: dict[str, np.ndarray]
+) -> dict[str, Bounds]:
     """Every score's interval, each by the function its declaration names (``Interval.computed_by``), with the value
     it is centred on: the bias-corrected estimate of the reflected methods (``<score>_ci_centre``;
     :mod:`metrics.intervals`), NaN for S_fact's Wilson interval, which always holds its estimate; NaN where the
@@ -706,7 +781,7 @@ def _coverage(answered: np.ndarray) -> tuple[int, int, float]:
     return k, n, (k / n if n else math.nan)
 
 
-def apply_coverage(out: dict[str, float], a: _Axis, settings: _Settings, notes: Notes) -> None:
+def apply_coverage(out: dict[str, float], a: AxisDesign, settings: _Settings, notes: Notes) -> None:
     """``<score>_coverage = k / n`` for every score of one axis, with ``<score>_counted = k`` (the score's
     denominator) and ``<score>_inputs = n``: ``n`` the documents of its inputs and ``k`` those whose answer was
     parsed: S_fact's inputs are the documents of the statistics with ground truth on the axis; the
@@ -734,7 +809,7 @@ def _below(k: int, n: int, settings: _Settings) -> str:
     )
 
 
-def _rates(a: _Axis, axis_i: int, settings: _Settings, notes: Notes) -> dict[str, float]:
+def _rates(a: AxisDesign, axis_i: int, settings: _Settings, notes: Notes) -> dict[str, float]:
     """Paper Table 3 rates on one axis (:func:`metrics.fact_fair.cognitive_error_rates`), over the parsed answers to
     statistics counted in S_fact on the axis, with their coverages and increases over chance."""
     r = a.rec
@@ -822,17 +897,12 @@ def compute_metrics(
     statistic's cells). The reason for every NaN is noted in ``notes`` (a new :class:`~fairness_evals.notes.Notes`
     when None) and logged as the task's one warning.
     """
-    rec = _records_array(records)
-    kinds = set(rec[:, _F["kind"]].tolist())
-    if len(kinds) > 1:
-        raise ValueError(f"{task}: records mix task kinds {sorted(KINDS[k] for k in kinds)}")
-    objective = kinds == {0} or not kinds
-    settings = _settings(rec, metadata, task)
+    declared = task_design(records, task, metadata)
+    rec, objective, settings = declared.records, declared.objective, declared.settings
     out: dict[str, float] = {}
     notes = notes if notes is not None else Notes(task)
     chosen = np.arange(len(statistics(settings.conventions))) if design is None else np.asarray(design, np.int64)
-    designs = [_axis_design(rec, axis_i, objective, settings.conventions) for axis_i in range(len(AXES))]
-    for axis, resampled in zip(designs, _resample(designs, objective), strict=True):
+    for axis, resampled in zip(declared.axes, _resample(declared), strict=True):
         out.update(_axis_scores(axis, resampled, objective, settings, chosen, notes))
     out.update(answer_counts(rec))
     if len(rec) == 0:
