@@ -53,7 +53,7 @@ class FairLens:
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         from fairlens_tasks import scoring
 
-        units, matrix, codes = scoring.unit_counts(scoring._records_array(records))
+        units, matrix, codes = scoring.unit_counts(records)
         return Problem(units=units, strata=scoring.resampling_strata(codes), n_cells=matrix.shape[1],
                        measures=_measures(), matrix=matrix, what="images")  # fmt: skip
 
@@ -63,7 +63,7 @@ class FairLens:
         there), and each roll-up is the mean of the three domain statistics, NaN when one is NaN."""
         from fairlens_tasks import scoring
 
-        parts = [scoring.unit_counts(scoring._records_array(records[task])) for task in self.groups[group]]
+        parts = [scoring.unit_counts(records[task]) for task in self.groups[group]]
         width = scoring.LAYOUT.n_cells
         units, matrix, codes = scoring.side_by_side(parts, width)
         domain = _measures()

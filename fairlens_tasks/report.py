@@ -71,13 +71,12 @@ def _counts_from_samples(file: Path, rates: tuple[tuple[str, float], ...]) -> Gr
 
 def _counts(records: list[list[int]], rates: tuple[tuple[str, float], ...], file: Path) -> GroupCounts | str:
     """The per-group counts of one domain's ``records`` (read from ``file``), or why they do not reproduce ``rates``."""
-    import numpy as np
 
     from fairlens_tasks.scoring import LAYOUT, unit_counts
 
     if not records:
         return f"{file.name}: no samples"
-    _, matrix, _ = unit_counts(np.asarray(records, dtype=np.int64))
+    _, matrix, _ = unit_counts(records)
     totals = matrix.sum(axis=0)
     adverse, association = {}, {}
     for attribute, groups in GROUPS.items():

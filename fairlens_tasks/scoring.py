@@ -304,13 +304,14 @@ def image_bootstrap(
     return matrix, ends
 
 
-def unit_counts(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The task's design from the records ``rec``: (unit ids, U x C count matrix, each unit's sampling stratum code
+def unit_counts(records: Sequence[Sequence[int]] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The task's design from its records: (unit ids, U x C count matrix, each unit's sampling stratum code
     (:func:`stratum_codes`)). What :func:`compute_metrics` bootstraps (:func:`image_bootstrap`) and ``compare``
     resamples paired (:mod:`fairlens_tasks.compare`).
 
     Each unit (image) is in one group of each attribute (the labels of its first record), so its per-group
     block is its own six counts placed at its group's position."""
+    rec = _records_array(records)
     units, first, unit_index = np.unique(rec[:, _F["image"]], return_index=True, return_inverse=True)
     unit_index = unit_index.ravel()
     n_units = len(units)
@@ -465,7 +466,7 @@ def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, 
     """Every count-based metric's plug-in value from one domain's records, before any rule nulls it (coverage, the
     declared minima) and without intervals: the estimator whose bias the simulations measure
     (``tests/support/coverage_fairlens.py``, ``bench/coverage.py --bias``)."""
-    return _estimates(unit_counts(_records_array(records))[1].sum(axis=0))
+    return _estimates(unit_counts(records)[1].sum(axis=0))
 
 
 def apply_coverage(

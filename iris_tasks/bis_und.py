@@ -205,26 +205,26 @@ def set_strata(rec: np.ndarray, present: np.ndarray) -> np.ndarray:
     return bootstrap.collapse_singletons(strata, np.zeros_like(strata))
 
 
+def set_design(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The task's declared design, which its interval resamples (rescaled) and ``compare`` resamples paired: the
+    counterfactual sets evaluated (the units: all of them unless ``--limit``), each set's pair sums
+    (:func:`unit_matrix` of its parsed ratings and its yes/no replies) and its stratum (:func:`set_strata`)."""
+    ratings, yes_no = rec[rec[:, _F["type"]] == RATING], rec[rec[:, _F["type"]] != RATING]
+    present = np.unique(rec[:, _F["set"]].astype(np.int64))
+    matrix = unit_matrix(ratings[ratings[:, _F["unparsed"]] == 0], yes_no, int(rec[:, _F["set"]].max()) + 1)
+    return present, matrix[present], set_strata(rec, present)
+
+
 def score_interval(
-    rec: np.ndarray,
-    ac: np.ndarray,
-    yes_no: np.ndarray,
-    estimate: float,
-    *,
-    n_resamples: int | None = None,
-    seed: int | None = None,
+    rec: np.ndarray, estimate: float, *, n_resamples: int | None = None, seed: int | None = None
 ) -> intervals.BootstrapInterval:
     """The ``bis_und_score`` interval ``[ci_low, ci_high] = [q_0.025, q_0.975]``, the percentile interval of
-    :func:`score_from_counts` over counterfactual sets resampled within their occupation (rescaled), clipped to
-    ``[0, 340]`` (module docstring)."""
+    :func:`score_from_counts` over counterfactual sets resampled within their occupation (rescaled; :func:`set_design`),
+    clipped to ``[0, 340]`` (module docstring)."""
     n_resamples = BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
     seed = BOOTSTRAP_SEED if seed is None else seed
-    n_sets = int(rec[:, _F["set"]].max()) + 1
-    present = np.unique(rec[:, _F["set"]].astype(np.int64))  # the sets evaluated (all of them unless --limit)
-    matrix = unit_matrix(ac, yes_no, n_sets)[present]
-    resampled = bootstrap.resample_counts(
-        matrix, strata=set_strata(rec, present), rescaled=True, n_resamples=n_resamples, seed=seed
-    )
+    _, matrix, strata = set_design(rec)
+    resampled = bootstrap.resample_counts(matrix, strata=strata, rescaled=True, n_resamples=n_resamples, seed=seed)
     values = score_from_counts(resampled)
     scale = DIMENSION_PARAMETERS["BIS-Und"][1]
     return intervals.percentile_interval(values, estimate=estimate, confidence=CONFIDENCE, seed=seed,
@@ -283,7 +283,7 @@ def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
     if all(math.isfinite(v) for v in level_vector):
         out["bis_und_magnitude"] = _magnitude(level_vector)
         out["bis_und_score"] = _score(out["bis_und_magnitude"])
-        interval = score_interval(rec, ac, yes_no, out["bis_und_score"])
+        interval = score_interval(rec, out["bis_und_score"])
         out["bis_und_score_ci_low"], out["bis_und_score_ci_high"] = interval.low, interval.high
         if interval.reason:
             notes.null(["bis_und_score_ci_low", "bis_und_score_ci_high"], interval.reason)

@@ -3,7 +3,7 @@
 - ``iris_bis_und``: counterfactual *sets* are the units (the corpus samples sets), resampled within their occupation
   with the task's rescaled bootstrap (strata of 1-2 sets); the score and the six level values (AC_diff and DHR,
   single / dual / triple) are smooth functions of the per-set pair sums the task resamples
-  (:func:`iris_tasks.bis_und.unit_matrix`, :func:`~iris_tasks.bis_und.levels_from_counts`): the basic interval of
+  (:func:`iris_tasks.bis_und.set_design`, :func:`~iris_tasks.bis_und.levels_from_counts`): the basic interval of
   their paired difference.
 - ``iris_ifs_und``: the score is a decreasing function of 14 max - min gaps whose plug-in values are biased by several
   times their spread at IRIS's sizes; the task's only valid interval is a conservative simultaneous band over every
@@ -69,30 +69,21 @@ def _bis_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import bis_und
     from iris_tasks.scoring import HIGHER_IS_BETTER
 
-    f = bis_und._F
-    rec = records_array(records, len(bis_und.RECORD_FIELDS), np.float64)
-    is_rating = rec[:, f["type"]] == bis_und.RATING
-    ratings, yes_no = rec[is_rating], rec[~is_rating]
-    ac = ratings[ratings[:, f["unparsed"]] == 0]
-    n_sets = int(rec[:, f["set"]].max()) + 1
-    present = np.unique(rec[:, f["set"]].astype(np.int64))
-    matrix = bis_und.unit_matrix(ac, yes_no, n_sets)[present]
+    units, matrix, strata = bis_und.set_design(records_array(records, len(bis_und.RECORD_FIELDS), np.float64))
     measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"), True)}
     for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL):
         spec = StatisticSpec(lambda c, name=name: bis_und.levels_from_counts(c)[name], "basic")
         measures[name] = Measure(spec, HIGHER_IS_BETTER[name])
-    return Problem(units=present, strata=bis_und.set_strata(rec, present), n_cells=matrix.shape[1], measures=measures,
-                   matrix=matrix, what="counterfactual sets", rescaled=True)  # fmt: skip
+    return Problem(units=units, strata=strata, n_cells=matrix.shape[1], measures=measures, matrix=matrix,
+                   what="counterfactual sets", rescaled=True)  # fmt: skip
 
 
 def _ifs_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import ifs_und
 
     rec = records_array(records, len(ifs_und.RECORD_FIELDS))
-    cells = ifs_und.cell_index(rec)
-    strata = ifs_und.combination_index(rec)
+    units, cells, strata = ifs_und.image_design(rec)
     measure = Measure(StatisticSpec(ifs_und.score_from_counts), True, run_interval=_ifs_interval(rec))
-    units = rec[:, ifs_und._F["image"]]
     return Problem(units=units, strata=strata, n_cells=ifs_und.N_CELLS, measures={"ifs_und_score": measure},
                    cells=cells, what="images")  # fmt: skip
 
@@ -106,33 +97,15 @@ def _ifs_interval(rec: np.ndarray) -> Callable[[float], tuple[float, float]]:
 
 
 def _rfs_und(records: Sequence[Any]) -> Problem:
-    """RFS-Und: one cell per answer (a probe answer's combination x winner, then a corpus answer's predicted class x
-    combination; unparsed and unmapped answers none), the score from the two count tables, and the run's interval at
-    any level for :func:`metrics.paired.union_difference`."""
-    from iris_tasks import ifs_und, rfs_und
+    """RFS-Und: one cell per answer (:func:`iris_tasks.rfs_und.answer_cells`), the score from their counts, and the
+    run's interval at any level for :func:`metrics.paired.union_difference`."""
+    from iris_tasks import rfs_und
     from iris_tasks.scoring import HIGHER_IS_BETTER
-    from iris_tasks.vocabulary import COMBINATIONS, UNMAPPABLE_INDEX
 
-    f = rfs_und._F
     rec = records_array(records, rfs_und.WIDTH)
-    probe, corpus = rfs_und.split_records(rec)
-    n_comb, n_probe = len(COMBINATIONS), len(COMBINATIONS) * rfs_und.N_OCC
-    cells = np.full(len(rec), -1, dtype=np.int64)
-    is_probe = rec[:, f["kind"]] == rfs_und.PROBE
-    won = is_probe & (rec[:, f["winner"]] >= 0)
-    cells[won] = rec[won, f["combination"]] * rfs_und.N_OCC + rec[won, f["winner"]]
-    is_corpus = np.flatnonzero(rec[:, f["kind"]] == rfs_und.RECOGNITION)
-    mapped = corpus[:, ifs_und._F["predicted"]] >= 0
-    cells[is_corpus[mapped]] = n_probe + rfs_und._recognition_cells(corpus[mapped])
-    n_cells = n_probe + (UNMAPPABLE_INDEX + 1) * n_comb
-
-    def score(c: np.ndarray) -> np.ndarray:
-        wins = c[:, :n_probe].reshape(-1, n_comb, rfs_und.N_OCC)
-        counts = c[:, n_probe:].reshape(-1, UNMAPPABLE_INDEX + 1, n_comb)
-        return rfs_und.score_from_parts(rfs_und.jsd_from_wins(wins), rfs_und.sds_from_counts(counts))
-
-    measure = Measure(StatisticSpec(score), HIGHER_IS_BETTER["rfs_und_score"],
-                      run_interval=_rfs_interval(probe, corpus))  # fmt: skip
+    cells, n_cells = rfs_und.answer_cells(rec)
+    measure = Measure(StatisticSpec(rfs_und.score_from_answer_counts), HIGHER_IS_BETTER["rfs_und_score"],
+                      run_interval=_rfs_interval(*rfs_und.split_records(rec)))  # fmt: skip
     return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=n_cells,
                    measures={"rfs_und_score": measure}, cells=cells, what="answers")  # fmt: skip
 

@@ -299,6 +299,33 @@ def _recognition_cells(rec: np.ndarray) -> np.ndarray:
     return rec[:, ifs_und._F["predicted"]] * len(COMBINATIONS) + combination_index(rec)
 
 
+#: The probe cells of :func:`answer_cells`: combination x winning occupation.
+_PROBE_CELLS = len(COMBINATIONS) * N_OCC
+
+
+def answer_cells(all_rec: np.ndarray) -> tuple[np.ndarray, int]:
+    """One cell per answer of the task's records, and the number of cells: a probe answer's combination x winner, then
+    a recognition answer's predicted class x combination; an unparsed probe answer and an unmapped recognition answer
+    none (-1). ``compare`` reads its estimates from these counts (:func:`score_from_answer_counts`); its difference
+    is the union of the two runs' own intervals (:func:`interval_of_norms`)."""
+    cells = np.full(len(all_rec), -1, dtype=np.int64)
+    won = (all_rec[:, _F["kind"]] == PROBE) & (all_rec[:, _F["winner"]] >= 0)
+    cells[won] = all_rec[won, _F["combination"]] * N_OCC + all_rec[won, _F["winner"]]
+    recognition = np.flatnonzero(all_rec[:, _F["kind"]] == RECOGNITION)
+    _, corpus = split_records(all_rec)
+    mapped = corpus[:, ifs_und._F["predicted"]] >= 0
+    cells[recognition[mapped]] = _PROBE_CELLS + _recognition_cells(corpus[mapped])
+    return cells, _PROBE_CELLS + (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS)
+
+
+def score_from_answer_counts(counts: np.ndarray) -> np.ndarray:
+    """``rfs_und_score`` for each row of (B, cells) counts of :func:`answer_cells` (:func:`score_from_parts` of the
+    probe wins' JSD and the recognition counts' SDS)."""
+    wins = counts[:, :_PROBE_CELLS].reshape(-1, len(COMBINATIONS), N_OCC)
+    recognized = counts[:, _PROBE_CELLS:].reshape(-1, UNMAPPABLE_INDEX + 1, len(COMBINATIONS))
+    return score_from_parts(jsd_from_wins(wins), sds_from_counts(recognized))
+
+
 def probe_round_counts(probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One row per probe round of one combination (the unit): its wins per occupation in that combination's
     columns of an (18 x 52) table, flattened; and the combination of each row (the stratum)."""
