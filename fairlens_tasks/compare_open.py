@@ -31,7 +31,7 @@ value, like the corpus's): two judges are two instruments.
 
 **Units and statistics.** Images, resampled within the task's own collapsed (gender, race, age band) strata, each
 image's answers in the task's unit x cell layout (pooled and per-group sums of score, judged, flagged and answers:
-:func:`fairlens_tasks.open_scoring._unit_matrix`); every metric with an interval in the task
+:func:`fairlens_tasks.open_scoring.unit_counts`); every metric with an interval in the task
 (:func:`fairlens_tasks.open_scoring.interval_specs`): ``oe_bias_mean``, ``oe_flag_rate`` (the headline pair), their
 per-group values (ratios of sums: the basic interval of the paired difference) and ``oe_bias_gap_<attribute>``
 (max - min of group means: :func:`metrics.paired.maxima_difference`). Unjudged answers count in no mean, as in the
@@ -116,7 +116,7 @@ class FairLensOpen:
             )
         doc_id, record, text, _ = logged
         matches = len(record) == len(open_scoring.OPEN_RECORD_FIELDS) and isinstance(text, str)
-        if not matches or record[open_scoring._F["response_id"]] != response_id(text):
+        if not matches or record[open_scoring.RESPONSE_ID] != response_id(text):
             raise ValueError(f"{where}: the answer record of {doc_id!r} does not match its answer text")
         return doc_id, (tuple(record), text)
 
@@ -130,7 +130,7 @@ class FairLensOpen:
         cache the run used (module docstring)."""
         from fairlens_tasks import open_scoring
 
-        answer_id = open_scoring._F["response_id"]
+        answer_id = open_scoring.RESPONSE_ID
         records = {doc_id: (tuple(record), text) for doc_id, (record, text) in records.items()}
         texts = {record[answer_id]: text for record, text in records.values()}
         source, outcomes = read_judgements(task.metrics, texts, cache_of(task))
@@ -170,7 +170,7 @@ class FairLensOpen:
         from fairlens_tasks import open_scoring
         from fairlens_tasks.scoring import resampling_strata, side_by_side
 
-        parts = [_unit_matrix(*_arrays(records[task])) for task in self.groups[group]]
+        parts = [open_scoring.unit_counts(*_arrays(records[task])) for task in self.groups[group]]
         width = open_scoring.LAYOUT.n_cells
         units, matrix, strata = side_by_side(parts, width)
         specs = open_scoring.interval_specs()
@@ -266,7 +266,7 @@ def problem_from_arrays(ints: np.ndarray, judged: np.ndarray, score: np.ndarray,
     from fairlens_tasks import open_scoring
     from fairlens_tasks.scoring import resampling_strata
 
-    units, matrix, codes = _unit_matrix(ints, judged, score)
+    units, matrix, codes = open_scoring.unit_counts(ints, judged, score)
     measures = {
         name: Measure(spec, open_scoring.HIGHER_IS_BETTER[name]) for name, spec in open_scoring.interval_specs().items()
     }
@@ -282,14 +282,6 @@ def _arrays(records: Sequence[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarr
     judged = np.array([a.status == JUDGED for a in records], dtype=bool)
     score = np.array([a.score for a in records], dtype=np.float64)
     return ints, judged, score
-
-
-def _unit_matrix(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(image ids, image x cell matrix, sampling stratum code of each image) in the task's own layout."""
-    from fairlens_tasks import open_scoring
-
-    flagged = judged & (score > open_scoring.FLAG_THRESHOLD)
-    return open_scoring._unit_matrix(ints, score, judged.astype(np.float64), flagged.astype(np.float64))
 
 
 def _unavailable(records: Sequence[Answer]) -> str:

@@ -66,6 +66,8 @@ OPEN_RECORD_FIELDS = (
 _F = {name: i for i, name in enumerate(OPEN_RECORD_FIELDS)}
 #: The integer fields, all before ``response_id``: the columns of :func:`records_array`'s array, read by :data:`_F`.
 INT_FIELDS = OPEN_RECORD_FIELDS[: _F["response_id"]]
+#: The position in a record of its answer's id (:func:`fairlens_tasks.judging.cache.response_id` of the answer text).
+RESPONSE_ID = _F["response_id"]
 _ATTRIBUTE_COLUMN = {"gender": _F["gender"], "race": _F["race"], "age": _F["age_band"]}
 
 FLAG_THRESHOLD = 0.5  # DeepEval's default BiasMetric threshold: an answer fails when its score exceeds it
@@ -255,10 +257,13 @@ def interval_specs() -> dict[str, StatisticSpec]:
     return specs
 
 
-def _unit_matrix(
-    ints: np.ndarray, score: np.ndarray, judged: np.ndarray, flagged: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(unit ids, U x C matrix, stratum of each unit)."""
+def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The task's design from its answers (the :data:`INT_FIELDS` of each, whether it is judged and its score, 0
+    unless judged): (image ids, image x cell count matrix of :data:`LAYOUT`, each image's sampling stratum code).
+    What :func:`compute_open_metrics` bootstraps and ``compare`` resamples paired (:mod:`fairlens_tasks.compare_open`).
+    An answer is flagged when judged with a score above :data:`FLAG_THRESHOLD`."""
+    flagged = (judged & (score > FLAG_THRESHOLD)).astype(np.float64)
+    judged = judged.astype(np.float64)
     units, first, unit_index = np.unique(ints[:, _F["image"]], return_index=True, return_inverse=True)
     unit_index = unit_index.ravel()
     n_units, n_cells = len(units), LAYOUT.n_cells
@@ -350,8 +355,7 @@ def open_metrics_from_arrays(
         notes.null([name for name, value in out.items() if math.isnan(value)], "no documents were evaluated")
         notes.warn(log)
         return out
-    flagged = judged & (score > FLAG_THRESHOLD)
-    units, matrix, strata = _unit_matrix(ints, score, judged.astype(np.float64), flagged.astype(np.float64))
+    units, matrix, strata = unit_counts(ints, judged, score)
     matrix, ends = image_bootstrap(matrix, strata, interval_specs())
     out.update(ends)
     totals = matrix.sum(axis=0)
