@@ -166,7 +166,7 @@ def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     return {name: float(values[0]) for name, values in score_arrays(design(records).observed[None]).items()}
 
 
-def _difference(counts: np.ndarray) -> np.ndarray:
+def delta_gsr_components(counts: np.ndarray) -> np.ndarray:
     """Components ``(GSR_stereo - GSR_counter, 0)`` whose maximum is ΔGSR: shape (n, 2)."""
     out = score_arrays(counts)
     d = out["gsr_stereotypical"] - out["gsr_counter"]
@@ -174,13 +174,13 @@ def _difference(counts: np.ndarray) -> np.ndarray:
 
 
 def statistic_specs() -> dict[str, StatisticSpec]:
-    """The two GSRs and ΔGSR (of :func:`_difference`'s components) over totals (n, columns), each with the interval
+    """The two GSRs and ΔGSR (of :func:`delta_gsr_components`) over totals (n, columns), each with the interval
     method its declaration names (percentile; max-t)."""
     specs = {
         name: StatisticSpec(lambda c, name=name: score_arrays(c)[name], DECLARED_TASK.bootstrap(name), (0.0, 1.0))
         for name in ("gsr_stereotypical", "gsr_counter")
     }
-    specs["delta_gsr"] = StatisticSpec(_difference, DECLARED_TASK.bootstrap("delta_gsr"), (0.0, 1.0))
+    specs["delta_gsr"] = StatisticSpec(delta_gsr_components, DECLARED_TASK.bootstrap("delta_gsr"), (0.0, 1.0))
     return specs
 
 

@@ -153,7 +153,7 @@ def _steer_problem(records: Sequence[Any]) -> Problem:
         )
         for name in ("gsr_stereotypical", "gsr_counter", "bis_gen_score")
     }
-    measures["delta_gsr"] = Measure(StatisticSpec(bis_gen._difference, "max_t", (0.0, 1.0)), False)
+    measures["delta_gsr"] = Measure(StatisticSpec(bis_gen.delta_gsr_components, "max_t", (0.0, 1.0)), False)
     return images_problem(data.units, data.strata, measures)
 
 
