@@ -105,7 +105,7 @@ def version1_intervals(records: list[list[int]]) -> None:
     from metrics import fairlens as fl
 
     rec = np.asarray(records, dtype=np.int64)
-    _, matrix, _ = scoring.unit_counts(rec)
+    matrix = scoring.unit_counts(rec).matrix
 
     def gap(a: str, events: str, totals: str):
         return lambda c: fl.gap_from_rates(scoring._group_rates(c, a, events, totals))

@@ -101,10 +101,9 @@ class FactOrFair:
             if not design.objective:
                 for name, spec in _rates(design, i).items():
                     measures[name] = Measure(spec, scoring.HIGHER_IS_BETTER[name], True)
-        # the objective task's documents are resampled within their axis only (module docstring)
-        strata = design.axis_of if design.objective else design.strata
-        return Problem(units=np.arange(len(design.records)), strata=strata, n_cells=design.n_cells, measures=measures,
-                       cells=design.cells, what="documents", rescaled=not design.objective)  # fmt: skip
+        if design.objective:  # its documents are resampled within their axis only (module docstring)
+            return Problem.of(design, measures, strata=design.axis_of, what="documents")
+        return Problem.of(design, measures, rescaled=True, what="documents")
 
     def group_problem(self, group: str, records: Mapping[str, Sequence[Any]]) -> Problem:
         """The group means over the four contexts (``records``: each member task's records, in document-id order):

@@ -508,11 +508,11 @@ def axis_statistics(a: AxisDesign, counts: np.ndarray) -> dict[str, np.ndarray]:
 _AXIS_STRATUM = 10_000
 
 
-@dataclass(frozen=True)
-class TaskDesign:
-    """One task run's declared design: its documents (the units), each document's outcome cell and design stratum,
-    and how the outcome counts give each axis's (statistic, target) x answer counts. :func:`compute_metrics`
-    resamples it (:func:`_resample`) and ``compare`` resamples two runs of it, paired
+@dataclass(kw_only=True)
+class TaskDesign(bootstrap.Design):
+    """One task run's declared design (:class:`metrics.bootstrap.Design`): its documents (the units), each document's
+    outcome cell and design stratum, and how the outcome counts give each axis's (statistic, target) x answer counts.
+    :func:`compute_metrics` resamples it (:func:`_resample`) and ``compare`` resamples two runs of it, paired
     (:mod:`fact_fair_tasks.compare`).
 
     Objective: each document is asked on one axis, so the two axes' cells lie side by side, and the strata are the
@@ -526,10 +526,7 @@ class TaskDesign:
     objective: bool
     settings: _Settings
     axes: tuple[AxisDesign, ...]
-    cells: np.ndarray  # per document: its outcome cell, -1 none
-    strata: np.ndarray  # per document: its design stratum
     axis_of: np.ndarray  # per document: the axis it is asked on (objective), -1 (subjective: every axis)
-    n_cells: int
     identities: bool
 
     def axis_counts(self, counts: np.ndarray, axis: int) -> np.ndarray:
@@ -591,16 +588,17 @@ def task_design(
         cells = np.where(counted, outcome, -1)
         strata = axes[0].strata
         n_cells = axes[0].n_cells * math.prod(a.k ** (2 if identities else 1) for a in axes)
-    return TaskDesign(rec, objective, settings, axes, cells, strata, axis_of, n_cells, identities)
+    return TaskDesign(
+        units=np.arange(len(rec)), strata=strata, n_cells=n_cells, cells=cells, records=rec, objective=objective,
+        settings=settings, axes=axes, axis_of=axis_of, identities=identities,
+    )  # fmt: skip
 
 
 def _resample(design: TaskDesign) -> list[np.ndarray | None]:
     """Each axis's resampled cell counts, (B, n_cells * k), from ONE stratified resampling of the task's design."""
     if not np.any(design.cells >= 0):
         return [None] * len(design.axes)
-    counts = bootstrap.resample_cell_counts(
-        design.cells, design.n_cells, n_resamples=BOOTSTRAP_RESAMPLES, seed=BOOTSTRAP_SEED, strata=design.strata
-    )
+    counts = design.resample(BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED)
     return [design.axis_counts(counts, i) for i in range(len(design.axes))]
 
 

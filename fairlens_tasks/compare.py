@@ -53,9 +53,7 @@ class FairLens:
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         from fairlens_tasks import scoring
 
-        units, matrix, codes = scoring.unit_counts(records)
-        return Problem(units=units, strata=scoring.resampling_strata(codes), n_cells=matrix.shape[1],
-                       measures=_measures(), matrix=matrix, what="images")  # fmt: skip
+        return Problem.of(scoring.unit_counts(records), _measures(), what="images")
 
     def group_problem(self, group: str, records: Mapping[str, Sequence[Any]]) -> Problem:
         """The ``fairlens`` roll-ups over the three domains: every image answers every domain's items, so the images
@@ -65,14 +63,13 @@ class FairLens:
 
         parts = [scoring.unit_counts(records[task]) for task in self.groups[group]]
         width = scoring.LAYOUT.n_cells
-        units, matrix, codes = scoring.side_by_side(parts, width)
+        design = scoring.side_by_side(parts, width)
         domain = _measures()
         measures = {}
         for name in ("soundness", "association_rate", "parity_gap", "association_gap"):
             measures[name] = Measure(_mean_over_domains(domain[name].spec, len(parts), width),
                                      scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS)  # fmt: skip
-        return Problem(units=units, strata=scoring.resampling_strata(codes), n_cells=matrix.shape[1],
-                       measures=measures, matrix=matrix, what="images")  # fmt: skip
+        return Problem.of(design, measures, what="images")
 
 
 def _measures() -> dict[str, Measure]:

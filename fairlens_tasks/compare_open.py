@@ -168,19 +168,18 @@ class FairLensOpen:
         by side; an image a domain lacks adds nothing there), each roll-up the answers-weighted mean of the domain
         values (NaN when one is NaN)."""
         from fairlens_tasks import open_scoring
-        from fairlens_tasks.scoring import resampling_strata, side_by_side
+        from fairlens_tasks.scoring import side_by_side
 
         parts = [open_scoring.unit_counts(*_arrays(records[task])) for task in self.groups[group]]
         width = open_scoring.LAYOUT.n_cells
-        units, matrix, strata = side_by_side(parts, width)
+        design = side_by_side(parts, width)
         specs = open_scoring.interval_specs()
         measures = {
             name: Measure(_weighted_over_domains(specs[name], len(parts), width), open_scoring.HIGHER_IS_BETTER[name])
             for name in ROLLUPS
         }
         unavailable = next((u for task in self.groups[group] if (u := _unavailable(records[task]))), "")
-        return Problem(units=units, strata=resampling_strata(strata), n_cells=matrix.shape[1], measures=measures,
-                       matrix=matrix, what="images", rescaled=True, unavailable=unavailable)  # fmt: skip
+        return Problem.of(design, measures, what="images", rescaled=True, unavailable=unavailable)
 
 
 def cache_of(task: Any) -> tuple[Path, str]:
@@ -264,14 +263,12 @@ def problem_from_arrays(ints: np.ndarray, judged: np.ndarray, score: np.ndarray,
     ints), whether each answer is judged and its score (0 unless judged; a blank answer is judged, score 0, and stays
     in the means as in the task: it lowers only the coverage)."""
     from fairlens_tasks import open_scoring
-    from fairlens_tasks.scoring import resampling_strata
 
-    units, matrix, codes = open_scoring.unit_counts(ints, judged, score)
+    design = open_scoring.unit_counts(ints, judged, score)
     measures = {
         name: Measure(spec, open_scoring.HIGHER_IS_BETTER[name]) for name, spec in open_scoring.interval_specs().items()
     }
-    return Problem(units=units, strata=resampling_strata(codes), n_cells=matrix.shape[1], measures=measures,
-                   matrix=matrix, what="images", rescaled=True, unavailable=unavailable)  # fmt: skip
+    return Problem.of(design, measures, what="images", rescaled=True, unavailable=unavailable)
 
 
 def _arrays(records: Sequence[Answer]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -43,7 +43,15 @@ from fairlens_tasks.judging.pipeline import REFUSED, Outcome
 from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, image_bootstrap, stratum_codes
+from fairlens_tasks.scoring import (
+    PROVENANCE,
+    ImageDesign,
+    absent_groups,
+    finite_domain_values,
+    image_bootstrap,
+    image_design,
+    stratum_codes,
+)
 from fairlens_tasks.settings import changed, coverage_threshold, recorded
 from fairlens_tasks.withheld import apply_minima, below_threshold, finish
 from fairness_evals import aggregation
@@ -257,9 +265,9 @@ def interval_specs() -> dict[str, StatisticSpec]:
     return specs
 
 
-def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> ImageDesign:
     """The task's design from its answers (the :data:`INT_FIELDS` of each, whether it is judged and its score, 0
-    unless judged): (image ids, image x cell count matrix of :data:`LAYOUT`, each image's sampling stratum code).
+    unless judged): its images, their counts in :data:`LAYOUT` and their strata.
     What :func:`compute_open_metrics` bootstraps and ``compare`` resamples paired (:mod:`fairlens_tasks.compare_open`).
     An answer is flagged when judged with a score above :data:`FLAG_THRESHOLD`."""
     flagged = (judged & (score > FLAG_THRESHOLD)).astype(np.float64)
@@ -278,8 +286,8 @@ def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> tupl
         for name, values in columns.items():
             cells = np.asarray(LAYOUT.group_cells(attribute, name))
             flat += np.bincount(base[known] + cells[groups[known]], weights=values[known], minlength=flat.size)
-    strata = stratum_codes(ints[first, _F["gender"]], ints[first, _F["race"]], ints[first, _F["age_band"]])
-    return units, flat.reshape(n_units, n_cells), strata
+    codes = stratum_codes(*(ints[first, _F[name]] for name in ("gender", "race", "age_band")))
+    return image_design(units, flat.reshape(n_units, n_cells), codes)
 
 
 def compute_open_metrics(
@@ -355,8 +363,8 @@ def open_metrics_from_arrays(
         notes.null([name for name, value in out.items() if math.isnan(value)], "no documents were evaluated")
         notes.warn(log)
         return out
-    units, matrix, strata = unit_counts(ints, judged, score)
-    matrix, ends = image_bootstrap(matrix, strata, interval_specs())
+    design = unit_counts(ints, judged, score)
+    matrix, ends = image_bootstrap(design, interval_specs())
     out.update(ends)
     totals = matrix.sum(axis=0)
     out["oe_bias_mean"] = float(_mean(totals[LAYOUT.pooled("score")], totals[LAYOUT.pooled("judged")]))
@@ -386,7 +394,7 @@ def open_metrics_from_arrays(
     out["no_opinion_rate"] = no_opinion / n_judged if n_judged else math.nan
     out["empty_answers"] = int((judged & empty).sum())
     out["opinions"] = int(opinions[judged].sum())
-    out["images_evaluated"] = len(units)
+    out["images_evaluated"] = len(design.units)
     n_declined = math.nan if declined is None else int(declined.sum())
     out["declined"], out["declined_rate"] = n_declined, n_declined / n
     refusals = sum((refused or {}).values())

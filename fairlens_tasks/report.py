@@ -76,8 +76,7 @@ def _counts(records: list[list[int]], rates: tuple[tuple[str, float], ...], file
 
     if not records:
         return f"{file.name}: no samples"
-    _, matrix, _ = unit_counts(records)
-    totals = matrix.sum(axis=0)
+    totals = unit_counts(records).observed()
     adverse, association = {}, {}
     for attribute, groups in GROUPS.items():
         hits = totals[LAYOUT.group_cells(attribute, "adverse")]

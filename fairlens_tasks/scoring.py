@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -286,15 +287,27 @@ def resampling_strata(codes: np.ndarray, minimum: int = MIN_RESAMPLING_STRATUM) 
     return labels
 
 
-def image_bootstrap(
-    matrix: np.ndarray, codes: np.ndarray, specs: Mapping[str, StatisticSpec]
-) -> tuple[np.ndarray, dict[str, float]]:
-    """One stratified bootstrap of the images (the rows of the unit x cell ``matrix``) within the strata of their
-    sampling ``codes`` (:func:`resampling_strata`), each stratum's rows first put together (cheaper resampling, same
-    law): the matrix in that order, and ``<name>_ci_low`` and ``<name>_ci_high`` of every statistic of ``specs``."""
-    strata = resampling_strata(codes)
-    order = np.argsort(strata, kind="stable")
-    matrix, strata = matrix[order], strata[order]
+@dataclass(kw_only=True)
+class ImageDesign(bootstrap.Design):
+    """A task's declared design (:class:`metrics.bootstrap.Design`): its images (the units), their counts (a unit x
+    cell matrix of :data:`LAYOUT`) and the strata the bootstrap resamples within (:func:`resampling_strata` of
+    ``codes``, each image's sampling stratum code, kept for :func:`side_by_side`)."""
+
+    codes: np.ndarray
+
+
+def image_design(units: np.ndarray, matrix: np.ndarray, codes: np.ndarray) -> ImageDesign:
+    return ImageDesign(
+        units=units, strata=resampling_strata(codes), n_cells=matrix.shape[1], matrix=matrix, codes=codes
+    )
+
+
+def image_bootstrap(design: ImageDesign, specs: Mapping[str, StatisticSpec]) -> tuple[np.ndarray, dict[str, float]]:
+    """One stratified bootstrap of the design's images, each stratum's rows first put together (cheaper resampling,
+    same law): the matrix in that order, and ``<name>_ci_low`` and ``<name>_ci_high`` of every statistic of
+    ``specs``."""
+    order = np.argsort(design.strata, kind="stable")
+    matrix, strata = design.matrix[order], design.strata[order]
     intervals = bootstrap.bootstrap_intervals(
         matrix, specs, n_resamples=BOOTSTRAP_RESAMPLES, confidence=CONFIDENCE, seed=BOOTSTRAP_SEED, strata=strata
     )
@@ -304,10 +317,10 @@ def image_bootstrap(
     return matrix, ends
 
 
-def unit_counts(records: Sequence[Sequence[int]] | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The task's design from its records: (unit ids, U x C count matrix, each unit's sampling stratum code
-    (:func:`stratum_codes`)). What :func:`compute_metrics` bootstraps (:func:`image_bootstrap`) and ``compare``
-    resamples paired (:mod:`fairlens_tasks.compare`).
+def unit_counts(records: Sequence[Sequence[int]] | np.ndarray) -> ImageDesign:
+    """The task's design from its records (each image's sampling stratum code: :func:`stratum_codes`). What
+    :func:`compute_metrics` bootstraps (:func:`image_bootstrap`) and ``compare`` resamples paired
+    (:mod:`fairlens_tasks.compare`).
 
     Each unit (image) is in one group of each attribute (the labels of its first record), so its per-group
     block is its own six counts placed at its group's position."""
@@ -343,23 +356,23 @@ def unit_counts(records: Sequence[Sequence[int]] | np.ndarray) -> tuple[np.ndarr
         start = np.asarray(LAYOUT.group_cells(attribute, LAYOUT.PER_GROUP[0]))
         groups = rec[first, _ATTRIBUTE_COLUMN[attribute]]
         matrix[rows, start[groups][:, None] + np.arange(width)] = own
-    return units, matrix, stratum_codes(rec[first, _F["gender"]], rec[first, _F["race"]], rec[first, _F["age_band"]])
+    return image_design(
+        units, matrix, stratum_codes(*(rec[first, _F[name]] for name in ("gender", "race", "age_band")))
+    )
 
 
-def side_by_side(
-    designs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], width: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def side_by_side(designs: Sequence[ImageDesign], width: int) -> ImageDesign:
     """Several domains' designs (:func:`unit_counts`, or the open task's) as one: the union of their images (sorted
     ids), each domain's ``width`` cells in its own block of columns (an image a domain lacks adds nothing there),
-    and each image's stratum code. The design of a roll-up over the domains, whose images are resampled once."""
-    units = np.unique(np.concatenate([own for own, _, _ in designs]))
+    and each image's stratum. The design of a roll-up over the domains, whose images are resampled once."""
+    units = np.unique(np.concatenate([d.units for d in designs]))
     matrix = np.zeros((len(units), width * len(designs)))
     codes = np.zeros(len(units), dtype=np.int64)
-    for d, (own, counts, own_codes) in enumerate(designs):
-        rows = np.searchsorted(units, own)
-        matrix[rows, d * width : (d + 1) * width] = counts
-        codes[rows] = own_codes
-    return units, matrix, codes
+    for i, design in enumerate(designs):
+        rows = np.searchsorted(units, design.units)
+        matrix[rows, i * width : (i + 1) * width] = design.matrix
+        codes[rows] = design.codes
+    return image_design(units, matrix, codes)
 
 
 def _group_rates(counts: np.ndarray, attribute: str, events: str, totals: str) -> np.ndarray:
@@ -466,7 +479,7 @@ def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, 
     """Every count-based metric's plug-in value from one domain's records, before any rule nulls it (coverage, the
     declared minima) and without intervals: the estimator whose bias the simulations measure
     (``tests/support/coverage_fairlens.py``, ``bench/coverage.py --bias``)."""
-    return _estimates(unit_counts(records)[1].sum(axis=0))
+    return _estimates(unit_counts(records).observed())
 
 
 def apply_coverage(
@@ -591,8 +604,7 @@ def compute_metrics(
         notes.null([name for name, value in out.items() if math.isnan(value)], "no documents were evaluated")
         notes.warn(log)
         return out
-    _, matrix, codes = unit_counts(rec)
-    matrix, ends = image_bootstrap(matrix, codes, interval_specs())
+    matrix, ends = image_bootstrap(unit_counts(rec), interval_specs())
     totals = matrix.sum(axis=0)
     out = {**_estimates(totals), **ends}
     counts = answer_counts(rec)

@@ -81,6 +81,7 @@ from metrics.intervals import (
 
 __all__ = [
     "BootstrapInterval",
+    "Design",
     "Jackknife",
     "StatisticSpec",
     "bootstrap_intervals",
@@ -389,6 +390,49 @@ def resample_cell_counts(
         draws = rng.multinomial(total - 1 if rescaled else total, row[seen] / total, size=n_resamples)
         out[:, seen[in_cell]] += draws[:, in_cell] * (total / (total - 1)) if rescaled else draws[:, in_cell]
     return out
+
+
+@dataclass
+class Design:
+    """A sample's resampling design: its units (ids, one per unit), each unit's stratum, and its counts, either one
+    cell per unit (``cells``: the unit's cell in ``[0, n_cells)``, -1 in none) or a unit x cell matrix (``matrix``).
+    ``rescaled``: the rescaled bootstrap of small strata (module docstring, "Small strata").
+
+    A task declares its design once; its intervals resample it (:meth:`resample`) and ``compare`` resamples two runs of
+    it, paired (:mod:`metrics.paired`)."""
+
+    units: np.ndarray
+    strata: np.ndarray
+    n_cells: int
+    cells: np.ndarray | None = None
+    matrix: Any = None
+    rescaled: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.cells is None) == (self.matrix is None):
+            raise ValueError("a design has either one cell per unit or a unit x cell matrix")
+        size = len(self.units)
+        if len(self.strata) != size or self.rows().shape[0] != size:
+            raise ValueError("units, strata and counts must have one entry per unit")
+
+    def rows(self) -> Any:
+        """Each unit's counts: its cell, or its row of the matrix."""
+        return self.cells if self.cells is not None else self.matrix
+
+    def observed(self) -> FloatArray:
+        """The cell counts of the whole sample, shape (C,)."""
+        if self.cells is not None:
+            kept = self.cells[self.cells >= 0].astype(np.int64)
+            return np.bincount(kept, minlength=self.n_cells).astype(np.float64)
+        return np.asarray(self.matrix.sum(axis=0), dtype=np.float64).ravel()
+
+    def resample(self, n_resamples: int, seed: int) -> FloatArray:
+        """(B, C) resampled cell counts: the units drawn again within their strata (:func:`resample_cell_counts` or
+        :func:`resample_counts`)."""
+        options = {"n_resamples": n_resamples, "seed": seed, "strata": self.strata, "rescaled": self.rescaled}
+        if self.cells is not None:
+            return resample_cell_counts(self.cells, self.n_cells, **options)
+        return resample_counts(self.matrix, **options)
 
 
 def jackknife_unit_counts(unit_counts: UnitCounts, *, strata: ArrayLike | None = None) -> Jackknife:

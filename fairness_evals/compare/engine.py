@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairness_evals.compare.problem import Problem
-from metrics import bootstrap, paired
+from metrics import paired
 from metrics.paired import Difference
 
 
@@ -86,7 +86,7 @@ def resample(a: Problem, b: Problem, settings: Options, seed: int) -> tuple[np.n
         if a.cells is not None and b.cells is not None:
             return paired.paired_cell_counts(a.cells, b.cells, a.n_cells, **kwargs)
         return paired.paired_unit_counts(_matrix(a), _matrix(b), **kwargs)
-    return _alone(a, n, seed), _alone(b, n, seed + 1)
+    return a.resample(n, seed), b.resample(n, seed + 1)
 
 
 def _matrix(p: Problem) -> np.ndarray:
@@ -96,13 +96,6 @@ def _matrix(p: Problem) -> np.ndarray:
     kept = np.flatnonzero(p.cells >= 0)
     one_hot[kept, p.cells[kept]] = 1.0
     return one_hot
-
-
-def _alone(p: Problem, n: int, seed: int) -> np.ndarray:
-    options = {"strata": p.strata, "n_resamples": n, "seed": seed, "rescaled": p.rescaled}
-    if p.cells is not None:
-        return bootstrap.resample_cell_counts(p.cells, p.n_cells, **options)
-    return bootstrap.resample_counts(p.matrix, **options)
 
 
 def differences(a: Problem, b: Problem, names: Iterable[str], settings: Options, *, task: str) -> dict[str, Difference]:

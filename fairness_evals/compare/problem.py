@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import numpy as np
 
+from metrics.bootstrap import Design
 from metrics.paired import Spec, statistic_values
 
 
@@ -40,18 +41,13 @@ class Measure:
     run_interval: Callable[[float], tuple[float, float]] | None = None
 
 
-@dataclass
-class Problem:
-    """One run of one task, ready to resample: units (sorted ids), strata, counts and measures."""
+@dataclass(kw_only=True)
+class Problem(Design):
+    """One run of one task, ready to resample: its declared design (:class:`metrics.bootstrap.Design`: units, strata,
+    counts) and its measures."""
 
-    units: np.ndarray  # (U,) unit ids, unique
-    strata: np.ndarray  # (U,) integer stratum labels (the design's)
-    n_cells: int
     measures: dict[str, Measure]
-    cells: np.ndarray | None = None  # (U,) the unit's cell, -1 none (one-cell-per-unit form)
-    matrix: np.ndarray | None = None  # (U, C) the unit's counts (matrix form)
     what: str = "units"  # what a unit is, plural ("documents", "images", "prompts"), for messages
-    rescaled: bool = False  # the rescaled stratified bootstrap (metrics.paired.paired_cell_counts) for small strata
     #: The two runs' units are different draws within the same strata (a generator's images of the same prompts):
     #: each run is resampled on its own, never aligned unit by unit.
     independent: bool = False
@@ -60,22 +56,12 @@ class Problem:
     #: then not comparable, with this reason (FairLens open-ended: the judgements are not in the judge cache).
     unavailable: str = ""
 
-    def __post_init__(self) -> None:
-        if (self.cells is None) == (self.matrix is None):
-            raise ValueError("a problem has either one cell per unit or a unit x cell matrix")
-        size = len(self.units)
-        if len(self.strata) != size or len(self.rows()) != size:
-            raise ValueError("units, strata and counts must have one entry per unit")
-
-    def rows(self) -> np.ndarray:
-        return self.cells if self.cells is not None else self.matrix  # type: ignore[return-value]
-
-    def observed(self) -> np.ndarray:
-        """The cell counts of the whole sample, shape (C,)."""
-        if self.cells is not None:
-            kept = self.cells[self.cells >= 0].astype(np.int64)
-            return np.bincount(kept, minlength=self.n_cells).astype(np.float64)
-        return np.asarray(self.matrix, dtype=np.float64).sum(axis=0)
+    @classmethod
+    def of(cls, design: Design, measures: dict[str, Measure], **options: Any) -> Problem:
+        """The problem of a task's declared ``design`` (``options``: the other fields, and any design field to
+        override)."""
+        fields = {name: getattr(design, name) for name in ("units", "strata", "n_cells", "cells", "matrix", "rescaled")}
+        return cls(**(fields | options), measures=measures)
 
     def estimate(self, name: str) -> float:
         """The plug-in value of measure ``name`` on the whole sample."""
@@ -83,12 +69,8 @@ class Problem:
 
     def reordered(self, order: np.ndarray) -> Problem:
         """The same problem with its units in ``order`` (indices into the current order)."""
-        return Problem(
-            units=self.units[order], strata=self.strata[order], n_cells=self.n_cells, measures=self.measures,
-            cells=None if self.cells is None else self.cells[order],
-            matrix=None if self.matrix is None else self.matrix[order], what=self.what, notes=self.notes,
-            rescaled=self.rescaled, independent=self.independent, unavailable=self.unavailable,
-        )  # fmt: skip
+        rows = {"cells": self.cells[order]} if self.cells is not None else {"matrix": self.matrix[order]}
+        return replace(self, units=self.units[order], strata=self.strata[order], **rows)
 
 
 class Adapter(Protocol):

@@ -124,7 +124,7 @@ def test_truths_are_exact() -> None:
     policy = sim.CLOSED_POLICIES[2]
     sizes = sim.design("paper")
     rng = np.random.default_rng(0)
-    totals = sum(scoring.unit_counts(sim._closed_records(policy, sizes, rng))[1].sum(axis=0) for _ in range(40))
+    totals = sum(scoring.unit_counts(sim._closed_records(policy, sizes, rng)).observed() for _ in range(40))
     estimates = scoring._estimates(totals)
     truth = sim._closed_truth(policy, sizes)
     for name in ("soundness", "adverse_rate_gender_female", "association_rate", "adverse_rate_race_other"):

@@ -217,7 +217,8 @@ def test_intervals_of_small_groups_are_withheld(docs: dict, caplog: pytest.LogCa
 
 def test_unit_counts_equal_a_loop_over_the_records(large_docs: list[dict]) -> None:
     records = np.array(_records(large_docs, _noisy))
-    units, matrix, _ = scoring.unit_counts(records)
+    design = scoring.unit_counts(records)
+    units, matrix = design.units, design.matrix
     expected = np.zeros_like(matrix)
     layout = scoring.LAYOUT
     for r in records:
