@@ -298,7 +298,7 @@ def _t2i_problem(task: str, records: Sequence[Any]) -> Problem:
         for name, spec in t2i.statistic_specs(axis, data.rows, settings.conventions).items():
             metric = f"{name}_{axis}"
             measures[metric] = Measure(spec, t2i.HIGHER_IS_BETTER[metric], name not in ("s_fact", "distance"))
-    return images_problem(data.units, data.strata, measures)
+    return images_problem(data, measures)
 
 
 #: The ``compare`` adapter of the text-to-image tasks (S_fact and the distance are not fairness measures).

@@ -67,6 +67,7 @@ from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import explain
+from metrics import bootstrap
 from metrics import fact_fair as ff
 from metrics.bootstrap import StatisticSpec
 
@@ -306,20 +307,18 @@ _NAN_REASONS = {
 
 
 # --------------------------------------------------------------------------- the design
-@dataclass(frozen=True)
-class Design:
-    """The sample: one row per readable image (its 6 class counts, in its prompt's row), the stratum (row) of
-    each image, the evaluated rows, and the rows left out because they have no readable image."""
+@dataclass(kw_only=True)
+class Design(bootstrap.Design):
+    """The sample (:class:`metrics.bootstrap.Design`): one unit per readable image, its counts its 6 class counts in
+    its prompt's row (``matrix``), its stratum that row; the evaluated rows, and the rows left out because they have
+    no readable image."""
 
-    units: np.ndarray  # (images, N_ROWS * N_COLUMNS)
-    strata: np.ndarray  # (images,)
     rows: list[int]
     rows_without_images: list[int]
 
-    @property
-    def observed(self) -> np.ndarray:
+    def table(self) -> np.ndarray:
         """Counts (1, N_ROWS, N_COLUMNS) of the whole sample."""
-        return self.units.sum(axis=0).reshape(1, N_ROWS, N_COLUMNS)
+        return self.observed().reshape(1, N_ROWS, N_COLUMNS)
 
 
 def design(records: Sequence[dict[str, Any]], rule: str = "skip") -> Design:
@@ -345,7 +344,10 @@ def design(records: Sequence[dict[str, Any]], rule: str = "skip") -> Design:
             units.append(vector)
             strata.append(row)
     matrix = np.asarray(units, dtype=np.float64).reshape(-1, N_ROWS * N_COLUMNS)
-    return Design(matrix, np.asarray(strata, dtype=np.int64), rows, empty)
+    return Design(
+        units=np.arange(len(matrix)), strata=np.asarray(strata, dtype=np.int64), n_cells=N_ROWS * N_COLUMNS,
+        matrix=matrix, rows=rows, rows_without_images=empty,
+    )  # fmt: skip
 
 
 def _flat(function: Callable[[np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
@@ -367,7 +369,7 @@ def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     (``tests/support/coverage_generation.py``, ``bench/coverage.py generation --bias``)."""
     data = design(records)
     return {
-        f"{name}_{axis}": float(function(data.observed)[0])
+        f"{name}_{axis}": float(function(data.table())[0])
         for axis in AXES
         for name, function in axis_statistics(axis, data.rows).items()
     }
@@ -426,13 +428,7 @@ def _intervals(data: Design, axis: str, conventions: str, n_resamples: int, seed
     prompts; the estimates only under the released conventions (no interval is printed there)."""
     specs = statistic_specs(axis, data.rows, conventions)
     found = t2i_tasks.image_intervals(
-        data.observed.reshape(-1),
-        data.units,
-        data.strata,
-        specs,
-        n_resamples=n_resamples,
-        seed=seed,
-        resample=conventions != "released",
+        data, specs, n_resamples=n_resamples, seed=seed, resample=conventions != "released"
     )
     return {f"{name}_{axis}": interval for name, interval in found.items()}
 
@@ -455,7 +451,7 @@ def face_counts(data: Design, records: Sequence[Mapping[str, Any]]) -> dict[str,
     for record in records:
         if record["row"] in row_faces:
             row_faces[record["row"]] += sum(int(image[_FACES]) for image in record["images"])
-    observed = data.observed
+    observed = data.table()
     return {
         "rows_without_faces": float(sum(n == 0 for n in row_faces.values())),
         "rows_without_images": float(len(data.rows_without_images)),
@@ -479,7 +475,7 @@ def _scores(
     notes: Notes,
 ) -> None:
     """Every score of both axes with its coverage and interval (the reasons for nulls noted)."""
-    observed = data.observed
+    observed = data.table()
     expected = t2i_tasks.images_expected(records)
     for axis in AXES:
         found = _intervals(data, axis, settings.conventions, n_resamples, seed)

@@ -57,6 +57,7 @@ from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
 from iris_tasks.gen_settings import MIN_COVERAGE_KEY, Settings, classifier_of, diagnostics
 from iris_tasks.neutral_gen import IMAGE_FIELDS
+from metrics import bootstrap
 from metrics.bootstrap import StatisticSpec
 
 log = logging.getLogger("fairness_evals.iris")
@@ -104,16 +105,10 @@ def image_vector(record: Mapping[str, Any], image: Sequence[int]) -> np.ndarray:
     return vector
 
 
-@dataclass(frozen=True)
-class Design:
-    """The sample: one row per readable image (its indicator vector) and the stratum (document) of each."""
-
-    units: np.ndarray  # (images, len(_COLUMNS))
-    strata: np.ndarray  # (images,)
-
-    @property
-    def observed(self) -> np.ndarray:
-        return self.units.sum(axis=0)
+@dataclass(kw_only=True)
+class Design(bootstrap.Design):
+    """The sample (:class:`metrics.bootstrap.Design`): one unit per readable image, its counts its indicator vector,
+    its stratum its document."""
 
 
 def design(records: Sequence[Mapping[str, Any]]) -> Design:
@@ -129,7 +124,9 @@ def design(records: Sequence[Mapping[str, Any]]) -> Design:
                 continue
             units.append(image_vector(record, image))
             strata.append(int(record.get("doc_index", -1)))
-    return Design(np.asarray(units, dtype=np.float64).reshape(-1, len(_COLUMNS)), np.asarray(strata, dtype=np.int64))
+    matrix = np.asarray(units, dtype=np.float64).reshape(-1, len(_COLUMNS))
+    return Design(units=np.arange(len(matrix)), strata=np.asarray(strata, dtype=np.int64), n_cells=len(_COLUMNS),
+                  matrix=matrix)  # fmt: skip
 
 
 def _rate(counts: np.ndarray, numerator: str, denominator: str) -> np.ndarray:
@@ -163,7 +160,7 @@ def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Every value of :func:`score_arrays` from the records, before any rule nulls it (coverage, the declared minimum)
     and without intervals: the estimator whose bias the simulations measure (``tests/support/coverage_generation.py``,
     ``bench/coverage.py generation --bias``)."""
-    return {name: float(values[0]) for name, values in score_arrays(design(records).observed[None]).items()}
+    return {name: float(values[0]) for name, values in score_arrays(design(records).observed()[None]).items()}
 
 
 def delta_gsr_components(counts: np.ndarray) -> np.ndarray:
@@ -187,9 +184,7 @@ def statistic_specs() -> dict[str, StatisticSpec]:
 def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, Any]:
     """The GSR and ΔGSR intervals from one stratified resampling of the images within each prompt, and the score's
     (:func:`fairness_evals.generation.t2i_tasks.score_interval` of ΔGSR's)."""
-    found = t2i_tasks.image_intervals(
-        data.observed, data.units, data.strata, statistic_specs(), n_resamples=n_resamples, seed=seed
-    )
+    found = t2i_tasks.image_intervals(data, statistic_specs(), n_resamples=n_resamples, seed=seed)
     found["bis_gen_score"] = t2i_tasks.score_interval(found["delta_gsr"], "BIS-Gen")
     return found
 
@@ -250,7 +245,7 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
     classifier diagnostics (:class:`fairness_evals.generation.t2i_tasks.Scoring`)."""
     settings = Settings.of(records, request.metadata, request.task)
     data = design(records)
-    out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(data.observed[None]).items()}
+    out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(data.observed()[None]).items()}
     out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))
     out.update(label_counts(records))
     out.update(diagnostics(classifier_of(records, request.classifier), settings, records))

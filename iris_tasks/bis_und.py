@@ -205,14 +205,14 @@ def set_strata(rec: np.ndarray, present: np.ndarray) -> np.ndarray:
     return bootstrap.collapse_singletons(strata, np.zeros_like(strata))
 
 
-def set_design(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The task's declared design, which its interval resamples (rescaled) and ``compare`` resamples paired: the
-    counterfactual sets evaluated (the units: all of them unless ``--limit``), each set's pair sums
-    (:func:`unit_matrix` of its parsed ratings and its yes/no replies) and its stratum (:func:`set_strata`)."""
+def set_design(rec: np.ndarray) -> bootstrap.Design:
+    """The task's declared design, which its interval resamples and ``compare`` resamples paired: the counterfactual
+    sets evaluated (the units: all of them unless ``--limit``), each set's pair sums (:func:`unit_matrix` of its
+    parsed ratings and its yes/no replies) and its stratum (:func:`set_strata`), with the rescaled bootstrap."""
     ratings, yes_no = rec[rec[:, _F["type"]] == RATING], rec[rec[:, _F["type"]] != RATING]
     present = np.unique(rec[:, _F["set"]].astype(np.int64))
-    matrix = unit_matrix(ratings[ratings[:, _F["unparsed"]] == 0], yes_no, int(rec[:, _F["set"]].max()) + 1)
-    return present, matrix[present], set_strata(rec, present)
+    matrix = unit_matrix(ratings[ratings[:, _F["unparsed"]] == 0], yes_no, int(rec[:, _F["set"]].max()) + 1)[present]
+    return bootstrap.Design(present, set_strata(rec, present), matrix.shape[1], matrix=matrix, rescaled=True)
 
 
 def score_interval(
@@ -223,8 +223,7 @@ def score_interval(
     clipped to ``[0, 340]`` (module docstring)."""
     n_resamples = BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
     seed = BOOTSTRAP_SEED if seed is None else seed
-    _, matrix, strata = set_design(rec)
-    resampled = bootstrap.resample_counts(matrix, strata=strata, rescaled=True, n_resamples=n_resamples, seed=seed)
+    resampled = set_design(rec).resample(n_resamples, seed)
     values = score_from_counts(resampled)
     scale = DIMENSION_PARAMETERS["BIS-Und"][1]
     return intervals.percentile_interval(values, estimate=estimate, confidence=CONFIDENCE, seed=seed,

@@ -69,23 +69,20 @@ def _bis_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import bis_und
     from iris_tasks.scoring import HIGHER_IS_BETTER
 
-    units, matrix, strata = bis_und.set_design(records_array(records, len(bis_und.RECORD_FIELDS), np.float64))
+    design = bis_und.set_design(records_array(records, len(bis_und.RECORD_FIELDS), np.float64))
     measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"), True)}
     for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL):
         spec = StatisticSpec(lambda c, name=name: bis_und.levels_from_counts(c)[name], "basic")
         measures[name] = Measure(spec, HIGHER_IS_BETTER[name])
-    return Problem(units=units, strata=strata, n_cells=matrix.shape[1], measures=measures, matrix=matrix,
-                   what="counterfactual sets", rescaled=True)  # fmt: skip
+    return Problem.of(design, measures, what="counterfactual sets")
 
 
 def _ifs_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import ifs_und
 
     rec = records_array(records, len(ifs_und.RECORD_FIELDS))
-    units, cells, strata = ifs_und.image_design(rec)
     measure = Measure(StatisticSpec(ifs_und.score_from_counts), True, run_interval=_ifs_interval(rec))
-    return Problem(units=units, strata=strata, n_cells=ifs_und.N_CELLS, measures={"ifs_und_score": measure},
-                   cells=cells, what="images")  # fmt: skip
+    return Problem.of(ifs_und.image_design(rec), {"ifs_und_score": measure}, what="images")
 
 
 def _ifs_interval(rec: np.ndarray) -> Callable[[float], tuple[float, float]]:
@@ -140,7 +137,7 @@ def _neutral_problem(records: Sequence[Any]) -> Problem:
     for score in ("ifs_gen_score", "rfs_gen_score"):
         spec = StatisticSpec(lambda c, s=score: neutral_gen.score_arrays(c.reshape(len(c), *shape))[s], "basic")
         measures[score] = Measure(spec, True)
-    return images_problem(np.asarray(data.units.toarray(), dtype=np.float64), data.strata, measures)
+    return images_problem(data, measures, matrix=np.asarray(data.matrix.toarray(), dtype=np.float64))
 
 
 def _steer_problem(records: Sequence[Any]) -> Problem:
@@ -154,7 +151,7 @@ def _steer_problem(records: Sequence[Any]) -> Problem:
         for name in ("gsr_stereotypical", "gsr_counter", "bis_gen_score")
     }
     measures["delta_gsr"] = Measure(StatisticSpec(bis_gen.delta_gsr_components, "max_t", (0.0, 1.0)), False)
-    return images_problem(data.units, data.strata, measures)
+    return images_problem(data, measures)
 
 
 def _generation_problem(task: str, records: Sequence[Any]) -> Problem:

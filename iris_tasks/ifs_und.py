@@ -181,21 +181,18 @@ def gap_families(observed: np.ndarray, resampled: np.ndarray) -> dict[str, GapFa
     return out
 
 
-def image_design(rec: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The task's declared design, which its interval resamples (rescaled) and ``compare`` resamples paired: the
-    images (the units), each one's cell of :data:`N_CELLS` (:func:`cell_index`) and its stratum, its attribute
-    combination (:func:`combination_index`)."""
-    return rec[:, _F["image"]], cell_index(rec), combination_index(rec)
+def image_design(rec: np.ndarray) -> bootstrap.Design:
+    """The task's declared design, which its interval resamples: the images (the units), each one's cell of
+    :data:`N_CELLS` (:func:`cell_index`) and its stratum, its attribute combination (:func:`combination_index`),
+    with the rescaled bootstrap (module docstring)."""
+    return bootstrap.Design(rec[:, _F["image"]], combination_index(rec), N_CELLS, cells=cell_index(rec), rescaled=True)
 
 
 def resampled_cells(rec: np.ndarray, *, n_resamples: int | None = None, seed: int | None = None) -> np.ndarray:
-    """(B, 1908) cell counts of images resampled within their attribute combination (rescaled; module docstring)."""
-    _, cells, strata = image_design(rec)
-    return bootstrap.resample_cell_counts(
-        cells, N_CELLS, strata=strata, rescaled=True,
-        n_resamples=BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples,
-        seed=BOOTSTRAP_SEED if seed is None else seed,
-    )  # fmt: skip
+    """(B, 1908) cell counts of images resampled within their attribute combination (:func:`image_design`)."""
+    return image_design(rec).resample(
+        BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples, BOOTSTRAP_SEED if seed is None else seed
+    )
 
 
 def interval_at(

@@ -59,6 +59,7 @@ from iris_tasks.gen_settings import (
     missing_attributes,
 )
 from iris_tasks.vocabulary import CATEGORIES, occupation_ids, real_world
+from metrics import bootstrap
 from metrics.bootstrap import StatisticSpec
 from metrics.iris import COMPARISONS
 from metrics.iris.representation import (
@@ -136,18 +137,14 @@ def _columns(comparison: str) -> slice:
     return slice(_OFFSETS[comparison], _OFFSETS[comparison] + _SIZES[comparison])
 
 
-@dataclass(frozen=True)
-class Design:
-    """The sample: one row per readable image (its indicator columns, in its occupation's block) and the stratum
-    (occupation) of each image."""
+@dataclass(kw_only=True)
+class Design(bootstrap.Design):
+    """The sample (:class:`metrics.bootstrap.Design`): one unit per readable image, its counts its indicator columns
+    in its occupation's block (a sparse ``matrix``), its stratum its occupation."""
 
-    units: scipy.sparse.csr_array  # (images, N_OCCUPATIONS * N_COLUMNS)
-    strata: np.ndarray  # (images,)
-
-    @property
-    def observed(self) -> np.ndarray:
+    def table(self) -> np.ndarray:
         """Counts (1, N_OCCUPATIONS, N_COLUMNS) of the whole sample."""
-        return np.asarray(self.units.sum(axis=0), dtype=np.float64).reshape(1, N_OCCUPATIONS, N_COLUMNS)
+        return self.observed().reshape(1, N_OCCUPATIONS, N_COLUMNS)
 
 
 def design(records: Sequence[Mapping[str, Any]]) -> Design:
@@ -167,11 +164,11 @@ def design(records: Sequence[Mapping[str, Any]]) -> Design:
                 cols.append(occupation * N_COLUMNS + column)
             strata.append(occupation)
             n += 1
-    units = scipy.sparse.csr_array(
+    matrix = scipy.sparse.csr_array(
         (np.ones(len(rows)), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
         shape=(n, N_OCCUPATIONS * N_COLUMNS),
     )
-    return Design(units, np.asarray(strata, dtype=np.int64))
+    return Design(units=np.arange(n), strata=np.asarray(strata, dtype=np.int64), n_cells=matrix.shape[1], matrix=matrix)
 
 
 @functools.cache
@@ -213,7 +210,7 @@ def point_estimates(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """Every value of :func:`score_arrays` from the records, before any rule nulls it (coverage, the declared minimum)
     and without intervals: the estimator whose bias the simulations measure (``tests/support/coverage_generation.py``,
     ``bench/coverage.py generation --bias``)."""
-    return {name: float(values[0]) for name, values in score_arrays(design(records).observed).items()}
+    return {name: float(values[0]) for name, values in score_arrays(design(records).table()).items()}
 
 
 def statistic_specs() -> dict[str, StatisticSpec]:
@@ -243,9 +240,7 @@ def statistic_specs() -> dict[str, StatisticSpec]:
 def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, Any]:
     """Every interval of the task (before :func:`withheld`), from one stratified resampling: the granular values',
     the magnitudes' and the two scores' (:func:`fairness_evals.generation.t2i_tasks.score_interval`)."""
-    found = t2i_tasks.image_intervals(
-        data.observed.reshape(-1), data.units, data.strata, statistic_specs(), n_resamples=n_resamples, seed=seed
-    )
+    found = t2i_tasks.image_intervals(data, statistic_specs(), n_resamples=n_resamples, seed=seed)
     found["ifs_gen_score"] = t2i_tasks.score_interval(found["ifs_gen_magnitude"], "IFS-Gen")
     found["rfs_gen_score"] = t2i_tasks.score_interval(found["rfs_gen_magnitude"], "RFS-Gen")
     return found
@@ -319,7 +314,7 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
     settings = Settings.of(records, request.metadata, request.task)
     spec = classifier_of(records, request.classifier)
     data = design(records)
-    observed = data.observed
+    observed = data.table()
     out: dict[str, Any] = {name: float(values[0]) for name, values in score_arrays(observed).items()}
     out.update({f"{name}_floor": rd_floor(observed, name.removeprefix("RD_")) for name in RD_METRICS})
     out.update(t2i_tasks.image_counts(records, faces=_FACES, low=_LOW))

@@ -411,13 +411,9 @@ class Design:
     def __post_init__(self) -> None:
         if (self.cells is None) == (self.matrix is None):
             raise ValueError("a design has either one cell per unit or a unit x cell matrix")
-        size = len(self.units)
-        if len(self.strata) != size or self.rows().shape[0] != size:
+        counts = self.cells if self.cells is not None else self.matrix
+        if not len(self.strata) == counts.shape[0] == len(self.units):
             raise ValueError("units, strata and counts must have one entry per unit")
-
-    def rows(self) -> Any:
-        """Each unit's counts: its cell, or its row of the matrix."""
-        return self.cells if self.cells is not None else self.matrix
 
     def observed(self) -> FloatArray:
         """The cell counts of the whole sample, shape (C,)."""

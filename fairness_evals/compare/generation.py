@@ -20,9 +20,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from fairness_evals.compare.problem import Measure, Problem
+from metrics.bootstrap import Design
 
 #: Where a sample of task version 3 carries the readable record (the tasks' carriers).
 CARRIERS = ("images_with_faces", "images_labelled", "images_stereotypical")
@@ -62,8 +61,7 @@ class Generation:
         return self.build(task, records)
 
 
-def images_problem(units: np.ndarray, strata: np.ndarray, measures: dict[str, Measure]) -> Problem:
-    """The :class:`Problem` of one generation task: its prompts' image counts ``units`` (prompt x cell), resampled
-    within ``strata``, each run on its own (:attr:`Problem.independent`)."""
-    return Problem(units=np.arange(len(units)), strata=strata, n_cells=units.shape[1], measures=measures,
-                   matrix=units, what="images", rescaled=True, independent=True)  # fmt: skip
+def images_problem(design: Design, measures: dict[str, Measure], **options: Any) -> Problem:
+    """The :class:`Problem` of one generation task: its declared design (one unit per image, its prompt the stratum),
+    resampled with the rescaled bootstrap, each run on its own (:attr:`Problem.independent`)."""
+    return Problem.of(design, measures, what="images", rescaled=True, independent=True, **options)

@@ -490,27 +490,17 @@ def corrected_intervals(
 
 
 def image_intervals(
-    observed: Any,
-    units: Any,
-    strata: Any,
-    specs: Mapping[str, Any],
-    *,
-    n_resamples: int,
-    seed: int,
-    resample: bool = True,
+    design: Any, specs: Mapping[str, Any], *, n_resamples: int, seed: int, resample: bool = True
 ) -> dict[str, Any]:
-    """Every interval of a task from one stratified bootstrap of its images (``units``, one row of counts per image,
-    ``strata`` its prompt; :func:`metrics.bootstrap.resample_counts`), spread by :func:`stratum_correction`
-    (:func:`corrected_intervals`). Without images, or with ``resample=False``, the estimates on ``observed`` only."""
-    import numpy as np
-
-    from metrics import bootstrap
-
-    if resample and units.shape[0]:
-        resampled = bootstrap.resample_counts(units, n_resamples=n_resamples, seed=seed, strata=strata)
-        factor = stratum_correction(strata)
+    """Every interval of a task from one stratified bootstrap of its images (the units of its declared
+    :class:`metrics.bootstrap.Design`: one row of counts per image, its prompt the stratum), spread by
+    :func:`stratum_correction` (:func:`corrected_intervals`). Without images, or with ``resample=False``, the
+    estimates on the observed counts only."""
+    observed = design.observed()
+    if resample and len(design.units):
+        resampled, factor = design.resample(n_resamples, seed), stratum_correction(design.strata)
     else:
-        resampled, factor = np.asarray(observed, dtype=np.float64)[None, :], 1.0
+        resampled, factor = observed[None, :], 1.0
     return corrected_intervals(observed, resampled, specs, factor=factor, confidence=CONFIDENCE, seed=seed)
 
 
