@@ -326,15 +326,29 @@ def score_from_answer_counts(counts: np.ndarray) -> np.ndarray:
     return score_from_parts(jsd_from_wins(wins), sds_from_counts(recognized))
 
 
-def probe_round_counts(probe: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """One row per probe round of one combination (the unit): its wins per occupation in that combination's
-    columns of an (18 x 52) table, flattened; and the combination of each row (the stratum)."""
+def probe_design(probe: np.ndarray) -> bootstrap.Design:
+    """The probe's declared design, which the score's interval resamples (rescaled): one unit per probe round of one
+    combination, its wins per occupation in that combination's columns of an (18 x 52) table, flattened, and its
+    combination the stratum."""
     units, unit_of = np.unique(probe[:, [_F["combination"], _F["round"]]], axis=0, return_inverse=True)
     unit_of = unit_of.ravel()
     ok = probe[:, _F["winner"]] >= 0
     matrix = np.zeros((len(units), len(COMBINATIONS) * N_OCC))
     np.add.at(matrix, (unit_of[ok], probe[ok, _F["combination"]] * N_OCC + probe[ok, _F["winner"]]), 1.0)
-    return matrix, units[:, 0]
+    return bootstrap.Design(np.arange(len(units)), units[:, 0], matrix.shape[1], matrix=matrix, rescaled=True)
+
+
+def recognition_design(rec: np.ndarray) -> bootstrap.Design:
+    """The corpus answers' declared design, which the score's interval resamples (rescaled): one unit per answer, its
+    cell its predicted class x true combination, its stratum its (occupation, combination) with single answers pooled
+    by combination."""
+    combination = combination_index(rec)
+    strata = bootstrap.collapse_singletons(
+        rec[:, ifs_und._F["occupation"]] * len(COMBINATIONS) + combination, combination
+    )
+    cells = _recognition_cells(rec)
+    return bootstrap.Design(np.arange(len(rec)), strata, (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS), cells=cells,
+                            rescaled=True)  # fmt: skip
 
 
 def _score_of_norms(norm_jsd: float, norm_sds: float) -> float:
@@ -364,15 +378,8 @@ def resampled_norms(
     """The JSD and SDS norms of the resamples behind :func:`score_interval` (finite values only)."""
     n_resamples = BOOTSTRAP_RESAMPLES if n_resamples is None else n_resamples
     seed = BOOTSTRAP_SEED if seed is None else seed
-    rounds, round_strata = probe_round_counts(probe)
-    wins = bootstrap.resample_counts(rounds, strata=round_strata, rescaled=True, n_resamples=n_resamples, seed=seed)
-    strata = bootstrap.collapse_singletons(
-        rec[:, ifs_und._F["occupation"]] * len(COMBINATIONS) + combination_index(rec), combination_index(rec)
-    )
-    counts = bootstrap.resample_cell_counts(
-        _recognition_cells(rec), (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS), strata=strata, rescaled=True,
-        n_resamples=n_resamples, seed=seed + 1,
-    )  # fmt: skip
+    wins = probe_design(probe).resample(n_resamples, seed)
+    counts = recognition_design(rec).resample(n_resamples, seed + 1)
     jsd = jsd_from_wins(wins.reshape(-1, len(COMBINATIONS), N_OCC))
     sds = sds_from_counts(counts.reshape(-1, UNMAPPABLE_INDEX + 1, len(COMBINATIONS)))
     jsd_norms = np.linalg.norm(np.stack([jsd[name] for name in JSD_NAMES], axis=1), axis=1)
