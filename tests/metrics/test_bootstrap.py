@@ -281,3 +281,23 @@ def test_units_in_no_cell_make_some_resamples_nan() -> None:
 def test_validation_names_the_argument(call: object, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         call()  # type: ignore[operator]
+
+
+def test_a_design_resamples_by_its_form_and_counts_what_it_holds() -> None:
+    """A :class:`metrics.bootstrap.Design` of one cell per unit resamples as :func:`resample_cell_counts`, one of a
+    unit x cell matrix as :func:`resample_counts` (rescaled where declared); its observed counts are its units'."""
+    cells = np.array([0, 1, 1, -1, 2, 0, 2, 2])
+    strata = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    by_cell = bs.Design(np.arange(8), strata, 3, cells=cells)
+    assert by_cell.observed().tolist() == [2.0, 2.0, 3.0]
+    expected = bs.resample_cell_counts(cells, 3, n_resamples=50, seed=4, strata=strata)
+    assert np.array_equal(by_cell.resample(50, 4), expected)
+    matrix = np.eye(3)[np.where(cells >= 0, cells, 0)] * (cells >= 0)[:, None]
+    by_row = bs.Design(np.arange(8), strata, 3, matrix=matrix, rescaled=True)
+    assert by_row.observed().tolist() == [2.0, 2.0, 3.0]
+    expected = bs.resample_counts(matrix, n_resamples=50, seed=4, strata=strata, rescaled=True)
+    assert np.array_equal(by_row.resample(50, 4), expected)
+    with pytest.raises(ValueError, match="either one cell per unit or a unit x cell matrix"):
+        bs.Design(np.arange(8), strata, 3, cells=cells, matrix=matrix)
+    with pytest.raises(ValueError, match="one entry per unit"):
+        bs.Design(np.arange(7), strata, 3, cells=cells)
