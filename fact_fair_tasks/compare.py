@@ -90,7 +90,7 @@ class FactOrFair:
             raise ValueError(f"{task}: no records")
         measures: dict[str, Measure] = {}
         for i, axis in enumerate(design.axes):
-            statistics = _statistics(scoring, axis, lambda c, i=i: design.axis_counts(c, i))
+            statistics = _once_per_counts(lambda c, a=axis, i=i: scoring.axis_statistics(a, design.axis_counts(c, i)))
             for name in scoring.SCORES:
                 if name == "distance" and design.settings.conventions == "released":
                     continue
@@ -151,20 +151,19 @@ def _rates(design: Any, axis: int) -> dict[str, StatisticSpec]:
     return {f"{name}_{a.axis}": rate(subset, match) for name, (subset, match) in plans.items()}
 
 
-def _statistics(scoring: Any, axis: Any, project: Any) -> Callable[[np.ndarray], dict[str, np.ndarray]]:
-    """Every score of one axis on counts of the task's layout, computed once per counts array (all the axis's
-    specs read the same resamples)."""
-    cache: dict[int, tuple[np.ndarray, dict[str, np.ndarray]]] = {}
+def _once_per_counts(compute: Callable[[np.ndarray], Any]) -> Callable[[np.ndarray], Any]:
+    """``compute`` evaluated once per counts array: every spec of a problem reads the same observed and resampled
+    counts (the last four arrays are kept, those of both runs, each held so that its id stays its own)."""
+    cache: dict[int, tuple[np.ndarray, Any]] = {}
 
-    def statistics(c: np.ndarray) -> dict[str, np.ndarray]:
-        key = id(c)
-        if key not in cache:
-            if len(cache) >= 4:  # the observed and resampled counts of both runs
+    def once(c: np.ndarray) -> Any:
+        if id(c) not in cache:
+            if len(cache) >= 4:
                 del cache[next(iter(cache))]
-            cache[key] = (c, scoring.axis_statistics(axis, project(c)))  # c kept alive: its id stays unique
-        return cache[key][1]
+            cache[id(c)] = (c, compute(c))
+        return cache[id(c)][1]
 
-    return statistics
+    return once
 
 
 def _spec(statistics: Callable[[np.ndarray], dict[str, np.ndarray]], name: str) -> StatisticSpec:
@@ -231,7 +230,7 @@ def _draws_problem(scoring: Any, group: str, members: Sequence[str], designs: li
     matrix = scipy.sparse.csr_array(
         (np.ones(values.size), (values, np.concatenate(columns))), shape=(n_units, offset)
     )  # fmt: skip
-    measures = _group_measures(scoring, _GroupStatistics(scoring, matrix, layout))
+    measures = _group_measures(scoring, _group_statistics(scoring, matrix, layout))
     return Problem(units=units, strata=strata, n_cells=n_units, measures=measures, cells=np.arange(n_units),
                    what="profile draws", rescaled=True)  # fmt: skip
 
@@ -249,39 +248,26 @@ def _group_measures(
     return measures
 
 
-class _GroupStatistics:
+def _group_statistics(scoring: Any, matrix: Any, layout: list[list[Any]]) -> Callable[[np.ndarray], Any]:
     """Every group mean on a (n, draws) array of draw weights: the contexts' cell counts (``weights @ matrix``, one
     sparse product), each context's scores on its own design, and their mean over the contexts; computed once per
-    weights array (both axes' and all scores' specs read the same resamples)."""
+    weights array."""
+    transposed = matrix.T.tocsr()  # (columns, draws): the product below is columns x draws @ draws x n
 
-    def __init__(self, scoring: Any, matrix: Any, designs: list[list[Any]]) -> None:
-        self.scoring = scoring
-        self.transposed = matrix.T.tocsr()  # (columns, draws): the product below is columns x draws @ draws x n
-        self.designs = designs
-        self.cache: dict[int, tuple[np.ndarray, dict[str, list[np.ndarray]]]] = {}
-
-    def __call__(self, weights: np.ndarray) -> dict[str, list[np.ndarray]]:
-        key = id(weights)
-        if key not in self.cache:
-            if len(self.cache) >= 4:  # the observed and resampled weights of both runs
-                del self.cache[next(iter(self.cache))]
-            self.cache[key] = (weights, self._compute(weights))  # weights kept alive: its id stays unique
-        return self.cache[key][1]
-
-    def _compute(self, weights: np.ndarray) -> dict[str, list[np.ndarray]]:
-        counts = np.asarray(self.transposed @ np.asarray(weights, dtype=np.float64).T).T
+    def compute(weights: np.ndarray) -> dict[str, list[np.ndarray]]:
+        counts = np.asarray(transposed @ np.asarray(weights, dtype=np.float64).T).T
         out: dict[str, list[np.ndarray]] = {name: [] for name in GROUP_SCORES}
-        n_axes = len(self.designs[0])
-        for i in range(n_axes):
+        for i in range(len(layout[0])):
             per_context = []
-            for context in self.designs:
-                design, start = context[i]
-                stop = start + design.n_cells * design.k
-                per_context.append(self.scoring.axis_statistics(design, counts[:, start:stop]))
+            for context in layout:
+                axis, start = context[i]
+                per_context.append(scoring.axis_statistics(axis, counts[:, start : start + axis.n_cells * axis.k]))
             for name in GROUP_SCORES:
                 # np.mean of a NaN is NaN: a context without a score leaves the group without its mean
                 out[name].append(np.mean(np.column_stack([s[name] for s in per_context]), axis=1))
         return out
+
+    return _once_per_counts(compute)
 
 
 # --------------------------------------------------------------------------- the text-to-image tasks
