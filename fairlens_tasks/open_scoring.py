@@ -37,21 +37,14 @@ from typing import Any
 
 import numpy as np
 
+from fairlens_tasks import scoring as closed
 from fairlens_tasks import statistics as table
 from fairlens_tasks.judging.cache import response_id
 from fairlens_tasks.judging.pipeline import REFUSED, Outcome
 from fairlens_tasks.judging.runner import counted
 from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES, metric_group
 from fairlens_tasks.questions import open_questions
-from fairlens_tasks.scoring import (
-    PROVENANCE,
-    ImageDesign,
-    absent_groups,
-    finite_domain_values,
-    image_bootstrap,
-    image_design,
-    stratum_codes,
-)
+from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, image_bootstrap
 from fairlens_tasks.settings import changed, coverage_threshold, recorded
 from fairlens_tasks.withheld import apply_minima, below_threshold, finish
 from fairness_evals import aggregation
@@ -265,7 +258,7 @@ def interval_specs() -> dict[str, StatisticSpec]:
     return specs
 
 
-def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> ImageDesign:
+def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> closed.ImageDesign:
     """The task's design from its answers (the :data:`INT_FIELDS` of each, whether it is judged and its score, 0
     unless judged): its images, their counts in :data:`LAYOUT` and their strata.
     What :func:`compute_open_metrics` bootstraps and ``compare`` resamples paired (:mod:`fairlens_tasks.compare_open`).
@@ -286,8 +279,8 @@ def unit_counts(ints: np.ndarray, judged: np.ndarray, score: np.ndarray) -> Imag
         for name, values in columns.items():
             cells = np.asarray(LAYOUT.group_cells(attribute, name))
             flat += np.bincount(base[known] + cells[groups[known]], weights=values[known], minlength=flat.size)
-    codes = stratum_codes(*(ints[first, _F[name]] for name in ("gender", "race", "age_band")))
-    return image_design(units, flat.reshape(n_units, n_cells), codes)
+    codes = closed.stratum_codes(*(ints[first, _F[name]] for name in ("gender", "race", "age_band")))
+    return closed.image_design(units, flat.reshape(n_units, n_cells), codes)
 
 
 def compute_open_metrics(
