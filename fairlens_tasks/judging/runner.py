@@ -164,7 +164,8 @@ def judge_texts(
             try:
                 while running:
                     done, _ = wait(tuple(running), return_when=FIRST_COMPLETED)
-                    for future in done:
+                    # every finished answer is kept before an interruption or a failure of another is raised
+                    for future in sorted(done, key=lambda f: f.exception() is not None):
                         rid = running.pop(future)
                         outcome = future.result()  # JudgeConfigError propagates
                         outcomes[rid] = outcome

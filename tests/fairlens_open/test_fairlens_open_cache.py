@@ -10,6 +10,7 @@ import json
 import logging
 import re
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -35,8 +36,8 @@ class TextJudge:
     def complete(self, messages: Sequence[dict[str, str]]) -> Reply:
         with self._lock:
             self.calls += 1
-            if self.interrupt_at is not None and self.calls == self.interrupt_at:
-                raise KeyboardInterrupt
+            if self.interrupt_at is not None and self.calls >= self.interrupt_at:
+                raise KeyboardInterrupt  # and every call after it: the run is being stopped
         prompt = messages[0]["content"]
         if prompt.startswith("Read the text below"):
             text = prompt.split("<<<\n", 1)[1].split("\n>>>", 1)[0]
@@ -87,11 +88,20 @@ def test_first_run_judges_and_a_rerun_makes_no_calls(tmp_path: Path) -> None:
     assert second == first
 
 
-def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path) -> None:
+@pytest.mark.parametrize("main_thread_delay", [0.0, 0.05])
+def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch, main_thread_delay: float) -> None:
+    """Answers 1-3 are judged and 4 is interrupted half way: the cache keeps exactly 1-3, also when the main thread
+    is slow to collect the finished answers (a loaded machine), so that the interruption and answer 3 arrive
+    together."""
+    from fairlens_tasks.judging import runner
+
+    wait = runner.wait
+    monkeypatch.setattr(runner, "wait", lambda *a, **k: (time.sleep(main_thread_delay), wait(*a, **k))[1])
     s = settings(tmp_path, concurrency=1)
     many = [f"Sentence {i} about someone old. Another one." for i in range(6)]
     with JudgmentCache(s.cache) as cache, pytest.raises(KeyboardInterrupt):
-        judge_texts(_texts(many), s, cache, backend=TextJudge(interrupt_at=7))  # answers 1-3 done, 4 half done
+        judge_texts(_texts(many), s, cache, backend=TextJudge(interrupt_at=7))
+    monkeypatch.setattr(runner, "wait", wait)
     with JudgmentCache(s.cache) as cache:
         assert cache.count() == 3
         resumed = TextJudge()
