@@ -195,6 +195,10 @@ def judge_texts(
             except BaseException:
                 for future in running:
                     future.cancel()
+                # the answers already being judged finish anyway (the pool waits for them): keep what they give
+                for future, rid in running.items():
+                    if not future.cancelled() and future.exception() is None:
+                        cache.put(settings.identity, JUDGE_PROMPT_VERSION, texts[rid], future.result())
                 raise
     finally:
         stats.calls = counting.calls

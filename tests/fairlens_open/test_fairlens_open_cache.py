@@ -113,6 +113,29 @@ def test_an_interrupted_run_resumes_where_it_stopped(tmp_path: Path, monkeypatch
     assert outcomes == reference
 
 
+class StoppingJudge(TextJudge):
+    """Judges an answer that mentions "slow" after a pause; every other call is interrupted (Ctrl-C)."""
+
+    def complete(self, messages: Sequence[dict[str, str]]) -> Reply:
+        if "slow" not in messages[0]["content"]:
+            raise KeyboardInterrupt
+        time.sleep(0.2)
+        return super().complete(messages)
+
+
+def test_an_answer_being_judged_when_the_run_is_interrupted_is_kept(tmp_path: Path) -> None:
+    """Two answers at once: one is interrupted while the other is being judged. The pool lets the other finish (its
+    calls are paid for), and the cache keeps it, so a resumed run does not ask for it again."""
+    s = settings(tmp_path, concurrency=2)
+    texts = _texts(["A slow answer about someone old.", "Another answer.", "A third one.", "A fourth one."])
+    with JudgmentCache(s.cache) as cache, pytest.raises(KeyboardInterrupt):
+        judge_texts(texts, s, cache, backend=StoppingJudge())
+    with JudgmentCache(s.cache) as cache:
+        assert cache.count() == 1
+        outcomes, stats = judge_texts(texts, s, cache, backend=TextJudge())
+    assert stats.cached == 1 and outcomes[response_id("A slow answer about someone old.")].score == 1.0
+
+
 def test_failed_calls_are_not_cached_and_invalid_ones_are_retried_on_request(tmp_path: Path) -> None:
     s = settings(tmp_path, attempts=1)
     items = ["flaky answer", "garbled answer", "fine. old."]
