@@ -470,8 +470,8 @@ def _axis_design(rec: np.ndarray, axis_i: int, objective: bool, conventions: str
     if released and not objective:
         option_classes = _option_classes(rec, axis_i, k, _n_options(rec))
         seen = np.zeros((n_cells, k), dtype=bool)
-        rows, cols = np.nonzero(option_classes[counts] >= 0)
-        seen[cells[counts][rows], option_classes[counts][rows, cols]] = True
+        shown, option = np.nonzero(option_classes[counts] >= 0)
+        seen[cells[counts][shown], option_classes[counts][shown, option]] = True
         classes_per_cell = np.maximum(seen.sum(axis=1), 1)
     cell_positive = np.zeros(n_cells, dtype=bool)
     cell_positive[cells] = rec[:, _F["positive"]] == 1
@@ -567,9 +567,9 @@ def task_design(
     objective = kinds == {0} or not kinds
     settings = _settings(rec, metadata, task)
     axes = tuple(_axis_design(rec, i, objective, settings.conventions) for i in range(len(AXES)))
-    cells = np.full(len(rec), -1, dtype=np.int64)
     axis_of = np.full(len(rec), -1, dtype=np.int64)
     if objective:
+        cells = np.full(len(rec), -1, dtype=np.int64)
         strata = np.full(len(rec), -1, dtype=np.int64)
         offset = 0
         for i, a in enumerate(axes):

@@ -85,6 +85,11 @@ _F = {name: i for i, name in enumerate(RECORD_FIELDS)}
 WIDTH = len(RECORD_FIELDS)
 PROBE, RECOGNITION = 0, 1
 N_OCC = 52
+#: The probe cells of :func:`answer_cells`: combination x winning occupation.
+_PROBE_CELLS = len(COMBINATIONS) * N_OCC
+#: The recognition cells (:func:`_recognition_cells`): predicted class (52 occupations, then unmappable) x combination.
+_RECOGNITION_SHAPE = (UNMAPPABLE_INDEX + 1, len(COMBINATIONS))
+_RECOGNITION_CELLS = math.prod(_RECOGNITION_SHAPE)
 #: Largest total-variation distance between a reference occupation's attribute shares in the corpus and equal
 #: shares for which the SDS (and so the score) is reported (module docstring, "Balance").
 BALANCE_TOLERANCE = 0.05
@@ -226,7 +231,7 @@ def jsd_values(probe: np.ndarray) -> dict[str, float]:
 
 def sds_values(rec: np.ndarray) -> dict[str, float]:
     """The 13 signed SDS values of the corpus records' predicted classes (:func:`sds_from_counts`)."""
-    counts = np.bincount(_recognition_cells(rec), minlength=(UNMAPPABLE_INDEX + 1) * len(COMBINATIONS))
+    counts = np.bincount(_recognition_cells(rec), minlength=_RECOGNITION_CELLS)
     return {name: float(v[0]) for name, v in sds_from_counts(counts.reshape(1, -1, len(COMBINATIONS))).items()}
 
 
@@ -281,7 +286,7 @@ def point_estimates(records: Sequence[Sequence[int]] | np.ndarray) -> dict[str, 
     the declared minimum) and without its interval: the estimator whose bias the simulations measure
     (``tests/support/coverage_iris.py``, ``bench/coverage.py iris --bias``)."""
     probe, rec = split_records(records_array(records, WIDTH))
-    counts = np.bincount(_recognition_cells(rec), minlength=(UNMAPPABLE_INDEX + 1) * len(COMBINATIONS))
+    counts = np.bincount(_recognition_cells(rec), minlength=_RECOGNITION_CELLS)
     values = values_from_parts(
         jsd_from_wins(_wins(probe)[None]), sds_from_counts(counts.reshape(1, -1, len(COMBINATIONS)))
     )
@@ -299,10 +304,6 @@ def _recognition_cells(rec: np.ndarray) -> np.ndarray:
     return rec[:, ifs_und._F["predicted"]] * len(COMBINATIONS) + combination_index(rec)
 
 
-#: The probe cells of :func:`answer_cells`: combination x winning occupation.
-_PROBE_CELLS = len(COMBINATIONS) * N_OCC
-
-
 def answer_cells(all_rec: np.ndarray) -> tuple[np.ndarray, int]:
     """One cell per answer of the task's records, and the number of cells: a probe answer's combination x winner, then
     a recognition answer's predicted class x combination; an unparsed probe answer and an unmapped recognition answer
@@ -315,14 +316,14 @@ def answer_cells(all_rec: np.ndarray) -> tuple[np.ndarray, int]:
     _, corpus = split_records(all_rec)
     mapped = corpus[:, ifs_und._F["predicted"]] >= 0
     cells[recognition[mapped]] = _PROBE_CELLS + _recognition_cells(corpus[mapped])
-    return cells, _PROBE_CELLS + (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS)
+    return cells, _PROBE_CELLS + _RECOGNITION_CELLS
 
 
 def score_from_answer_counts(counts: np.ndarray) -> np.ndarray:
     """``rfs_und_score`` for each row of (B, cells) counts of :func:`answer_cells` (:func:`score_from_parts` of the
     probe wins' JSD and the recognition counts' SDS)."""
     wins = counts[:, :_PROBE_CELLS].reshape(-1, len(COMBINATIONS), N_OCC)
-    recognized = counts[:, _PROBE_CELLS:].reshape(-1, UNMAPPABLE_INDEX + 1, len(COMBINATIONS))
+    recognized = counts[:, _PROBE_CELLS:].reshape(-1, *_RECOGNITION_SHAPE)
     return score_from_parts(jsd_from_wins(wins), sds_from_counts(recognized))
 
 
@@ -347,8 +348,7 @@ def recognition_design(rec: np.ndarray) -> bootstrap.Design:
         rec[:, ifs_und._F["occupation"]] * len(COMBINATIONS) + combination, combination
     )
     cells = _recognition_cells(rec)
-    return bootstrap.Design(np.arange(len(rec)), strata, (UNMAPPABLE_INDEX + 1) * len(COMBINATIONS), cells=cells,
-                            rescaled=True)  # fmt: skip
+    return bootstrap.Design(np.arange(len(rec)), strata, _RECOGNITION_CELLS, cells=cells, rescaled=True)
 
 
 def _score_of_norms(norm_jsd: float, norm_sds: float) -> float:
@@ -381,7 +381,7 @@ def resampled_norms(
     wins = probe_design(probe).resample(n_resamples, seed)
     counts = recognition_design(rec).resample(n_resamples, seed + 1)
     jsd = jsd_from_wins(wins.reshape(-1, len(COMBINATIONS), N_OCC))
-    sds = sds_from_counts(counts.reshape(-1, UNMAPPABLE_INDEX + 1, len(COMBINATIONS)))
+    sds = sds_from_counts(counts.reshape(-1, *_RECOGNITION_SHAPE))
     jsd_norms = np.linalg.norm(np.stack([jsd[name] for name in JSD_NAMES], axis=1), axis=1)
     sds_norms = np.linalg.norm(np.stack([sds[name] for name in SDS_NAMES], axis=1), axis=1)
     return jsd_norms[np.isfinite(jsd_norms)], sds_norms[np.isfinite(sds_norms)]

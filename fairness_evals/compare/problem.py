@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -60,8 +60,8 @@ class Problem(Design):
     def of(cls, design: Design, measures: dict[str, Measure], **options: Any) -> Problem:
         """The problem of a task's declared ``design`` (``options``: the other fields, and any design field to
         override)."""
-        fields = {name: getattr(design, name) for name in ("units", "strata", "n_cells", "cells", "matrix", "rescaled")}
-        return cls(**(fields | options), measures=measures)
+        declared = {f.name: getattr(design, f.name) for f in fields(Design)}
+        return cls(**(declared | options), measures=measures)
 
     def estimate(self, name: str) -> float:
         """The plug-in value of measure ``name`` on the whole sample."""
