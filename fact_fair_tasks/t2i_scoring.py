@@ -423,14 +423,15 @@ def withheld(observed: np.ndarray, axis: str, rows: Sequence[int], conventions: 
 
 
 # --------------------------------------------------------------------------- metrics
-def _intervals(data: Design, axis: str, conventions: str, n_resamples: int, seed: int) -> dict[str, Any]:
-    """The five scores' intervals of ``axis`` (``<score>_<axis>``), from one resampling of the images within their
+def _intervals(data: Design, conventions: str, n_resamples: int, seed: int) -> dict[str, Any]:
+    """The five scores' intervals of both axes (``<score>_<axis>``), from one resampling of the images within their
     prompts; the estimates only under the released conventions (no interval is printed there)."""
-    specs = statistic_specs(axis, data.rows, conventions)
-    found = t2i_tasks.image_intervals(
+    specs = {
+        f"{name}_{axis}": spec for axis in AXES for name, spec in statistic_specs(axis, data.rows, conventions).items()
+    }
+    return t2i_tasks.image_intervals(
         data, specs, n_resamples=n_resamples, seed=seed, resample=conventions != "released"
     )
-    return {f"{name}_{axis}": interval for name, interval in found.items()}
 
 
 def _labelled_images(records: Sequence[Mapping[str, Any]], axis: str) -> int:
@@ -477,8 +478,8 @@ def _scores(
     """Every score of both axes with its coverage and interval (the reasons for nulls noted)."""
     observed = data.table()
     expected = t2i_tasks.images_expected(records)
+    found = _intervals(data, settings.conventions, n_resamples, seed)
     for axis in AXES:
-        found = _intervals(data, axis, settings.conventions, n_resamples, seed)
         names = [f"{name}_{axis}" for name in SCORES]
         unlabelled = not observed[0, :, COLUMNS[axis]].sum()
         for name in names:
