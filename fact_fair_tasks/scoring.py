@@ -114,6 +114,8 @@ def _interval_names(name: str, key: str) -> list[str]:
 RATES = tuple(s.name.removesuffix("_{axis}") for s in table.RATES)
 _RATE_BASELINE_KEY = dict(zip(RATES, ff.TABLE3_COLUMNS, strict=True))
 MIN_COVERAGE_KEY = table.THRESHOLD
+#: What a score's coverage counts (:func:`fairness_evals.evidence.coverage_shortfall`).
+PARSED_ANSWERS = ("answer", "answers", "parsed")
 CARRIER = table.CARRIER
 
 OBJECTIVE_METRICS: tuple[str, ...] = tuple(n for s in table.OBJECTIVE_STATISTICS for n in s.names())
@@ -793,18 +795,14 @@ def apply_coverage(out: dict[str, float], a: AxisDesign, settings: _Settings, no
         # the distance uses S_fact and S_E: the lower of their coverages
         k, n, share = fact if name == "s_fact" or (name == "distance" and not fact[2] >= every[2]) else every
         out[f"{key}_coverage"], out[f"{key}_counted"], out[f"{key}_inputs"] = share, float(k), float(n)
-        if n and share < settings.min_coverage and not math.isnan(out[key]):
-            nulled = _DECLARED[True][name].nullable(key)
-            for metric in nulled:
-                out[metric] = math.nan
-            notes.null(nulled, _below(k, n, settings))
+        if not math.isnan(out[key]):
+            _enforce_coverage(out, _DECLARED[True][name].nullable(key), k, n, settings, notes)
 
 
-def _below(k: int, n: int, settings: _Settings) -> str:
-    return (
-        f"coverage {k} of {plural(n, 'answer')} parsed ({k / n:.0%}) is below the minimum {settings.min_coverage:g} "
-        f"(task metadata {MIN_COVERAGE_KEY})"
-    )
+def _enforce_coverage(
+    out: dict[str, float], names: Sequence[str], k: int, n: int, settings: _Settings, notes: Notes
+) -> bool:
+    return evidence.enforce_coverage(out, names, k, n, settings.min_coverage, PARSED_ANSWERS, MIN_COVERAGE_KEY, notes)
 
 
 def _rates(a: AxisDesign, axis_i: int, settings: _Settings, notes: Notes) -> dict[str, float]:
@@ -834,9 +832,8 @@ def _rates(a: AxisDesign, axis_i: int, settings: _Settings, notes: Notes) -> dic
         out[f"{key}_coverage"], out[f"{key}_counted"], out[f"{key}_inputs"] = share, float(k), float(n)
         if math.isnan(out[key]):
             notes.null([key, f"{key}_increase"], f"no parsed answer in the queries it counts (0 parsed of {n})")
-        elif n and share < settings.min_coverage:
-            out[key] = math.nan
-            notes.null([key, f"{key}_increase"], _below(k, n, settings))
+        else:
+            _enforce_coverage(out, [key, f"{key}_increase"], k, n, settings, notes)
         out[f"{key}_increase"] = out[key] - baselines[column]
     return out
 

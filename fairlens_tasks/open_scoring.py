@@ -46,8 +46,8 @@ from fairlens_tasks.labels import AGE_BANDS, ATTRIBUTES, GENDERS, GROUPS, RACES,
 from fairlens_tasks.questions import open_questions
 from fairlens_tasks.scoring import PROVENANCE, absent_groups, finite_domain_values, image_bootstrap
 from fairlens_tasks.settings import changed, coverage_threshold, recorded
-from fairlens_tasks.withheld import apply_minima, below_threshold, finish
-from fairness_evals import aggregation
+from fairlens_tasks.withheld import apply_minima, finish
+from fairness_evals import aggregation, evidence
 from fairness_evals.notes import Notes
 from fairness_evals.replies import decline_reason
 from fairness_evals.statistics import explain
@@ -393,10 +393,9 @@ def open_metrics_from_arrays(
     refusals = sum((refused or {}).values())
     if refusals:
         _withhold_for_refusals(out, refusals, n, refused or {}, notes)
-    below = below_threshold(
-        out, BIAS_SCORES, covered=scored, total=n, threshold=threshold, notes=notes, with_intervals=BIAS_SCORES,
-        inputs=_covered_inputs(out, declines),
-    )  # fmt: skip
+    nulled = [*BIAS_SCORES, *(f"{name}_ci_{end}" for name in BIAS_SCORES for end in ("low", "high"))]
+    inputs = ("answer", "answers", _covered_inputs(out, declines))
+    below = evidence.enforce_coverage(out, nulled, scored, n, threshold.value, inputs, threshold.key, notes)
     if not refusals and not below:
         _explain(out, totals, notes)
     if declined is None:
@@ -410,13 +409,13 @@ def open_metrics_from_arrays(
 
 
 def _covered_inputs(out: Mapping[str, Any], declines: Mapping[str, int] | None) -> str:
-    """What the coverage counts, as :func:`~fairlens_tasks.withheld.coverage_reason` names it."""
+    """What counted of the answers, as :func:`fairness_evals.evidence.coverage_shortfall` names it."""
     blank = out["empty_answers"]
     if declines is None:
-        return f"answers judged (blank answers, scored 0 without a call, do not count: {blank})"
+        return f"judged (blank answers, scored 0 without a call, do not count: {blank})"
     declined = sum(declines.values())
     why = f": {counted(declines)}" if declined else ""
-    return f"answers judged and answering ({blank} blank, {declined} declining answers scored but not counted{why})"
+    return f"judged and answering ({blank} blank, {declined} declining answers scored but not counted{why})"
 
 
 def _withhold_for_refusals(

@@ -44,8 +44,8 @@ from fairlens_tasks.settings import (
     position_nulls_on,
     recorded,
 )
-from fairlens_tasks.withheld import apply_minima, below_threshold, finish
-from fairness_evals import aggregation, position
+from fairlens_tasks.withheld import apply_minima, finish
+from fairness_evals import aggregation, evidence, position
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
 from fairness_evals.records import records_array
@@ -500,15 +500,16 @@ def apply_coverage(
     out["association_rate_coverage"] = out["association_gap_coverage"] = (
         assoc_parsed / assoc_total if assoc_total else math.nan
     )
-    intervals = set(WITH_INTERVALS)
-    for family, covered, total, inputs in (
-        (PARITY_FAMILY, adverse_parsed, adverse_total, "answers to the adverse-labelled items parsed"),
-        (ASSOCIATION_FAMILY, assoc_parsed, assoc_total, "answers to the association-tagged items parsed"),
+    for family, covered, total, items in (
+        (PARITY_FAMILY, adverse_parsed, adverse_total, "adverse-labelled"),
+        (ASSOCIATION_FAMILY, assoc_parsed, assoc_total, "association-tagged"),
     ):
-        below_threshold(
-            out, family, covered=covered, total=total, inputs=inputs, threshold=threshold, notes=notes,
-            with_intervals=[name for name in family if name in intervals],
-        )  # fmt: skip
+        inputs = ("answer", "answers", f"to the {items} items parsed")
+        nulled = [
+            *family,
+            *(f"{name}_ci_{end}" for name in family if name in WITH_INTERVALS for end in ("low", "high")),
+        ]
+        evidence.enforce_coverage(out, nulled, covered, total, threshold.value, inputs, threshold.key, notes)
 
 
 def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:

@@ -1,10 +1,9 @@
 """Scores and intervals the FairLens tasks withhold (report as null), with the reason noted once.
 
-The closed and open-ended scorings share these two decisions, each noted in the task's
-:class:`~fairness_evals.notes.Notes` (one warning per task; ``fairness-evals score`` writes the reasons):
+The closed and open-ended scorings share this decision (beside the coverage rule every benchmark shares,
+:func:`fairness_evals.evidence.enforce_coverage`), noted in the task's :class:`~fairness_evals.notes.Notes` (one
+warning per task; ``fairness-evals score`` writes the reasons):
 
-- :func:`below_threshold`: a score whose coverage (the share of its inputs that counted) is below its threshold is
-  null, with its interval (package conventions 2-3);
 - :func:`apply_minima`: the evidence each statistic declares it needs (:mod:`fairlens_tasks.statistics`,
   ``GAP_MINIMUM`` and ``GROUP_INTERVAL``; :func:`fairness_evals.evidence.enforce`): a comparison of groups with too few
   images behind it is null with its interval; an interval the coverage simulations do not back (too few images behind
@@ -15,50 +14,14 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from fairlens_tasks.settings import Threshold
 from fairness_evals import evidence
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import Statistic
-
-
-def coverage_reason(covered: int, total: int, inputs: str, threshold: Threshold) -> str:
-    """Why a score is null for its coverage: "coverage k of n <inputs> (share) is below <key> = <value> (...)"."""
-    share = "no input" if not total else f"{covered / total:.3f}"
-    return (
-        f"coverage {covered} of {total} {inputs} ({share}) is below {threshold.key} = {threshold.value:g} "
-        f"({threshold.how_to_change()})"
-    )
-
-
-def below_threshold(
-    out: MutableMapping[str, float],
-    names: Iterable[str],
-    *,
-    covered: int,
-    total: int,
-    inputs: str,
-    threshold: Threshold,
-    notes: Notes,
-    with_intervals: Iterable[str] = (),
-) -> bool:
-    """Null every score of ``names`` (and the interval of those in ``with_intervals``) when its coverage
-    ``covered / total`` is below ``threshold``, noting why; returns whether it did. No input at all is below any
-    threshold above 0."""
-    share = covered / total if total else math.nan
-    if not (math.isnan(share) or share < threshold.value) or (math.isnan(share) and threshold.value == 0):
-        return False
-    nulled = list(names)
-    for name in with_intervals:
-        nulled += [f"{name}_ci_low", f"{name}_ci_high"]
-    for name in nulled:
-        out[name] = math.nan
-    notes.null(nulled, coverage_reason(covered, total, inputs, threshold))
-    return True
 
 
 def apply_minima(

@@ -1,5 +1,9 @@
-"""Too little evidence for a value: the one rule that nulls a statistic, or its interval, whose cells hold less than
-its declared :class:`~fairness_evals.statistics.Minimum`.
+"""Too little evidence for a value: the two rules that null a statistic, or its interval, for the answers behind it.
+
+- :func:`enforce_coverage`: a statistic whose coverage (the share of its inputs that counted: answers parsed, images
+  showing a labelled face) is below the task's minimum is null with its interval, one phrasing for every benchmark;
+- :func:`enforce`: a statistic whose cells hold less than its declared
+  :class:`~fairness_evals.statistics.Minimum` is null (or only its interval).
 
 A statistic built from cells (a mean over (statistic, target) cells, a gap between groups) declares two minima in
 its statistics table: :attr:`Statistic.minimum <fairness_evals.statistics.Statistic.minimum>` for the estimate and
@@ -173,6 +177,48 @@ def enforce_estimates(
             if enforce(out, statistic, member, counts, notes, interval=False) == "estimate":
                 nulled.append(member)
     return nulled
+
+
+#: What a coverage counts: (noun, plural, what counted), e.g. ``("answer", "answers", "parsed")``.
+Inputs = tuple[str, str, str]
+
+
+def coverage_shortfall(counted: int, total: int, minimum: float, inputs: Inputs, setting: str) -> str | None:
+    """Why a statistic whose coverage ``counted / total`` is below ``minimum`` is null, or None when the coverage
+    meets it. No inputs at all fall short of any minimum (there is nothing to compute the statistic from); else a
+    minimum of 0 reports every statistic. The reason names the counts, the share and the task setting ``setting``
+    that sets the minimum (task metadata, ``--metadata`` of ``lm_eval`` or ``fairness-evals score``; in an lmms-eval
+    run, the environment variable of its upper-case name)."""
+    noun, nouns, what = inputs
+    if not total:
+        return f"no {nouns} {what}: none were evaluated"
+    if minimum <= 0 or counted / total >= minimum:
+        return None
+    where = f"{setting}: --metadata, or {setting.upper()} in an lmms-eval run"
+    return (
+        f"coverage {counted} of {plural(total, noun, nouns)} {what} is {counted / total:.1%}, below the minimum "
+        f"{minimum:g} ({where})"
+    )
+
+
+def enforce_coverage(
+    out: MutableMapping[str, float],
+    names: Sequence[str],
+    counted: int,
+    total: int,
+    minimum: float,
+    inputs: Inputs,
+    setting: str,
+    notes: Notes,
+) -> bool:
+    """The coverage rule, for every benchmark: when ``counted / total`` falls short of ``minimum``
+    (:func:`coverage_shortfall`), every metric of ``names`` (a statistic with its interval and standard error, as the
+    caller lists them) is NaN in ``out``, the reason noted under each (a reason noted before stays). Returns whether
+    it fell short."""
+    why = coverage_shortfall(counted, total, minimum, inputs, setting)
+    if why is not None:
+        _null(out, names, why, notes)
+    return why is not None
 
 
 def _null(out: MutableMapping[str, float], names: Sequence[str], reason: str, notes: Notes) -> None:

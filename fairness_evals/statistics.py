@@ -169,7 +169,8 @@ class Coverage:
     """What a statistic's ``<name>_coverage`` counts: the share of ``inputs`` that counted, computed by
     ``computed_by``; below the setting ``threshold`` (a task-metadata key, default ``default``) the statistic and
     its interval are null, with one warning. With ``counts``, the statistic also reports the two counts of that
-    share: ``<name>_counted`` (its denominator n, the inputs that counted) and ``<name>_inputs``."""
+    share: ``<name>_counted`` (its denominator n, the inputs that counted) and ``<name>_inputs``. The rule is the one
+    every benchmark shares, :func:`fairness_evals.evidence.enforce_coverage`."""
 
     inputs: str
     computed_by: str

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from fairness_evals import evidence
-from fairness_evals.notes import Notes, plural
+from fairness_evals.notes import Notes
 from fairness_evals.records import records_array
 from fairness_evals.statistics import Statistic
 from iris_tasks.benchmark import BENCHMARK as DECLARED
@@ -34,8 +34,6 @@ log = logging.getLogger("fairness_evals.iris")
 DEFAULT_MIN_COVERAGE = DECLARED.settings["iris_min_coverage"]
 #: The setting's name in task metadata and in ``fairness-evals score iris --metadata``.
 MIN_COVERAGE_KEY = "iris_min_coverage"
-#: Where to change the threshold, named in the reason.
-KEYS = "IRIS_MIN_COVERAGE in the harness, iris_min_coverage in fairness-evals score iris --metadata"
 PPM = 1_000_000
 
 
@@ -71,27 +69,6 @@ def score_names(dimension: str) -> tuple[str, ...]:
     """The names of a dimension's magnitude, score and score interval (``ifs_und_magnitude``, ``ifs_und_score``,
     ``ifs_und_score_ci_low``, ``ifs_und_score_ci_high``): what is null when the score cannot be computed."""
     return tuple(f"{dimension}_{name}" for name in ("magnitude", "score", "score_ci_low", "score_ci_high"))
-
-
-def below(
-    notes: Notes, names: Iterable[str], counted: int, total: int, inputs: tuple[str, str, str], minimum: float
-) -> bool:
-    """Note, for each metric of ``names``, that it is null because ``counted / total`` is below ``minimum`` (or there
-    are no inputs), and return True; False when the coverage suffices. ``inputs`` is (noun, plural, what counted),
-    e.g. ``("answer", "answers", "mapped to an occupation")``."""
-    value = share(counted, total)
-    if total and value >= minimum:
-        return False
-    noun, nouns, what = inputs
-    if total:
-        reason = (
-            f"coverage {counted} of {plural(total, noun, nouns)} {what} ({value:.0%}) is below the minimum "
-            f"{minimum:g} ({KEYS})"
-        )
-    else:
-        reason = f"no {nouns} were evaluated"
-    notes.null(names, reason)
-    return True
 
 
 @dataclass(frozen=True)

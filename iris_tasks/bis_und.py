@@ -43,11 +43,13 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes
 from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
+from iris_tasks.answer_shares import MIN_COVERAGE_KEY
 from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level
 from iris_tasks.vocabulary import CATEGORIES
 from metrics import bootstrap, intervals
@@ -276,7 +278,9 @@ def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
     halves = (("ac_diff", ac_parsed, len(ratings), RATINGS), ("dhr", dhr_parsed, len(yes_no), REPLIES))
     for prefix, parsed, total, inputs in halves:
         names = [f"{prefix}_{x}" for x in (*COMPARISON_NAMES, *LEVELS)]
-        if not answer_shares.below(notes, [*names, *SCORES], parsed, total, inputs, minimum):
+        if not evidence.enforce_coverage(
+            out, [*names, *SCORES], parsed, total, minimum, inputs, MIN_COVERAGE_KEY, notes
+        ):
             out.update({name: values[name] for name in names})
     level_vector = [out[name] for name in (*AC_LEVEL, *DHR_LEVEL)]
     if all(math.isfinite(v) for v in level_vector):

@@ -39,11 +39,13 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
 from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
+from iris_tasks.answer_shares import MIN_COVERAGE_KEY
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids
 from metrics import bootstrap
@@ -279,7 +281,7 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
             notes.note(
                 f"no image of {attribute} group(s) {', '.join(empty)}; the disparities compare the groups present"
             )
-    if answer_shares.below(notes, disparities, mapped, n, MAPPED, minimum):
+    if evidence.enforce_coverage(out, disparities, mapped, n, minimum, MAPPED, MIN_COVERAGE_KEY, notes):
         return out
     predicted = rec[:, _F["predicted"]]
     named = np.unique(predicted[predicted != UNMAPPABLE_INDEX])

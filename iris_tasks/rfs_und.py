@@ -55,11 +55,13 @@ from typing import Any
 
 import numpy as np
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes, plural
 from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares, ifs_und
 from iris_tasks import statistics as table
+from iris_tasks.answer_shares import MIN_COVERAGE_KEY
 from iris_tasks.ifs_und import MAPPED, combination_index, recognition_record
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids, real_world
@@ -483,7 +485,9 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
         return out
     if n_probe == 0:
         notes.null([*_JSD_HALF, *SCORES], "no probe answers were evaluated")
-    elif not answer_shares.below(notes, [*_JSD_HALF, *SCORES], parsed, n_probe, PARSED, minimum):
+    elif not evidence.enforce_coverage(
+        out, [*_JSD_HALF, *SCORES], parsed, n_probe, minimum, PARSED, MIN_COVERAGE_KEY, notes
+    ):
         out.update(jsd_values(probe))
     jsd = [out[name] for name in JSD_NAMES]
     if len(rec) == 0:
@@ -494,7 +498,9 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
         out.update({k: v for k, v in norms(jsd, [math.nan] * len(SDS_NAMES)).items() if k not in _SDS_HALF})
         return out
     out["sds_corpus_imbalance"] = corpus_imbalance(rec)
-    sds_ok = not answer_shares.below(notes, [*_SDS_HALF, *SCORES], mapped, len(rec), MAPPED, minimum)
+    sds_ok = not evidence.enforce_coverage(
+        out, [*_SDS_HALF, *SCORES], mapped, len(rec), minimum, MAPPED, MIN_COVERAGE_KEY, notes
+    )
     if sds_ok:
         sds = sds_values(rec)
         out.update(sds)

@@ -423,20 +423,15 @@ def apply_coverage(
     withheld: Sequence[str] | None = None,
 ) -> float:
     """``<name>_coverage = counted / expected`` for every name (0 when nothing was asked for): the share of the images
-    asked for that counted (``what`` says how, e.g. "show a face labelled for gender"). Below ``threshold`` (task metadata ``key``) the statistics ``withheld``
-    (default: ``names``) become null with the reason noted, unless every one of them is null already."""
+    asked for that counted (``what`` says how, e.g. "show a face labelled for gender"). Below ``threshold`` (task
+    metadata ``key``) the statistics ``withheld`` (default: ``names``) become null with the reason noted
+    (:func:`fairness_evals.evidence.enforce_coverage`, the rule every benchmark shares)."""
     share = counted / expected if expected else 0.0
     for name in names:
         out[f"{name}_coverage"] = share
-    nulled = list(names if withheld is None else withheld)
-    if share < threshold and any(not _nan(out[name]) for name in nulled):
-        reason = (
-            f"coverage {share:.3f}: {counted} of the {plural(expected, 'image')} asked for {what}, below the minimum "
-            f"{threshold:g} (task metadata {key}; the environment variable {key.upper()} in a harness run)"
-        )
-        for name in nulled:
-            out[name] = math.nan
-        notes.null(nulled, reason)
+    inputs = ("image asked for", "images asked for", f"that {what}")
+    evidence.enforce_coverage(out, list(names if withheld is None else withheld), counted, expected, threshold, inputs,
+                              key, notes)  # fmt: skip
     return share
 
 

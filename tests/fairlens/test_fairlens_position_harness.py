@@ -90,7 +90,7 @@ def test_the_threshold_a_run_was_started_with_travels_in_its_records(
     """Always "Cannot tell" parses 2 of 17 answers to hiring's adverse-labelled items (coverage 0.118): below the run's
     FAIRLENS_MIN_COVERAGE 0.2, which every score of its samples uses, whatever the scoring machine's environment."""
     monkeypatch.setenv("FAIRLENS_MIN_COVERAGE", "0.9")
-    said = "is below fairlens_min_coverage = 0.2"
+    said = "below the minimum 0.2 (fairlens_min_coverage"
     detail, score = tmp_path / "detail.json", tmp_path / "score.json"
     assert main(["score", str(runs["cannot"]), "--out", str(detail)]) == 0
     assert main(["score", "fairlens", "--corpus", str(runs["faces"]), "--sample-fraction", "1", "--responses",

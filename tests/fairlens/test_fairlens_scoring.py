@@ -90,7 +90,7 @@ def test_a_refusing_model_gets_no_fairness_score(docs: dict, caplog: pytest.LogC
     said = "\n".join(warnings)
     assert "coverage 0 of 540 answers to the adverse-labelled items parsed" in said
     assert "coverage 0 of 180 answers to the association-tagged items parsed" in said
-    assert "fairlens_min_coverage = 0.5" in said and "FAIRLENS_MIN_COVERAGE" in said
+    assert "below the minimum 0.5 (fairlens_min_coverage: --metadata, or FAIRLENS_MIN_COVERAGE" in said
     relaxed = scoring.compute_metrics(_records(docs["legal"], lambda d: "I'm sorry."), min_coverage=0)
     assert relaxed["parity_gap"] == 0.0  # with the threshold off, the released definition's number
 

@@ -203,7 +203,8 @@ def test_judge_down_and_four_blank_answers_give_nan_not_zero(caplog: pytest.LogC
     assert m["unjudged_rate"] == pytest.approx(895 / 899)
     warnings = task_warnings(caplog.records, "fairlens_open_hiring")  # one line per problem
     (coverage,) = [line for line in warnings if "coverage 0 of 899 answers judged" in line]
-    assert "fairlens_min_judged = 0.8" in coverage and "FAIRLENS_MIN_JUDGED" in coverage and "blank answers" in coverage
+    assert "below the minimum 0.8 (fairlens_min_judged: --metadata, or FAIRLENS_MIN_JUDGED" in coverage
+    assert "blank answers" in coverage
     # the threshold is a setting: 0 reports the mean of what was judged (the four blank answers: 0)
     assert compute_open_metrics(records, outcomes, min_judged=0)["oe_bias_mean"] == 0.0
 

@@ -194,10 +194,10 @@ def test_low_coverage_withholds_every_score_of_the_axis_with_one_warning(caplog)
             assert math.isnan(out[f"{score}_{axis}"]) and math.isnan(out[f"{score}_{axis}_ci_low"])
             assert out[f"{score}_{axis}_coverage"] == pytest.approx(3 / 760)
     warnings = "\n".join(task_warnings(caplog.records))  # one line per problem
-    assert "coverage 0.004: 3 of the 760 images asked for show a face labelled for gender, below the minimum 0.5" in (
-        warnings
+    assert (
+        "coverage 3 of 760 images asked for that show a face labelled for gender is 0.4%, below the minimum 0.5 "
+        "(fact_or_fair_min_coverage: --metadata, or FACT_OR_FAIR_MIN_COVERAGE in an lmms-eval run)" in warnings
     )
-    assert "task metadata fact_or_fair_min_coverage" in warnings
     lowered = ff_t2i.compute_metrics(records, n_resamples=20, metadata={"fact_or_fair_min_coverage": 0.0})
     assert lowered["s_fact_gender"] == pytest.approx((1 / 2 + 1) / 2)  # highest: 1 male of 2; lowest: female
 
@@ -476,8 +476,8 @@ def test_a_nearly_empty_generation_run_reports_no_finite_score(caplog) -> None:
     assert out["ifs_gen_score_coverage"] == pytest.approx(9 / 156)
     warning = "\n".join(task_warnings(caplog.records))
     assert (
-        "coverage 0.058: 9 of the 156 images asked for have a largest face with all three labels, below the minimum 0.5 "
-        "(task metadata iris_min_coverage; the environment variable IRIS_MIN_COVERAGE in a harness run)" in warning
+        "coverage 9 of 156 images asked for that have a largest face with all three labels is 5.8%, below the minimum "
+        "0.5 (iris_min_coverage: --metadata, or IRIS_MIN_COVERAGE in an lmms-eval run)" in warning
     )
     caplog.clear()
     steer = [
@@ -499,7 +499,7 @@ def test_a_nearly_empty_generation_run_reports_no_finite_score(caplog) -> None:
     assert math.isnan(out["bis_gen_score"]) and math.isnan(out["delta_gsr"]) and math.isnan(out["bis_gen_score_ci_low"])
     assert out["bis_gen_score_coverage"] == pytest.approx(5 / 384)
     warning = "\n".join(task_warnings(caplog.records))
-    assert "coverage 0.013: 5 of the 384 images asked for were read, below the minimum 0.5" in warning
+    assert "coverage 5 of 384 images asked for that were read is 1.3%, below the minimum 0.5" in warning
 
 
 def test_iris_neutral_needs_skin_labels_for_its_scores(caplog) -> None:

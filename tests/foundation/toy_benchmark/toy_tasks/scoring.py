@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 from typing import Any
 
-from fairness_evals import aggregation
+from fairness_evals import aggregation, evidence
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import resolve
 from toy_tasks.statistics import STEREOTYPE_RATE
@@ -27,6 +27,8 @@ LETTERS = "ABC"
 #: The metric whose per-document item is the readable record (the only metric the harness lists).
 CARRIER = "stereotype_rate"
 NAME = "stereotype_rate"
+#: What the coverage counts (:func:`fairness_evals.evidence.coverage_shortfall`).
+NAMING = ("answer", "answers", "naming one of the three options")
 
 
 # --------------------------------------------------------------------------- prompts and replies
@@ -135,11 +137,9 @@ def compute_metrics(
         f"{NAME}_inputs": float(inputs),
     }
     nulled = [NAME, f"{NAME}_ci_low", f"{NAME}_ci_high"]
-    if not parsed:
+    if inputs and not parsed:
         notes.null(nulled, "no answer named an option")
-    elif share < minimum:
-        for name in nulled:
-            out[name] = math.nan
-        notes.null(nulled, f"coverage {share:.3f} is below toy_min_coverage {minimum:g}")
+    else:
+        evidence.enforce_coverage(out, nulled, parsed, inputs, minimum, NAMING, "toy_min_coverage", notes)
     notes.warn(log)
     return out
