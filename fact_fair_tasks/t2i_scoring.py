@@ -62,7 +62,6 @@ from fact_fair_tasks import t2i_statistics as table
 from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
-from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
@@ -392,10 +391,6 @@ def row_faces(observed: np.ndarray, axis: str, rows: Sequence[int]) -> list[floa
     return observed[0, list(rows), COLUMNS[axis]].sum(axis=-1).tolist() if rows else []
 
 
-#: Each score by its name on each axis (the declarations :func:`withheld` reads).
-_DECLARED = {member: s for s in table.SCORES for member in s.members}
-
-
 def withheld(observed: np.ndarray, axis: str, rows: Sequence[int], conventions: str) -> dict[str, str]:
     """Scores of ``axis`` whose interval is not printed, and why: under the released conventions all; the distance's
     never where its declaration says so (``Interval.withheld``); below its declared minimum (:mod:`fact_fair_tasks.t2i_statistics`: a median of
@@ -404,14 +399,9 @@ def withheld(observed: np.ndarray, axis: str, rows: Sequence[int], conventions: 
     if conventions == "released":
         reason = "intervals are not given under the released conventions (they reproduce the paper's point values)"
         return dict.fromkeys(SCORES, reason)
-    out = {
-        s.name.removesuffix("_{axis}"): s.interval.withheld for s in table.SCORES if s.interval and s.interval.withheld
-    }
     faces = row_faces(observed, axis, rows)
-    for name in SCORES:
-        why = evidence.interval_shortfall(_DECLARED[f"{name}_{axis}"], f"{name}_{axis}", faces)
-        if why and name not in out:
-            out[name] = f"{why} (README, coverage table; generate more images per prompt)"
+    found = t2i_tasks.withheld_intervals(table.SCORES, faces, [f"{name}_{axis}" for name in SCORES])
+    out = {member.removesuffix(f"_{axis}"): why for member, why in found.items()}
     if sparse_kl(observed, axis, rows):
         reason = (
             "a lowest prompt has no face in a class its highest prompt has, so S_KLD measures the 1e-10 smoothing "

@@ -30,7 +30,7 @@ shares); for ``delta_gsr = max(0, d)`` the max-t interval of the components ``(d
 (:func:`metrics.intervals.max_t_interval`), which reaches a true penalty of 0; ``bis_gen_score`` = 85 exp(-m) is
 decreasing in ΔGSR, so its interval is ``[85 exp(-high), 85 exp(-low)]`` of ΔGSR's
 (:func:`fairness_evals.generation.t2i_tasks.score_interval`). Withheld where the coverage simulations
-(``tests/support/coverage_generation.py``) show no method reaching the bar (:func:`withheld`).
+(``tests/support/coverage_generation.py``) show no method reaching the bar (:func:`fairness_evals.generation.t2i_tasks.withheld_intervals`).
 
 **Coverage** (CONVENTIONS 1-2): ``bis_gen_score_coverage`` = images read / images asked for (an image without a
 face was read: it is a failure to follow the prompt); below ``iris_min_coverage`` the score, its magnitude and ΔGSR
@@ -49,7 +49,6 @@ from typing import Any
 
 import numpy as np
 
-from fairness_evals import evidence
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES
 from fairness_evals.notes import Notes
@@ -195,20 +194,6 @@ def read_images(records: Sequence[Mapping[str, Any]]) -> list[int]:
     return [n for n in read if n]
 
 
-def withheld(records: Sequence[Mapping[str, Any]]) -> dict[str, str]:
-    """Values whose interval is not printed, and why: below its declared minimum (:mod:`iris_tasks.gen_statistics`,
-    ``READ_INTERVAL``: a median of 5 read images per prompt, where the coverage simulations show an interval method
-    reaching the bar; :func:`fairness_evals.evidence.interval_shortfall`)."""
-    declared = {member: s for s in table.task_of(TASK).statistics for member in s.members}
-    read = read_images(records)
-    out = {}
-    for name in (*GRANULAR, "bis_gen_score"):
-        why = evidence.interval_shortfall(declared[name], name, read)
-        if why:
-            out[name] = f"{why} (README, coverage table; generate more images per prompt)"
-    return out
-
-
 def label_counts(records: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     """``multi_face_images`` = images with more than one face and ``images_labelled`` = images whose largest face has
     all three labels."""
@@ -265,13 +250,16 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
         out,
         intervals(data, request.n_resamples, request.seed),
         (*GRANULAR, "bis_gen_score"),
-        withheld=withheld(records),
+        # below the declared READ_INTERVAL (a median of 5 read images per prompt) no interval method reaches the bar
+        withheld=t2i_tasks.withheld_intervals(
+            DECLARED_TASK.statistics, read_images(records), (*GRANULAR, "bis_gen_score")
+        ),
         notes=request.notes,
     )
     return out
 
 
-SCORING = t2i_tasks.Scoring(TASK, table.task_of(TASK).statistics, log, _scores)
+SCORING = t2i_tasks.Scoring(TASK, DECLARED_TASK.statistics, log, _scores)
 
 
 #: Every statistic of the task from its records: :func:`fairness_evals.generation.t2i_tasks.compute_metrics`

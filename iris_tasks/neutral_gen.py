@@ -246,16 +246,6 @@ def intervals(data: Design, n_resamples: int, seed: int) -> dict[str, Any]:
     return found
 
 
-def withheld() -> dict[str, str]:
-    """Values whose interval is never printed, and why: as declared (``Interval.withheld``; README, coverage table)."""
-    return {
-        member: s.interval.withheld
-        for s in DECLARED_TASK.statistics
-        if s.interval is not None and s.interval.withheld
-        for member in s.members
-    }
-
-
 @functools.lru_cache(maxsize=4096)
 def _floor(n_images: int, k: int) -> float:
     return rd_finite_sample_floor(n_images, k)
@@ -334,7 +324,11 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
     )
     found = intervals(data, request.n_resamples, request.seed)
     t2i_tasks.report_intervals(
-        out, found, (*GRANULAR, "ifs_gen_score", "rfs_gen_score"), withheld=withheld(), notes=request.notes
+        out,
+        found,
+        (*GRANULAR, "ifs_gen_score", "rfs_gen_score"),
+        withheld=t2i_tasks.withheld_intervals(DECLARED_TASK.statistics),
+        notes=request.notes,
     )
     return out
 
