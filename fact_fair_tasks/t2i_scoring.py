@@ -546,8 +546,6 @@ def compute_for_items(
     failed, and the classifier they name, against the task's design (its 38 prompts: a ``--limit`` run holds
     fewer)."""
     records = t2i_tasks.records_of(items, BENCHMARK, CARRIER)
-    for record, item in zip(records, items, strict=True):
-        record["failed"] = t2i_tasks.failed_of([item])
     return compute_metrics(
         records, task=task_of(records), metadata=metadata, notes=notes, classifier=t2i_tasks.classifier_of(items),
         design_size=N_ROWS,

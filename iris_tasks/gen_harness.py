@@ -182,8 +182,6 @@ def compute_for_items(
     failed, and the classifier they name, against the task's design (its prompts: a ``--limit`` run holds fewer)."""
     task = task_of(items)
     records = t2i_tasks.records_of(items, task, CARRIERS[task])
-    for record, item in zip(records, items, strict=True):
-        record["failed"] = t2i_tasks.failed_of([item])
     kind = next(k for k, name in TASKS.items() if name == task)
     return MODULES[task].compute_metrics(
         records, task=task, metadata=metadata, notes=notes, classifier=t2i_tasks.classifier_of(items),

@@ -266,9 +266,10 @@ def failure_readable(doc: Mapping[str, Any], error: Exception, record: dict[str,
 
 
 def records_of(items: Sequence[Any], benchmark: str, carrier: str) -> list[dict[str, Any]]:
-    """The records of the carrier's items (readable records); ``ValueError`` when they are not this version's."""
+    """The records of the carrier's items (readable records), each with ``failed``, the images its item says failed
+    (:func:`failed_of`); ``ValueError`` when they are not this version's."""
     try:
-        return [dict(item["record"]) for item in items]
+        return [{**item["record"], "failed": failed_of([item])} for item in items]
     except (TypeError, KeyError, ValueError):
         raise ValueError(
             f"{benchmark}: the {carrier} items are not this version's readable records (run the task again)"
