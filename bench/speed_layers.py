@@ -14,6 +14,9 @@ an upper bound (the real run is longer).
    reached through a caught exception) was removed after this measured it (2 shared cores, 2026-12): it took 0.12-0.25
    s for the 45,798 records, the field-by-field builder 0.38-0.68 s, so it saved 0.26-0.43 s, 0.4-0.7% of the run;
    against the single builder that replaced both (0.28-0.58 s in all), 0.15-0.24 s, 0.3-0.4%. Under the 1% bar.
+   Two more went the same way (2 cores, 2026-12-07, alternating runs): a second cache of the profile sentences in the
+   reply parser (``prompts.profile_text`` caches them already) and a payload dict built once and copied per document:
+   ``process_results`` took 1.06 and 1.19 s with them, 1.19 and 1.33 s without, a saving of 0.13-0.14 s, 0.2%.
 
 Each time is the least of ``--repeat`` tries. Measured on 2 shared cores (2026-12): documents 1.11-1.85 s with the
 cache off, 0.05-0.14 s warm, a saving of 1.6-2.9% of the assumed run, so the document cache stays

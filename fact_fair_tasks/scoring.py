@@ -245,31 +245,13 @@ def parse_reply(doc: dict[str, Any], reply: object) -> Parse:
         return plain
     if objective:
         return parse_answer(reply, objective_option_texts(options))
-    rendered = [_profile_text(p) for p in options]
+    rendered = [prompts.profile_text(p) for p in options]
     return parse_answer(reply, subjective_option_texts(options, rendered))
 
 
-def _profile_text(profile: Mapping[str, str]) -> str:
-    """:func:`prompts.profile_text`, remembered for the few thousand profiles a run's documents draw from."""
-    if len(profile) == 4:
-        try:
-            return _profile_text_of(profile["name"], profile["age"], profile["gender"], profile["race"])
-        except (KeyError, TypeError):  # other keys, or unhashable values: compute it as given
-            pass
-    return prompts.profile_text(profile)
-
-
-@functools.lru_cache(maxsize=8192)
-def _profile_text_of(name: str, age: str, gender: str, race: str) -> str:
-    return prompts.profile_text({"name": name, "age": age, "gender": gender, "race": race})
-
-
-#: :func:`fairness_evals.aggregation.payload` of each kind's headline metrics (objective: True), its record None:
-#: a document's payload is a copy with the record put in (the same keys in the same order, four times faster).
-_PAYLOADS = {
-    objective: aggregation.payload(
-        CARRIER, None, [name for name, _ in table.task_of("objective" if objective else "base").harness_metrics()]
-    )
+#: Each kind's headline metrics (objective: True), in the order the harness aggregates them.
+_HEADLINES = {
+    objective: [name for name, _ in table.task_of("objective" if objective else "base").harness_metrics()]
     for objective in (True, False)
 }
 
@@ -305,9 +287,7 @@ def logged_record(sample: Mapping[str, Any]) -> tuple[str, list[int]] | None:
 
 
 def _payload(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
-    payload = dict(_PAYLOADS[doc.get("context") is None])
-    payload[CARRIER] = readable_record(doc, parse)
-    return payload
+    return aggregation.payload(CARRIER, readable_record(doc, parse), _HEADLINES[doc.get("context") is None])
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
