@@ -52,7 +52,13 @@ from fact_fair_tasks.position_bias import content_dependence, position_diagnosti
 from fairness_evals import aggregation, evidence, position
 from fairness_evals.notes import Notes, plural
 from fairness_evals.records import records_array
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, explain, resolve
+from fairness_evals.statistics import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    higher_is_better,
+    resolve,
+)
 from metrics import bootstrap, intervals
 from metrics import fact_fair as ff
 
@@ -122,11 +128,7 @@ OBJECTIVE_METRICS: tuple[str, ...] = tuple(n for s in table.OBJECTIVE_STATISTICS
 SUBJECTIVE_METRICS: tuple[str, ...] = tuple(n for s in table.SUBJECTIVE_STATISTICS for n in s.names())
 ALL_METRICS: tuple[str, ...] = tuple(dict.fromkeys((*OBJECTIVE_METRICS, *SUBJECTIVE_METRICS)))
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = {
-    e.name: e.direction == "higher"
-    for e in explain([table.task_of("objective"), table.task_of("base")])
-    if e.direction != "neither"
-}
+HIGHER_IS_BETTER = higher_is_better([table.task_of("objective"), table.task_of("base")])
 
 
 # --------------------------------------------------------------------------- records

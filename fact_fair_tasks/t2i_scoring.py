@@ -65,7 +65,7 @@ from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import explain
+from fairness_evals.statistics import higher_is_better
 from metrics import bootstrap
 from metrics import fact_fair as ff
 from metrics.bootstrap import StatisticSpec
@@ -114,7 +114,7 @@ HEADLINE_NAMES = [name for name, _ in table.task_of(TASKS["objective"]).harness_
 #: score by the function and interval method its declaration names.
 DECLARED_TASK = table.task_of(TASKS["objective"])
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = {e.name: e.direction == "higher" for e in explain(table.T2I_TASKS) if e.direction != "neither"}
+HIGHER_IS_BETTER = higher_is_better(table.T2I_TASKS)
 
 
 # --------------------------------------------------------------------------- prompts and documents

@@ -49,7 +49,13 @@ from fairness_evals import aggregation, evidence, position
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.notes import Notes
 from fairness_evals.records import records_array
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, Statistic, explain
+from fairness_evals.statistics import (
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    CONFIDENCE,
+    Statistic,
+    higher_is_better,
+)
 from metrics import bootstrap
 from metrics import fairlens as fl
 from metrics.bootstrap import StatisticSpec
@@ -101,7 +107,7 @@ HEADLINE_METRICS: tuple[str, ...] = tuple(name for name, _ in _DOMAIN.harness_me
 #: The statistics with a bootstrap interval.
 WITH_INTERVALS = _members(*(s for s in table.CLOSED_STATISTICS if s.interval is not None))
 #: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = {e.name: e.direction == "higher" for e in explain([_DOMAIN, _GROUP]) if e.direction != "neither"}
+HIGHER_IS_BETTER = higher_is_better([_DOMAIN, _GROUP])
 #: What the group ``fairlens`` reports (its headline roll-ups and, for ``score``, the rest).
 ROLLUPS: tuple[str, ...] = tuple(_GROUP.all_metrics())
 #: The scores ``fairlens_min_coverage`` applies to (soundness counts unparsed answers as unsound by definition).

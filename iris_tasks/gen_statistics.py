@@ -16,7 +16,7 @@ granular metrics), Table 9 (the scores' K and S), Tables 23-25 (the worked gener
 from __future__ import annotations
 
 from fairness_evals.generation import statistics as shared
-from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task, explain
+from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task
 from iris_tasks.benchmark import BENCHMARK as DECLARED
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
@@ -357,8 +357,3 @@ GEN_TASKS: tuple[Task, ...] = (
 def task_of(name: str) -> Task:
     """The declared generation task (or group) ``name``."""
     return next(t for t in GEN_TASKS if t.name == name)
-
-
-def higher_is_better(name: str) -> dict[str, bool]:
-    """Whether a higher value is better, for every metric of task ``name`` with a direction."""
-    return {e.name: e.direction == "higher" for e in explain([task_of(name)]) if e.direction != "neither"}
