@@ -1,4 +1,5 @@
-"""The one rule that nulls a value from too little evidence (fairness_evals.evidence), against hand-computed cases."""
+"""The two rules that null a value for the answers behind it (fairness_evals.evidence: too few counted, too little
+evidence in its cells), against hand-computed cases."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import math
 import pytest
 from warnings_said import task_warnings
 
-from fairness_evals.evidence import design_counts, enforce, enforce_estimates, shortfall
+from fairness_evals.evidence import (
+    coverage_shortfall,
+    design_counts,
+    enforce,
+    enforce_coverage,
+    enforce_estimates,
+    shortfall,
+)
 from fairness_evals.notes import Notes
 from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic
 
@@ -187,3 +195,32 @@ def test_a_statistic_of_the_whole_design_is_null_from_a_limited_run() -> None:
     assert enforce_estimates(limited, [score, rate], design_counts(20, 72), notes) == ["score"]
     assert math.isnan(limited["score"]) and math.isnan(limited["score_ci_low"]) and limited["rate"] == 0.3
     assert notes.reasons["score"].startswith("too little evidence: only 20 of the design's 72 documents")
+
+
+PARSED = ("answer", "answers", "parsed")
+
+
+def test_the_coverage_rule_says_the_counts_the_share_and_the_setting() -> None:
+    # 3 of 760 = 0.39%: below 0.5
+    assert coverage_shortfall(3, 760, 0.5, PARSED, "toy_min_coverage") == (
+        "coverage 3 of 760 answers parsed is 0.4%, below the minimum 0.5 (toy_min_coverage: --metadata, or "
+        "TOY_MIN_COVERAGE in an lmms-eval run)"
+    )
+    assert coverage_shortfall(1, 2, 0.5, PARSED, "k") is None  # exactly the minimum is enough
+    assert coverage_shortfall(0, 1, 0.5, PARSED, "k").startswith("coverage 0 of 1 answer parsed is 0.0%")
+    assert coverage_shortfall(0, 5, 0.0, PARSED, "k") is None  # a minimum of 0 reports every statistic
+    # nothing to compute it from, whatever the minimum
+    assert coverage_shortfall(0, 0, 0.0, PARSED, "k") == "no answers parsed: none were evaluated"
+
+
+def test_the_coverage_rule_nulls_the_names_given_and_keeps_the_first_reason() -> None:
+    out = {"score": 0.8, "score_ci_low": 0.7, "score_ci_high": 0.9, "score_coverage": 0.4}
+    notes = Notes("t")
+    notes.null("score_ci_low", "noted before")
+    names = ["score", "score_ci_low", "score_ci_high"]
+    assert enforce_coverage(out, names, 4, 10, 0.5, PARSED, "k", notes)
+    assert all(math.isnan(out[name]) for name in names) and out["score_coverage"] == 0.4  # the coverage stays
+    assert notes.reasons["score"].startswith("coverage 4 of 10 answers parsed is 40.0%, below the minimum 0.5 (k:")
+    assert notes.reasons["score_ci_low"] == "noted before"
+    kept = {"score": 0.8}
+    assert not enforce_coverage(kept, ["score"], 5, 10, 0.5, PARSED, "k", Notes("t")) and kept == {"score": 0.8}
