@@ -179,15 +179,10 @@ SCORING_KEYS: dict[str, dict[str, str]] = {
 
 @dataclass(frozen=True)
 class Threshold:
-    """A coverage threshold and where it came from (named in the warning that a score is NaN)."""
+    """A coverage threshold and its setting (named in the warning that a score is NaN)."""
 
     value: float
     key: str
-    source: str
-
-    def how_to_change(self) -> str:
-        variable = THRESHOLDS[self.key][0]
-        return f"set {self.key} (score/judge --metadata) or {variable} (lmms-eval) to change it"
 
 
 def _share(raw: Any, name: str, *, text: bool = False) -> float:
@@ -213,8 +208,8 @@ def coverage_threshold(key: str, given: float | None = None) -> Threshold:
     if key not in THRESHOLDS:
         raise SettingsError(f"unknown FairLens threshold {key!r}; expected one of {', '.join(THRESHOLDS)}")
     if given is not None:
-        return Threshold(_share(given, key), key, key)
-    return Threshold(THRESHOLDS[key][1], key, "default")
+        return Threshold(_share(given, key), key)
+    return Threshold(THRESHOLDS[key][1], key)
 
 
 def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
