@@ -313,8 +313,6 @@ def _collect(
 #: name -> option attribute: the same).
 _RECORDED = ("corpus", "sample_fraction", "seed", "image_list", "skip_bad_input", "hf_split", "hf_columns", "label_map")
 RECORDED_OPTIONS = {name: name for name in _RECORDED}
-#: ``fairlens_tasks.judging.command`` still imports it (until it calls :func:`recorded_corpus`).
-_absolute = run_files.absolute
 
 
 def recorded_corpus(args: argparse.Namespace) -> dict[str, Any]:

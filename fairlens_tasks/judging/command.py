@@ -234,12 +234,11 @@ def recorded_settings(
     """The settings a judge output records (``score_inputs.settings``): ``--metadata`` and the judgement cache file
     (absolute); when ``files`` hold a responses file, also the corpus options its documents were built from (paths
     absolute) and the domains (samples files carry their records: no corpus options)."""
-    from fairlens_tasks.commands import _RECORDED, _absolute, chosen_domains
+    from fairlens_tasks.commands import recorded_corpus
 
     settings: dict[str, Any] = {"metadata": metadata, "cache": str(Path(cache).expanduser().resolve())}
     if any(not f.is_samples for f in files):
-        settings.update({name: _absolute(getattr(args, name, None)) for name in _RECORDED})
-        settings["domain"] = chosen_domains(args)
+        settings.update(recorded_corpus(args))
     return settings
 
 
@@ -247,14 +246,12 @@ def compare_records(recorded: dict[str, Any], files: list[run_files.InputFile]) 
     """Every task's answers of a judge output (document id -> [record, answer text], as the samples log them),
     read again from its recorded ``files`` and settings by the path ``judge`` took (:func:`answers_of_files`), for
     ``fairness-evals compare``; the judgements are read from the recorded cache there."""
-    from fairlens_tasks.commands import _RECORDED
+    from fairlens_tasks.commands import corpus_options
 
     settings = recorded.get("settings")
     if not isinstance(settings, dict):
         raise ValueError(f"{run_files.SCORE_INPUTS} records no settings")
-    args = argparse.Namespace(**{name: settings.get(name) for name in _RECORDED}, domain=settings.get("domain"))
-    args.skip_bad_input = bool(args.skip_bad_input)
-    tasks = answers_of_files(files, args, notes=False)
+    tasks = answers_of_files(files, corpus_options(settings), notes=False)
     return {
         task: {doc_id: [list(record), text] for doc_id, record, text in zip(a.ids, a.records, a.texts, strict=True)}
         for task, a in tasks.items()
