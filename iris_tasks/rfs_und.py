@@ -483,9 +483,7 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
         log.error("%s: %s; every value is NaN", TASK, reason)
         notes.null([*_JSD_HALF, *_SDS_HALF, *SCORES, "sds_corpus_imbalance"], reason)
         return out
-    if n_probe == 0:
-        notes.null([*_JSD_HALF, *SCORES], "no probe answers were evaluated")
-    elif not evidence.enforce_coverage(
+    if not evidence.enforce_coverage(
         out, [*_JSD_HALF, *SCORES], parsed, n_probe, minimum, PARSED, MIN_COVERAGE_KEY, notes
     ):
         out.update(jsd_values(probe))

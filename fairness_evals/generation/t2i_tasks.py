@@ -517,12 +517,12 @@ def score_interval(interval: Any, dimension: str) -> Any:
 
 
 def withheld_intervals(
-    statistics: Iterable[Statistic], counts: Sequence[float] = (), members: Iterable[str] | None = None
+    statistics: Iterable[Statistic], counts: Sequence[float] | None = None, members: Iterable[str] | None = None
 ) -> dict[str, str]:
     """The members of ``statistics`` (those of ``members`` where given) whose interval is not printed, and why: never
-    where the interval declares so (``Interval.withheld``); else below the interval's declared minimum, read from
-    ``counts`` (per prompt, the images its minimum counts; :func:`fairness_evals.evidence.interval_shortfall`). The
-    coverage simulations back what is printed (README, coverage table)."""
+    where the interval declares so (``Interval.withheld``); else, where ``counts`` are given (per prompt, the images
+    the minimum counts), below the interval's declared minimum (:func:`fairness_evals.evidence.interval_shortfall`).
+    The coverage simulations back what is printed (README, coverage table)."""
     wanted = None if members is None else set(members)
     out = {}
     for statistic in statistics:
@@ -531,7 +531,7 @@ def withheld_intervals(
                 continue
             if statistic.interval.withheld:
                 out[member] = statistic.interval.withheld
-            elif why := evidence.interval_shortfall(statistic, member, counts):
+            elif counts is not None and (why := evidence.interval_shortfall(statistic, member, counts)):
                 out[member] = f"{why} (README, coverage table; generate more images per prompt)"
     return out
 
