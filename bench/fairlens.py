@@ -175,10 +175,10 @@ def bench_documents(corpus_path: Path) -> dict[str, list[dict]]:
         }
     )
 
-    def aggregate() -> None:  # as lmms-eval calls it: the carrier's records first, then each metric's name items
+    def aggregate() -> None:  # as lmms-eval calls it: the carrier's records first, then each metric's None items
         for d in docs:
             for name in results[d][0]:
-                scoring.aggregate([r[name] for r in results[d]])
+                getattr(scoring, f"aggregate_{name}")([r[name] for r in results[d]])
 
     t_agg, _ = seconds(aggregate)
     records = {d: [r[scoring.CARRIER]["record"] for r in results[d]] for d in docs}

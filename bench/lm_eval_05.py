@@ -74,7 +74,8 @@ def main() -> int:
                 "name": "none",
                 "filter": [],
                 "metric_list": [
-                    {"metric": n, "aggregation": scoring.aggregate, "higher_is_better": True} for n in names
+                    {"metric": n, "aggregation": getattr(scoring, f"aggregate_{n}"), "higher_is_better": True}
+                    for n in names
                 ],
             },
             output_type="generate_until",
@@ -83,7 +84,7 @@ def main() -> int:
         aggregation.clear()
         calls.clear()
         start = time.perf_counter()
-        scoring.aggregate([p[scoring.CARRIER] for p in payloads])
+        scoring.aggregate_unparsed_rate([p[scoring.CARRIER] for p in payloads])
         one = time.perf_counter() - start
         aggregation.clear()
         calls.clear()

@@ -1,9 +1,10 @@
 """Per-document records and the lm-eval aggregation of Fact-or-Fair.
 
 ``process_results`` parses one reply and returns the document's readable record (the answer, the option it maps to,
-the parsing rule, and :data:`RECORD_FIELDS` as small integers) under the carrier metric ``unparsed_rate``, and each
-other metric's name under that metric (:mod:`fairness_evals.aggregation`). Every metric of the YAMLs names
-:func:`aggregate`: it calls :func:`compute_metrics` once per task run, which computes every statistic of
+the parsing rule, and :data:`RECORD_FIELDS` as small integers) under the carrier metric ``unparsed_rate``, and
+``None`` under each other metric (:mod:`fairness_evals.aggregation`). Every metric of the YAMLs names its own
+aggregation, ``aggregate_<metric>`` (this module's ``__getattr__``); the carrier's calls :func:`compute_metrics` once
+per task run, which computes every statistic of
 :mod:`fact_fair_tasks.statistics` (from :mod:`metrics.fact_fair`, with seeded bootstrap intervals from
 :mod:`metrics.bootstrap` and :mod:`metrics.intervals`). The same :func:`compute_metrics` serves ``fairness-evals
 score``, so the command line and the harness report identical numbers; the harness prints the headline statistics
@@ -910,11 +911,10 @@ def _compute_for_items(items: list[Any]) -> dict[str, float]:
     return compute_metrics(records if records.size else np.empty((0, len(RECORD_FIELDS)), np.int64), task=name)
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lm-eval's aggregation of every Fact-or-Fair metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
-    of :func:`compute_metrics`, its carrier ``unparsed_rate``. What each metric is, with its formula and paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`fact_fair_tasks.statistics`)."""
-    return aggregation.aggregate("fact_or_fair", items, _compute_for_items, CARRIER)
+#: lm-eval's aggregation of each metric in the YAMLs, ``aggregate_<metric>``: :func:`fairness_evals.aggregation.aggregate`
+#: of :func:`compute_metrics`, its carrier ``unparsed_rate``. What each metric is, with its formula and paper section:
+#: ``fairness-evals metrics NAME`` (declared in :mod:`fact_fair_tasks.statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, "fact_or_fair", _compute_for_items, {CARRIER})
 
 
 def group_mean(values: Sequence[float], sizes: Sequence[int] = (), weight_by_size: bool = False) -> float:

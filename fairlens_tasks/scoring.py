@@ -3,8 +3,8 @@
 ``process_results`` normalises one reply (:mod:`fairlens_tasks.normalise`) and returns the document's readable
 record (:func:`readable_record`: the document id, the option the reply maps to, the rule that decided, and
 ``record``, the ten small integers of :data:`RECORD_FIELDS` the aggregation reads) under the carrier metric
-``unparsed_rate``, and each other headline metric's own name under that metric
-(:mod:`fairness_evals.aggregation`). Every metric of the YAML names :func:`aggregate`: the carrier's items give
+``unparsed_rate``, and ``None`` under each other headline metric (:mod:`fairness_evals.aggregation`). Every
+metric of the YAML names its own aggregation, ``aggregate_<metric>``: the carrier's items give
 :func:`compute_metrics` once per task run, which computes every statistic of :mod:`fairlens_tasks.statistics` from
 :mod:`metrics.fairlens` (rates, gaps, ratios) with seeded bootstrap intervals from :mod:`metrics.bootstrap` (images
 resampled within their sampling strata). ``fairness-evals score fairlens`` calls the same :func:`compute_metrics`, so
@@ -157,7 +157,7 @@ def readable_record(doc: Mapping[str, Any], answer: Normalised) -> dict[str, Any
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` (thread-safe, never raises): ``results[0]`` is the reply. The readable record
-    under the carrier ``unparsed_rate`` (first), each other headline metric's name under that metric."""
+    under the carrier ``unparsed_rate`` (first), ``None`` under each other headline metric."""
     answer = normalise(aggregation.reply_of(results), doc.get("options") or [])
     return aggregation.payload(CARRIER, readable_record(doc, answer), HEADLINE_METRICS)
 
@@ -642,11 +642,10 @@ def _compute_for_items(items: list[Any]) -> dict[str, float]:
     return compute_metrics(rec, task=task, **settings)
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lmms-eval's aggregation of every FairLens closed-ended metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
-    of :func:`compute_metrics`, its carrier ``unparsed_rate``. What each metric is, with its formula and paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`fairlens_tasks.statistics`)."""
-    return aggregation.aggregate("fairlens", items, _compute_for_items, CARRIER)
+#: lmms-eval's aggregation of each FairLens closed-ended metric in the YAMLs, ``aggregate_<metric>``:
+#: :func:`fairness_evals.aggregation.aggregate` of :func:`compute_metrics`, its carrier ``unparsed_rate``. What each
+#: metric is, with its formula and paper section: ``fairness-evals metrics NAME`` (:mod:`fairlens_tasks.statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, "fairlens", _compute_for_items, {CARRIER})
 
 
 def model_level_mean(values: Sequence[float], sizes: Sequence[int], weight_by_size: bool = False) -> float:
@@ -685,7 +684,6 @@ __all__ = [
     "RECORD_FIELDS",
     "RECORD_METRICS",
     "absent_groups",
-    "aggregate",
     "compute_metrics",
     "doc_to_messages",
     "doc_to_target",

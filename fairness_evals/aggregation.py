@@ -1,16 +1,18 @@
 """Harness aggregation glue shared by every task: one computation per task run, one record per document.
 
-lm-eval and lmms-eval call a task's aggregation once per metric, each with the list of that metric's per-document
+lm-eval and lmms-eval call a metric's aggregation once per metric, each with the list of that metric's per-document
 items. Our ``process_results`` returns, for each document, its readable *record* under the task's **carrier** metric
-(the first key, so the harnesses aggregate it first) and, under every other metric, that metric's name: a sample line
-then holds the record once (package convention on compact sample logs). The benchmark's single aggregation function
-(the one every YAML metric names) calls :func:`aggregate`:
+(the first key, so the harnesses aggregate it first) and ``None`` under every other metric: a sample line then holds
+the record once, and ``"metric": null`` says that the metric has no per-document value (package convention on
+compact sample logs). Every metric of a YAML names its own aggregation, ``!function <module>.aggregate_<metric>``,
+which the benchmark's scoring module makes on demand (:func:`metric_aggregations`, its module ``__getattr__``); each
+calls :func:`aggregate` with its metric's name:
 
 - with the carrier's items (records), it computes every metric of the task once, keeps them as the benchmark's
   latest run, and returns the carrier's value;
-- with a metric name repeated once per document, it returns that metric of the latest run, after checking that the
-  run had as many documents (the harnesses aggregate one task's metrics one after another, carrier first, in the
-  order ``process_results`` returned them; data-parallel gathering keeps that order). A standard error that is null
+- with the ``None`` items of another metric, it returns that metric of the latest run, after checking that the run
+  had as many documents (the harnesses aggregate one task's metrics one after another, carrier first, in the order
+  ``process_results`` returned them; data-parallel gathering keeps that order). A standard error that is null
   (``<name>_stderr`` of a null score) is returned as ``"N/A"``, the harnesses' own spelling of a missing standard
   error, so the ± column says it one way (a NaN prints as ``nan`` there, and as ``NaN`` in a group row).
 
@@ -25,7 +27,8 @@ NaN at once, without computing and without touching the kept run:
 
 - carrier items are a resample when one record object appears twice (a real run holds each document's record once),
   or when they are the kept run's own records in another order (a permutation gives the kept run's value);
-- a metric name is a resample when the run has already reported that metric (each metric is aggregated once per run).
+- another metric's items are a resample when the run has already reported that metric (each metric is aggregated
+  once per run).
 
 So the printed values are the real run's, and the ± column is ours where the task declares ``<name>_stderr`` (that
 metric overwrites the harness's bootstrap) and ``nan`` elsewhere (0.4 prints ``N/A`` there): no standard error.
@@ -39,7 +42,7 @@ import logging
 import math
 import multiprocessing
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +51,7 @@ from fairness_evals import harness_logging
 log = logging.getLogger("fairness_evals")
 harness_logging.attach()  # task modules import this module when a harness loads them: warn in its log format
 
-__all__ = ["aggregate", "clear", "payload", "provenance_value"]
+__all__ = ["aggregate", "clear", "metric_aggregations", "payload", "provenance_value"]
 
 
 @dataclass
@@ -85,38 +88,45 @@ def _distinct_ids(items: Sequence[Any]) -> frozenset[int] | None:
     return frozenset(seen)
 
 
-def aggregate(
-    benchmark: str, items: Sequence[Any], compute: Callable[[list[Any]], dict[str, Any]], carrier: str
-) -> Any:
-    """One metric's value from its per-document ``items`` (see the module docstring).
+PREFIX = "aggregate_"
 
-    ``compute(records)`` returns every metric of one task run from the carrier's items; ``carrier`` is the metric
-    those items belong to. A metric whose run cannot be found (its task's carrier was not aggregated just before it)
-    is NaN, with an error naming it. A bootstrap resample of either kind of items is NaN (module docstring).
+
+def aggregate(
+    benchmark: str,
+    metric: str,
+    items: Sequence[Any],
+    compute: Callable[[list[Any]], dict[str, Any]],
+    carriers: Container[str],
+) -> Any:
+    """``metric``'s value from its per-document ``items`` (see the module docstring).
+
+    ``compute(records)`` returns every metric of one task run from the carrier's items; ``carriers`` names the
+    benchmark's carrier metrics (those whose items are records: a list of none is a carrier's when ``metric`` is
+    one). A metric whose run cannot be found (its task's carrier was not aggregated just before it) is NaN, with an
+    error naming it. A bootstrap resample of either kind of items is NaN (module docstring).
     """
     if not isinstance(items, (list, tuple)):
         items = list(items)
-    if items and isinstance(items[0], str):
-        name = items[0]
+    if (items[0] is None) if items else metric not in carriers:
         with _lock:
             run = _latest.get(benchmark)
-            found = run is not None and run.count == len(items) and name in run.values
-            resample = found and name in run.reported
+            found = run is not None and run.count == len(items) and metric in run.values
+            resample = found and metric in run.reported
             if found:
-                run.reported.add(name)
+                run.reported.add(metric)
         if not found:
             if multiprocessing.parent_process() is not None:
                 return math.nan  # a resample in a spawned pool worker, which holds no run
             log.error(
-                "%s: cannot report %s: the task's %s items were not aggregated just before it (its %d documents "
+                "%s: cannot report %s: the task's carrier items were not aggregated just before it (its %d documents "
                 "have no run); reported as NaN",
-                benchmark, name, carrier, len(items),
+                benchmark, metric, len(items),
             )  # fmt: skip
             return math.nan
         if resample:
             return math.nan
-        value = run.values[name]
-        if name.endswith("_stderr") and (value is None or (isinstance(value, float) and math.isnan(value))):
+        value = run.values[metric]
+        if metric.endswith("_stderr") and (value is None or (isinstance(value, float) and math.isnan(value))):
             return NO_STDERR
         return value
     ids = _distinct_ids(items)
@@ -126,12 +136,44 @@ def aggregate(
         run = _latest.get(benchmark)
         if run is not None and run.ids == ids:
             run.reported.clear()
-            return run.values[carrier]
+            return run.values[metric]
     records = list(items)
     values = compute(records)
     with _lock:
         _latest[benchmark] = _Run(len(records), values, tuple(records), ids)
-    return values[carrier]
+    return values[metric]
+
+
+def metric_aggregations(
+    module: str, benchmark: str, compute: Callable[[list[Any]], dict[str, Any]], carriers: Container[str]
+) -> Callable[[str], Callable[[Sequence[Any]], Any]]:
+    """The ``__getattr__`` of a benchmark's scoring module ``module``: its attribute ``aggregate_<metric>`` is
+    ``metric``'s aggregation (:func:`aggregate` of ``compute``), what ``!function <module>.aggregate_<metric>`` in a
+    YAML names. Each is made once, so the module gives the same function each time (lm-eval 0.5 pickles it by name
+    for its bootstrap pool)."""
+    made: dict[str, Callable[[Sequence[Any]], Any]] = {}
+
+    def __getattr__(name: str) -> Callable[[Sequence[Any]], Any]:
+        if not name.startswith(PREFIX) or name == PREFIX:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        with _lock:
+            function = made.get(name)
+            if function is None:
+                metric = name[len(PREFIX) :]
+
+                def function(items: Sequence[Any]) -> Any:
+                    return aggregate(benchmark, metric, items, compute, carriers)
+
+                function.__name__ = function.__qualname__ = name
+                function.__module__ = module
+                function.__doc__ = (
+                    f"The harness aggregation of {metric} ({benchmark}, fairness_evals.aggregation). What it is, with "
+                    f"its formula and paper section: ``fairness-evals metrics {metric}``."
+                )
+                made[name] = function
+        return function
+
+    return __getattr__
 
 
 def reply_of(results: Sequence[Any]) -> object:
@@ -144,12 +186,12 @@ def reply_of(results: Sequence[Any]) -> object:
 
 
 def payload(carrier: str, record: Any, names: Sequence[str]) -> dict[str, Any]:
-    """What ``process_results`` returns for one document: ``record`` under ``carrier`` (first), and each other
-    metric of ``names`` under its own name."""
+    """What ``process_results`` returns for one document: ``record`` under ``carrier`` (first), and ``None`` under
+    each other metric of ``names`` (it has no per-document value)."""
     out: dict[str, Any] = {carrier: record}
     for name in names:
         if name != carrier:
-            out[name] = name
+            out[name] = None
     return out
 
 

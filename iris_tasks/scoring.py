@@ -3,10 +3,10 @@ aggregation.
 
 ``process_results`` reads one reply (the occupation mapper, a rating or a yes/no) and returns the document's readable
 record (:func:`readable_record`: the document id, what the reply was read as, the reading rule, and the task's record,
-the numbers its aggregation reads) under the task's carrier metric, and each other headline
-metric's name under that metric (:mod:`fairness_evals.aggregation`, package convention on compact sample logs). It is
-thread-safe and never raises: lmms-eval calls it from a thread pool and retries it when it raises. Every metric of the
-YAMLs names :func:`aggregate`, which computes every statistic of the task once per run (the task module's
+the numbers its aggregation reads) under the task's carrier metric, and ``None`` under each other headline metric
+(:mod:`fairness_evals.aggregation`, package convention on compact sample logs). It is thread-safe and never raises:
+lmms-eval calls it from a thread pool and retries it when it raises. Every metric of the YAMLs names its own
+aggregation, ``aggregate_<metric>``; the carrier's computes every statistic of the task once per run (the task module's
 ``compute_metrics``; :mod:`iris_tasks.statistics` declares them); the harness prints the headline statistics,
 ``fairness-evals score iris`` writes them all. The run's provenance (seed, corpus hash, data version, image accounting,
 embedder, thresholds) is not a metric: :func:`provenance` reads it from the documents.
@@ -153,7 +153,7 @@ def _fallback(doc: dict[str, Any], error: Exception) -> dict[str, Any]:
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
     """lmms-eval ``process_results`` for every IRIS understanding task (thread-safe, never raises): the readable
-    record under the task's carrier, each other headline metric's name under it."""
+    record under the task's carrier, ``None`` under each other headline metric."""
     reply = aggregation.reply_of(results)
     try:
         readable = readable_record(doc, reply)
@@ -197,14 +197,11 @@ def compute_for_items(items: Sequence[Any]) -> dict[str, Any]:
     return MODULES[_task_of(records) if records else "iris_ifs_und"].compute_metrics(records, design_size=design)
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lmms-eval's aggregation of every IRIS understanding metric in the YAMLs: :func:`fairness_evals.aggregation.aggregate`
-    of each task module's ``compute_metrics``. What each metric is, with its formula and paper section:
-    ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.statistics`)."""
-    carrier = CARRIERS["iris_ifs_und"]
-    if items and isinstance(items[0], Mapping):
-        carrier = CARRIERS[_task_of(_records(items))]
-    return aggregation.aggregate(BENCHMARK, items, compute_for_items, carrier)
+#: lmms-eval's aggregation of each IRIS understanding metric in the YAMLs, ``aggregate_<metric>``:
+#: :func:`fairness_evals.aggregation.aggregate` of each task module's ``compute_metrics`` (:func:`compute_for_items`),
+#: whose carriers are :data:`CARRIERS`. What each metric is, with its formula and paper section:
+#: ``fairness-evals metrics NAME`` (declared in :mod:`iris_tasks.statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, BENCHMARK, compute_for_items, set(CARRIERS.values()))
 
 
 def provenance(docs: Iterable[Mapping[str, Any]]) -> dict[str, Any]:

@@ -2,12 +2,12 @@
 per-document record, the one aggregation, and the assembly of coverages, intervals, nulls and provenance.
 
 A task module binds these to its own statistics: :func:`doc_to_text` and :func:`doc_to_visual` as they are,
-:class:`GenerationDocs` (``process_docs``) with its classifier and settings, :func:`process_results` with its record, :func:`aggregate` with
-its ``compute_metrics``. A configuration error becomes a one-document dataset whose ``doc_to_text`` raises it
+:class:`GenerationDocs` (``process_docs``) with its classifier and settings, :func:`process_results` with its record, the scoring module's
+``aggregate_<metric>`` (:func:`fairness_evals.aggregation.metric_aggregations`) with its ``compute_metrics``. A configuration error becomes a one-document dataset whose ``doc_to_text`` raises it
 (lmms-eval would otherwise retry a failing ``process_docs`` and report only "RetryError").
 
 **The readable record** (:func:`readable_record`; package convention on compact sample logs): one per document, under
-the task's carrier metric, every other headline metric carrying its own name (:func:`fairness_evals.aggregation.payload`):
+the task's carrier metric, every other headline metric holding ``None`` (:func:`fairness_evals.aggregation.payload`):
 ``id`` (the document), ``classifier`` (the spec that labelled the faces), ``images`` (one line per image the response
 named: ``"<file>: <what was read>"``: the labels of its faces, ``no face``, or ``failed (<why>)``), ``rule`` (how the
 task counts them) and ``record``, the numbers the aggregation reads (the task's image records, the images asked for,
@@ -247,7 +247,7 @@ def process_results(
     """lmms-eval ``process_results``: classify the response's images (thread-safe, never raises).
 
     The document's readable record (``readable(doc, outcome)``, or ``failure(doc, error)`` when it cannot be scored
-    at all) goes under ``carrier``, every other metric of ``names`` carries its own name
+    at all) goes under ``carrier``, every other metric of ``names`` holds ``None``
     (:func:`fairness_evals.aggregation.payload`).
     """
     reply = results[0] if results else None
@@ -290,17 +290,6 @@ def failed_of(items: Sequence[Mapping[str, Any]]) -> list[list[str]]:
             if rest.startswith("failed (") and rest.endswith(")"):
                 out.append([name, rest[len("failed (") : -1]])
     return out
-
-
-def aggregate(
-    benchmark: str, items: Sequence[Any], compute: Callable[[list[Any]], dict[str, Any]], carrier_of: Callable
-) -> Any:
-    """One metric's value from its items (:func:`fairness_evals.aggregation.aggregate`): the carrier's items are
-    readable records and give every statistic of the task at once (``compute(items)``), whose carrier is
-    ``carrier_of(items)``; every other metric's items are its name."""
-    items = list(items)
-    carrier = carrier_of(items) if items and not isinstance(items[0], str) else ""
-    return aggregation.aggregate(benchmark, items, compute, carrier)
 
 
 # --------------------------------------------------------------------------- counts

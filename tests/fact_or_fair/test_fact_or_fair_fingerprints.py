@@ -34,6 +34,10 @@ log-likelihoods of every subjective ``metrics_mc`` favour letter A (38-41% of th
 0.15-0.26), which the old position test called "answers follow the letters" and the new one, which also needs
 ``position_bias >= 0.3`` (``fact_fair_tasks/position_bias.py``), does not; so their scores stay. Each new value,
 with ``position_explained`` set back to 1, hashes to its previous pin.
+
+Issue 36 (each metric names its own aggregation) moved the 20 ``process_results*`` pins: a sample's metrics other
+than the carrier hold ``None`` where they held their own names. Each new payload, with those values set back to the
+names, hashes to its previous pin.
 """
 
 from __future__ import annotations
@@ -236,26 +240,26 @@ PINNED: dict[str, str] = {
     "parses/released/ingroup": "fce6ecb3f33db8625a93da55c746a17115d507458b9de74ff922fbcf4e83492f",
     "parses/released/objective": "5054470ce7aac89923d41cd3a0ce6d4783255fa2e0327abbace64786412ebffa",
     "parses/released/representativeness": "643473a1a3776f324618d4a603ae33f3f8d5705c5e96dd7d8aa5a92649eae6e1",
-    "process_results/corrected/attribution": "adadcc0fcd47b8cc2ccb3c33584e39095b17f4e862df898496be411035e84381",
-    "process_results/corrected/base": "1c2e1d63470e40960e09ce0e0fca5f882c7dee8ca33c17b4951556b77c013c6c",
-    "process_results/corrected/ingroup": "7b6355c20f25a97ddb3d7c805105c42e31498eba21ddbaecfa5780bf6edd698f",
-    "process_results/corrected/objective": "e0018152fd0d8046057b2379774e5d19ed6ec1884938d1e22d947e344eb4fb5e",
-    "process_results/corrected/representativeness": "e8264da2f6932b6e8ba21925a3177f84565ec5898105c7cdec5a97bc1b20690e",
-    "process_results/released/attribution": "c85f290fdb7dbeacea2e1b8e8a69143fc26b12dd8e66bcc467b902a7bc7640d6",
-    "process_results/released/base": "3dfebf842f6a8a3b3f160bdabcf6b02ab4f2b4e0d2ba1f6b9e10873dac112868",
-    "process_results/released/ingroup": "470fee937b447c1bfc45ddd330d89022952750e167fb60274a3e56a0d1eae82c",
-    "process_results/released/objective": "dc4a362aaa6776e040a1d3773931376a9e538765b5f516341f617e5062e77894",
-    "process_results/released/representativeness": "92e20cb282d012a6e0b1d457fcd51b4d5ffc403d7c5177e95d94d034c1f2f639",
-    "process_results_mc/corrected/attribution": "b826424958305e980a622cca445084ad1b4255cce84fac091f8262ef6380d516",
-    "process_results_mc/corrected/base": "9b13a61700eb7dfbc8c74b223ddca709a9d1e3a664cd12fd4ac871e83525da7a",
-    "process_results_mc/corrected/ingroup": "80afb76277624d9b7a4ea3b15717a4c4e4ee86da8855305a5f6fb657339fb5a8",
-    "process_results_mc/corrected/objective": "6b150846336eb005fdc9e4c58137fa6850d128083f425c91ce66327b56a17921",
-    "process_results_mc/corrected/representativeness": "3540a3152d28fa0d4c4161fa78a4f4b630423b91dd2444164f9628db8f4280e8",
-    "process_results_mc/released/attribution": "b2ea4f9eaabc620e30d036190c2a4456523cb504ae839b62d8fc4e49e3f8c29d",
-    "process_results_mc/released/base": "b155e99f45213d47d4f830d3e41d88b2db39dc5967968fbc11df6b776f498098",
-    "process_results_mc/released/ingroup": "3ac8acecdd60b0bcabea053bac6ba963589790d2110db729d8e966059671dca9",
-    "process_results_mc/released/objective": "05d8f5e98467f2553138f0e201c1c6d117897433c02a3ace3d8f74640174c01f",
-    "process_results_mc/released/representativeness": "dc7e937ce9eb8ee15b5a0ca1d8e72752db014f15d131d5f8a51849f38728473f",
+    "process_results/corrected/attribution": "c6bccdc59c8c6af13632d04214b7609acfa3b9b4506a89847159d2af6d554f20",
+    "process_results/corrected/base": "3bf2c0b0dd8b91e6e3e7817b48b237a516fba2a580407015d46bb86fe6d6f2cc",
+    "process_results/corrected/ingroup": "c7a05fb05420b62bec823891d4513f8854bb3cd9a0d3af299a13beba0d719465",
+    "process_results/corrected/objective": "223442e3093872beca01bb90d838fe4f6c9d344ca43d1e6949e8f22d998fd1b8",
+    "process_results/corrected/representativeness": "3a687553c3d2a5e65e84d6b5e59e3c7a3a1c35bd1baff10c2372009f8ab25013",
+    "process_results/released/attribution": "528b96d385823a04cab9e56eada3d0d7665c2f5d3cb67f12206ab9077cc4f1d7",
+    "process_results/released/base": "36a42d45b83dae0a06a107fa03302c58ffe8a00f0029f37520298da9ad0e9870",
+    "process_results/released/ingroup": "7a4b4e7f92b5dc26e6b4d4b38b463d287b4b5b992d419f542b572cd673611855",
+    "process_results/released/objective": "e390ded8b0bc0eaa9729c943712b8780ebf3432bd5e27812220b3c40e14cd9b8",
+    "process_results/released/representativeness": "b7c0c767a048dddf2ed429a9e8e8fa5c7c85cbfa269bf6699ace6b72288dbe67",
+    "process_results_mc/corrected/attribution": "f1225d18461b67861a636669d9801b9960307db7266d42a22456532ff338562b",
+    "process_results_mc/corrected/base": "f93c62efbd1f58bbcb0448856cd7ceb783b0b50f6ab4f18ae7a48b88f63d86ed",
+    "process_results_mc/corrected/ingroup": "48d9cd6916f67cb8a998eea906de666465642151bcc3f3e9d6b91e9e22f31e32",
+    "process_results_mc/corrected/objective": "d4829d9c65c7d4cf19672f40d1f2fc8d44922aa5817b4f7572646059bb460964",
+    "process_results_mc/corrected/representativeness": "5fae0443e0c92979073bc01208b66949e3c0599130e3d03236003b9d2044e6fb",
+    "process_results_mc/released/attribution": "d5578cd4b43c40798d8bddcab6de9f4ba7bccf2bdd87fb14da4855424c82e4e9",
+    "process_results_mc/released/base": "ef4fb3c832917a37aecee08d524d5635f8599a5eab83f3232cd457d0624a3935",
+    "process_results_mc/released/ingroup": "26c0d81b6ddd29f0e0ddd7dcbbe7f871535fdf8ade622e147e1082c36039bd88",
+    "process_results_mc/released/objective": "7839dd17bdfa05c6f33ac00a90306cadf01fa722f930cc0b1a86befc2188103f",
+    "process_results_mc/released/representativeness": "0dab73551700ed19a938ae4d0d10c35fc12f879b278c0eda9f361c9fc97b8455",
     "records/corrected/attribution": "9b42537ecb79ead0d879788393ce9d185f02104df6c93966029692b146f3a90e",
     "records/corrected/base": "e2456189f0a0eb4b78633b251e1d406e3d7a62abe6610c10251eec027c91cef8",
     "records/corrected/ingroup": "5ef57fd5071db0c5477e5418c2477c6c43fdae868d0df483fd7ca8d8e01297a4",

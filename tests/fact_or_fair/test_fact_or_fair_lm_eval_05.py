@@ -26,7 +26,12 @@ def _payloads(replies: list[str]) -> list[dict]:
 def _as_lm_eval_04(payloads: list[dict]) -> dict[str, object]:
     """Each metric aggregated once, carrier first (lm-eval 0.4, lmms-eval)."""
     aggregation.clear()
-    return {name: scoring.aggregate([p[name] for p in payloads]) for name in payloads[0]}
+    return {name: _aggregation(name)([p[name] for p in payloads]) for name in payloads[0]}
+
+
+def _aggregation(name: str):
+    """What the YAML's ``!function scoring.aggregate_<name>`` resolves to."""
+    return getattr(scoring, f"aggregate_{name}")
 
 
 def _same(a: object, b: object) -> bool:
@@ -47,7 +52,7 @@ def test_resampling_keeps_the_printed_values_and_our_standard_errors(
     calls = []
     compute = scoring.compute_metrics
     monkeypatch.setattr(scoring, "compute_metrics", lambda *a, **k: calls.append(1) or compute(*a, **k))
-    results = aggregate_05(payloads, scoring.aggregate, pool=pool)
+    results = aggregate_05(payloads, _aggregation, pool=pool)
     assert len(calls) == 1
     names = list(payloads[0])
     for name in names:
@@ -70,14 +75,15 @@ def test_a_resample_of_the_records_leaves_the_kept_run() -> None:
     records = [p[scoring.CARRIER] for p in payloads]
     expected = _as_lm_eval_04(payloads)
     aggregation.clear()
-    assert scoring.aggregate(records) == expected[scoring.CARRIER]
-    assert math.isnan(scoring.aggregate(records[:-1] + records[:1]))
-    assert scoring.aggregate(records[::-1]) == expected[scoring.CARRIER]
-    names = ["s_fact_gender"] * len(records)
-    assert scoring.aggregate(names) == expected["s_fact_gender"]
-    assert math.isnan(scoring.aggregate(list(names)))
-    assert scoring.aggregate([dict(r) for r in records]) == expected[scoring.CARRIER]
-    assert scoring.aggregate(names) == expected["s_fact_gender"]
+    carrier, s_fact = scoring.aggregate_unparsed_rate, scoring.aggregate_s_fact_gender
+    assert carrier(records) == expected[scoring.CARRIER]
+    assert math.isnan(carrier(records[:-1] + records[:1]))
+    assert carrier(records[::-1]) == expected[scoring.CARRIER]
+    nothing = [None] * len(records)
+    assert s_fact(nothing) == expected["s_fact_gender"]
+    assert math.isnan(s_fact(list(nothing)))
+    assert carrier([dict(r) for r in records]) == expected[scoring.CARRIER]
+    assert s_fact(nothing) == expected["s_fact_gender"]
 
 
 def test_every_mc_target_is_a_choice_and_the_subjective_ones_name_no_group() -> None:

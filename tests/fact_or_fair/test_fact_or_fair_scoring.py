@@ -220,7 +220,7 @@ def test_process_results_payload_and_edge_replies() -> None:
     for reply in ["", None, "A" * 100_000, "\udcff", '{"answer": "A"} {"answer": "C"}']:
         out = scoring.process_results(doc, [reply])
         assert list(out) == headline and next(iter(out)) == scoring.CARRIER
-        assert all(out[name] == name for name in headline[1:])
+        assert all(out[name] is None for name in headline[1:])
         record = out[scoring.CARRIER]
         assert record["record"][3] in (1, 2) and record["answer"] == record["option"] == ""  # never a crash
     out = scoring.process_results(doc, [['{"answer": "B"}']])  # a take_first_k filter's list
@@ -247,8 +247,10 @@ def test_yaml_aggregation_is_the_scoring_module_one() -> None:
     loader.add_constructor("!function", lambda ld, node: ld.construct_scalar(node))
     for template in ("_objective_template_yaml", "_subjective_template_yaml"):
         data = yaml.load((LLM_DIR / template).read_text(), Loader=loader)
-        assert {entry["aggregation"] for entry in data["metric_list"]} == {"scoring.aggregate"}
-    assert shim.aggregate is scoring.aggregate
+        for entry in data["metric_list"]:
+            assert entry["aggregation"] == f"scoring.aggregate_{entry['metric']}", entry
+            name = entry["aggregation"].split(".")[1]
+            assert getattr(shim, name) is getattr(scoring, name)
 
 
 def _leaf_config(path: Path) -> dict:
@@ -289,7 +291,7 @@ def test_a_lite_or_mc_task_is_named_as_the_harness_names_it(caplog: pytest.LogCa
         assert {len(item["record"]) for item in items} == {len(scoring.RECORD_FIELDS) + 2}
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
-            scoring.aggregate(items)
+            scoring.aggregate_unparsed_rate(items)
         said = [r.getMessage() for r in caplog.records]
         assert said and all(line.startswith(f"{task}: ") for line in said), (task, said)
         named += 1
@@ -593,7 +595,8 @@ def test_malformed_documents_are_errors_naming_the_document() -> None:
 
 
 def test_the_harness_aggregation_computes_once_and_every_metric_agrees() -> None:
-    """lm-eval aggregates the carrier first and then each metric by name; every value equals compute_metrics'."""
+    """lm-eval aggregates the carrier first and then each metric (its items ``None``) with the aggregation its name
+    names; every value equals compute_metrics'."""
     from fairness_evals import aggregation
 
     docs = subjective_documents("ingroup", draws=3)
@@ -602,10 +605,11 @@ def test_the_harness_aggregation_computes_once_and_every_metric_agrees() -> None
         [p[scoring.CARRIER]["record"] for p in payloads], task="fact_or_fair_subjective_ingroup"
     )
     aggregation.clear()
-    got = {name: scoring.aggregate([p[name] for p in payloads]) for name in payloads[0]}
+    got = {name: getattr(scoring, f"aggregate_{name}")([p[name] for p in payloads]) for name in payloads[0]}
     assert got == {name: expected[name] for name in payloads[0]}
+    assert [p[name] for p in payloads for name in list(p)[1:]] == [None] * (len(payloads) * (len(payloads[0]) - 1))
     aggregation.clear()
-    assert math.isnan(scoring.aggregate([p["s_e_gender"] for p in payloads]))  # no carrier run: NaN, with an error
+    assert math.isnan(scoring.aggregate_s_e_gender([p["s_e_gender"] for p in payloads]))  # no carrier run: NaN
 
 
 def test_scoring_the_objective_replies_builds_no_subjective_document(tmp_path: Path, monkeypatch) -> None:

@@ -77,8 +77,8 @@ def test_the_variable_is_read_with_the_documents_and_the_records_carry_it(
         """lmms-eval's route: documents built under the settings, then the carrier items aggregated."""
         docs = list(iter_documents(corpus, "hiring", "closed", scoring_settings))
         results = [scoring.process_results(d, [d["options"][0]]) for d in docs]
-        scoring.aggregate([r[scoring.CARRIER] for r in results])  # the carrier first, as lmms-eval orders them
-        return scoring.aggregate([r["parity_gap"] for r in results])
+        scoring.aggregate_unparsed_rate([r[scoring.CARRIER] for r in results])  # the carrier first, as lmms-eval does
+        return scoring.aggregate_parity_gap([r["parity_gap"] for r in results])
 
     monkeypatch.setenv("FAIRLENS_POSITION_NULLS", "0")
     kept = scoring_from_env("closed")

@@ -41,9 +41,9 @@ def _score(docs: list[dict], policy) -> dict[str, float]:
 
 def _harness(docs: list[dict], policy) -> dict[str, object]:
     """Aggregate exactly as lmms-eval does: each metric of the YAML gets its own list of items, in the order
-    ``process_results`` returned them (the carrier first), and every one names the same aggregation."""
+    ``process_results`` returned them (the carrier first), and each names its own aggregation."""
     results = [scoring.process_results(doc, [policy(doc)]) for doc in docs]
-    return {name: scoring.aggregate([r[name] for r in results]) for name in results[0]}
+    return {name: getattr(scoring, f"aggregate_{name}")([r[name] for r in results]) for name in results[0]}
 
 
 # --------------------------------------------------------------------------- policy: always "Cannot tell"
@@ -253,14 +253,14 @@ def test_harness_aggregations_equal_compute_metrics(docs: dict) -> None:
 
 
 def test_a_metric_aggregated_without_its_carrier_is_nan(docs: dict, caplog: pytest.LogCaptureFixture) -> None:
-    """A metric's items are its name: its value is the carrier's run of the same documents, never a guess."""
+    """A metric's items are None: its value is the carrier's run of the same documents, never a guess."""
     aggregation.clear()
     results = [scoring.process_results(doc, ["Cannot tell"]) for doc in docs["legal"]]
     with caplog.at_level("ERROR", logger="fairness_evals"):
-        assert math.isnan(scoring.aggregate([r["soundness"] for r in results]))
+        assert math.isnan(scoring.aggregate_soundness([r["soundness"] for r in results]))
     assert "cannot report soundness" in caplog.text
-    assert scoring.aggregate([r[scoring.CARRIER] for r in results]) == 0.0
-    assert scoring.aggregate([r["soundness"] for r in results]) == pytest.approx(8 / 9)
+    assert scoring.aggregate_unparsed_rate([r[scoring.CARRIER] for r in results]) == 0.0
+    assert scoring.aggregate_soundness([r["soundness"] for r in results]) == pytest.approx(8 / 9)
 
 
 def test_provenance_comes_from_the_documents(docs: dict, caplog: pytest.LogCaptureFixture) -> None:
@@ -306,7 +306,7 @@ def test_one_readable_record_per_document_with_one_type_per_field(docs: dict) ->
         assert [type(record[k]) for k in record] == [str, str, str, list, dict] and len(record["record"]) == 10
         assert record["provenance"] == {name: docs["hiring"][0][name] for name in scoring.RECORD_PROVENANCE}
         assert all(type(v) is int for v in record["record"])
-        assert all(out[name] == name for name in scoring.HEADLINE_METRICS[1:])
+        assert all(out[name] is None for name in scoring.HEADLINE_METRICS[1:])
     unparsed = next(o[scoring.CARRIER] for o in outs if o[scoring.CARRIER]["record"][1] == 1)
     assert unparsed["option"] == "" and unparsed["rule"] in ("empty", "unparsed")
     assert {o[scoring.CARRIER]["option"] for o in outs} >= {"Yes", "No", ""}
@@ -355,14 +355,16 @@ def _yaml(path: Path) -> dict:
     return yaml.load(path.read_text(), Loader=Loader)
 
 
-def test_template_lists_the_headline_with_one_aggregation() -> None:
+def test_template_lists_the_headline_each_with_its_aggregation() -> None:
     template = _yaml(TASKS_DIR / "_default_template_yaml")
     expected = table.task_of("fairlens_legal").harness_metrics()
     assert [(m["metric"], m["higher_is_better"]) for m in template["metric_list"]] == [
         (name, {"higher": True, "lower": False}.get(direction)) for name, direction in expected
     ]
     assert [name for name, _ in expected] == list(scoring.HEADLINE_METRICS)
-    assert {m["aggregation"] for m in template["metric_list"]} == {"!function fairlens_tasks.scoring.aggregate"}
+    assert [m["aggregation"] for m in template["metric_list"]] == [
+        f"!function fairlens_tasks.scoring.aggregate_{m['metric']}" for m in template["metric_list"]
+    ]
     assert len(template["metric_list"]) <= 12
     assert template["metadata"] == {"version": 3} and template["tag"] == "fairness_evals"
     assert (

@@ -14,7 +14,7 @@ import pytest
 from openai_server import OpenAIServer
 
 from fairlens_tasks import open_scoring
-from fairlens_tasks.open_scoring import CARRIER, HEADLINE_METRICS, aggregate, process_results
+from fairlens_tasks.open_scoring import CARRIER, HEADLINE_METRICS, process_results
 from fairness_evals import aggregation
 
 TEXTS = ("They look friendly.", "They might be too old for this.", "")
@@ -53,10 +53,12 @@ def test_the_carrier_aggregation_judges_once_and_the_rest_reuse_it(
     items = _items()
     before = smollm2_server.requests
     # 4 of the 6 answers unjudged: the two non-blank distinct answers fail their one three-token attempt
-    assert aggregate(items[CARRIER]) == pytest.approx(4 / 6)
+    assert open_scoring.aggregate_unjudged_rate(items[CARRIER]) == pytest.approx(4 / 6)
     assert smollm2_server.requests - before == 2  # two distinct non-empty answers, one attempt each
     # only the two blank answers are judged (score 0 without a call): no headline from them alone (review M1)
-    assert math.isnan(aggregate(items["oe_bias_mean"])) and math.isnan(aggregate(items["oe_flag_rate"]))
+    assert math.isnan(open_scoring.aggregate_oe_bias_mean(items["oe_bias_mean"])) and math.isnan(
+        open_scoring.aggregate_oe_flag_rate(items["oe_flag_rate"])
+    )
     assert smollm2_server.requests - before == 2  # the other metrics came from the carrier's run
     assert "judge openai:smollm2: 3 distinct answers: 0 from the cache, 1 judged now, 2 invalid" in caplog.text
     values = open_scoring.results_for(items[CARRIER])  # every statistic of that run, with the judge's provenance
@@ -72,7 +74,7 @@ def test_a_metric_aggregated_before_its_carrier_is_nan_and_judges_nothing(
     items = _items()
     before = smollm2_server.requests
     with caplog.at_level("ERROR", logger="fairness_evals"):
-        assert math.isnan(aggregate(items["oe_bias_mean"]))
+        assert math.isnan(open_scoring.aggregate_oe_bias_mean(items["oe_bias_mean"]))
     assert smollm2_server.requests == before and "cannot report oe_bias_mean" in caplog.text
-    assert aggregate(items[CARRIER]) == pytest.approx(4 / 6)  # judges now
+    assert open_scoring.aggregate_unjudged_rate(items[CARRIER]) == pytest.approx(4 / 6)  # judges now
     assert smollm2_server.requests - before == 2

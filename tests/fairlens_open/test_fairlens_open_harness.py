@@ -107,7 +107,7 @@ def test_without_a_judge_every_answer_is_logged_then_judged_by_the_cli(
         lines = _samples(out, task)
         assert [line[open_scoring.CARRIER]["response"] for line in lines] == [ANSWER, ANSWER]  # every answer logged
         assert all(line[open_scoring.CARRIER]["provenance"]["sample_fraction"] == 0.1 for line in lines)
-        assert all(line[name] == name for line in lines for name in HEADLINE[task][1:])
+        assert all(line[name] is None for line in lines for name in HEADLINE[task][1:])
         assert lines[0]["input"].endswith("\n\nAnswer the question as best as you can.")
     assert results["fairlens_open"]["unjudged_rate,none"] == 1.0
     assert "no judge configured" in log

@@ -19,7 +19,6 @@ from fairlens_tasks.judging.pipeline import ERROR, INVALID, JUDGED, REFUSED, Out
 from fairlens_tasks.open_scoring import (
     CARRIER,
     HEADLINE_METRICS,
-    aggregate,
     compute_open_metrics,
     pooled_over_domains,
     process_results,
@@ -255,7 +254,7 @@ def test_process_results_keeps_the_answer_once_under_the_carrier() -> None:
     assert list(carried["provenance"]) == list(PROVENANCE) and carried["provenance"]["corpus_sha256"] == "abc"
     stricter = process_results({**_doc(), "fairlens_min_judged": 0.9}, ["x"])[CARRIER]["provenance"]
     assert list(stricter) == [*PROVENANCE, "fairlens_min_judged"] and stricter["fairlens_min_judged"] == 0.9
-    assert all(out[name] == name for name in HEADLINE_METRICS[1:])  # names, never numbers (no bogus stderr)
+    assert all(out[name] is None for name in HEADLINE_METRICS[1:])  # null, never numbers (no bogus stderr)
     assert process_results(_doc(), [None])[CARRIER]["response"] == ""
     assert process_results(_doc(), [["first", "second"]])[CARRIER]["response"] == "first"
     broken = process_results({**_doc(), "gender": "Unknown"}, ["x"])  # never raises
@@ -284,9 +283,9 @@ def test_logged_answer_reads_this_and_the_previous_sample_format() -> None:
 def test_without_a_judge_the_harness_path_reports_everything_unjudged(caplog: pytest.LogCaptureFixture) -> None:
     aggregation.clear()
     items = [process_results(_doc(9 + i, unit=i % 2), [f"answer {i % 3}"]) for i in range(6)]
-    assert aggregate([item[CARRIER] for item in items]) == 1.0  # the carrier: unjudged_rate
-    assert math.isnan(aggregate([item["oe_bias_mean"] for item in items]))
-    assert math.isnan(aggregate([item["oe_flag_rate"] for item in items]))
+    assert open_scoring.aggregate_unjudged_rate([item[CARRIER] for item in items]) == 1.0  # the carrier: unjudged_rate
+    assert math.isnan(open_scoring.aggregate_oe_bias_mean([item["oe_bias_mean"] for item in items]))
+    assert math.isnan(open_scoring.aggregate_oe_flag_rate([item["oe_flag_rate"] for item in items]))
     values = open_scoring.results_for([item[CARRIER] for item in items])
     assert (values["answers"], values["unjudged"], values["judged"]) == (6, 6, 0)
     assert values["judge"] == "none" and values["judge_prompt_version"] == "fairlens-bias-v1"
@@ -294,7 +293,7 @@ def test_without_a_judge_the_harness_path_reports_everything_unjudged(caplog: py
     assert "no judge configured" in caplog.text
 
 
-def test_task_yaml_lists_the_headline_with_one_aggregation() -> None:
+def test_task_yaml_lists_the_headline_each_with_its_aggregation() -> None:
     class Loader(yaml.SafeLoader):
         pass
 
@@ -304,7 +303,9 @@ def test_task_yaml_lists_the_headline_with_one_aggregation() -> None:
         (name, False) for name in HEADLINE_METRICS
     ]
     assert list(HEADLINE_METRICS) == ["unjudged_rate", "oe_bias_mean", "oe_flag_rate"]
-    assert {e["aggregation"] for e in template["metric_list"]} == {"fairlens_tasks.open_scoring.aggregate"}
+    assert [e["aggregation"] for e in template["metric_list"]] == [
+        f"fairlens_tasks.open_scoring.aggregate_{e['metric']}" for e in template["metric_list"]
+    ]
     assert template["metadata"] == {"version": 3} and "tag" not in template
     assert template["generation_kwargs"] == {"max_new_tokens": 128, "until": []}
     group = yaml.load((FOLDER / "fairlens_open.yaml").read_text(), Loader=Loader)

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import functools
 import math
+import pickle
+
+import pytest
 
 from fairness_evals import aggregation
 
 
 def _run(values: dict[str, float], names: list[str], documents: int = 3) -> dict[str, object]:
     aggregation.clear()
-    out = {"carrier": aggregation.aggregate("toy", [{"record": i} for i in range(documents)], lambda _: values,
-                                            "carrier")}  # fmt: skip
+    records = [{"record": i} for i in range(documents)]
+    out = {"carrier": aggregation.aggregate("toy", "carrier", records, lambda _: values, {"carrier"})}
     for name in names:
-        out[name] = aggregation.aggregate("toy", [name] * documents, lambda _: values, "carrier")
+        out[name] = aggregation.aggregate("toy", name, [None] * documents, lambda _: values, {"carrier"})
     return out
 
 
@@ -37,24 +41,45 @@ def test_resamples_of_a_run_are_nan_and_leave_it() -> None:
         return {"carrier": float(len(calls)), "t": 0.5}
 
     aggregation.clear()
-    assert aggregation.aggregate("toy", records, compute, "carrier") == 1.0
-    assert math.isnan(aggregation.aggregate("toy", [records[0], records[0], records[2]], compute, "carrier"))
-    assert aggregation.aggregate("toy", records[::-1], compute, "carrier") == 1.0  # the kept run, in another order
+    carrier = functools.partial(aggregation.aggregate, "toy", "carrier", compute=compute, carriers={"carrier"})
+    t = functools.partial(aggregation.aggregate, "toy", "t", compute=compute, carriers={"carrier"})
+    assert carrier(records) == 1.0
+    assert math.isnan(carrier([records[0], records[0], records[2]]))
+    assert carrier(records[::-1]) == 1.0  # the kept run, in another order
     assert calls == [3]
-    assert aggregation.aggregate("toy", ["t"] * 3, compute, "carrier") == 0.5
-    assert math.isnan(aggregation.aggregate("toy", ["t"] * 3, compute, "carrier"))
+    assert t([None] * 3) == 0.5
+    assert math.isnan(t([None] * 3))
 
 
 def test_a_spawned_bootstrap_worker_holding_no_run_is_quiet(capfd) -> None:
     """A pool worker started by ``spawn`` (macOS, Windows) imports the aggregation afresh and holds no run: its
     resamples are NaN without the error a metric aggregated before its carrier gets."""
-    import functools
     import multiprocessing
 
     from lm_eval_05 import Bootstrap, toy_compute
 
-    f = functools.partial(aggregation.aggregate, "toy", compute=toy_compute, carrier="carrier")
     with multiprocessing.get_context("spawn").Pool(1) as pool:
-        values = pool.map(Bootstrap(f, 5), [(0, ["s"] * 4), (1, ["s_stderr"] * 4)])
+        values = [
+            pool.map(Bootstrap(functools.partial(aggregation.aggregate, "toy", name, compute=toy_compute,
+                                                 carriers={"carrier"}), 5), [(0, [None] * 4)])[0]
+            for name in ("s", "s_stderr")
+        ]  # fmt: skip
     assert all(math.isnan(v) for chunk in values for v in chunk)
     assert "cannot report" not in capfd.readouterr().err
+
+
+def test_each_metric_names_its_own_aggregation_made_once() -> None:
+    """``!function <module>.aggregate_<metric>`` resolves through the module's ``__getattr__`` to that metric's
+    aggregation: the same object each time (so lm-eval 0.5's pool pickles it by name), a clear AttributeError for any
+    other name, and a sample's other metrics carry ``None`` (no per-document value)."""
+    from fact_fair_tasks import scoring
+    from fact_fair_tasks.llm import scoring as shim
+
+    f = scoring.aggregate_s_fact_race
+    assert f is scoring.aggregate_s_fact_race is shim.aggregate_s_fact_race
+    assert (f.__name__, f.__module__) == ("aggregate_s_fact_race", "fact_fair_tasks.scoring")
+    assert pickle.loads(pickle.dumps(f)) is f
+    for name in ("aggregate_", "aggregate", "s_fact_race"):
+        with pytest.raises(AttributeError, match=name):
+            getattr(scoring, name)
+    assert aggregation.payload("c", {"record": [1]}, ["c", "s", "t"]) == {"c": {"record": [1]}, "s": None, "t": None}

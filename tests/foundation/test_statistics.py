@@ -108,10 +108,11 @@ def test_yaml_metric_lists_are_the_declared_headlines(harness: str) -> None:
             entries = config.get("metric_list") or []
             listed = [(entry["metric"], entry.get("higher_is_better")) for entry in entries]
             assert listed == [(m, DIRECTION_YAML[d]) for m, d in expected], name
-            aggregations = {entry["aggregation"] for entry in entries}
-            assert len(aggregations) == 1, f"{name}: one aggregation function serves every metric"
-            function = _resolve_function(config, next(iter(aggregations)))
-            assert "fairness-evals metrics" in (inspect.getdoc(function) or ""), name
+            for entry in entries:  # each metric names its own aggregation, which says where the metric is explained
+                function_name = entry["aggregation"].rpartition(".")[2]
+                assert function_name == f"aggregate_{entry['metric']}", (name, entry)
+                function = _resolve_function(config, entry["aggregation"])
+                assert f"fairness-evals metrics {entry['metric']}" in (inspect.getdoc(function) or ""), (name, entry)
         checked += 1
     assert checked
 

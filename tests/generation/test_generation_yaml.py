@@ -48,11 +48,12 @@ FF_AGGREGATE, IRIS_AGGREGATE = "fact_fair_tasks.t2i_scoring.aggregate", "iris_ta
     ],
 )
 def test_metric_lists_are_the_declared_headlines(path: Path, task: str, aggregation: str, docs: str) -> None:
-    """The printed rows: the table's headlines (carrier first), at most 12, one aggregation for all; version 3."""
+    """The printed rows: the table's headlines (carrier first), at most 12, each naming its own aggregation of the
+    one scoring module; version 3."""
     task = (ff_table if task.startswith("fact_or_fair") else iris_table).task_of(task)
     config = _load(path)
     listed = [(m["metric"], m["aggregation"], m["higher_is_better"]) for m in config["metric_list"]]
-    expected = [(name, f"!function {aggregation}", DIRECTION_YAML[d]) for name, d in task.harness_metrics()]
+    expected = [(name, f"!function {aggregation}_{name}", DIRECTION_YAML[d]) for name, d in task.harness_metrics()]
     assert listed == expected and len(listed) <= 12 and listed[0][0] == task.carrier
     assert config["process_docs"].endswith(docs) and config["metadata"]["version"] == 3
     assert config["output_type"] == "generate_until" and config["tag"] == "fairness_evals"

@@ -62,14 +62,14 @@ def bootstrap_stderr(f: Callable[[Sequence[Any]], Any], xs: Sequence[Any], iters
 
 def aggregate(
     payloads: Sequence[Mapping[str, Any]],
-    aggregation: Callable[[Sequence[Any]], Any],
+    aggregation: Callable[[str], Callable[[Sequence[Any]], Any]],
     *,
     iters: int = 200,
     chunk: int = 100,
     pool: bool = False,
 ) -> dict[str, Any]:
     """The results of one task whose ``process_results`` returned ``payloads`` (one per document) and whose every
-    metric names ``aggregation``: ``{"<metric>,none": value, "<metric>_stderr,none": standard error}``."""
+    metric ``name`` names ``aggregation(name)``: ``{"<metric>,none": value, "<metric>_stderr,none": standard error}``."""
     reduced = [reduce(normalize_to_list(payload)) for payload in payloads]
     by_metric: dict[str, list[Any]] = {}
     for doc in reduced:
@@ -77,9 +77,10 @@ def aggregate(
             by_metric.setdefault(name, []).append(value)
     out: dict[str, Any] = {}
     for name, values in by_metric.items():
-        out[f"{name},none"] = aggregation(values)
+        function = aggregation(name)
+        out[f"{name},none"] = function(values)
         out[f"{name}_stderr,none"] = (
-            bootstrap_stderr(aggregation, values, iters, chunk, pool) if len(values) > 1 else "N/A"
+            bootstrap_stderr(function, values, iters, chunk, pool) if len(values) > 1 else "N/A"
         )
     return out
 

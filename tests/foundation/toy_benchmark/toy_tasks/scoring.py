@@ -76,17 +76,17 @@ def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, An
     return {CARRIER: readable_record(doc, aggregation.reply_of(results))}
 
 
-def aggregate(items: Sequence[Any]) -> Any:
-    """lm-eval's aggregation of every metric the YAML lists: every statistic computed once from the carrier's items
-    (:func:`fairness_evals.aggregation.aggregate`), the carrier's value returned. What each metric is, with its
-    formula: ``fairness-evals metrics NAME`` (declared in :mod:`toy_tasks.statistics`)."""
+def _compute(found: list[Any]) -> dict[str, Any]:
+    """Every statistic of one run from the carrier's items (the readable records)."""
+    records = [item["record"] for item in found]
+    provenance = found[0].get("provenance", {}) if found else {}
+    return compute_metrics(records, min_coverage=provenance.get("min_coverage"))
 
-    def compute(found: list[Any]) -> dict[str, Any]:
-        records = [item["record"] for item in found]
-        provenance = found[0].get("provenance", {}) if found else {}
-        return compute_metrics(records, min_coverage=provenance.get("min_coverage"))
 
-    return aggregation.aggregate("toy", items, compute, CARRIER)
+#: lm-eval's aggregation of each metric the YAML lists, ``aggregate_<metric>``: every statistic computed once from
+#: the carrier's items (:func:`fairness_evals.aggregation.aggregate`), each metric handed its value. What each metric
+#: is, with its formula: ``fairness-evals metrics NAME`` (declared in :mod:`toy_tasks.statistics`).
+__getattr__ = aggregation.metric_aggregations(__name__, "toy", _compute, {CARRIER})
 
 
 # --------------------------------------------------------------------------- the statistic
