@@ -122,6 +122,35 @@ def records_times(repeat: int) -> tuple[float, float]:
     return best[0], best[1]
 
 
+def plain_json_times(repeat: int) -> tuple[float, float]:
+    """(``process_results`` of every document answered in the released JSON form, the same with the plain-JSON
+    shortcut off), seconds; interleaved. The shortcut's best case: every reply takes it."""
+    from fact_fair_tasks import parsing
+
+    rng = random.Random(0)
+    docs = [d for kind in KINDS for d in documents.documents_for(kind)]
+    pairs = [(d, [f'{{"answer": "{rng.choice("ABCD"[: len(d["options"])])}"}}']) for d in docs]
+    shortcut = parsing.parse_plain_json
+
+    def process(on: bool) -> float:
+        off = None if on else (lambda reply, n_options: None)
+        for module in (scoring, parsing):
+            module.parse_plain_json = shortcut if on else off  # type: ignore[assignment]
+        try:
+            start = time.perf_counter()
+            for doc, results in pairs:
+                scoring.process_results(doc, results)
+            return time.perf_counter() - start
+        finally:
+            for module in (scoring, parsing):
+                module.parse_plain_json = shortcut  # type: ignore[assignment]
+
+    best = [float("inf")] * 2
+    for _ in range(repeat):
+        best = [min(b, process(on)) for b, on in zip(best, (True, False), strict=True)]
+    return best[0], best[1]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -145,6 +174,12 @@ def main() -> None:
     print(f"   process_results: {processed:7.3f} s ({1e6 * processed / n:.1f} us per document)")
     print(f"   record_for alone: {records:7.3f} s ({1e6 * records / n:.1f} us per document)")
     print(f"   the most a faster record builder could save: {records:.3f} s = {100 * records / run:.2f}% of the run")
+
+    on, off = plain_json_times(args.repeat)
+    print(f"\n3. process_results of {n:,} documents, every reply the released JSON form")
+    print(f"   plain-JSON shortcut on:  {on:7.3f} s ({1e6 * on / n:.1f} us per document)")
+    print(f"   plain-JSON shortcut off: {off:7.3f} s ({1e6 * off / n:.1f} us per document)")
+    print(f"   saving {off - on:.3f} s = {100 * (off - on) / run:.2f}% of the run")
 
 
 if __name__ == "__main__":

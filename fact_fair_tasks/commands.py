@@ -214,7 +214,7 @@ def _records_from_samples(
         try:
             if task.endswith("_mc"):
                 record = scoring.process_results_mc(doc, sample.get("filtered_resps") or [])
-                records[task][str(doc["id"])] = record[scoring.CARRIER]["record"]
+                records[task][str(doc["id"])] = record[scoring.CARRIER].record
             else:
                 records[task][str(doc["id"])] = scoring.record_for(doc, scoring.parse_reply(doc, response))
         except (KeyError, IndexError, TypeError, ValueError, OverflowError) as error:

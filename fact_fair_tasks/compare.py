@@ -77,7 +77,10 @@ class FactOrFair:
     def sample(self, row: Mapping[str, Any], where: str) -> tuple[str, Any]:
         from fact_fair_tasks import scoring
 
-        found = scoring.logged_record(row)
+        try:
+            found = scoring.logged_record(row)
+        except ValueError as error:  # a document that cannot be recorded
+            raise ValueError(f"{where}: {error}") from None
         if found is None:
             raise ValueError(f"{where}: not a Fact-or-Fair sample (no doc id or record); run with --log_samples")
         return found

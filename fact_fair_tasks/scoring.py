@@ -1,7 +1,8 @@
 """Per-document records and the lm-eval aggregation of Fact-or-Fair.
 
 ``process_results`` parses one reply and returns the document's readable record (the answer, the option it maps to,
-the parsing rule, and :data:`RECORD_FIELDS` as small integers) under the carrier metric ``unparsed_rate``, and
+the parsing rule and the status; a :class:`LoggedRecord`, which holds the :data:`RECORD_FIELDS` integers for the
+aggregation and leaves them out of the log) under the carrier metric ``unparsed_rate``, and
 ``None`` under each other metric (:mod:`fairness_evals.aggregation`). Every metric of the YAMLs names its own
 aggregation, ``aggregate_<metric>`` (this module's ``__getattr__``); the carrier's calls :func:`compute_metrics` once
 per task run, which computes every statistic of
@@ -206,7 +207,10 @@ def _record(doc: Mapping[str, Any], status: int, letter: int) -> list[int]:
     """The :data:`RECORD_FIELDS` of a document, field by field, with the reply's status and chosen letter (-1: none)."""
     f = _fields()
     conventions = doc.get("conventions", "corrected")
-    settings = [f["conventions"][conventions], round(1e6 * float(doc.get("min_coverage", DEFAULT_MIN_COVERAGE)))]
+    share = doc.get("min_coverage", DEFAULT_MIN_COVERAGE)
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
+        raise ValueError(f"its min_coverage {share!r} is not a share in [0, 1]")
+    settings = [f["conventions"][conventions], round(1e6 * share)]
     options = doc["options"]
     if doc.get("context") is None:  # objective: the options are the classes of one axis
         axis = doc["axis"]
@@ -277,20 +281,46 @@ def readable_record(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
     }
 
 
+class LoggedRecord(dict):
+    """What an lm-eval sample line logs under the carrier: the readable record (:func:`readable_record`) without its
+    ``record``, which this object holds as an attribute for the aggregation (:func:`_compute_for_items`; a pickled copy,
+    as data-parallel ranks exchange them, keeps it). The line logs the document, from which :func:`logged_record`
+    makes the integers again, so a line names every field it holds and logs no positional integers."""
+
+    def __init__(self, readable: Mapping[str, Any]) -> None:
+        super().__init__((key, value) for key, value in readable.items() if key != "record")
+        self.record: list[int] = readable["record"]
+
+
+def logged_parse(readable: Mapping[str, Any]) -> Parse:
+    """The parse a readable record logs (its ``status`` and the letter of its ``answer``; ``rule``): all that
+    :func:`record_for` reads of a parse."""
+    answer = readable.get("answer") or ""
+    return Parse(str(readable.get("status")), prompts.LETTERS.index(answer) if answer else None, readable.get("rule"))
+
+
 def logged_record(sample: Mapping[str, Any]) -> tuple[str, list[int]] | None:
     """(document id, record) of one lm-eval ``--log_samples`` line, or None when it holds none: the document's id
-    (lm-eval logs the document) and the carrier's readable record (task version 3), or a version 2 line's
-    ``s_fact_gender`` record."""
+    (lm-eval logs the document) and its record, made from the document and the carrier's readable record (what it
+    logs since 2026-12-07), read from the readable record's ``record`` (task version 3 before), or a version 2
+    line's ``s_fact_gender`` record. A document that cannot be recorded is a ValueError naming it."""
     doc = sample.get("doc")
     carried = sample.get(CARRIER)
-    record = carried.get("record") if isinstance(carried, Mapping) else sample.get("s_fact_gender")
-    if not isinstance(doc, Mapping) or not doc.get("id") or not isinstance(record, list):
+    if not isinstance(doc, Mapping) or not doc.get("id"):
         return None
-    return str(doc["id"]), record
+    if isinstance(carried, Mapping):
+        record = carried.get("record")
+        if record is None and carried.get("status") in STATUS_CODES:
+            record = record_for(dict(doc), logged_parse(carried))
+    else:
+        record = sample.get("s_fact_gender")
+    return (str(doc["id"]), record) if isinstance(record, list) else None
 
 
 def _payload(doc: dict[str, Any], parse: Parse) -> dict[str, Any]:
-    return aggregation.payload(CARRIER, readable_record(doc, parse), _HEADLINES[doc.get("context") is None])
+    return aggregation.payload(
+        CARRIER, LoggedRecord(readable_record(doc, parse)), _HEADLINES[doc.get("context") is None]
+    )
 
 
 def process_results(doc: dict[str, Any], results: Sequence[Any]) -> dict[str, Any]:
@@ -893,10 +923,10 @@ def compute_metrics(
 
 
 def _compute_for_items(items: list[Any]) -> dict[str, float]:
-    """:func:`compute_metrics` of one task's carrier items (:func:`readable_record`), the task named as the harness
-    names it, from the records' kind and variant."""
+    """:func:`compute_metrics` of one task's carrier items (each a :class:`LoggedRecord`, or a readable record with its
+    ``record``, as Inspect keeps it), the task named as the harness names it, from the records' kind and variant."""
     try:
-        records = np.array([item["record"] for item in items], dtype=np.int64)
+        records = np.array([getattr(item, "record", None) or item["record"] for item in items], dtype=np.int64)
     except (TypeError, KeyError, ValueError):
         raise ValueError(
             f"fact_or_fair: the {CARRIER} items are not this version's document records (run the task again)"

@@ -1,5 +1,5 @@
 """What the image-generation tasks (Fact-or-Fair T2I, IRIS generation) share: the lmms-eval entry points, the readable
-per-document record, the one aggregation, and the assembly of coverages, intervals, nulls and provenance.
+per-document record, and the assembly of coverages, intervals, nulls and provenance.
 
 A task module binds these to its own statistics: :func:`doc_to_text` and :func:`doc_to_visual` as they are,
 :class:`GenerationDocs` (``process_docs``) with its classifier and settings, :func:`process_results` with its record, the scoring module's

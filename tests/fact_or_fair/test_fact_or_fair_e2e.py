@@ -147,7 +147,8 @@ def _check_task(results: dict, task: str, expected: tuple[str, ...], documents: 
             assert math.isnan(harness[name]), (task, name, harness[name])
     samples = _samples(results["_out"], task)
     assert len(samples) == documents, (task, len(samples))
-    records = [sample[scoring.CARRIER]["record"] for sample in samples]  # the document's record, logged once
+    assert all("record" not in sample[scoring.CARRIER] for sample in samples)  # named fields only; the doc gives it
+    records = [scoring.logged_record(sample)[1] for sample in samples]
     assert all(sample["s_e_gender"] is None for sample in samples)  # null: no per-document value
     objective = task.startswith("fact_or_fair_objective")
     assert {r[KIND] for r in records} == ({0} if objective else {1 + CONTEXTS.index(task.split("_")[4])})
@@ -202,7 +203,7 @@ def test_generation_group_through_a_served_model(fact_or_fair_generation_run: Pa
         assert sample["resps"][0][0] == sample["filtered_resps"][0]
         doc = sample["doc"]
         parse = scoring.parse_reply(doc, sample["filtered_resps"][0])
-        assert sample[scoring.CARRIER]["record"] == scoring.record_for(doc, parse)
+        assert scoring.logged_record(sample) == (doc["id"], scoring.record_for(doc, parse))
         assert sample[scoring.CARRIER]["rule"] == parse.rule and sample[scoring.CARRIER]["status"] == parse.status
     # the top group prints the paper's Table 2: Obj. S_fact from the objective task, Subj. S_fair from the contexts
     top = _metrics(results["groups"]["fact_or_fair"])

@@ -37,7 +37,10 @@ with ``position_explained`` set back to 1, hashes to its previous pin.
 
 Issue 36 (each metric names its own aggregation) moved the 20 ``process_results*`` pins: a sample's metrics other
 than the carrier hold ``None`` where they held their own names. Each new payload, with those values set back to the
-names, hashes to its previous pin.
+names, hashes to its previous pin. Then the carrier's readable record left its integer ``record`` out of the log
+(:class:`scoring.LoggedRecord` holds it for the aggregation; the line's document gives it again): each payload, its
+``record`` put back, hashes to that pin, and :func:`scoring.logged_record` makes every document's record again from
+the logged line, equal to the one the aggregation read.
 """
 
 from __future__ import annotations
@@ -133,7 +136,7 @@ def score_fingerprints(kind: str, conventions: str) -> dict[str, str]:
     docs = documents_of(kind, conventions)
     results = [scoring.process_results(doc, [pick(doc, i)]) for i, doc in enumerate(docs)]
     parses = [scoring.parse_reply(doc, pick(doc, i)) for i, doc in enumerate(docs)]
-    records = [r[scoring.CARRIER]["record"] for r in results]
+    records = [r[scoring.CARRIER].record for r in results]
     logliks = [[(-float((i * 31 + j * 17) % 5), False) for j in range(len(d["options"]))] for i, d in enumerate(docs)]
     mc = [scoring.process_results_mc(doc, logliks[i]) for i, doc in enumerate(docs)]
     task = scoring.task_name(kind)
@@ -144,9 +147,7 @@ def score_fingerprints(kind: str, conventions: str) -> dict[str, str]:
         "process_results_mc": sha(mc),
         "metrics": sha(rounded(pinned(scoring.compute_metrics(records, task=task)))),
         "metrics_aggregation": sha(rounded(pinned(scoring._compute_for_items([r[scoring.CARRIER] for r in results])))),
-        "metrics_mc": sha(
-            rounded(pinned(scoring.compute_metrics([r[scoring.CARRIER]["record"] for r in mc], task=task)))
-        ),
+        "metrics_mc": sha(rounded(pinned(scoring.compute_metrics([r[scoring.CARRIER].record for r in mc], task=task)))),
         "metrics_min_coverage": sha(
             rounded(pinned(scoring.compute_metrics(records, task=task, metadata={"fact_or_fair_min_coverage": 0.9})))
         ),
@@ -240,26 +241,26 @@ PINNED: dict[str, str] = {
     "parses/released/ingroup": "fce6ecb3f33db8625a93da55c746a17115d507458b9de74ff922fbcf4e83492f",
     "parses/released/objective": "5054470ce7aac89923d41cd3a0ce6d4783255fa2e0327abbace64786412ebffa",
     "parses/released/representativeness": "643473a1a3776f324618d4a603ae33f3f8d5705c5e96dd7d8aa5a92649eae6e1",
-    "process_results/corrected/attribution": "c6bccdc59c8c6af13632d04214b7609acfa3b9b4506a89847159d2af6d554f20",
-    "process_results/corrected/base": "3bf2c0b0dd8b91e6e3e7817b48b237a516fba2a580407015d46bb86fe6d6f2cc",
-    "process_results/corrected/ingroup": "c7a05fb05420b62bec823891d4513f8854bb3cd9a0d3af299a13beba0d719465",
-    "process_results/corrected/objective": "223442e3093872beca01bb90d838fe4f6c9d344ca43d1e6949e8f22d998fd1b8",
-    "process_results/corrected/representativeness": "3a687553c3d2a5e65e84d6b5e59e3c7a3a1c35bd1baff10c2372009f8ab25013",
-    "process_results/released/attribution": "528b96d385823a04cab9e56eada3d0d7665c2f5d3cb67f12206ab9077cc4f1d7",
-    "process_results/released/base": "36a42d45b83dae0a06a107fa03302c58ffe8a00f0029f37520298da9ad0e9870",
-    "process_results/released/ingroup": "7a4b4e7f92b5dc26e6b4d4b38b463d287b4b5b992d419f542b572cd673611855",
-    "process_results/released/objective": "e390ded8b0bc0eaa9729c943712b8780ebf3432bd5e27812220b3c40e14cd9b8",
-    "process_results/released/representativeness": "b7c0c767a048dddf2ed429a9e8e8fa5c7c85cbfa269bf6699ace6b72288dbe67",
-    "process_results_mc/corrected/attribution": "f1225d18461b67861a636669d9801b9960307db7266d42a22456532ff338562b",
-    "process_results_mc/corrected/base": "f93c62efbd1f58bbcb0448856cd7ceb783b0b50f6ab4f18ae7a48b88f63d86ed",
-    "process_results_mc/corrected/ingroup": "48d9cd6916f67cb8a998eea906de666465642151bcc3f3e9d6b91e9e22f31e32",
-    "process_results_mc/corrected/objective": "d4829d9c65c7d4cf19672f40d1f2fc8d44922aa5817b4f7572646059bb460964",
-    "process_results_mc/corrected/representativeness": "5fae0443e0c92979073bc01208b66949e3c0599130e3d03236003b9d2044e6fb",
-    "process_results_mc/released/attribution": "d5578cd4b43c40798d8bddcab6de9f4ba7bccf2bdd87fb14da4855424c82e4e9",
-    "process_results_mc/released/base": "ef4fb3c832917a37aecee08d524d5635f8599a5eab83f3232cd457d0624a3935",
-    "process_results_mc/released/ingroup": "26c0d81b6ddd29f0e0ddd7dcbbe7f871535fdf8ade622e147e1082c36039bd88",
-    "process_results_mc/released/objective": "7839dd17bdfa05c6f33ac00a90306cadf01fa722f930cc0b1a86befc2188103f",
-    "process_results_mc/released/representativeness": "0dab73551700ed19a938ae4d0d10c35fc12f879b278c0eda9f361c9fc97b8455",
+    "process_results/corrected/attribution": "ab7b67232186e494908cb69f25c7bf1906a4f0d6145ddd11b6b208e4d7f2d5d3",
+    "process_results/corrected/base": "66a6de0a04b6227de3fcdc1326a321e52c6cd76ed401fe469873ddcaa940da11",
+    "process_results/corrected/ingroup": "02737058164c119649d59bf13d23ef403e33535b962324d4c17d721feb0549bd",
+    "process_results/corrected/objective": "3737bd24fe314c3eadb77e27b921fad9074499ae369c46c2945c0b79bf3acf93",
+    "process_results/corrected/representativeness": "4ca9fe5963dd810e6336d1b705256c9eae9c73fbd86ff7e23466f1ddacde65bf",
+    "process_results/released/attribution": "efea3cad97f8482d3ce8198c049edbcb2508d177f9bef42a1ef4b18bd4bbed83",
+    "process_results/released/base": "1012c6cb79a64176159bd83720e78380eaed663c83ba3fd7e75c4e4a35ac9e7a",
+    "process_results/released/ingroup": "2997cacd0df806389800b4c0a8d4397d45d9b79836a65abee3cf2e84cd128e66",
+    "process_results/released/objective": "feab2c387a1dd8f9f91c26e1e9a25adf3104e1957ee748c862b7b76bccaa0c2a",
+    "process_results/released/representativeness": "b0d8cda7b4579c3e72e16cf675b47999fa6482b45f38e4c435685de4d3d3477b",
+    "process_results_mc/corrected/attribution": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/corrected/base": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/corrected/ingroup": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/corrected/objective": "afa96327a9107d8e12b0604c11fb9b99e3a3fd80a817cac60a670dd9a9094a59",
+    "process_results_mc/corrected/representativeness": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/released/attribution": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/released/base": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/released/ingroup": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
+    "process_results_mc/released/objective": "029f1f57eacc8b042d1768de5388259eea5201eda5e8c536accb9661dcc2c47b",
+    "process_results_mc/released/representativeness": "038bf99c5a3d1b7683250a667f5fc0c4cf64599559a132aca5218e0e44789abb",
     "records/corrected/attribution": "9b42537ecb79ead0d879788393ce9d185f02104df6c93966029692b146f3a90e",
     "records/corrected/base": "e2456189f0a0eb4b78633b251e1d406e3d7a62abe6610c10251eec027c91cef8",
     "records/corrected/ingroup": "5ef57fd5071db0c5477e5418c2477c6c43fdae868d0df483fd7ca8d8e01297a4",

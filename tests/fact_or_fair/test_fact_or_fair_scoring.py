@@ -214,7 +214,8 @@ def test_intervals_are_deterministic() -> None:
 
 
 def test_process_results_payload_and_edge_replies() -> None:
-    """One readable record per document, under the carrier (first); every other headline metric carries its name."""
+    """One readable record per document, under the carrier (first), its integers held for the aggregation and left out
+    of the log; every other headline metric holds None."""
     doc = subjective_documents("ingroup", draws=1)[0]
     headline = [name for name, _ in table.task_of("ingroup").harness_metrics()]
     for reply in ["", None, "A" * 100_000, "\udcff", '{"answer": "A"} {"answer": "C"}']:
@@ -222,15 +223,16 @@ def test_process_results_payload_and_edge_replies() -> None:
         assert list(out) == headline and next(iter(out)) == scoring.CARRIER
         assert all(out[name] is None for name in headline[1:])
         record = out[scoring.CARRIER]
-        assert record["record"][3] in (1, 2) and record["answer"] == record["option"] == ""  # never a crash
+        assert record.record[3] in (1, 2) and record["answer"] == record["option"] == ""  # never a crash
     out = scoring.process_results(doc, [['{"answer": "B"}']])  # a take_first_k filter's list
     chosen = doc["options"][1]
-    assert out[scoring.CARRIER] == {
+    assert json.loads(json.dumps(out[scoring.CARRIER])) == {
         "answer": "B", "option": f"{chosen['gender']}, {chosen['race']}", "rule": out[scoring.CARRIER]["rule"],
-        "status": "parsed", "record": scoring.record_for(doc, scoring.parse_reply(doc, '{"answer": "B"}')),
+        "status": "parsed",
     }  # fmt: skip
+    assert out[scoring.CARRIER].record == scoring.record_for(doc, scoring.parse_reply(doc, '{"answer": "B"}'))
     mc = scoring.process_results_mc(doc, [(-3.0, False), (-1.0, True), (-1.0, False), (-9.0, False)])
-    assert mc[scoring.CARRIER]["record"][4] == ["male", "female"].index(chosen["gender"])
+    assert mc[scoring.CARRIER].record[4] == ["male", "female"].index(chosen["gender"])
     assert mc[scoring.CARRIER]["rule"] == "loglikelihood"
     objective = objective_documents()[0]
     assert scoring.process_results(objective, ['{"answer": "A"}'])[scoring.CARRIER]["option"] == objective["options"][0]
@@ -288,7 +290,7 @@ def test_a_lite_or_mc_task_is_named_as_the_harness_names_it(caplog: pytest.LogCa
              else scoring.process_results(d, ['{"answer": "A"}']))[scoring.CARRIER]
             for d in docs
         ]  # fmt: skip
-        assert {len(item["record"]) for item in items} == {len(scoring.RECORD_FIELDS) + 2}
+        assert {len(item.record) for item in items} == {len(scoring.RECORD_FIELDS) + 2}
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="fairness_evals.fact_or_fair"):
             scoring.aggregate_unparsed_rate(items)
@@ -521,7 +523,7 @@ def test_the_position_nulls_carry_their_reason_and_the_setting_keeps_the_scores(
 
 def test_the_log_likelihood_tasks_follow_the_same_rule() -> None:
     docs = documents_for("base", draws=3)
-    records = [scoring.process_results_mc(d, [(-1.0, True)] * len(d["options"]))[scoring.CARRIER]["record"]
+    records = [scoring.process_results_mc(d, [(-1.0, True)] * len(d["options"]))[scoring.CARRIER].record
                for d in docs]  # fmt: skip  # equal log-likelihoods: the first option, every time
     m = scoring.compute_metrics(records, task="t_mc")
     assert m["position_explained"] == 1.0 and math.isnan(m["s_fair_gender"]) and math.isnan(m["s_e_race"])
@@ -602,7 +604,7 @@ def test_the_harness_aggregation_computes_once_and_every_metric_agrees() -> None
     docs = subjective_documents("ingroup", draws=3)
     payloads = [scoring.process_results(d, ["ABCD"[i % 4]]) for i, d in enumerate(docs)]
     expected = scoring.compute_metrics(
-        [p[scoring.CARRIER]["record"] for p in payloads], task="fact_or_fair_subjective_ingroup"
+        [p[scoring.CARRIER].record for p in payloads], task="fact_or_fair_subjective_ingroup"
     )
     aggregation.clear()
     got = {name: getattr(scoring, f"aggregate_{name}")([p[name] for p in payloads]) for name in payloads[0]}

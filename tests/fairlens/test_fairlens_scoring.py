@@ -1,5 +1,5 @@
 """Metrics on synthetic answer policies, checked against hand-computed values; the lmms-eval glue (one readable
-record per document under the carrier, one aggregation for every metric, the reasons for every null)."""
+record per document under the carrier, each metric naming its aggregation, the reasons for every null)."""
 
 from __future__ import annotations
 

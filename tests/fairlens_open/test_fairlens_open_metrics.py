@@ -1,5 +1,5 @@
 """The open-ended metrics on hand-computed examples, the bootstrap unit, the reasons for nulls, and the lmms-eval
-hooks (one readable record per answer under the carrier, one aggregation)."""
+hooks (one readable record per answer under the carrier, an aggregation per metric)."""
 
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ def objective_run(folder: Path, reply: Callable[[dict[str, Any]], str] = truthfu
     for index, doc in enumerate(documents_for("objective")):
         answer = reply(doc)
         logged = scoring.process_results(doc, [answer])
-        records.append(logged[scoring.CARRIER]["record"])
+        records.append(logged[scoring.CARRIER].record)
         lines.append({"doc_id": index, "doc": doc, "resps": [[answer]], "filtered_resps": [answer], **logged})
     (run / f"samples_{TASK}_{DATE}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     metrics = scoring.compute_metrics(records, task=TASK)
