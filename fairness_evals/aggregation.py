@@ -1,12 +1,12 @@
 """Harness aggregation glue shared by every task: one computation per task run, one record per document.
 
-lm-eval and lmms-eval call a metric's aggregation once per metric, each with the list of that metric's per-document
-items. Our ``process_results`` returns, for each document, its readable *record* under the task's **carrier** metric
-(the first key, so the harnesses aggregate it first) and ``None`` under every other metric: a sample line then holds
-the record once, and ``"metric": null`` says that the metric has no per-document value (package convention on
-compact sample logs). Every metric of a YAML names its own aggregation, ``!function <module>.aggregate_<metric>``,
-which the benchmark's scoring module makes on demand (:func:`metric_aggregations`, its module ``__getattr__``); each
-calls :func:`aggregate` with its metric's name:
+lm-eval and lmms-eval call each metric's aggregation once, with the list of that metric's per-document items. Our
+``process_results`` returns, for each document, its readable *record* under the task's **carrier** metric (the first
+key, so the harnesses aggregate it first) and ``None`` under every other metric: a sample line then holds the record
+once, and ``"metric": null`` says that the metric has no per-document value (package convention on compact sample
+logs). Every metric of a YAML names its own aggregation, ``!function <module>.aggregate_<metric>``, which the
+benchmark's scoring module makes on demand (:func:`metric_aggregations`, its module ``__getattr__``); each calls
+:func:`aggregate` with its metric's name:
 
 - with the carrier's items (records), it computes every metric of the task once, keeps them as the benchmark's
   latest run, and returns the carrier's value;
@@ -101,13 +101,13 @@ def aggregate(
     """``metric``'s value from its per-document ``items`` (see the module docstring).
 
     ``compute(records)`` returns every metric of one task run from the carrier's items; ``carriers`` names the
-    benchmark's carrier metrics (those whose items are records: a list of none is a carrier's when ``metric`` is
+    benchmark's carrier metrics (those whose items are records; an empty list is a carrier's when ``metric`` is
     one). A metric whose run cannot be found (its task's carrier was not aggregated just before it) is NaN, with an
     error naming it. A bootstrap resample of either kind of items is NaN (module docstring).
     """
     if not isinstance(items, (list, tuple)):
         items = list(items)
-    if (items[0] is None) if items else metric not in carriers:
+    if (items[0] is None) if items else metric not in carriers:  # another metric's items: read the latest run
         with _lock:
             run = _latest.get(benchmark)
             found = run is not None and run.count == len(items) and metric in run.values
