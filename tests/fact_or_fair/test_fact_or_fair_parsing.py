@@ -283,11 +283,13 @@ def watchdog(seconds: float) -> Iterator[None]:
 
 
 def _seconds(reply: str, options: list) -> float:
-    start = time.perf_counter()
+    """The CPU time of this thread that parsing ``reply`` takes: what the parse costs, not the wall time a busy
+    machine adds to it (a test process waiting for a core is not a slow parse)."""
+    start = time.thread_time()
     with watchdog(10):
         parse = parse_answer(reply, options)
     assert parse.status in {PARSED, UNPARSED, REFUSED}
-    return time.perf_counter() - start
+    return time.thread_time() - start
 
 
 def _slow(replies: list[str], options: list) -> list[tuple[float, str]]:
@@ -349,10 +351,9 @@ def _expand(separator: str, run: int) -> str:
 @settings(max_examples=300, deadline=None)
 @given(WHITESPACE_HEAVY, st.sampled_from([GENDER, RACE, SUBJECTIVE]))
 def test_fuzz_whitespace_heavy_replies_are_total_and_fast(reply: str, options: list) -> None:
-    start = time.perf_counter()
     with watchdog(5):
         parse = parse_answer(reply, options)
-    assert time.perf_counter() - start < BOUND_S
+    assert not _slow([reply], options)  # CPU time, best of three: a linear parse is fast on a busy machine too
     assert parse.status in {PARSED, UNPARSED, REFUSED}
     assert (parse.index is not None) == (parse.status == PARSED)
     if parse.index is not None:
