@@ -262,9 +262,14 @@ def _sample_document(line: run_files.Line, task: str) -> dict[str, Any]:
         raise ValueError(f"{line.where}: doc {name} has doc_sha {doc['doc_sha']!r}, not a document hash")
     if isinstance(doc["seed"], bool) or not isinstance(doc["seed"], int):
         raise ValueError(f"{line.where}: doc {name} has seed {doc['seed']!r}, not a whole number")
-    share = doc.get("min_coverage", 0.0)
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
-        raise ValueError(f"{line.where}: doc {name} has min_coverage {share!r}, not a share in [0, 1]")
+    from fact_fair_tasks.scoring import min_coverage_of
+
+    try:
+        min_coverage_of(doc)
+    except ValueError:
+        raise ValueError(
+            f"{line.where}: doc {name} has min_coverage {doc['min_coverage']!r}, not a share in [0, 1]"
+        ) from None
     return doc
 
 

@@ -203,14 +203,20 @@ def _variant(doc: Mapping[str, Any]) -> int:
     return VARIANTS.index(suffix) if suffix in VARIANTS else 0
 
 
+def min_coverage_of(doc: Mapping[str, Any]) -> float:
+    """The document's minimum coverage (the task's default when it sets none); a value that is not a share in [0, 1]
+    is a ValueError saying so."""
+    share = doc.get("min_coverage", DEFAULT_MIN_COVERAGE)
+    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
+        raise ValueError(f"its min_coverage {share!r} is not a share in [0, 1]")
+    return float(share)
+
+
 def _record(doc: Mapping[str, Any], status: int, letter: int) -> list[int]:
     """The :data:`RECORD_FIELDS` of a document, field by field, with the reply's status and chosen letter (-1: none)."""
     f = _fields()
     conventions = doc.get("conventions", "corrected")
-    share = doc.get("min_coverage", DEFAULT_MIN_COVERAGE)
-    if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.0 <= share <= 1.0:
-        raise ValueError(f"its min_coverage {share!r} is not a share in [0, 1]")
-    settings = [f["conventions"][conventions], round(1e6 * share)]
+    settings = [f["conventions"][conventions], round(1e6 * min_coverage_of(doc))]
     options = doc["options"]
     if doc.get("context") is None:  # objective: the options are the classes of one axis
         axis = doc["axis"]
