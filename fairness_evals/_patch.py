@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import copy
 import functools
 import importlib.util
 import inspect
 import logging
+import marshal
+import os
 import re
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,7 @@ from typing import Any
 import yaml
 
 from fairness_evals._autoload_switches import debug, enabled
+from fairness_evals.cache import cache_dir
 from fairness_evals.paths import ENTRY_POINT_GROUPS, declared_task_dirs, task_paths
 
 _PACKAGES = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
@@ -98,7 +101,7 @@ def patch_task_manager(module: Any, harness: str) -> None:
             args, kwargs = _add_our_paths(harness, signature, self, args, kwargs)
         except Exception as error:
             debug(f"left {harness} TaskManager unchanged: {error!r}")
-        with _c_yaml(harness), _shared_includes(harness):
+        with _c_yaml(harness), _cached_reads(harness):
             original(self, *args, **kwargs)
 
     setattr(__init__, _MARK, True)
@@ -132,46 +135,98 @@ def _c_yaml(harness: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _shared_includes(harness: str) -> Iterator[None]:
-    """While lm-eval indexes its task folders, a file that many task YAMLs include is read once.
+def _cached_reads(harness: str) -> Iterator[None]:
+    """While lm-eval indexes its task folders, a task YAML of its own folder that is unchanged since an earlier index
+    read it, with every file it includes, is taken from a cache instead of being parsed again.
 
-    lm-eval 0.4.13 reads each task YAML with ``lm_eval.tasks._yaml_loader.load_yaml``, which reads every file the
-    YAML includes again: 26,672 reads of 14,006 files, most of them a few hundred ``_default_template_yaml`` files,
-    about 40 % of the 9 seconds each ``lm_eval`` start spends indexing (``bench/task_index.py``). While it
-    indexes, an included file's configuration is read once and each includer gets its own deep copy, so the index is
-    the same (``tests/foundation/test_autoload.py`` compares them); the top-level files, and every read that
-    resolves ``!function`` tags, are lm-eval's own. Only where ``load_yaml`` has 0.4.13's signature; the name is put
-    back afterwards."""
-    loader = sys.modules.get("lm_eval.tasks._yaml_loader")
-    original = getattr(loader, "load_yaml", None)
+    lm-eval 0.4.13 parses its ~14,000 task YAMLs at every start, and each file a YAML includes again for each
+    includer: about 6 of the 7.5 seconds an ``lm_eval`` command spends before it reads a document
+    (``bench/task_index.py``). The hook keeps what lm-eval's reader returned for each of them (functions unresolved,
+    as the index reads them) with the size and modification time of every file that read opened, in
+    ``cache_dir()/task-index/`` (one file per lm-eval version and Python version, written atomically); an entry is
+    used only while all those files are as they were, the others are read by lm-eval and the cache rewritten with
+    the files this index asked for. Only lm-eval's own folder (installed files: the user's and our folders are read
+    as lm-eval reads them), and only where the index reads through ``lm_eval.tasks._index.load_yaml`` with 0.4.13's
+    signature. The index is the same (``tests/foundation/test_autoload.py``)."""
+    index = sys.modules.get("lm_eval.tasks._index")
+    original = getattr(index, "load_yaml", None)
     if harness != "lm-eval" or not enabled() or original is None or getattr(original, _MARK, False):
         yield
         return
     if list(inspect.signature(original).parameters) != ["path", "resolve_func", "recursive", "_seen"]:
         yield
         return
-    read: dict[tuple[str, bool], tuple[Any, set[Any]]] = {}
+    cache = _ReadCache(Path(index.__file__).parent, sys.modules["lm_eval"])
 
     def load_yaml(path: Any, *, resolve_func: bool = True, recursive: bool = True, _seen: Any = None) -> Any:
-        if _seen is None or resolve_func:  # a task file, or one whose functions are imported: as lm-eval reads it
+        if resolve_func or _seen is not None or not str(path).startswith(cache.prefix):
             return original(path, resolve_func=resolve_func, recursive=recursive, _seen=_seen)
-        key = (str(path), recursive)
-        if key not in read:
-            seen = set(_seen)
-            config = original(path, resolve_func=False, recursive=recursive, _seen=seen)
-            read[key] = config, seen - _seen  # the files this include read, which lm-eval adds to the includer's
-        config, files = read[key]
-        if clash := files & _seen:  # lm-eval refuses a file read twice for one task file ("Include cycle")
-            raise ValueError(f"Include cycle at {min(clash)}")
-        _seen |= files
-        return copy.deepcopy(config)
+        return cache.read(str(path), recursive, original)
 
     setattr(load_yaml, _MARK, True)
-    loader.load_yaml = load_yaml
+    index.load_yaml = load_yaml
     try:
         yield
     finally:
-        loader.load_yaml = original
+        index.load_yaml = original
+        try:
+            cache.save()
+        except OSError as error:
+            debug(f"kept no lm-eval task-index cache: {error!r}")
+
+
+_Stamp = tuple[int, int] | None
+
+
+class _ReadCache:
+    """lm-eval's reads of its own task files (see :func:`_cached_reads`): ``(path, recursive)`` to the marshalled
+    configuration and the ``(file, (mtime_ns, size))`` of each file the read opened."""
+
+    def __init__(self, root: Path, lm_eval: Any) -> None:
+        self.prefix = str(root) + os.sep
+        version = getattr(lm_eval, "__version__", "unknown")
+        self.file = cache_dir() / "task-index" / f"lm-eval-{version}-py{sys.version_info[0]}{sys.version_info[1]}"
+        try:
+            self.entries: dict = marshal.loads(self.file.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            self.entries = {}
+        self.fresh: dict = {}
+        self.stamps: dict[str, _Stamp] = {}
+
+    def stamp(self, file: str) -> _Stamp:
+        if file not in self.stamps:
+            try:
+                found = os.stat(file)
+                self.stamps[file] = (found.st_mtime_ns, found.st_size)
+            except OSError:
+                self.stamps[file] = None
+        return self.stamps[file]
+
+    def read(self, path: str, recursive: bool, original: Any) -> Any:
+        key = (path, recursive)
+        entry = self.entries.get(key)
+        if entry is not None and all(self.stamp(file) == stamp for file, stamp in entry[1]):
+            return marshal.loads(entry[0])
+        seen: set[Path] = set()
+        config = original(path, resolve_func=False, recursive=recursive, _seen=seen)
+        with contextlib.suppress(ValueError):  # a value marshal cannot hold (a YAML date): read by lm-eval each time
+            self.fresh[key] = marshal.dumps(config), tuple((str(file), self.stamp(str(file))) for file in sorted(seen))
+        return config
+
+    def save(self) -> None:
+        """Rewrite the cache when a file was read again or an entry's file is gone."""
+        kept = {key: entry for key, entry in self.entries.items() if self.stamp(key[0]) is not None}
+        if not self.fresh and len(kept) == len(self.entries):
+            return
+        kept.update(self.fresh)
+        self.file.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=self.file.parent, delete=False) as handle:
+            handle.write(marshal.dumps(kept))
+        try:
+            os.replace(handle.name, self.file)
+        except OSError:
+            os.unlink(handle.name)
+            raise
 
 
 class _CYaml:

@@ -194,31 +194,79 @@ def test_lmms_eval_indexes_its_tasks_with_the_c_yaml_loader_to_the_same_index(mo
     assert any(name.startswith("fairlens") for name in fast._task_index)  # our folders, indexed the same way
 
 
-def test_lm_eval_reads_a_shared_include_once_to_the_same_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """lm-eval 0.4.13 reads every file a task YAML includes again for each task; while it indexes, the hook reads a
-    shared include once and gives each task a copy, to the same index: tasks that share a template, and a task whose
-    two includes include one file (lm-eval refuses it as an include cycle, with and without the hook)."""
-    import yaml
+def test_lm_eval_takes_its_own_unchanged_task_files_from_the_cache_to_the_same_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """lm-eval 0.4.13 parses its ~14,000 task YAMLs at every start; the hook keeps what its reader returned for each
+    of its own files. A first index reads them all and writes the cache; a second reads none of them (only our
+    folders, which are never cached) and builds the same index; lm-eval's reader has its name back."""
+    import lm_eval
     from lm_eval import tasks
-    from lm_eval.tasks import _yaml_loader
+    from lm_eval.tasks import _index
 
-    (tmp_path / "_template_yaml").write_text("output_type: generate_until\nmetadata:\n  version: 1\n")
-    (tmp_path / "_left_yaml").write_text("include: _template_yaml\ndescription: left\n")
-    (tmp_path / "_right_yaml").write_text("include: _template_yaml\ndescription: right\n")
-    for i in range(3):
-        (tmp_path / f"shared_{i}.yaml").write_text(f"task: shared_{i}\ninclude: _template_yaml\ntag: shared\n")
-    (tmp_path / "diamond.yaml").write_text("task: diamond\ninclude: [_left_yaml, _right_yaml]\n")
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path))
     _patch.patch_task_manager(tasks, "lm-eval")
     reads: list[str] = []
-    load, load_yaml = yaml.load, _yaml_loader.load_yaml
-    monkeypatch.setattr(yaml, "load", lambda stream, **kw: reads.append(Path(stream.name).name) or load(stream, **kw))
-    folders = [*task_paths("lm-eval"), str(tmp_path)]  # ours too (the hook adds none when the defaults are off)
-    fast = tasks.TaskManager(include_path=folders, include_defaults=False)
-    assert reads.count("_template_yaml") == 1 and _yaml_loader.load_yaml is load_yaml, reads  # once; the name put back
-    monkeypatch.setattr(_patch, "_shared_includes", lambda harness: contextlib.nullcontext())
+    load_yaml = _index.load_yaml
+
+    def reader(path: object, *, resolve_func: bool = True, recursive: bool = True, _seen: object = None) -> object:
+        reads.append(str(path))
+        return load_yaml(path, resolve_func=resolve_func, recursive=recursive, _seen=_seen)
+
+    monkeypatch.setattr(_index, "load_yaml", reader)
+    own = str(Path(tasks.__file__).parent) + os.sep
+    cold = tasks.TaskManager()
+    assert sum(path.startswith(own) for path in reads) > 10_000 and _index.load_yaml is reader
+    version = f"lm-eval-{lm_eval.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
+    assert [file.name for file in (tmp_path / "task-index").iterdir()] == [version]
     reads.clear()
-    plain = tasks.TaskManager(include_path=folders, include_defaults=False)
-    assert reads.count("_template_yaml") == 4  # lm-eval's own: once per includer but the refused second of the diamond
-    assert fast._index == plain._index
-    assert {"shared_0", "shared_1", "shared_2", "shared"} <= set(fast._index) and "diamond" not in fast._index
-    assert any(name.startswith("fact_or_fair") for name in fast._index)  # our folders, indexed the same way
+    warm = tasks.TaskManager()
+    assert reads and not any(path.startswith(own) for path in reads)  # our folders only
+    assert warm._index == cold._index and len(warm._index) > 14_000
+    assert any(name.startswith("fact_or_fair") for name in warm._index)
+
+
+def test_the_task_file_cache_reads_again_what_changed_and_forgets_what_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entry is used while every file its read opened (the task file and what it includes) has the size and
+    modification time it had; a changed include is read again, a new file is read, a removed one leaves the cache,
+    and lm-eval's refusals (an include cycle) are never cached."""
+    from lm_eval.tasks._yaml_loader import load_yaml
+
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path / "cache"))
+    root = tmp_path / "tasks"
+    root.mkdir()
+    (root / "_template_yaml").write_text("output_type: generate_until\nmetadata:\n  version: 1\n")
+    for name in ("a", "b"):
+        (root / f"{name}.yaml").write_text(f"task: {name}\ninclude: _template_yaml\n")
+    (root / "cycle.yaml").write_text("task: cycle\ninclude: cycle.yaml\n")
+    read: list[str] = []
+
+    def reader(path: object, **kw: object) -> object:
+        read.append(Path(str(path)).name)
+        return load_yaml(path, **kw)
+
+    def index() -> dict[str, object]:
+        cache = _patch._ReadCache(root, type(sys)("lm_eval"))
+        configs = {}
+        for file in sorted(root.glob("*.yaml")):
+            with contextlib.suppress(ValueError):
+                configs[file.name] = cache.read(str(file), True, reader)
+        cache.save()
+        return configs
+
+    first = index()
+    assert first["a.yaml"] == {"output_type": "generate_until", "metadata": {"version": 1}, "task": "a"}
+    assert sorted(read) == ["a.yaml", "b.yaml", "cycle.yaml"] and "cycle.yaml" not in first
+    read.clear()
+    assert index() == first and read == ["cycle.yaml"]  # from the cache, but the refused one
+    (root / "_template_yaml").write_text("output_type: loglikelihood\nmetadata:\n  version: 2\n")
+    (root / "c.yaml").write_text("task: c\n")
+    (root / "b.yaml").unlink()
+    read.clear()
+    again = index()
+    assert again["a.yaml"]["output_type"] == "loglikelihood" and set(again) == {"a.yaml", "c.yaml"}
+    assert sorted(read) == ["a.yaml", "c.yaml", "cycle.yaml"]
+    cached = _patch._ReadCache(root, type(sys)("lm_eval")).entries
+    assert sorted(Path(path).name for path, _ in cached) == ["a.yaml", "c.yaml"]
