@@ -190,6 +190,8 @@ class _ReadCache:
             self.entries: dict = marshal.loads(self.file.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             self.entries = {}
+        if not isinstance(self.entries, dict):
+            self.entries = {}
         self.fresh: dict = {}
         self.stamps: dict[str, _Stamp] = {}
 
@@ -205,8 +207,9 @@ class _ReadCache:
     def read(self, path: str, recursive: bool, original: Any) -> Any:
         key = (path, recursive)
         entry = self.entries.get(key)
-        if entry is not None and all(self.stamp(file) == stamp for file, stamp in entry[1]):
-            return marshal.loads(entry[0])
+        with contextlib.suppress(TypeError, ValueError, EOFError, IndexError):  # an entry of another shape: read again
+            if entry is not None and all(self.stamp(file) == tuple(stamp) for file, stamp in entry[1]):
+                return marshal.loads(entry[0])
         seen: set[Path] = set()
         config = original(path, resolve_func=False, recursive=recursive, _seen=seen)
         with contextlib.suppress(ValueError):  # a value marshal cannot hold (a YAML date): read by lm-eval each time

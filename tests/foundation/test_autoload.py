@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import marshal
 import os
 import shutil
 import subprocess
@@ -268,5 +269,25 @@ def test_the_task_file_cache_reads_again_what_changed_and_forgets_what_is_gone(
     again = index()
     assert again["a.yaml"]["output_type"] == "loglikelihood" and set(again) == {"a.yaml", "c.yaml"}
     assert sorted(read) == ["a.yaml", "c.yaml", "cycle.yaml"]
-    cached = _patch._ReadCache(root, type(sys)("lm_eval")).entries
-    assert sorted(Path(path).name for path, _ in cached) == ["a.yaml", "c.yaml"]
+    cache = _patch._ReadCache(root, type(sys)("lm_eval"))
+    assert sorted(Path(path).name for path, _ in cache.entries) == ["a.yaml", "c.yaml"]
+    # A cache file that is not ours (another shape, or not marshal at all) is read as empty: every file is read again
+    for junk in (marshal.dumps(5), marshal.dumps({(str(root / "a.yaml"), True): ("x", 5)}), b"\x00junk"):
+        cache.file.write_bytes(junk)
+        read.clear()
+        assert index() == again and sorted(read) == ["a.yaml", "c.yaml", "cycle.yaml"]
+
+
+def test_an_unwritable_task_file_cache_leaves_lm_eval_to_read_as_it_does(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lm_eval import tasks
+    from lm_eval.tasks import _index
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(blocker))
+    own = next(Path(tasks.__file__).parent.glob("*/*.yaml"))
+    with _patch._cached_reads("lm-eval"):
+        config = _index.load_yaml(own, resolve_func=False, recursive=True)
+    assert config and _index.load_yaml.__module__ == "lm_eval.tasks._yaml_loader"
