@@ -49,6 +49,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fairness_evals.cache import cache_dir, store
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -74,8 +76,6 @@ def enabled() -> bool:
 
 
 def folder() -> Path:
-    from fairness_evals.cache import cache_dir
-
     return cache_dir() / FOLDER
 
 
@@ -216,21 +216,11 @@ def write(path: Path, table: pa.Table) -> bool:
     with pa.ipc.new_stream(sink, table.schema) as writer:
         writer.write_table(table)
     body = sink.getvalue()
-    temporary = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-        with os.fdopen(handle, "wb") as out:
-            out.write(MAGIC)
-            out.write(body)
-            out.write(_signature(secret, body))
-        os.replace(temporary, path)
+        store(path, MAGIC, body, _signature(secret, body))
     except OSError as error:
         log.info("fact_or_fair: could not write the document cache entry %s (%s); documents are built each run", path,
                  error)  # fmt: skip
-        if temporary is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
         return False
     _prune(path.parent, keep=path)
     return True

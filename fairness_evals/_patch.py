@@ -11,7 +11,6 @@ import marshal
 import os
 import re
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import yaml
 
 from fairness_evals._autoload_switches import debug, enabled
-from fairness_evals.cache import cache_dir
+from fairness_evals.cache import cache_dir, store
 from fairness_evals.paths import ENTRY_POINT_GROUPS, declared_task_dirs, task_paths
 
 _PACKAGES = {"lm-eval": "lm_eval", "lmms-eval": "lmms_eval"}
@@ -222,14 +221,7 @@ class _ReadCache:
         if not self.fresh and len(kept) == len(self.entries):
             return
         kept.update(self.fresh)
-        self.file.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=self.file.parent, delete=False) as handle:
-            handle.write(marshal.dumps(kept))
-        try:
-            os.replace(handle.name, self.file)
-        except OSError:
-            os.unlink(handle.name)
-            raise
+        store(self.file, marshal.dumps(kept))
 
 
 class _CYaml:

@@ -1,11 +1,12 @@
 """Where fairness-evals keeps what it builds once per machine: the converted default model, the lmms-eval task-folder
-copy and the Fact-or-Fair documents with their signing key, each checked by its content on use."""
+copy, the Fact-or-Fair documents with their signing key and lm-eval's read task files, each checked on use."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import os
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,3 +35,19 @@ def file_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def store(path: Path, *parts: bytes) -> None:
+    """Write ``parts`` to ``path`` whole or not at all: a temporary file in its folder (made if missing), renamed over
+    ``path`` (``os.replace``: a reader sees the old file or the new one), removed on failure; an OSError is raised."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            for part in parts:
+                out.write(part)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
