@@ -18,7 +18,6 @@ from collections.abc import Hashable, Mapping, Sequence
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import rel_entr
-from scipy.stats import binom
 
 from metrics._inputs import attribute_labels, category_counts, labels_1d, reference_rows, whole_number
 from metrics.iris._common import (
@@ -252,6 +251,8 @@ def _expected_abs_2b_minus_m(m: NDArray[np.float64], q: float) -> NDArray[np.flo
     ``|Y| = Y + 2(-Y)^+`` with ``Y = 2B - m``; ``E[(-Y)^+] = m F_m(t) - 2 m q F_{m-1}(t - 1)`` with
     ``t = ceil(m/2) - 1`` and ``F_n`` the Binomial(n, q) CDF (``E[B 1{B<=t}] = m q F_{m-1}(t-1)``).
     """
+    from scipy.stats import binom  # here, not at the top: importing scipy.stats takes most of a second at start-up
+
     t = np.ceil(m / 2.0) - 1.0
     f_m = binom.cdf(t, m, q)
     f_m1 = np.where(m > 0, binom.cdf(t - 1.0, np.maximum(m - 1.0, 0.0), q), 0.0)
@@ -263,6 +264,8 @@ def _expected_abs_difference(n: int, p_i: float, p_j: float) -> float:
 
     ``X_i + X_j = M ~ Binomial(n, p_i + p_j)`` and ``X_i | M ~ Binomial(M, p_i / (p_i + p_j))``.
     """
+    from scipy.stats import binom
+
     s = p_i + p_j
     if s <= 0.0:
         return 0.0

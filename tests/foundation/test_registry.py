@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 import importlib.metadata
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,11 @@ def test_each_threshold_is_a_declared_setting_with_its_default() -> None:
                 used.add(coverage.threshold)
                 assert coverage.default == declared.settings[coverage.threshold], (name, statistic.name)
         assert used == set(declared.coverage_settings), name
+
+
+def test_loading_every_benchmark_for_inspect_leaves_scipy_stats_unimported() -> None:
+    """Inspect's registry loads every benchmark's hooks at each ``inspect`` start; scipy.stats (most of a second to
+    import) is imported only by the statistic that needs it (IRIS's finite-sample floor of RD), when it runs."""
+    program = "import sys, fairness_evals.inspect._registry; print('scipy.stats' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.split() == ["False"], out.stderr[-2000:]
