@@ -185,14 +185,18 @@ class _ReadCache:
         self.prefix = str(root) + os.sep
         version = getattr(lm_eval, "__version__", "unknown")
         self.file = cache_dir() / "task-index" / f"lm-eval-{version}-py{sys.version_info[0]}{sys.version_info[1]}"
-        try:
-            self.entries: dict = marshal.loads(self.file.read_bytes())
-        except (OSError, EOFError, ValueError, TypeError):
-            self.entries = {}
-        if not isinstance(self.entries, dict):
-            self.entries = {}
         self.fresh: dict = {}
         self.stamps: dict[str, _Stamp] = {}
+
+    @functools.cached_property
+    def entries(self) -> dict:
+        """The cache file's entries, read at the first file of lm-eval's folder (an index without lm-eval's own
+        tasks never reads it); a file of another shape reads as empty."""
+        try:
+            entries = marshal.loads(self.file.read_bytes())
+        except (OSError, EOFError, ValueError, TypeError):
+            return {}
+        return entries if isinstance(entries, dict) else {}
 
     def stamp(self, file: str) -> _Stamp:
         if file not in self.stamps:
@@ -217,6 +221,8 @@ class _ReadCache:
 
     def save(self) -> None:
         """Rewrite the cache when a file was read again or an entry's file is gone."""
+        if "entries" not in self.__dict__:  # no file of lm-eval's folder was asked for
+            return
         kept = {key: entry for key, entry in self.entries.items() if self.stamp(key[0]) is not None}
         if not self.fresh and len(kept) == len(self.entries):
             return
