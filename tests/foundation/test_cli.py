@@ -266,6 +266,31 @@ def test_a_killed_model_conversion_is_cleaned_up_and_two_processes_at_once_conve
     assert again.stdout.strip() == str(folder) and (folder / "model.safetensors").stat().st_mtime_ns == stamp
 
 
+def test_the_conversion_parses_the_gguf_file_once_for_all_of_transformers_reads(tmp_path: Path) -> None:
+    """Within :func:`model._one_reader`, every opening of the source file is the one reader parsed at its start;
+    another file is opened as before, and after the block ``gguf.GGUFReader`` is gguf's own again."""
+    import gguf
+
+    from fairness_evals import model
+
+    files = []
+    for name in ("source.gguf", "other.gguf"):
+        writer = gguf.GGUFWriter(tmp_path / name, "llama")
+        writer.add_uint32("test.value", len(files))
+        writer.write_header_to_file()
+        writer.write_kv_data_to_file()
+        writer.close()
+        files.append(tmp_path / name)
+    source, other = files
+    opened = gguf.GGUFReader
+    with model._one_reader(source):
+        first, second = gguf.GGUFReader(str(source)), gguf.GGUFReader(source)
+        assert first is second and isinstance(first, opened)
+        elsewhere = gguf.GGUFReader(str(other))
+        assert elsewhere is not first and elsewhere.fields["test.value"].contents() == 1
+    assert gguf.GGUFReader is opened
+
+
 # ----------------------------------------------------------------------------- the score scaffold
 def _lm_eval_samples(folder: Path, stamp: str, answer: str, task: str = "fact_or_fair_objective") -> Path:
     """An lm-eval ``--log_samples`` file as lm-eval 0.4 writes it: one line per document, the document included."""
