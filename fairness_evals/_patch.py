@@ -105,6 +105,15 @@ def patch_task_manager(module: Any, harness: str) -> None:
 
     setattr(__init__, _MARK, True)
     cls.__init__ = __init__
+    listing = getattr(cls, "list_all_tasks", None)
+    if harness == "lm-eval" and callable(listing):
+
+        @functools.wraps(listing)
+        def list_all_tasks(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with _cached_reads(harness):
+                return listing(self, *args, **kwargs)
+
+        cls.list_all_tasks = list_all_tasks
     _wrap_match_tasks(cls, harness)
     debug(f"registered with {harness} ({module.__name__}.TaskManager)")
 
@@ -146,7 +155,9 @@ def _cached_reads(harness: str) -> Iterator[None]:
     used only while all those files are as they were, the others are read by lm-eval and the cache rewritten with
     the files this index asked for. Only lm-eval's own folder (installed files: the user's and our folders are read
     as lm-eval reads them), and only where the index reads through ``lm_eval.tasks._index.load_yaml`` with 0.4.13's
-    signature. The index is the same (``tests/foundation/test_autoload.py``)."""
+    signature. The index is the same (``tests/foundation/test_autoload.py``). ``lm_eval ls tasks`` reads each task's
+    file once more for its output type (``TaskManager.list_all_tasks``, through the manager module's ``load_yaml``):
+    those reads are served by the same cache."""
     index = sys.modules.get("lm_eval.tasks._index")
     original = getattr(index, "load_yaml", None)
     if harness != "lm-eval" or not enabled() or original is None or getattr(original, _MARK, False):
@@ -163,11 +174,16 @@ def _cached_reads(harness: str) -> Iterator[None]:
         return cache.read(str(path), recursive, original)
 
     setattr(load_yaml, _MARK, True)
-    index.load_yaml = load_yaml
+    readers = [
+        m for m in (index, sys.modules.get("lm_eval.tasks.manager")) if getattr(m, "load_yaml", None) is original
+    ]
+    for module in readers:
+        module.load_yaml = load_yaml
     try:
         yield
     finally:
-        index.load_yaml = original
+        for module in readers:
+            module.load_yaml = original
         try:
             cache.save()
         except OSError as error:

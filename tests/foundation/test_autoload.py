@@ -200,10 +200,13 @@ def test_lm_eval_takes_its_own_unchanged_task_files_from_the_cache_to_the_same_i
 ) -> None:
     """lm-eval 0.4.13 parses its ~14,000 task YAMLs at every start; the hook keeps what its reader returned for each
     of its own files. A first index reads them all and writes the cache; a second reads none of them (only our
-    folders, which are never cached) and builds the same index; lm-eval's reader has its name back."""
+    folders, which are never cached) and builds the same index; lm-eval's reader has its name back. ``lm_eval ls
+    tasks`` (``list_all_tasks``) reads every task's file again for its output type: from the cache too, to the same
+    listing."""
     import lm_eval
+    import pytablewriter
     from lm_eval import tasks
-    from lm_eval.tasks import _index
+    from lm_eval.tasks import _index, manager
 
     monkeypatch.setenv("FAIRNESS_EVALS_CACHE", str(tmp_path))
     _patch.patch_task_manager(tasks, "lm-eval")
@@ -215,6 +218,7 @@ def test_lm_eval_takes_its_own_unchanged_task_files_from_the_cache_to_the_same_i
         return load_yaml(path, resolve_func=resolve_func, recursive=recursive, _seen=_seen)
 
     monkeypatch.setattr(_index, "load_yaml", reader)
+    monkeypatch.setattr(manager, "load_yaml", reader)
     own = str(Path(tasks.__file__).parent) + os.sep
     cold = tasks.TaskManager()
     assert sum(path.startswith(own) for path in reads) > 10_000 and _index.load_yaml is reader
@@ -225,6 +229,22 @@ def test_lm_eval_takes_its_own_unchanged_task_files_from_the_cache_to_the_same_i
     assert reads and not any(path.startswith(own) for path in reads)  # our folders only
     assert warm._index == cold._index and len(warm._index) > 14_000
     assert any(name.startswith("fact_or_fair") for name in warm._index)
+
+    class Table:  # lm-eval's markdown writer without its formatting (seconds for 14,000 rows)
+        def __init__(self) -> None:
+            self.headers: list[str] = []
+            self.value_matrix: list[list[str]] = []
+
+        def dumps(self) -> str:
+            return repr(self.value_matrix)
+
+    monkeypatch.setattr(pytablewriter, "MarkdownTableWriter", Table)
+    reads.clear()
+    listed = warm.list_all_tasks()
+    assert not any(path.startswith(own) for path in reads) and manager.load_yaml is reader
+    plain = tasks.TaskManager.list_all_tasks.__wrapped__(warm)  # lm-eval's own, every file read by its reader
+    assert sum(path.startswith(own) for path in reads) > 10_000
+    assert listed == plain and "'fact_or_fair_objective', " in listed and "generate_until" in listed
 
 
 def test_the_task_file_cache_reads_again_what_changed_and_forgets_what_is_gone(
