@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 import tomllib
-from harness import DEV_BIN, REPO, offline_env, run
+from harness import DEV_BIN, REPO, offline_env, own_cache, run
 from openai_server import OpenAIServer, fact_or_fair_reply, running
 
 from fairness_evals import extras
@@ -92,7 +92,7 @@ def _blocked_env(tmp: Path, **extra: str) -> dict[str, str]:
     (site / "sitecustomize.py").write_text(
         f"import sys\nfor name in {BLOCKED!r}:\n    sys.modules[name] = None\n", encoding="utf-8"
     )
-    env = offline_env(tmp, FAIRNESS_EVALS_CACHE=str(tmp / "cache"), **extra)
+    env = offline_env(tmp, FAIRNESS_EVALS_CACHE=own_cache(tmp / "cache"), **extra)
     env["PYTHONPATH"] = os.pathsep.join([str(site), str(REPO)])
     return env
 

@@ -29,7 +29,7 @@ from statistics import NormalDist
 from typing import Any
 
 import pytest
-from harness import DEV_BIN, REPO, offline_env
+from harness import DEV_BIN, REPO, offline_env, own_cache
 from openai_server import OpenAIServer, running
 
 from tests.conftest import shared_run
@@ -150,7 +150,7 @@ class Toy:
 def _environment(root: Path) -> dict[str, str]:
     """The toy's folder on ``PYTHONPATH`` (its ``.dist-info`` registers it), caches under ``root``, offline."""
     return offline_env(
-        root, PYTHONPATH=str(root / "site"), PYTHONDONTWRITEBYTECODE="1", FAIRNESS_EVALS_CACHE=str(root / "cache")
+        root, PYTHONPATH=str(root / "site"), PYTHONDONTWRITEBYTECODE="1", FAIRNESS_EVALS_CACHE=own_cache(root / "cache")
     )
 
 
