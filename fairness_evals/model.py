@@ -150,9 +150,9 @@ def _one_reader(source: Path) -> Iterator[None]:
     """Within the block, transformers' GGUF loader gets one parsed reader of ``source`` for each of its reads.
 
     transformers opens the file three times (tokenizer, configuration, weights) and ``gguf.GGUFReader`` parses every
-    metadata field at each opening, the 49,152-entry vocabulary element by element (2 to 3 s each on two cores: a conversion
-    took 26-28 s instead of 30-34 s in alternating runs). The reader is read-only (a read-only memory map), so one serves the three,
-    and the converted files are the same bytes; any other file is opened as before."""
+    metadata field at each opening, the 49,152-entry vocabulary element by element (2 to 3 s each on two cores: a
+    conversion took 26-28 s instead of 30-34 s in alternating runs). The reader is read-only (a read-only memory map),
+    so one serves the three, and the converted files are the same bytes; any other file is opened as before."""
     import gguf
 
     opened = gguf.GGUFReader
