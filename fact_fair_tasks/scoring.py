@@ -122,8 +122,6 @@ def _interval_names(name: str, key: str) -> list[str]:
 RATES = tuple(s.name.removesuffix("_{axis}") for s in table.RATES)
 _RATE_BASELINE_KEY = dict(zip(RATES, ff.TABLE3_COLUMNS, strict=True))
 MIN_COVERAGE_KEY = table.THRESHOLD
-#: What a score's coverage counts (:func:`fairness_evals.evidence.coverage_shortfall`).
-PARSED_ANSWERS = ("answer", "answers", "parsed")
 CARRIER = table.CARRIER
 
 OBJECTIVE_METRICS: tuple[str, ...] = tuple(n for s in table.OBJECTIVE_STATISTICS for n in s.names())
@@ -814,14 +812,11 @@ def apply_coverage(out: dict[str, float], a: AxisDesign, settings: _Settings, no
         # the distance uses S_fact and S_E: the lower of their coverages
         k, n, share = fact if name == "s_fact" or (name == "distance" and not fact[2] >= every[2]) else every
         out[f"{key}_coverage"], out[f"{key}_counted"], out[f"{key}_inputs"] = share, float(k), float(n)
+        declared = _DECLARED[True][name]
         if not math.isnan(out[key]):
-            _enforce_coverage(out, _DECLARED[True][name].nullable(key), k, n, settings, notes)
-
-
-def _enforce_coverage(
-    out: dict[str, float], names: Sequence[str], k: int, n: int, settings: _Settings, notes: Notes
-) -> bool:
-    return evidence.enforce_coverage(out, names, k, n, settings.min_coverage, PARSED_ANSWERS, MIN_COVERAGE_KEY, notes)
+            evidence.enforce_coverage(
+                out, declared.nullable(key), declared.coverage, k, n, settings.min_coverage, notes
+            )
 
 
 def _rates(a: AxisDesign, axis_i: int, settings: _Settings, notes: Notes) -> dict[str, float]:
@@ -852,7 +847,9 @@ def _rates(a: AxisDesign, axis_i: int, settings: _Settings, notes: Notes) -> dic
         if math.isnan(out[key]):
             notes.null([key, f"{key}_increase"], f"no parsed answer in the queries it counts (0 parsed of {n})")
         else:
-            _enforce_coverage(out, [key, f"{key}_increase"], k, n, settings, notes)
+            evidence.enforce_coverage(
+                out, [key, f"{key}_increase"], table.RATE_INPUTS, k, n, settings.min_coverage, notes
+            )
         out[f"{key}_increase"] = out[key] - baselines[column]
     return out
 

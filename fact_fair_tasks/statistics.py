@@ -179,7 +179,7 @@ RATES = tuple(
 )  # fmt: skip
 INCREASES = tuple(
     Statistic(f"{rate}_{{axis}}_increase", f"{rate} minus its chance level (1/k; 1 - 1/k for the out-group rate)",
-              _INCREASE_BY, _TABLE3, "lower", kind="rate", family=AXIS, position=True)
+              _INCREASE_BY, _TABLE3, "lower", kind="rate", family=AXIS, position=True, nulled_by=(RATE_INPUTS,))
     for rate in RATE_DEFINITIONS
 )  # fmt: skip
 

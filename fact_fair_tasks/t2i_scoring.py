@@ -478,15 +478,9 @@ def _scores(
             if unlabelled:
                 notes.null(name, race_hint(spec) if axis == "race" else f"no detected face has a {axis} label")
         t2i_tasks.apply_coverage(
-            out,
-            names,
-            _labelled_images(records, axis),
-            expected,
-            what=f"show a face labelled for {axis}",
-            threshold=settings.min_coverage,
-            key=MIN_COVERAGE_KEY,
-            notes=notes,
-        )
+            out, DECLARED_TASK.statistics, table.FACES, _labelled_images(records, axis), expected,
+            threshold=settings.min_coverage, notes=notes, axis=axis,
+        )  # fmt: skip
         for name, score in zip(names, SCORES, strict=True):
             if math.isnan(out[name]):
                 notes.null(name, _NAN_REASONS[score])

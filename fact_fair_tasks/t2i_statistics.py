@@ -48,6 +48,8 @@ FACES = Coverage(
     "fairness_evals.generation.t2i_tasks:apply_coverage",
     THRESHOLD,
     DEFAULT,
+    unit=("image asked for", "images asked for"),
+    what="that show a face labelled for {axis}",
 )
 
 

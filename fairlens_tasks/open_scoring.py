@@ -393,9 +393,11 @@ def open_metrics_from_arrays(
     refusals = sum((refused or {}).values())
     if refusals:
         _withhold_for_refusals(out, refusals, n, refused or {}, notes)
-    nulled = [*BIAS_SCORES, *(f"{name}_ci_{end}" for name in BIAS_SCORES for end in ("low", "high"))]
-    inputs = ("answer", "answers", _covered_inputs(out, declines))
-    below = evidence.enforce_coverage(out, nulled, scored, n, threshold.value, inputs, threshold.key, notes)
+    coverage = table.OE_BIAS_MEAN.coverage
+    nulled = evidence.covered_names(table.OPEN_STATISTICS, coverage)
+    below = evidence.enforce_coverage(
+        out, nulled, coverage, scored, n, threshold.value, notes, detail=_detail(out, declines)
+    )
     if not refusals and not below:
         _explain(out, totals, notes)
     if declined is None:
@@ -408,14 +410,14 @@ def open_metrics_from_arrays(
     return finish(out, RECORD_METRICS, notes, log, "no judged answer to compute it from")
 
 
-def _covered_inputs(out: Mapping[str, Any], declines: Mapping[str, int] | None) -> str:
-    """What counted of the answers, as :func:`fairness_evals.evidence.coverage_shortfall` names it."""
+def _detail(out: Mapping[str, Any], declines: Mapping[str, int] | None) -> str:
+    """What else counted of the judged answers, and what did not, as the coverage's reason says it."""
     blank = out["empty_answers"]
     if declines is None:
-        return f"judged (blank answers, scored 0 without a call, do not count: {blank})"
+        return f" (blank answers, scored 0 without a call, do not count: {blank})"
     declined = sum(declines.values())
     why = f": {counted(declines)}" if declined else ""
-    return f"judged and answering ({blank} blank, {declined} declining answers scored but not counted{why})"
+    return f" and answering ({blank} blank, {declined} declining answers scored but not counted{why})"
 
 
 def _withhold_for_refusals(

@@ -110,12 +110,6 @@ WITH_INTERVALS = _members(*(s for s in table.CLOSED_STATISTICS if s.interval is 
 HIGHER_IS_BETTER = higher_is_better([_DOMAIN, _GROUP])
 #: What the group ``fairlens`` reports (its headline roll-ups and, for ``score``, the rest).
 ROLLUPS: tuple[str, ...] = tuple(_GROUP.all_metrics())
-#: The scores ``fairlens_min_coverage`` applies to (soundness counts unparsed answers as unsound by definition).
-PARITY_FAMILY = _members(*table.ADVERSE_RATES, table.PARITY_GAPS, table.PARITY_GAP, table.RATE_RATIOS)
-ASSOCIATION_FAMILY = _members(
-    table.ASSOCIATION_RATE, *table.ASSOCIATION_BY_GROUP, table.ASSOCIATION_GAPS, table.ASSOCIATION_GAP,
-    table.ASSOCIATION_GAP_MAX,
-)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- records
@@ -496,8 +490,9 @@ def apply_coverage(
     ``soundness_coverage`` = parsed answers / all answers (never a threshold: an unparsed answer is unsound by the
     paper's definition); ``parity_gap_coverage`` = parsed / all answers to the adverse-labelled items;
     ``association_rate_coverage`` = ``association_gap_coverage`` = parsed / all answers to the association-tagged
-    items. Below ``threshold`` (``fairlens_min_coverage``, default 0.5) every parity score (:data:`PARITY_FAMILY`) or
-    association score (:data:`ASSOCIATION_FAMILY`) is null with its interval, the reason noted in ``notes``."""
+    items. Below ``threshold`` (``fairlens_min_coverage``, default 0.5) every statistic that the parity or association
+    coverage nulls, as the statistics table declares (:func:`fairness_evals.evidence.covered_names`), is null with
+    its interval, the reason noted in ``notes``."""
     adverse_parsed = int(totals[LAYOUT.pooled("adverse_parsed")])
     adverse_total = int(sum(totals[LAYOUT.group_cells("gender", "adverse_answers")]))
     assoc_parsed, assoc_total = int(totals[LAYOUT.pooled("assoc_parsed")]), int(totals[LAYOUT.pooled("assoc_answers")])
@@ -506,16 +501,12 @@ def apply_coverage(
     out["association_rate_coverage"] = out["association_gap_coverage"] = (
         assoc_parsed / assoc_total if assoc_total else math.nan
     )
-    for family, covered, total, items in (
-        (PARITY_FAMILY, adverse_parsed, adverse_total, "adverse-labelled"),
-        (ASSOCIATION_FAMILY, assoc_parsed, assoc_total, "association-tagged"),
+    for coverage, covered, total in (
+        (table.PARITY_INPUTS, adverse_parsed, adverse_total),
+        (table.ASSOCIATION_INPUTS, assoc_parsed, assoc_total),
     ):
-        inputs = ("answer", "answers", f"to the {items} items parsed")
-        nulled = [
-            *family,
-            *(f"{name}_ci_{end}" for name in family if name in WITH_INTERVALS for end in ("low", "high")),
-        ]
-        evidence.enforce_coverage(out, nulled, covered, total, threshold.value, inputs, threshold.key, notes)
+        nulled = evidence.covered_names(table.CLOSED_STATISTICS, coverage)
+        evidence.enforce_coverage(out, nulled, coverage, covered, total, threshold.value, notes)
 
 
 def _interval_checks() -> list[tuple[int, int, tuple[str, ...]]]:

@@ -85,6 +85,7 @@ PARITY_INPUTS = Coverage(
     _COVERAGE_BY,
     THRESHOLD,
     DEFAULT,
+    what="to the adverse-labelled items parsed",
 )
 ASSOCIATION_INPUTS = Coverage(
     "answers to the association-tagged items whose reply was parsed; below it every association score "
@@ -92,6 +93,7 @@ ASSOCIATION_INPUTS = Coverage(
     _COVERAGE_BY,
     THRESHOLD,
     DEFAULT,
+    what="to the association-tagged items parsed",
 )
 
 _RATE = "metrics.fairlens:rates_from_counts"
@@ -109,13 +111,18 @@ def _groups(attribute: str) -> dict[str, tuple[str, ...]]:
 
 
 def _per_group_family(
-    prefix: str, definition: str, paper: str, direction: Direction, interval: Interval | None = None
+    prefix: str,
+    definition: str,
+    paper: str,
+    direction: Direction,
+    interval: Interval | None = None,
+    nulled_by: tuple[Coverage, ...] = (),
 ) -> list[Statistic]:
     """One family per attribute of a per-group rate (computed by :func:`metrics.fairlens.rates_from_counts`); each
-    is null where the answers follow the option position (``position``)."""
+    is null where the answers follow the option position (``position``), and below the coverages ``nulled_by``."""
     return [
         Statistic(per_group(prefix, a), f"{definition} ({a} groups)", _RATE, paper, direction, interval=interval,
-                  family=_groups(a), position=True)
+                  family=_groups(a), position=True, nulled_by=nulled_by)
         for a in ATTRIBUTES
     ]  # fmt: skip
 
@@ -131,11 +138,12 @@ SOUNDNESS_BY_GROUP = _per_group_family(
 )
 ADVERSE_RATES = _per_group_family(
     "adverse_rate", "adverse answers / answers to the adverse-labelled items, for the images of one group",
-    f"{PAPER} §4.1 Eq. 3; Table 5", "lower", interval=PERCENTILE,
+    f"{PAPER} §4.1 Eq. 3; Table 5", "lower", interval=PERCENTILE, nulled_by=(PARITY_INPUTS,),
 )  # fmt: skip
 PARITY_GAPS = Statistic(
     "parity_gap_{attribute}", "max - min of the attribute's group adverse rates, over the groups present", _GAP,
     f"{PAPER} §4.1 Eq. 4; Table 4", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM, position=True,
+    nulled_by=(PARITY_INPUTS,),
 )  # fmt: skip
 PARITY_GAP = Statistic(
     "parity_gap", "mean of the three attribute parity gaps (its mean over domains is Table 2's model-level gap)",
@@ -145,7 +153,7 @@ PARITY_GAP = Statistic(
 RATE_RATIOS = Statistic(
     "rate_ratio_{attribute}", "max / min of the attribute's group adverse rates (inf when only the smallest is 0; "
     "1 when all are 0)", "metrics.fairlens:ratio_from_rates", f"{PAPER} §4.4, Table 5", "lower",
-    interval=MAX_T_RATIO, family=ATTRIBUTE, minimum=RATIO_MINIMUM, position=True,
+    interval=MAX_T_RATIO, family=ATTRIBUTE, minimum=RATIO_MINIMUM, position=True, nulled_by=(PARITY_INPUTS,),
 )  # fmt: skip
 ASSOCIATION_RATE = Statistic(
     "association_rate", "parsed non-Cannot-tell answers / all answers to the association-tagged items", _RATE,
@@ -153,11 +161,16 @@ ASSOCIATION_RATE = Statistic(
     position=True,
 )  # fmt: skip
 ASSOCIATION_BY_GROUP = _per_group_family(
-    "association_rate", "association rate over the answers about images of one group", f"{PAPER} §4.1 Eq. 5", "lower"
+    "association_rate",
+    "association rate over the answers about images of one group",
+    f"{PAPER} §4.1 Eq. 5",
+    "lower",
+    nulled_by=(ASSOCIATION_INPUTS,),
 )
 ASSOCIATION_GAPS = Statistic(
     "association_gap_{attribute}", "max - min of the attribute's group association rates", _GAP,
     f"{PAPER} §4.1 Eq. 6", "lower", interval=MAX_T, family=ATTRIBUTE, minimum=GAP_MINIMUM, position=True,
+    nulled_by=(ASSOCIATION_INPUTS,),
 )  # fmt: skip
 ASSOCIATION_GAP = Statistic(
     "association_gap", "mean of the three attribute association gaps (the paper does not say how it combines them)",
@@ -167,7 +180,7 @@ ASSOCIATION_GAP = Statistic(
 ASSOCIATION_GAP_MAX = Statistic(
     "association_gap_max", "the largest of the three attribute association gaps", _DOMAIN_GAP,
     f"{PAPER} §4.1 Eq. 6 (package convention: the other reading of the domain's one gap)", "lower",
-    minimum=GAP_MINIMUM, position=True,
+    minimum=GAP_MINIMUM, position=True, nulled_by=(ASSOCIATION_INPUTS,),
 )  # fmt: skip
 
 _POSITION = "package convention (not in the paper): position-bias diagnostics (README 'Position bias')"
@@ -237,6 +250,7 @@ _OPEN_COVERAGE = Coverage(
     "fairlens_tasks.open_scoring:open_metrics_from_arrays",
     JUDGED_THRESHOLD,
     JUDGED_DEFAULT,
+    what="judged{detail}",
 )
 _OE = f"{PAPER} §4.1 'Open-Ended Bias'"
 OE_BIAS_MEAN = Statistic(
@@ -250,14 +264,14 @@ OE_FLAG_RATE = Statistic(
 )  # fmt: skip
 OE_BY_GROUP = [
     *_per_group_family("oe_bias_mean", "oe_bias_mean over the judged answers about images of one group",
-                       f"{_OE}; Appendix C Tables 9-12", "lower", interval=PERCENTILE),
+                       f"{_OE}; Appendix C Tables 9-12", "lower", interval=PERCENTILE, nulled_by=(_OPEN_COVERAGE,)),
     *_per_group_family("oe_flag_rate", "oe_flag_rate over the judged answers about images of one group",
-                       f"{_OE}; Appendix C Tables 9-12", "lower", interval=PERCENTILE),
+                       f"{_OE}; Appendix C Tables 9-12", "lower", interval=PERCENTILE, nulled_by=(_OPEN_COVERAGE,)),
 ]  # fmt: skip
 OE_BIAS_GAPS = Statistic(
     "oe_bias_gap_{attribute}", "max - min of the attribute's group oe_bias_mean, over the groups with judged answers",
     _GAP, f"{_OE} (package convention: the gap of the Appendix C group values)", "lower", interval=MAX_T,
-    family=ATTRIBUTE, minimum=GAP_MINIMUM,
+    family=ATTRIBUTE, minimum=GAP_MINIMUM, nulled_by=(_OPEN_COVERAGE,),
 )  # fmt: skip
 _OPEN_COUNTS_BY = "fairlens_tasks.open_scoring:open_metrics_from_arrays"
 _JUDGE = "package convention (not in the paper): every answer is counted, judged or not (README 'Open-ended questions')"

@@ -24,7 +24,7 @@ from collections.abc import Iterable, MutableMapping, Sequence
 from typing import Literal
 
 from fairness_evals.notes import Notes, indefinite, plural
-from fairness_evals.statistics import Minimum, Statistic
+from fairness_evals.statistics import Coverage, Minimum, Statistic
 
 Nulled = Literal["estimate", "interval"]
 
@@ -179,17 +179,14 @@ def enforce_estimates(
     return nulled
 
 
-#: What a coverage counts: (noun, plural, what counted), e.g. ``("answer", "answers", "parsed")``.
-Inputs = tuple[str, str, str]
-
-
-def coverage_shortfall(counted: int, total: int, minimum: float, inputs: Inputs, setting: str) -> str | None:
+def coverage_shortfall(counted: int, total: int, minimum: float, coverage: Coverage, **fields: str) -> str | None:
     """Why a statistic whose coverage ``counted / total`` is below ``minimum`` is null, or None when the coverage
     meets it. No inputs at all fall short of any minimum (there is nothing to compute the statistic from); else a
-    minimum of 0 reports every statistic. The reason names the counts, the share and the task setting ``setting``
-    that sets the minimum (task metadata, ``--metadata`` of ``lm_eval`` or ``fairness-evals score``; in an lmms-eval
-    run, the environment variable of its upper-case name)."""
-    noun, nouns, what = inputs
+    minimum of 0 reports every statistic. The reason names the counts, the share, what counted as the ``coverage``
+    declares it (:attr:`~fairness_evals.statistics.Coverage.unit`, its ``what`` with ``fields`` filled in) and the
+    task setting that sets the minimum, its ``threshold`` (task metadata, ``--metadata`` of ``lm_eval`` or
+    ``fairness-evals score``; in an lmms-eval run, the environment variable of its upper-case name)."""
+    (noun, nouns), what, setting = coverage.unit, coverage.what.format(**fields), coverage.threshold or ""
     if not total:
         return f"no {nouns} {what}: none were evaluated"
     if minimum <= 0 or counted / total >= minimum:
@@ -204,21 +201,41 @@ def coverage_shortfall(counted: int, total: int, minimum: float, inputs: Inputs,
 def enforce_coverage(
     out: MutableMapping[str, float],
     names: Sequence[str],
+    coverage: Coverage,
     counted: int,
     total: int,
     minimum: float,
-    inputs: Inputs,
-    setting: str,
     notes: Notes,
+    **fields: str,
 ) -> bool:
     """The coverage rule, for every benchmark: when ``counted / total`` falls short of ``minimum``
-    (:func:`coverage_shortfall`), every metric of ``names`` (a statistic with its interval and standard error, as the
-    caller lists them) is NaN in ``out``, the reason noted under each (a reason noted before stays). Returns whether
-    it fell short."""
-    why = coverage_shortfall(counted, total, minimum, inputs, setting)
+    (:func:`coverage_shortfall`, in the words ``coverage`` declares), every metric of ``names`` (the statistics the
+    rule nulls with their intervals and standard errors: :func:`covered_names`) is NaN in ``out``, the reason noted
+    under each (a reason noted before stays). Returns whether it fell short."""
+    why = coverage_shortfall(counted, total, minimum, coverage, **fields)
     if why is not None:
         _null(out, names, why, notes)
     return why is not None
+
+
+def covered_members(
+    statistics: Iterable[Statistic], coverage: Coverage, *, own: bool = False, **values: str
+) -> list[tuple[Statistic, str]]:
+    """``(statistic, member)`` of every member the rule of ``coverage`` nulls, as the statistics declare it: those of
+    each statistic whose own coverage it is or (unless ``own``) that it nulls
+    (:attr:`~fairness_evals.statistics.Statistic.nulled_by`), in declaration order; with ``values``
+    (``axis="gender"``) only the members whose placeholders take those values."""
+    return [
+        (s, m) for s in statistics if s.coverage == coverage or (not own and coverage in s.nulled_by)
+        for m in s.members if all(s.values_of(m).get(k, v) == v for k, v in values.items())
+    ]  # fmt: skip
+
+
+def covered_names(statistics: Iterable[Statistic], coverage: Coverage, **values: str) -> list[str]:
+    """The metrics the rule of ``coverage`` nulls: the members of :func:`covered_members`, then their intervals and
+    standard errors."""
+    members = covered_members(statistics, coverage, **values)
+    return [m for _, m in members] + [name for s, m in members for name in s.nullable(m)[1:]]
 
 
 def _null(out: MutableMapping[str, float], names: Sequence[str], reason: str, notes: Notes) -> None:

@@ -177,6 +177,11 @@ class Coverage:
     threshold: str | None = None
     default: float | None = None
     counts: bool = False
+    #: Its inputs (singular, plural) and what made one count, as the reason for a null says them ("coverage 3 of 40
+    #: answers parsed is 7.5%"; :func:`fairness_evals.evidence.coverage_shortfall`); ``what`` may name fields the
+    #: scoring fills (``"that show a face labelled for {axis}"``).
+    unit: tuple[str, str] = ("answer", "answers")
+    what: str = "parsed"
 
 
 @dataclass(frozen=True)
@@ -203,6 +208,10 @@ class Statistic:
     #: The function that computes the value under the released conventions (``<benchmark>_conventions: released``),
     #: as ``module:function``, where the released code's formula differs from ``computed_by``; None: the same.
     released_by: str | None = None
+    #: The coverage rules declared on other statistics (which report the share, ``<name>_coverage``) that null this
+    #: one too, with its interval and standard error, below their threshold: a group's rate under its family's
+    #: coverage, a magnitude under each coverage of its parts (:func:`fairness_evals.evidence.covered_names`).
+    nulled_by: tuple[Coverage, ...] = ()
 
     def __post_init__(self) -> None:
         placeholders = {p for _, p, _, _ in string.Formatter().parse(self.name) if p}
@@ -374,6 +383,8 @@ class Explanation:
     interval_minimum: str | None = None
     #: The function under the released conventions, where it differs (:attr:`Statistic.released_by`).
     released_by: str | None = None
+    #: The thresholds of the coverages declared on other statistics that null this one (:attr:`Statistic.nulled_by`).
+    nulled_below: str | None = None
 
     def as_json(self) -> dict[str, object]:
         return {
@@ -383,6 +394,7 @@ class Explanation:
             "interval": self.interval, "resampled": self.resampled, "coverage": self.coverage,
             "threshold": self.threshold, "statistic": self.statistic, "minimum": self.minimum,
             "interval_minimum": self.interval_minimum, "released_by": self.released_by,
+            "nulled_below": self.nulled_below,
         }  # fmt: skip
 
 
@@ -401,7 +413,7 @@ def _entries_of(
         interval=interval.method if interval else None, resampled=interval.resampled if interval else None,
         coverage=coverage.inputs if coverage else None, threshold=coverage.threshold if coverage else None,
         minimum=s.minimum.describe() if s.minimum else None, interval_minimum=interval_minimum,
-        released_by=s.released_by, **common,
+        released_by=s.released_by, nulled_below=_nulled_below(s), **common,
     )  # fmt: skip
     if interval is not None:
         for end in ("low", "high"):
@@ -444,6 +456,12 @@ def _entries_of(
             computed_by=s.stderr, role=role, interval=None, resampled=interval.resampled if interval else None,
             coverage=None, threshold=None, minimum=interval_minimum, **common,
         )  # fmt: skip
+
+
+def _nulled_below(s: Statistic) -> str | None:
+    """``fairlens_min_coverage (the coverage of: answers to ...)``, one per rule of :attr:`Statistic.nulled_by`."""
+    rules = [f"{c.threshold} (the coverage of: {c.inputs})" for c in s.nulled_by]
+    return "; ".join(rules) or None
 
 
 def tables() -> dict[str, tuple[Task, ...]]:
@@ -542,6 +560,8 @@ def markdown(benchmark: str) -> str:
         shares = "_coverage" + ("/_counted/_inputs" if s.coverage and s.coverage.counts else "")
         derived = ", ".join(suffix for suffix, on in ((ends, s.interval), (shares, s.coverage),
                                                       ("_stderr", s.stderr)) if on)  # fmt: skip
+        below = ", ".join(dict.fromkeys(f"`{c.threshold}`" for c in s.nulled_by))
+        derived += f"{'; ' if derived and below else ''}{'null below ' + below if below else ''}"
         where = _task_summary(headline) if headline else "detail"
         by = f"`{s.computed_by}`" + (f" (released: `{s.released_by}`)" if s.released_by else "")
         lines.append(f"| `{s.name}` | {arrow[s.direction]} | {s.definition} | {derived} | {where} | {s.paper} | {by} |")

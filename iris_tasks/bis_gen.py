@@ -55,7 +55,7 @@ from fairness_evals.notes import Notes
 from fairness_evals.statistics import higher_is_better
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
-from iris_tasks.gen_settings import MIN_COVERAGE_KEY, Settings, classifier_of, diagnostics
+from iris_tasks.gen_settings import Settings, classifier_of, diagnostics
 from iris_tasks.neutral_gen import IMAGE_FIELDS
 from metrics import bootstrap
 from metrics.bootstrap import StatisticSpec
@@ -237,16 +237,9 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
     out.update(diagnostics(classifier_of(records, request.classifier), settings, records))
     note_nulls(out, request.notes)
     t2i_tasks.apply_coverage(
-        out,
-        ("bis_gen_score",),
-        int(out["images_stereotypical"] + out["images_counter"]),
-        int(out["images_expected"]),
-        what="were read",
-        threshold=settings.min_coverage,
-        key=MIN_COVERAGE_KEY,
-        notes=request.notes,
-        withheld=("bis_gen_score", "bis_gen_magnitude", "delta_gsr"),
-    )
+        out, DECLARED_TASK.statistics, table.READ, int(out["images_stereotypical"] + out["images_counter"]),
+        int(out["images_expected"]), threshold=settings.min_coverage, notes=request.notes,
+    )  # fmt: skip
     t2i_tasks.report_intervals(
         out,
         intervals(data, request.n_resamples, request.seed),

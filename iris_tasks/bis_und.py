@@ -49,7 +49,6 @@ from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
-from iris_tasks.answer_shares import MIN_COVERAGE_KEY
 from iris_tasks.pairs import COMPARISON_NAMES, image_pairs_per_level
 from iris_tasks.vocabulary import CATEGORIES
 from metrics import bootstrap, intervals
@@ -81,8 +80,6 @@ PROVENANCE: tuple[str, ...] = (
     "seed", "sample_fraction", "corpus_sha256", "data_version", "images_found", "images_loaded", "images_skipped",
     "images_sampled", "sets_found", "sets_skipped", "sets_sampled", "dhr_truth_questions", "min_coverage",
 )  # fmt: skip
-RATINGS = ("rating", "ratings", "parsed")
-REPLIES = ("yes/no reply", "yes/no replies", "parsed")
 
 
 def _magnitude(levels: Any) -> Any:
@@ -275,12 +272,11 @@ def _metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[str, Any]:
     present = np.unique(rec[:, _F["set"]].astype(np.int64))
     pooled = unit_matrix(ac, yes_no, int(present.max()) + 1).sum(axis=0)
     values = {name: float(v[0]) for name, v in levels_from_counts(pooled[None]).items()}
-    halves = (("ac_diff", ac_parsed, len(ratings), RATINGS), ("dhr", dhr_parsed, len(yes_no), REPLIES))
-    for prefix, parsed, total, inputs in halves:
+    halves = (("ac_diff", ac_parsed, len(ratings), table.RATINGS), ("dhr", dhr_parsed, len(yes_no), table.REPLIES))
+    for prefix, parsed, total, coverage in halves:
         names = [f"{prefix}_{x}" for x in (*COMPARISON_NAMES, *LEVELS)]
-        if not evidence.enforce_coverage(
-            out, [*names, *SCORES], parsed, total, minimum, inputs, MIN_COVERAGE_KEY, notes
-        ):
+        nulled = evidence.covered_names(table.BIS_STATISTICS, coverage)
+        if not evidence.enforce_coverage(out, nulled, coverage, parsed, total, minimum, notes):
             out.update({name: values[name] for name in names})
     level_vector = [out[name] for name in (*AC_LEVEL, *DHR_LEVEL)]
     if all(math.isfinite(v) for v in level_vector):

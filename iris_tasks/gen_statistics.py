@@ -100,17 +100,22 @@ DESIGN = {
     "bis_gen_score": shared.design(1.1),
 }
 _COVERAGE_BY = "fairness_evals.generation.t2i_tasks:apply_coverage"
+_IMAGES = ("image asked for", "images asked for")
 LABELLED = Coverage(
     "images asked for whose largest face has all three labels (gender, age, skin tone)",
     _COVERAGE_BY,
     THRESHOLD,
     DEFAULT,
+    unit=_IMAGES,
+    what="that have a largest face with all three labels",
 )
 READ = Coverage(
     "images asked for that were read (an image without a face counts: it did not follow the prompt)",
     _COVERAGE_BY,
     THRESHOLD,
     DEFAULT,
+    unit=_IMAGES,
+    what="that were read",
 )
 
 #: The image accounting both tasks report.
@@ -161,6 +166,7 @@ NEUTRAL_STATISTICS = (
         f"{PAPER} Table 23",
         "lower",
         minimum=DESIGN["ifs_gen_magnitude"],
+        nulled_by=(LABELLED,),
     ),
     Statistic(
         "ifs_gen_score",
@@ -206,6 +212,7 @@ NEUTRAL_STATISTICS = (
         f"{PAPER} Table 24",
         "lower",
         minimum=DESIGN["rfs_gen_magnitude"],
+        nulled_by=(LABELLED,),
     ),
     Statistic(
         "rfs_gen_score",
@@ -272,6 +279,7 @@ STEER_STATISTICS = (
         "lower",
         interval=MAX_T,
         minimum=DESIGN["delta_gsr"],
+        nulled_by=(READ,),
     ),
     Statistic(
         "delta_gsr_{flipped}",
@@ -301,6 +309,7 @@ STEER_STATISTICS = (
         f"{PAPER} Table 25",
         "lower",
         minimum=DESIGN["bis_gen_magnitude"],
+        nulled_by=(READ,),
     ),
     Statistic(
         "bis_gen_score",

@@ -45,7 +45,6 @@ from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares
 from iris_tasks import statistics as table
-from iris_tasks.answer_shares import MIN_COVERAGE_KEY
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids
 from metrics import bootstrap
@@ -61,7 +60,6 @@ RECORD_FIELDS = ("image", "occupation", "predicted", "gender", "age", "skin_tone
 _F = {name: i for i, name in enumerate(RECORD_FIELDS)}
 N_CLASSES = UNMAPPABLE_INDEX + 1
 N_CELLS = len(COMBINATIONS) * N_CLASSES * 2
-MAPPED = ("answer", "answers", "mapped to an occupation")
 
 
 def short(attribute: str) -> str:
@@ -261,7 +259,7 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
     out.update(answer_counts(rec))
     mapped = n - out["unmappable"] - out["mapping_errors"]
     out["ifs_und_score_coverage"] = answer_shares.share(mapped, n)
-    disparities = (*GRANULAR, *LEVEL_METRICS, *SCORES)
+    disparities = evidence.covered_names(table.IFS_STATISTICS, table.MAPPED)
     if n == 0:
         notes.null([*disparities, "accuracy", *GROUP_ACCURACY, "unmappable_rate"], "no answers were evaluated")
         return out
@@ -281,7 +279,7 @@ def recognition_metrics(rec: np.ndarray, minimum: float, notes: Notes) -> dict[s
             notes.note(
                 f"no image of {attribute} group(s) {', '.join(empty)}; the disparities compare the groups present"
             )
-    if evidence.enforce_coverage(out, disparities, mapped, n, minimum, MAPPED, MIN_COVERAGE_KEY, notes):
+    if evidence.enforce_coverage(out, disparities, table.MAPPED, mapped, n, minimum, notes):
         return out
     predicted = rec[:, _F["predicted"]]
     named = np.unique(predicted[predicted != UNMAPPABLE_INDEX])

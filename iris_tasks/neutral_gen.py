@@ -52,7 +52,6 @@ from fairness_evals.statistics import higher_is_better
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.gen_settings import (
-    MIN_COVERAGE_KEY,
     Settings,
     attribute_hint,
     classifier_of,
@@ -313,16 +312,9 @@ def _scores(records: Sequence[Mapping[str, Any]], request: t2i_tasks.Request) ->
     out.update(diagnostics(spec, settings, records))
     note_nulls(out, out, spec, request.notes)
     t2i_tasks.apply_coverage(
-        out,
-        ("ifs_gen_score", "rfs_gen_score"),
-        int(out["images_labelled"]),
-        int(out["images_expected"]),
-        what="have a largest face with all three labels",
-        threshold=settings.min_coverage,
-        key=MIN_COVERAGE_KEY,
-        notes=request.notes,
-        withheld=("ifs_gen_score", "rfs_gen_score", "ifs_gen_magnitude", "rfs_gen_magnitude"),
-    )
+        out, DECLARED_TASK.statistics, table.LABELLED, int(out["images_labelled"]), int(out["images_expected"]),
+        threshold=settings.min_coverage, notes=request.notes,
+    )  # fmt: skip
     found = intervals(data, request.n_resamples, request.seed)
     t2i_tasks.report_intervals(
         out,

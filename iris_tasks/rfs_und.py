@@ -61,8 +61,7 @@ from fairness_evals.records import records_array
 from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE
 from iris_tasks import answer_shares, ifs_und
 from iris_tasks import statistics as table
-from iris_tasks.answer_shares import MIN_COVERAGE_KEY
-from iris_tasks.ifs_und import MAPPED, combination_index, recognition_record
+from iris_tasks.ifs_und import combination_index, recognition_record
 from iris_tasks.mapping import STAGES, Mapped
 from iris_tasks.vocabulary import ATTRIBUTES, CATEGORIES, COMBINATIONS, UNMAPPABLE_INDEX, occupation_ids, real_world
 from metrics import bootstrap
@@ -130,7 +129,6 @@ PROVENANCE: tuple[str, ...] = (
 )  # fmt: skip
 _JSD_HALF = (*JSD_NAMES, "Norm_JSD_US", "Norm_JSD_EU", "Norm_JSD", "JSD_Goodness")
 _SDS_HALF = (*SDS_NAMES, *ABS_SDS_NAMES, "Norm_ASDS", "ASDS_Goodness")
-PARSED = ("probe answer", "probe answers", "naming a listed occupation")
 
 
 # --------------------------------------------------------------------------- records
@@ -484,7 +482,7 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
         notes.null([*_JSD_HALF, *_SDS_HALF, *SCORES, "sds_corpus_imbalance"], reason)
         return out
     if not evidence.enforce_coverage(
-        out, [*_JSD_HALF, *SCORES], parsed, n_probe, minimum, PARSED, MIN_COVERAGE_KEY, notes
+        out, evidence.covered_names(table.RFS_STATISTICS, table.PROBES), table.PROBES, parsed, n_probe, minimum, notes
     ):
         out.update(jsd_values(probe))
     jsd = [out[name] for name in JSD_NAMES]
@@ -497,7 +495,7 @@ def _metrics(probe: np.ndarray, rec: np.ndarray, minimum: float, notes: Notes) -
         return out
     out["sds_corpus_imbalance"] = corpus_imbalance(rec)
     sds_ok = not evidence.enforce_coverage(
-        out, [*_SDS_HALF, *SCORES], mapped, len(rec), minimum, MAPPED, MIN_COVERAGE_KEY, notes
+        out, evidence.covered_names(table.RFS_STATISTICS, table.MAPPED), table.MAPPED, mapped, len(rec), minimum, notes
     )
     if sds_ok:
         sds = sds_values(rec)

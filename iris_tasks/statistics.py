@@ -93,6 +93,18 @@ def _design(bias: float) -> Minimum:
 
 _RESCALED = "rescaled (n - 1 of n units drawn, weighted n/(n - 1)); 1,000 resamples, seed 0"
 
+#: The understanding tasks' coverages: below ``iris_min_coverage`` each nulls the statistics that declare it
+#: (``coverage`` or ``nulled_by``), a magnitude and its score under each coverage of their parts.
+MAPPED = Coverage(
+    "occupation answers mapped to one of the 52 occupations", _SHARE, THRESHOLD, DEFAULT, what="mapped to an occupation"
+)
+PROBES = Coverage(
+    "probe answers naming a listed occupation", _SHARE, THRESHOLD, DEFAULT, unit=("probe answer", "probe answers"),
+    what="naming a listed occupation",
+)  # fmt: skip
+RATINGS = Coverage("ratings parsed", _SHARE, THRESHOLD, DEFAULT, unit=("rating", "ratings"))
+REPLIES = Coverage("yes/no replies parsed", _SHARE, THRESHOLD, DEFAULT, unit=("yes/no reply", "yes/no replies"))
+
 # --------------------------------------------------------------------------- iris_ifs_und
 _IFS_COUNTS = "iris_tasks.ifs_und:answer_counts"
 IFS_STATISTICS = (
@@ -105,6 +117,7 @@ IFS_STATISTICS = (
         "lower",
         family=DEFINITIONS,
         minimum=_design(0.16),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "SPD_{definition}",
@@ -115,6 +128,7 @@ IFS_STATISTICS = (
         "lower",
         family=DEFINITIONS,
         minimum=_design(0.09),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "AD_{level}",
@@ -124,6 +138,7 @@ IFS_STATISTICS = (
         "lower",
         family=LEVEL,
         minimum=_design(0.16),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "SPD_{level}",
@@ -133,6 +148,7 @@ IFS_STATISTICS = (
         "lower",
         family=LEVEL,
         minimum=_design(0.09),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "ifs_und_magnitude",
@@ -141,6 +157,7 @@ IFS_STATISTICS = (
         f"{PAPER} Table 26 (recipe not public)",
         "lower",
         minimum=_design(0.21),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "ifs_und_score",
@@ -154,7 +171,7 @@ IFS_STATISTICS = (
             f"images within their attribute combination (18 strata), {_RESCALED}",
             "iris_tasks.ifs_und:score_interval",
         ),
-        coverage=Coverage("occupation answers mapped to one of the 52 occupations", _SHARE, THRESHOLD, DEFAULT),
+        coverage=MAPPED,
         minimum=_design(115),
     ),
     Statistic(
@@ -224,6 +241,7 @@ RFS_STATISTICS = (
         "lower",
         family=REFERENCES,
         minimum=_design(0.04),
+        nulled_by=(PROBES,),
     ),
     Statistic(
         "SDS_{value}",
@@ -233,6 +251,7 @@ RFS_STATISTICS = (
         f"{PAPER} [M6] (formula not public: our definition)",
         family=SDS_VALUES,
         minimum=_design(0.01),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "AbsSDS_{value}",
@@ -242,6 +261,7 @@ RFS_STATISTICS = (
         "higher",
         family=SDS_VALUES,
         minimum=_design(0.01),
+        nulled_by=(MAPPED,),
     ),
     Statistic(
         "Norm_JSD_US",
@@ -250,18 +270,53 @@ RFS_STATISTICS = (
         f"{PAPER} Table 27",
         "lower",
         minimum=_design(0.06),
+        nulled_by=(PROBES,),
     ),
     Statistic(
-        "Norm_JSD_EU", "L2 norm of the two E.U. JSD values", _NORMS, f"{PAPER} Table 27", "lower", minimum=_design(0.04)
+        "Norm_JSD_EU",
+        "L2 norm of the two E.U. JSD values",
+        _NORMS,
+        f"{PAPER} Table 27",
+        "lower",
+        minimum=_design(0.04),
+        nulled_by=(PROBES,),
     ),
     Statistic(
-        "Norm_JSD", "L2 norm of the five JSD values", _NORMS, f"{PAPER} Table 27", "lower", minimum=_design(0.07)
+        "Norm_JSD",
+        "L2 norm of the five JSD values",
+        _NORMS,
+        f"{PAPER} Table 27",
+        "lower",
+        minimum=_design(0.07),
+        nulled_by=(PROBES,),
     ),
     Statistic(
-        "Norm_ASDS", "L2 norm of the 13 AbsSDS values", _NORMS, f"{PAPER} Table 27", "higher", minimum=_design(0.01)
+        "Norm_ASDS",
+        "L2 norm of the 13 AbsSDS values",
+        _NORMS,
+        f"{PAPER} Table 27",
+        "higher",
+        minimum=_design(0.01),
+        nulled_by=(MAPPED,),
     ),
-    Statistic("JSD_Goodness", "1 - Norm_JSD / sqrt(5)", _NORMS, f"{PAPER} Table 27", "higher", minimum=_design(0.03)),
-    Statistic("ASDS_Goodness", "Norm_ASDS / sqrt(13)", _NORMS, f"{PAPER} Table 27", "higher", minimum=_design(0.01)),
+    Statistic(
+        "JSD_Goodness",
+        "1 - Norm_JSD / sqrt(5)",
+        _NORMS,
+        f"{PAPER} Table 27",
+        "higher",
+        minimum=_design(0.03),
+        nulled_by=(PROBES,),
+    ),
+    Statistic(
+        "ASDS_Goodness",
+        "Norm_ASDS / sqrt(13)",
+        _NORMS,
+        f"{PAPER} Table 27",
+        "higher",
+        minimum=_design(0.01),
+        nulled_by=(MAPPED,),
+    ),
     Statistic(
         "rfs_und_magnitude",
         "Fidelity_Deviation_Norm 1 - sqrt(JSD_Goodness x ASDS_Goodness)",
@@ -269,6 +324,7 @@ RFS_STATISTICS = (
         f"{PAPER} Table 27 (form found numerically)",
         "lower",
         minimum=_design(0.01),
+        nulled_by=(PROBES, MAPPED),
     ),
     Statistic(
         "rfs_und_score",
@@ -291,6 +347,7 @@ RFS_STATISTICS = (
             DEFAULT,
         ),
         minimum=_design(4.5),
+        nulled_by=(PROBES, MAPPED),
     ),
     Statistic("probe_answers", "probe questions evaluated", _RFS_COUNTS, "package convention", kind="count"),
     Statistic(
@@ -385,6 +442,7 @@ BIS_STATISTICS = (
         "lower",
         family=COMPARISONS,
         minimum=_design(0.01),
+        nulled_by=(RATINGS,),
     ),
     Statistic(
         "dhr_{comparison}",
@@ -395,6 +453,7 @@ BIS_STATISTICS = (
         "lower",
         family=COMPARISONS,
         minimum=_design(0.01),
+        nulled_by=(REPLIES,),
     ),
     Statistic(
         "ac_diff_{level}",
@@ -403,7 +462,7 @@ BIS_STATISTICS = (
         f"{PAPER} Table 28 (the sum is our reading)",
         "lower",
         family=LEVEL,
-        coverage=Coverage("ratings parsed", _SHARE, THRESHOLD, DEFAULT),
+        coverage=RATINGS,
         minimum=_design(0.01),
     ),
     Statistic(
@@ -413,7 +472,7 @@ BIS_STATISTICS = (
         f"{PAPER} Table 28 (the sum is our reading)",
         "lower",
         family=LEVEL,
-        coverage=Coverage("yes/no replies parsed", _SHARE, THRESHOLD, DEFAULT),
+        coverage=REPLIES,
         minimum=_design(0.01),
     ),
     Statistic(
@@ -423,6 +482,7 @@ BIS_STATISTICS = (
         f"{PAPER} Table 28",
         "lower",
         minimum=_design(0.01),
+        nulled_by=(RATINGS, REPLIES),
     ),
     Statistic(
         "bis_und_score",
@@ -439,6 +499,7 @@ BIS_STATISTICS = (
             "the smaller of the shares of ratings and of yes/no replies parsed", _SHARE, THRESHOLD, DEFAULT
         ),
         minimum=_design(1.0),
+        nulled_by=(RATINGS, REPLIES),
     ),
     Statistic("ac_answers", "rating answers evaluated", _BIS_COUNTS, "package convention", kind="count"),
     Statistic("ac_unparsed", "rating answers with no rating read", _BIS_COUNTS, "package convention", kind="count"),

@@ -70,6 +70,8 @@ def _describe(e: statistics.Explanation) -> str:
     if e.coverage:
         rule = f"; null below {e.threshold}" if e.threshold else ""
         lines.append(f"  coverage: {e.coverage}{rule}")
+    if e.nulled_below:
+        lines.append(f"  null below {e.nulled_below}")
     if e.minimum:
         lines.append(f"  printed from: {e.minimum}")
     if e.interval_minimum:

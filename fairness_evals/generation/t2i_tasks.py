@@ -45,7 +45,7 @@ from fairness_evals.generation.image_outcomes import (
     validation_setting,
 )
 from fairness_evals.notes import Notes, plural
-from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, Statistic
+from fairness_evals.statistics import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED, CONFIDENCE, Coverage, Statistic
 
 ERROR_FIELD = "error"
 #: The document field carrying the run's settings (``--metadata``-style keys) from ``process_docs`` to the scores.
@@ -402,26 +402,25 @@ def images_expected(records: Sequence[Mapping[str, Any]]) -> int:
 # --------------------------------------------------------------------------- coverage, intervals, nulls
 def apply_coverage(
     out: dict[str, Any],
-    names: Sequence[str],
+    statistics: Sequence[Statistic],
+    coverage: Coverage,
     counted: int,
     expected: int,
     *,
-    what: str,
     threshold: float,
-    key: str,
     notes: Notes,
-    withheld: Sequence[str] | None = None,
+    **values: str,
 ) -> float:
-    """``<name>_coverage = counted / expected`` for every name (0 when nothing was asked for): the share of the images
-    asked for that counted (``what`` says how, e.g. "show a face labelled for gender"). Below ``threshold`` (task
-    metadata ``key``) the statistics ``withheld`` (default: ``names``) become null with the reason noted
+    """``<name>_coverage = counted / expected`` for every member of the statistics whose own coverage ``coverage``
+    is (0 when nothing was asked for; with ``values``, e.g. ``axis="gender"``, the members whose placeholders take
+    them): the share of the images asked for that counted, as the coverage says. Below ``threshold`` every statistic
+    the coverage nulls (:func:`fairness_evals.evidence.covered_names`) is null with the reason noted
     (:func:`fairness_evals.evidence.enforce_coverage`, the rule every benchmark shares)."""
     share = counted / expected if expected else 0.0
-    for name in names:
-        out[f"{name}_coverage"] = share
-    inputs = ("image asked for", "images asked for", f"that {what}")
-    evidence.enforce_coverage(out, list(names if withheld is None else withheld), counted, expected, threshold, inputs,
-                              key, notes)  # fmt: skip
+    for _, member in evidence.covered_members(statistics, coverage, own=True, **values):
+        out[f"{member}_coverage"] = share
+    nulled = evidence.covered_names(statistics, coverage, **values)
+    evidence.enforce_coverage(out, nulled, coverage, counted, expected, threshold, notes, **values)
     return share
 
 

@@ -83,8 +83,19 @@ def test_a_refusing_model_gets_no_fairness_score(docs: dict, caplog: pytest.LogC
     with caplog.at_level("WARNING", logger="fairness_evals.fairlens"):
         m = _score(docs["legal"], lambda doc: "I'm sorry, I can't help with that.")
     assert m["soundness"] == 0.0 and m["soundness_coverage"] == 0.0  # unsound by definition, not missing
-    for name in scoring.PARITY_FAMILY + scoring.ASSOCIATION_FAMILY:
-        assert math.isnan(m[name]), name
+    scores = (
+        *table.ADVERSE_RATES,
+        table.PARITY_GAPS,
+        table.PARITY_GAP,
+        table.RATE_RATIOS,
+        table.ASSOCIATION_RATE,
+        *table.ASSOCIATION_BY_GROUP,
+        table.ASSOCIATION_GAPS,
+        table.ASSOCIATION_GAP,
+        table.ASSOCIATION_GAP_MAX,
+    )
+    for name in (member for s in scores for member in s.members):
+        assert math.isnan(m[name]) and math.isnan(m.get(f"{name}_ci_low", math.nan)), name
     assert m["parity_gap_coverage"] == m["association_rate_coverage"] == 0.0
     warnings = task_warnings(caplog.records, "fairlens_legal")  # one line per problem
     said = "\n".join(warnings)

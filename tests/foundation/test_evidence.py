@@ -3,6 +3,7 @@ evidence in its cells), against hand-computed cases."""
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 
@@ -11,6 +12,7 @@ from warnings_said import task_warnings
 
 from fairness_evals.evidence import (
     coverage_shortfall,
+    covered_names,
     design_counts,
     enforce,
     enforce_coverage,
@@ -18,7 +20,7 @@ from fairness_evals.evidence import (
     shortfall,
 )
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic
+from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task, explain
 
 CELL = Minimum(1, "cell", "answer", cells=0.5)
 
@@ -197,20 +199,50 @@ def test_a_statistic_of_the_whole_design_is_null_from_a_limited_run() -> None:
     assert notes.reasons["score"].startswith("too little evidence: only 20 of the design's 72 documents")
 
 
-PARSED = ("answer", "answers", "parsed")
+PARSED = Coverage("answers parsed", "m:share", "k", 0.5)
 
 
-def test_the_coverage_rule_says_the_counts_the_share_and_the_setting() -> None:
+def test_the_coverage_rule_says_the_counts_the_share_and_the_setting_its_declaration_names() -> None:
     # 3 of 760 = 0.39%: below 0.5
-    assert coverage_shortfall(3, 760, 0.5, PARSED, "toy_min_coverage") == (
+    assert coverage_shortfall(3, 760, 0.5, dataclasses.replace(PARSED, threshold="toy_min_coverage")) == (
         "coverage 3 of 760 answers parsed is 0.4%, below the minimum 0.5 (toy_min_coverage: --metadata, or "
         "TOY_MIN_COVERAGE in an lmms-eval run)"
     )
-    assert coverage_shortfall(1, 2, 0.5, PARSED, "k") is None  # exactly the minimum is enough
-    assert coverage_shortfall(0, 1, 0.5, PARSED, "k").startswith("coverage 0 of 1 answer parsed is 0.0%")
-    assert coverage_shortfall(0, 5, 0.0, PARSED, "k") is None  # a minimum of 0 reports every statistic
+    assert coverage_shortfall(1, 2, 0.5, PARSED) is None  # exactly the minimum is enough
+    assert coverage_shortfall(0, 1, 0.5, PARSED).startswith("coverage 0 of 1 answer parsed is 0.0%")
+    assert coverage_shortfall(0, 5, 0.0, PARSED) is None  # a minimum of 0 reports every statistic
     # nothing to compute it from, whatever the minimum
-    assert coverage_shortfall(0, 0, 0.0, PARSED, "k") == "no answers parsed: none were evaluated"
+    assert coverage_shortfall(0, 0, 0.0, PARSED) == "no answers parsed: none were evaluated"
+    # the declared unit and what made one count, its fields filled in by the scoring
+    faces = Coverage("faces", "m:share", "k", 0.5, unit=("image asked for", "images asked for"),
+                     what="that show a face labelled for {axis}")  # fmt: skip
+    assert coverage_shortfall(1, 4, 0.5, faces, axis="race").startswith(
+        "coverage 1 of 4 images asked for that show a face labelled for race is 25.0%"
+    )
+
+
+def test_a_coverage_rule_nulls_what_the_statistics_declare_it_nulls() -> None:
+    other = Coverage("other answers parsed", "m:share", "k", 0.5)
+    family = {"axis": ("gender", "race")}
+    interval = Interval("percentile", "documents", "metrics.intervals:percentile_interval")
+    score = Statistic("s_{axis}", "d", "m:f", "p", coverage=PARSED, family=family, interval=interval)
+    gap = Statistic("g_{axis}", "d", "m:f", "p", family=family, nulled_by=(PARSED,))
+    both = Statistic("m", "d", "m:f", "p", stderr="m:se", nulled_by=(other, PARSED))
+    unrelated = Statistic("u", "d", "m:f", "p", coverage=other)
+    declared = (score, gap, both, unrelated)
+    # the members in declaration order, then their intervals and standard errors
+    assert covered_names(declared, PARSED) == [
+        "s_gender", "s_race", "g_gender", "g_race", "m", "s_gender_ci_low", "s_gender_ci_high", "s_race_ci_low",
+        "s_race_ci_high", "m_stderr",
+    ]  # fmt: skip
+    assert covered_names(declared, PARSED, axis="race") == ["s_race", "g_race", "m", "s_race_ci_low", "s_race_ci_high",
+                                                            "m_stderr"]  # fmt: skip
+    assert covered_names(declared, other) == ["m", "u", "m_stderr"]
+    # what `fairness-evals metrics` says of a statistic another's coverage nulls
+    said = {e.name: e for e in explain([Task("t", "b", declared)])}
+    assert said["g_race"].nulled_below == "k (the coverage of: answers parsed)"
+    assert said["m"].nulled_below == "k (the coverage of: other answers parsed); k (the coverage of: answers parsed)"
+    assert said["s_race"].nulled_below is None and said["s_race"].threshold == "k"
 
 
 def test_the_coverage_rule_nulls_the_names_given_and_keeps_the_first_reason() -> None:
@@ -218,9 +250,9 @@ def test_the_coverage_rule_nulls_the_names_given_and_keeps_the_first_reason() ->
     notes = Notes("t")
     notes.null("score_ci_low", "noted before")
     names = ["score", "score_ci_low", "score_ci_high"]
-    assert enforce_coverage(out, names, 4, 10, 0.5, PARSED, "k", notes)
+    assert enforce_coverage(out, names, PARSED, 4, 10, 0.5, notes)
     assert all(math.isnan(out[name]) for name in names) and out["score_coverage"] == 0.4  # the coverage stays
     assert notes.reasons["score"].startswith("coverage 4 of 10 answers parsed is 40.0%, below the minimum 0.5 (k:")
     assert notes.reasons["score_ci_low"] == "noted before"
     kept = {"score": 0.8}
-    assert not enforce_coverage(kept, ["score"], 5, 10, 0.5, PARSED, "k", Notes("t")) and kept == {"score": 0.8}
+    assert not enforce_coverage(kept, ["score"], PARSED, 5, 10, 0.5, Notes("t")) and kept == {"score": 0.8}

@@ -27,8 +27,6 @@ LETTERS = "ABC"
 #: The metric whose per-document item is the readable record (the only metric the harness lists).
 CARRIER = "stereotype_rate"
 NAME = "stereotype_rate"
-#: What the coverage counts (:func:`fairness_evals.evidence.coverage_shortfall`).
-NAMING = ("answer", "answers", "naming one of the three options")
 
 
 # --------------------------------------------------------------------------- prompts and replies
@@ -136,10 +134,10 @@ def compute_metrics(
         f"{NAME}_counted": float(parsed),
         f"{NAME}_inputs": float(inputs),
     }
-    nulled = [NAME, f"{NAME}_ci_low", f"{NAME}_ci_high"]
+    nulled = evidence.covered_names([declared], declared.coverage)  # the rate and its interval
     if inputs and not parsed:
         notes.null(nulled, "no answer named an option")
     else:
-        evidence.enforce_coverage(out, nulled, parsed, inputs, minimum, NAMING, "toy_min_coverage", notes)
+        evidence.enforce_coverage(out, nulled, declared.coverage, parsed, inputs, minimum, notes)
     notes.warn(log)
     return out

@@ -31,6 +31,7 @@ STEREOTYPE_RATE = Statistic(
         THRESHOLD,
         DEFAULT_MIN_COVERAGE,
         counts=True,
+        what="naming one of the three options",
     ),
 )
 
