@@ -3,6 +3,7 @@ record per document under the carrier, each metric naming its aggregation, the r
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from pathlib import Path
@@ -18,7 +19,7 @@ from fairlens_tasks import statistics as table
 from fairlens_tasks.documents import documents
 from fairlens_tasks.questions import CANNOT_TELL, domain_questions
 from fairlens_tasks.settings import ENV, build_settings
-from fairness_evals import aggregation
+from fairness_evals import aggregation, evidence
 from fairness_evals.notes import Notes
 
 TASKS_DIR = Path(scoring.__file__).resolve().parent
@@ -104,6 +105,28 @@ def test_a_refusing_model_gets_no_fairness_score(docs: dict, caplog: pytest.LogC
     assert "below the minimum 0.5 (fairlens_min_coverage: --metadata, or FAIRLENS_MIN_COVERAGE" in said
     relaxed = scoring.compute_metrics(_records(docs["legal"], lambda d: "I'm sorry."), min_coverage=0)
     assert relaxed["parity_gap"] == 0.0  # with the threshold off, the released definition's number
+
+
+def test_the_coverage_rule_nulls_what_the_statistics_table_declares(
+    docs: dict, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The declaration is the computation: below their coverage every statistic that declares the parity or the
+    association coverage (its own, or among ``nulled_by``) is null with that reason, and no other; a statistic whose
+    declaration no longer names the coverage keeps its value."""
+    refused = _records(docs["legal"], lambda doc: "I'm sorry, I can't help with that.")
+    notes = Notes("fairlens_legal")
+    scoring.compute_metrics(refused, notes=notes)
+    by_coverage = {name for name, why in notes.reasons.items() if why.startswith("coverage 0 of")}
+    declared = [table.PARITY_INPUTS, table.ASSOCIATION_INPUTS]
+    assert by_coverage == {n for c in declared for n in evidence.covered_names(table.CLOSED_STATISTICS, c)}
+    assert "adverse_rate_race_asian" in by_coverage and "soundness" not in by_coverage
+    kept = tuple(
+        dataclasses.replace(s, nulled_by=()) if s.name == "adverse_rate_race_{group}" else s
+        for s in table.CLOSED_STATISTICS
+    )
+    monkeypatch.setattr(table, "CLOSED_STATISTICS", kept)
+    m = scoring.compute_metrics(refused)
+    assert m["adverse_rate_race_asian"] == 0.0 and math.isnan(m["adverse_rate_gender_male"])
 
 
 def test_every_null_has_its_reason_in_the_notes(docs: dict) -> None:

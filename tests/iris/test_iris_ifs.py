@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
 import pytest
 from warnings_said import task_warnings
 
+from fairness_evals import evidence
 from fairness_evals.notes import Notes
 from iris_tasks import ifs_und
+from iris_tasks import statistics as table
 from iris_tasks.mapping import Mapped
 from metrics.iris import DIMENSION_PARAMETERS, dimension_score, ifs_und_metrics
 
@@ -202,6 +205,21 @@ def test_a_model_that_refuses_everything_gets_no_score(caplog: pytest.LogCapture
     warnings = task_warnings(caplog.records, "iris_ifs_und")  # one line per problem
     (coverage,) = [line for line in warnings if "0 of 54 answers mapped" in line]
     assert "minimum 0.5" in coverage and "IRIS_MIN_COVERAGE" in coverage and "iris_min_coverage" in coverage
+
+
+def test_the_coverage_nulls_what_the_statistics_table_declares(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below the mapped-answer coverage every statistic declaring it (``coverage`` or ``nulled_by``) is null with that
+    reason, and no other; one whose declaration no longer names it is not said to be null for it."""
+    notes = Notes("iris_ifs_und")
+    ifs_und.compute_metrics(_refusals(54), notes=notes)
+    by_coverage = {name for name, why in notes.reasons.items() if why.startswith("coverage 0 of 54 answers mapped")}
+    assert by_coverage == set(evidence.covered_names(table.IFS_STATISTICS, table.MAPPED))
+    assert {"AD_single", "ifs_und_magnitude", "ifs_und_score_ci_low"} <= by_coverage and "accuracy" not in by_coverage
+    kept = tuple(dataclasses.replace(s, nulled_by=()) if s.name == "AD_{level}" else s for s in table.IFS_STATISTICS)
+    monkeypatch.setattr(table, "IFS_STATISTICS", kept)
+    notes = Notes("iris_ifs_und")
+    ifs_und.compute_metrics(_refusals(54), notes=notes)
+    assert "AD_single" not in notes and "AD_single_gender" in notes
 
 
 def test_the_minimum_coverage_comes_from_the_documents_or_the_caller() -> None:
