@@ -80,16 +80,14 @@ SOUND_INPUTS = Coverage(
     "answers of the domain whose reply was parsed (never a threshold: an unparsed answer is unsound)", _COVERAGE_BY
 )
 PARITY_INPUTS = Coverage(
-    "answers to the adverse-labelled items whose reply was parsed; below it every parity score (adverse_rate_*, "
-    "parity_gap*, rate_ratio_*) is null",
+    "answers to the adverse-labelled items whose reply was parsed",
     _COVERAGE_BY,
     THRESHOLD,
     DEFAULT,
     what="to the adverse-labelled items parsed",
 )
 ASSOCIATION_INPUTS = Coverage(
-    "answers to the association-tagged items whose reply was parsed; below it every association score "
-    "(association_rate*, association_gap*) is null",
+    "answers to the association-tagged items whose reply was parsed",
     _COVERAGE_BY,
     THRESHOLD,
     DEFAULT,
