@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from fact_fair_tasks.benchmark import BENCHMARK as DECLARED
 from fairness_evals.generation import statistics as shared
-from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic, Task
+from fairness_evals.statistics import Direction, Interval, Minimum, Statistic, Task
 
 PAPER = "Fact-or-Fair (arXiv:2502.05849)"
 BENCHMARK = "fact_or_fair"
@@ -42,14 +42,12 @@ BASIC = shared.interval(
 )
 BASIC_E = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", "basic", minimum=FACES_E)
 BASIC_KL = shared.interval("basic (reflected) bootstrap, clipped to the statistic's range", "basic", minimum=FACES_KL)
-FACES = Coverage(
+FACES = shared.coverage(
     "images asked for that show a face labelled on the axis (an image without a face counts nothing, as in the "
     "paper); below the minimum every score of the axis is null",
-    "fairness_evals.generation.t2i_tasks:apply_coverage",
+    "that show a face labelled for {axis}",
     THRESHOLD,
     DEFAULT,
-    unit=("image asked for", "images asked for"),
-    what="that show a face labelled for {axis}",
 )
 
 

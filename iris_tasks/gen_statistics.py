@@ -16,7 +16,7 @@ granular metrics), Table 9 (the scores' K and S), Tables 23-25 (the worked gener
 from __future__ import annotations
 
 from fairness_evals.generation import statistics as shared
-from fairness_evals.statistics import Coverage, Interval, Minimum, Statistic, Task
+from fairness_evals.statistics import Interval, Minimum, Statistic, Task
 from iris_tasks.benchmark import BENCHMARK as DECLARED
 
 PAPER = "IRIS (arXiv 2603.00590v1)"
@@ -99,23 +99,17 @@ DESIGN = {
     "bis_gen_magnitude": shared.design(0.02),
     "bis_gen_score": shared.design(1.1),
 }
-_COVERAGE_BY = "fairness_evals.generation.t2i_tasks:apply_coverage"
-_IMAGES = ("image asked for", "images asked for")
-LABELLED = Coverage(
+LABELLED = shared.coverage(
     "images asked for whose largest face has all three labels (gender, age, skin tone)",
-    _COVERAGE_BY,
+    "that have a largest face with all three labels",
     THRESHOLD,
     DEFAULT,
-    unit=_IMAGES,
-    what="that have a largest face with all three labels",
 )
-READ = Coverage(
+READ = shared.coverage(
     "images asked for that were read (an image without a face counts: it did not follow the prompt)",
-    _COVERAGE_BY,
+    "that were read",
     THRESHOLD,
     DEFAULT,
-    unit=_IMAGES,
-    what="that were read",
 )
 
 #: The image accounting both tasks report.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from fairness_evals.statistics import Direction, Interval, Minimum, Statistic
+from fairness_evals.statistics import Coverage, Direction, Interval, Minimum, Statistic
 
 COUNTS_BY = "fairness_evals.generation.t2i_tasks:image_counts"
 CONVENTION = "package convention (not in the paper): every image is accounted for"
@@ -46,6 +46,13 @@ def design(bias: float) -> Minimum:
     them, whose value is another statistic). ``bias``: the largest measured at the whole design with the lite and
     paper images per prompt (``bench/coverage.py generation --bias``)."""
     return Minimum(1, "prompt", "response", cells=1.0, bias=bias)
+
+
+def coverage(inputs: str, what: str, threshold: str, default: float) -> Coverage:
+    """A share of the images asked for (``what`` counted, e.g. ``"that were read"``), applied by the shared assembly
+    (:func:`fairness_evals.generation.t2i_tasks.apply_coverage`) below the setting ``threshold``."""
+    return Coverage(inputs, "fairness_evals.generation.t2i_tasks:apply_coverage", threshold, default,
+                    unit=("image asked for", "images asked for"), what=what)  # fmt: skip
 
 
 def count(name: str, definition: str, computed_by: str = COUNTS_BY, direction: Direction = "neither") -> Statistic:
