@@ -98,12 +98,10 @@ class FactOrFair:
                 if name == "distance" and design.settings.conventions == "released":
                     continue
                 metric = f"{name}_{axis.axis}"
-                measures[metric] = Measure(
-                    _spec(statistics, name), scoring.HIGHER_IS_BETTER[metric], name not in NOT_FAIRNESS
-                )
+                measures[metric] = Measure(_spec(statistics, name), name not in NOT_FAIRNESS)
             if not design.objective:
                 for name, spec in _rates(design, i).items():
-                    measures[name] = Measure(spec, scoring.HIGHER_IS_BETTER[name], True)
+                    measures[name] = Measure(spec)
         if design.objective:  # its documents are resampled within their axis only (module docstring)
             return Problem.of(design, measures, strata=design.axis_of, what="documents")
         return Problem.of(design, measures, rescaled=True, what="documents")
@@ -247,7 +245,7 @@ def _group_measures(
         for name in GROUP_SCORES:
             metric = f"{name}_{axis}"
             spec = StatisticSpec(lambda c, name=name, i=i: statistics(c)[name][i], "basic", (0.0, 1.0))
-            measures[metric] = Measure(spec, scoring.HIGHER_IS_BETTER[metric], name not in NOT_FAIRNESS)
+            measures[metric] = Measure(spec, name not in NOT_FAIRNESS)
     return measures
 
 
@@ -286,7 +284,7 @@ def _t2i_problem(task: str, records: Sequence[Any]) -> Problem:
     for axis in AXES:
         for name, spec in t2i.statistic_specs(axis, data.rows, settings.conventions).items():
             metric = f"{name}_{axis}"
-            measures[metric] = Measure(spec, t2i.HIGHER_IS_BETTER[metric], name not in ("s_fact", "distance"))
+            measures[metric] = Measure(spec, name not in ("s_fact", "distance"))
     return images_problem(data, measures)
 
 

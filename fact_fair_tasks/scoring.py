@@ -58,7 +58,6 @@ from fairness_evals.statistics import (
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
     CONFIDENCE,
-    higher_is_better,
     resolve,
 )
 from metrics import bootstrap, intervals
@@ -127,8 +126,6 @@ CARRIER = table.CARRIER
 OBJECTIVE_METRICS: tuple[str, ...] = tuple(n for s in table.OBJECTIVE_STATISTICS for n in s.names())
 SUBJECTIVE_METRICS: tuple[str, ...] = tuple(n for s in table.SUBJECTIVE_STATISTICS for n in s.names())
 ALL_METRICS: tuple[str, ...] = tuple(dict.fromkeys((*OBJECTIVE_METRICS, *SUBJECTIVE_METRICS)))
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better([table.task_of("objective"), table.task_of("base")])
 
 
 # --------------------------------------------------------------------------- records

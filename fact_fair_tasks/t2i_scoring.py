@@ -66,7 +66,6 @@ from fairness_evals import aggregation
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, validation_metrics
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import higher_is_better
 from metrics import bootstrap
 from metrics import fact_fair as ff
 from metrics.bootstrap import StatisticSpec
@@ -114,8 +113,6 @@ HEADLINE_NAMES = [name for name, _ in table.task_of(TASKS["objective"]).harness_
 #: The declared task whose statistics (the objective and subjective tasks declare the same) the scoring computes: each
 #: score by the function and interval method its declaration names.
 DECLARED_TASK = table.task_of(TASKS["objective"])
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better(table.T2I_TASKS)
 
 
 # --------------------------------------------------------------------------- prompts and documents

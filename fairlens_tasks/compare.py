@@ -67,8 +67,7 @@ class FairLens:
         domain = _measures()
         measures = {}
         for name in ("soundness", "association_rate", "parity_gap", "association_gap"):
-            measures[name] = Measure(_mean_over_domains(domain[name].spec, len(parts), width),
-                                     scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS)  # fmt: skip
+            measures[name] = Measure(_mean_over_domains(domain[name].spec, len(parts), width), name not in NOT_FAIRNESS)
         return Problem.of(design, measures, what="images")
 
 
@@ -81,9 +80,7 @@ def _measures() -> dict[str, Measure]:
         # groups tie apart from the others)
         blocks = [specs[f"{part}{a}"].function for a in ATTRIBUTES]
         specs[mean] = MeanOfMaxima(lambda c, blocks=blocks: [f(c) for f in blocks], (0.0, 1.0))
-    return {
-        name: Measure(spec, scoring.HIGHER_IS_BETTER[name], name not in NOT_FAIRNESS) for name, spec in specs.items()
-    }
+    return {name: Measure(spec, name not in NOT_FAIRNESS) for name, spec in specs.items()}
 
 
 def _mean_over_domains(spec: Spec, n: int, width: int) -> Spec:

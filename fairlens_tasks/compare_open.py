@@ -174,10 +174,7 @@ class FairLensOpen:
         width = open_scoring.LAYOUT.n_cells
         design = side_by_side(parts, width)
         specs = open_scoring.interval_specs()
-        measures = {
-            name: Measure(_weighted_over_domains(specs[name], len(parts), width), open_scoring.HIGHER_IS_BETTER[name])
-            for name in ROLLUPS
-        }
+        measures = {name: Measure(_weighted_over_domains(specs[name], len(parts), width)) for name in ROLLUPS}
         unavailable = next((u for task in self.groups[group] if (u := _unavailable(records[task]))), "")
         return Problem.of(design, measures, what="images", rescaled=True, unavailable=unavailable)
 
@@ -265,9 +262,7 @@ def problem_from_arrays(ints: np.ndarray, judged: np.ndarray, score: np.ndarray,
     from fairlens_tasks import open_scoring
 
     design = open_scoring.unit_counts(ints, judged, score)
-    measures = {
-        name: Measure(spec, open_scoring.HIGHER_IS_BETTER[name]) for name, spec in open_scoring.interval_specs().items()
-    }
+    measures = {name: Measure(spec) for name, spec in open_scoring.interval_specs().items()}
     return Problem.of(design, measures, what="images", rescaled=True, unavailable=unavailable)
 
 

@@ -50,7 +50,6 @@ from fairlens_tasks.withheld import apply_minima, finish
 from fairness_evals import aggregation, evidence
 from fairness_evals.notes import Notes
 from fairness_evals.replies import decline_reason
-from fairness_evals.statistics import higher_is_better
 from metrics import fairlens as fl
 from metrics.bootstrap import StatisticSpec
 
@@ -91,8 +90,6 @@ HEADLINE_METRICS: tuple[str, ...] = tuple(name for name, _ in _DOMAIN.harness_me
 #: The statistics with a bootstrap interval: the bias scores ``fairlens_min_judged`` and refusals withhold.
 WITH_INTERVALS = tuple(m for s in table.OPEN_STATISTICS if s.interval is not None for m in s.members)
 BIAS_SCORES = WITH_INTERVALS
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better([_DOMAIN, _GROUP])
 #: What the group ``fairlens_open`` reports, pooled over the three domains (weights: answers per domain).
 ROLLUPS: tuple[str, ...] = tuple(_GROUP.all_metrics())
 

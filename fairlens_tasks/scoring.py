@@ -54,7 +54,6 @@ from fairness_evals.statistics import (
     BOOTSTRAP_SEED,
     CONFIDENCE,
     Statistic,
-    higher_is_better,
 )
 from metrics import bootstrap
 from metrics import fairlens as fl
@@ -106,8 +105,6 @@ ALL_METRICS = RECORD_METRICS
 HEADLINE_METRICS: tuple[str, ...] = tuple(name for name, _ in _DOMAIN.harness_metrics())
 #: The statistics with a bootstrap interval.
 WITH_INTERVALS = _members(*(s for s in table.CLOSED_STATISTICS if s.interval is not None))
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better([_DOMAIN, _GROUP])
 #: What the group ``fairlens`` reports (its headline roll-ups and, for ``score``, the rest).
 ROLLUPS: tuple[str, ...] = tuple(_GROUP.all_metrics())
 

@@ -493,12 +493,6 @@ def leaves(name: str) -> list[str]:
     return [leaf for member in declared.members for leaf in leaves(member)] if declared.group else [name]
 
 
-def higher_is_better(tasks: Sequence[Task]) -> dict[str, bool]:
-    """Whether a higher value is better, for every metric of ``tasks`` that declares a direction (what ``compare``
-    reads to say which run is better)."""
-    return {e.name: e.direction == "higher" for e in explain(tasks) if e.direction != "neither"}
-
-
 def explain(tasks: Sequence[Task] | None = None) -> list[Explanation]:
     """Every metric name of ``tasks`` (default: all), explained once per (benchmark, name, definition, minimum),
     naming every task that reports it (a group's roll-up of a name is its own entry, and so is a name whose tasks

@@ -52,7 +52,6 @@ import numpy as np
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import higher_is_better
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, FLIP_NAMES, TASKS
 from iris_tasks.gen_settings import Settings, classifier_of, diagnostics
@@ -80,8 +79,6 @@ _COLUMNS = [
 COLUMN = {name: i for i, name in enumerate(_COLUMNS)}
 #: The granular values that carry an interval.
 GRANULAR = ("gsr_stereotypical", "gsr_counter", "delta_gsr")
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better([table.task_of(TASK)])
 
 
 def image_vector(record: Mapping[str, Any], image: Sequence[int]) -> np.ndarray:

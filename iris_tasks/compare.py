@@ -67,13 +67,12 @@ class Iris:
 
 def _bis_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import bis_und
-    from iris_tasks.scoring import HIGHER_IS_BETTER
 
     design = bis_und.set_design(records_array(records, len(bis_und.RECORD_FIELDS), np.float64))
-    measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"), True)}
+    measures = {"bis_und_score": Measure(StatisticSpec(bis_und.score_from_counts, "basic"))}
     for name in (*bis_und.AC_LEVEL, *bis_und.DHR_LEVEL):
         spec = StatisticSpec(lambda c, name=name: bis_und.levels_from_counts(c)[name], "basic")
-        measures[name] = Measure(spec, HIGHER_IS_BETTER[name])
+        measures[name] = Measure(spec)
     return Problem.of(design, measures, what="counterfactual sets")
 
 
@@ -81,7 +80,7 @@ def _ifs_und(records: Sequence[Any]) -> Problem:
     from iris_tasks import ifs_und
 
     rec = records_array(records, len(ifs_und.RECORD_FIELDS))
-    measure = Measure(StatisticSpec(ifs_und.score_from_counts), True, run_interval=_ifs_interval(rec))
+    measure = Measure(StatisticSpec(ifs_und.score_from_counts), run_interval=_ifs_interval(rec))
     return Problem.of(ifs_und.image_design(rec), {"ifs_und_score": measure}, what="images")
 
 
@@ -97,12 +96,12 @@ def _rfs_und(records: Sequence[Any]) -> Problem:
     """RFS-Und: one cell per answer (:func:`iris_tasks.rfs_und.answer_cells`), the score from their counts, and the
     run's interval at any level for :func:`metrics.paired.union_difference`."""
     from iris_tasks import rfs_und
-    from iris_tasks.scoring import HIGHER_IS_BETTER
 
     rec = records_array(records, rfs_und.WIDTH)
     cells, n_cells = rfs_und.answer_cells(rec)
-    measure = Measure(StatisticSpec(rfs_und.score_from_answer_counts), HIGHER_IS_BETTER["rfs_und_score"],
-                      run_interval=_rfs_interval(*rfs_und.split_records(rec)))  # fmt: skip
+    measure = Measure(
+        StatisticSpec(rfs_und.score_from_answer_counts), run_interval=_rfs_interval(*rfs_und.split_records(rec))
+    )
     return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=n_cells,
                    measures={"rfs_und_score": measure}, cells=cells, what="answers")  # fmt: skip
 
@@ -130,13 +129,11 @@ def _neutral_problem(records: Sequence[Any]) -> Problem:
     from iris_tasks import neutral_gen
 
     data = neutral_gen.design(records)
-    measures = {
-        name: Measure(spec, neutral_gen.HIGHER_IS_BETTER[name]) for name, spec in neutral_gen.statistic_specs().items()
-    }
+    measures = {name: Measure(spec) for name, spec in neutral_gen.statistic_specs().items()}
     shape = (neutral_gen.N_OCCUPATIONS, neutral_gen.N_COLUMNS)
     for score in ("ifs_gen_score", "rfs_gen_score"):
         spec = StatisticSpec(lambda c, s=score: neutral_gen.score_arrays(c.reshape(len(c), *shape))[s], "basic")
-        measures[score] = Measure(spec, True)
+        measures[score] = Measure(spec)
     return images_problem(data, measures, matrix=np.asarray(data.matrix.toarray(), dtype=np.float64))
 
 
@@ -145,12 +142,10 @@ def _steer_problem(records: Sequence[Any]) -> Problem:
 
     data = bis_gen.design(records)
     measures = {
-        name: Measure(
-            StatisticSpec(lambda c, n=name: bis_gen.score_arrays(c)[n], "basic"), bis_gen.HIGHER_IS_BETTER[name]
-        )
+        name: Measure(StatisticSpec(lambda c, n=name: bis_gen.score_arrays(c)[n], "basic"))
         for name in ("gsr_stereotypical", "gsr_counter", "bis_gen_score")
     }
-    measures["delta_gsr"] = Measure(StatisticSpec(bis_gen.delta_gsr_components, "max_t", (0.0, 1.0)), False)
+    measures["delta_gsr"] = Measure(StatisticSpec(bis_gen.delta_gsr_components, "max_t", (0.0, 1.0)))
     return images_problem(data, measures)
 
 

@@ -48,7 +48,6 @@ import scipy.sparse
 from fairness_evals.generation import t2i_tasks
 from fairness_evals.generation.image_outcomes import STATUS_CODES, check_classifier
 from fairness_evals.notes import Notes
-from fairness_evals.statistics import higher_is_better
 from iris_tasks import gen_statistics as table
 from iris_tasks.gen_documents import ATTRIBUTES, TASKS
 from iris_tasks.gen_settings import (
@@ -98,8 +97,6 @@ RD_METRICS = tuple(f"RD_{c}" for c in COMPARISONS)
 JSD_METRICS = tuple(name for _, _, name in JSD_VALUES)
 #: The granular values that carry an interval.
 GRANULAR = (*RD_METRICS, *JSD_METRICS)
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better([table.task_of(TASK)])
 #: The IRIS attributes each granular metric needs.
 METRIC_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     **{f"RD_{c}{suffix}": attrs for c, attrs in COMPARISONS.items() for suffix in ("", "_floor")},

@@ -21,7 +21,6 @@ from typing import Any
 from fairness_evals import aggregation
 from fairness_evals.aggregation import provenance_value
 from fairness_evals.reply_window import head_and_tail
-from fairness_evals.statistics import higher_is_better
 from iris_tasks import answer_shares, bis_und, ifs_und, rfs_und
 from iris_tasks import statistics as table
 from iris_tasks.answers import parse_rating, parse_yes_no
@@ -46,8 +45,6 @@ _TASK_OF_WIDTH = {
 }
 #: The metrics ``process_results`` returns per task: the headline list, carrier first (the YAMLs').
 HEADLINE_NAMES = {task: [name for name, _ in table.task_of(task).harness_metrics()] for task in MODULES}
-#: Whether a higher value is better, for every metric with a direction (the statistics table's).
-HIGHER_IS_BETTER = higher_is_better(table.TASKS)
 
 
 def _threshold(doc: dict[str, Any]) -> float:

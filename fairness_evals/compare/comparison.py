@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from fairness_evals import position
+from fairness_evals import position, statistics
 from fairness_evals.compare import engine
 from fairness_evals.compare.engine import Options
 from fairness_evals.compare.problem import Adapter, Problem, adapter_of, adapters, finite
@@ -268,7 +268,7 @@ def _rows(
         if measure is None or name not in problem_b.measures:
             row.reason = "compare has no paired form of this metric"
             continue
-        row.better = ("higher" if measure.higher_is_better else "lower") + (
+        row.better = statistics.task(task).statistic(name).direction + (
             " is fairer" if measure.fairness else " is better"
         )
         reason = _position_finding([(a, b), *members], name, baseline.name, other.name)

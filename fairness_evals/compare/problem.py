@@ -28,13 +28,12 @@ from metrics.paired import Spec, statistic_values
 class Measure:
     """One metric as a statistic of counts.
 
-    ``higher_is_better``: the direction the benchmark calls better (for a fairness metric, fairer).
     ``fairness``: whether the metric measures fairness (verdicts "A fairer" / "B fairer") or something else, such
-    as factuality or soundness (verdicts "A higher" / "B higher").
+    as factuality or soundness (verdicts "A higher" / "B higher"). Which direction is better is the statistic's
+    declared ``direction`` (:mod:`fairness_evals.statistics`).
     """
 
     spec: Spec
-    higher_is_better: bool
     fairness: bool = True
     #: For a statistic whose only valid interval is the run's own conservative bound: ``level -> (low, high)``, the
     #: run's interval at that confidence (the difference is then :func:`metrics.paired.union_difference`).

@@ -40,7 +40,7 @@ class Toy:
     def problem(self, task: str, records: Sequence[Any]) -> Problem:
         rec = np.asarray(records, dtype=np.int64).reshape(-1, 2)
         cells = np.where(rec[:, 0] == 1, 1 - rec[:, 1], -1)
-        measure = Measure(StatisticSpec(_rate, "basic", (0.0, 1.0)), higher_is_better=False)
+        measure = Measure(StatisticSpec(_rate, "basic", (0.0, 1.0)))
         return Problem(units=np.arange(len(rec)), strata=np.zeros(len(rec), dtype=np.int64), n_cells=2,
                        measures={"stereotype_rate": measure}, cells=cells, what="documents")  # fmt: skip
 
