@@ -119,6 +119,8 @@ def _interval_names(name: str, key: str) -> list[str]:
 
 
 RATES = tuple(s.name.removesuffix("_{axis}") for s in table.RATES)
+#: Each Table 3 rate's declarations: the rate and its increase over chance, both null below the rate's coverage.
+_RATE_DECLARED = dict(zip(RATES, zip(table.RATES, table.INCREASES, strict=True), strict=True))
 _RATE_BASELINE_KEY = dict(zip(RATES, ff.TABLE3_COLUMNS, strict=True))
 MIN_COVERAGE_KEY = table.THRESHOLD
 CARRIER = table.CARRIER
@@ -844,9 +846,8 @@ def _rates(a: AxisDesign, axis_i: int, settings: _Settings, notes: Notes) -> dic
         if math.isnan(out[key]):
             notes.null([key, f"{key}_increase"], f"no parsed answer in the queries it counts (0 parsed of {n})")
         else:
-            evidence.enforce_coverage(
-                out, [key, f"{key}_increase"], table.RATE_INPUTS, k, n, settings.min_coverage, notes
-            )
+            nulled = evidence.covered_names(_RATE_DECLARED[name], table.RATE_INPUTS, axis=a.axis)
+            evidence.enforce_coverage(out, nulled, table.RATE_INPUTS, k, n, settings.min_coverage, notes)
         out[f"{key}_increase"] = out[key] - baselines[column]
     return out
 
