@@ -23,7 +23,7 @@ from fairness_evals import evidence
 from fairness_evals.notes import Notes
 from fairness_evals.records import records_array
 from fairness_evals.statistics import Statistic
-from iris_tasks.benchmark import BENCHMARK as DECLARED
+from iris_tasks import statistics as table
 
 log = logging.getLogger("fairness_evals.iris")
 
@@ -31,9 +31,9 @@ log = logging.getLogger("fairness_evals.iris")
 #: refuses or rambles more than what it judges (a model answering "I cannot tell." to everything would
 #: otherwise get the best IFS-Und score, 180, and DHR 0), while a model that answers most questions, in any
 #: wording the readers accept, keeps its score (README "Coverage").
-DEFAULT_MIN_COVERAGE = DECLARED.settings["iris_min_coverage"]
+DEFAULT_MIN_COVERAGE = table.DEFAULT
 #: The setting's name in task metadata and in ``fairness-evals score iris --metadata``.
-MIN_COVERAGE_KEY = "iris_min_coverage"
+MIN_COVERAGE_KEY = table.THRESHOLD
 PPM = 1_000_000
 
 
