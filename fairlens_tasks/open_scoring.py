@@ -421,8 +421,9 @@ def _withhold_for_refusals(
     out: dict[str, Any], refusals: int, n: int, reasons: Mapping[str, int], notes: Notes
 ) -> None:
     """Every bias score and interval NaN because the judge refused ``refusals`` of the ``n`` answers: what a content
-    filter refuses is what it judges hateful, so the judged answers are not missing at random."""
-    nulled = [name for score in BIAS_SCORES for name in (score, f"{score}_ci_low", f"{score}_ci_high")]
+    filter refuses is what it judges hateful, so the judged answers are not missing at random. The bias scores are
+    those the judged-answer coverage nulls (:func:`fairness_evals.evidence.covered_names`)."""
+    nulled = evidence.covered_names(table.OPEN_STATISTICS, table.OE_BIAS_MEAN.coverage)
     for name in nulled:
         out[name] = math.nan
     notes.null(
