@@ -208,9 +208,10 @@ class Statistic:
     #: The function that computes the value under the released conventions (``<benchmark>_conventions: released``),
     #: as ``module:function``, where the released code's formula differs from ``computed_by``; None: the same.
     released_by: str | None = None
-    #: The coverage rules declared on other statistics (which report the share, ``<name>_coverage``) that null this
-    #: one too, with its interval and standard error, below their threshold: a group's rate under its family's
-    #: coverage, a magnitude under each coverage of its parts (:func:`fairness_evals.evidence.covered_names`).
+    #: The coverage rules, other than its own ``coverage``, that null this one too, with its interval and standard
+    #: error, below their threshold (another statistic may report the share as ``<name>_coverage``; IRIS's probe
+    #: coverage no statistic reports): a group's rate under its family's coverage, a magnitude under each coverage of
+    #: its parts (:func:`fairness_evals.evidence.covered_names`).
     nulled_by: tuple[Coverage, ...] = ()
 
     def __post_init__(self) -> None:
@@ -383,7 +384,7 @@ class Explanation:
     interval_minimum: str | None = None
     #: The function under the released conventions, where it differs (:attr:`Statistic.released_by`).
     released_by: str | None = None
-    #: The thresholds of the coverages declared on other statistics that null this one (:attr:`Statistic.nulled_by`).
+    #: The thresholds of the coverages other than its own that null this one (:attr:`Statistic.nulled_by`).
     nulled_below: str | None = None
 
     def as_json(self) -> dict[str, object]:
